@@ -1,0 +1,60 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let strictSwift: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Appex",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "AppexCore", targets: ["AppexCore"]),
+        .library(name: "AppexHost", targets: ["AppexHost"]),
+        .library(name: "AppexTesting", targets: ["AppexTesting"]),
+        .executable(name: "appex", targets: ["AppexCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .target(
+            name: "AppexCore",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "AppexHost",
+            dependencies: [
+                "AppexCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "AppexTesting",
+            dependencies: ["AppexCore", "AppexHost"],
+            swiftSettings: strictSwift
+        ),
+        .executableTarget(
+            name: "AppexCLI",
+            dependencies: [
+                "AppexCore",
+                "AppexHost",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "AppexTests",
+            dependencies: ["AppexCore", "AppexHost", "AppexTesting", "AppexCLI"],
+            swiftSettings: strictSwift
+        ),
+    ]
+)

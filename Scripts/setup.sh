@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Installs what building and testing Appex needs on a fresh Debian machine; idempotent.
+set -euo pipefail
+need=()
+dpkg -s libsqlite3-dev >/dev/null 2>&1 || need+=(libsqlite3-dev)
+if [ ${#need[@]} -gt 0 ]; then
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}"
+fi

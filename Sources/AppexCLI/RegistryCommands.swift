@@ -1,0 +1,116 @@
+import AppexCore
+import AppexHost
+import ArgumentParser
+import Foundation
+
+/// The JSON form of one extension in `appex list --json`.
+struct ExtensionRecord: Encodable {
+    var bundleIdentifier: String?
+    var name: String
+    var extensionPoint: String?
+    var state: String
+    var origin: String
+    var path: String
+    var team: String?
+    var problems: [String]
+    var note: String?
+
+    init(_ found: DiscoveredExtension) {
+        bundleIdentifier = found.bundleIdentifier
+        name = found.localizedName
+        extensionPoint = found.extensionPoint
+        state = found.state.rawValue
+        origin = found.origin.rawValue
+        path = found.path
+        team = found.team?.rawValue
+        problems = found.problems.map(\.description)
+        note = found.note
+    }
+}
+
+struct List: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List a host's extensions and whether each may run.")
+
+    @OptionGroup var hostOptions: HostOptions
+
+    @Option(help: ArgumentHelp("Only extensions of this extension point.", valueName: "ID"))
+    var point: String?
+
+    @Flag(help: "Include invalid bundles, with their problems.")
+    var all = false
+
+    @Flag(help: "Print a JSON array.")
+    var json = false
+
+    func run() throws {
+        let snapshot = try reporting { () throws(AppexError) in
+            try ExtensionDiscovery(hostBundleAt: hostOptions.host).snapshot()
+        }
+        var extensions = snapshot.extensions
+        if let point { extensions = extensions.filter { $0.extensionPoint == point } }
+        if !all { extensions = extensions.filter { $0.state != .invalid } }
+        if json {
+            try printJSON(extensions.map(ExtensionRecord.init))
+            return
+        }
+        if extensions.isEmpty {
+            print("no extensions for \(snapshot.hostBundleIdentifier)\(all ? "" : " (add --all to include invalid ones)")")
+            return
+        }
+        for found in extensions {
+            let team = found.team?.rawValue ?? "-"
+            print("\(found.state.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(found.bundleIdentifier ?? "(no bundle id)")  \(found.extensionPoint ?? "(no point)")  team \(team)  \(found.path)")
+            if let note = found.note { print("           \(note)") }
+            for problem in found.problems { print("           - \(problem)") }
+        }
+    }
+}
+
+struct Enable: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Approve and enable an extension for a host.")
+
+    @OptionGroup var hostOptions: HostOptions
+
+    @Argument(help: "The extension's bundle identifier.")
+    var bundleIdentifier: String
+
+    func run() throws {
+        try reporting { () throws(AppexError) in
+            try ExtensionDiscovery(hostBundleAt: hostOptions.host).setEnabled(true, bundleIdentifier: bundleIdentifier)
+        }
+        print("enabled \(bundleIdentifier)")
+    }
+}
+
+struct Disable: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Disable an extension for a host.")
+
+    @OptionGroup var hostOptions: HostOptions
+
+    @Argument(help: "The extension's bundle identifier.")
+    var bundleIdentifier: String
+
+    func run() throws {
+        try reporting { () throws(AppexError) in
+            try ExtensionDiscovery(hostBundleAt: hostOptions.host).setEnabled(false, bundleIdentifier: bundleIdentifier)
+        }
+        print("disabled \(bundleIdentifier)")
+    }
+}
+
+struct Doctor: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Explain why an extension is or is not available to a host.")
+
+    @OptionGroup var hostOptions: HostOptions
+
+    @Argument(help: "The extension's bundle identifier.")
+    var bundleIdentifier: String
+
+    func run() throws {
+        let diagnosis = try reporting { () throws(AppexError) in
+            try ExtensionDiscovery(hostBundleAt: hostOptions.host).diagnose(bundleIdentifier: bundleIdentifier)
+        }
+        print(diagnosis)
+        if !diagnosis.isAvailable { throw ExitCode.failure }
+    }
+}

@@ -1,0 +1,411 @@
+import Crypto
+import Foundation
+
+/// A host app (`.app`) or app extension (`.appex`) bundle as found on disk, fully validated.
+///
+/// Loading never throws: every problem (Info.plist keys, entitlements, executable, extension
+/// point declarations, seal) is collected in ``problems`` at once, each naming its file and key.
+/// Whether an extension's point is declared by its host is checked by discovery, which knows
+/// the host.
+public struct AppexBundle: Sendable {
+    /// Whether a bundle is a host app or an extension.
+    public enum Kind: String, Sendable, Codable {
+        /// A `.app` bundle: declares extension points, may ship extensions in `Extensions/`.
+        case hostApp = "host-app"
+        /// An `.appex` bundle: one extension, bound to one extension point.
+        case appExtension = "app-extension"
+    }
+
+    /// Where the bundle is (absolute path, no trailing slash).
+    public let path: String
+    /// Host app or extension.
+    public let kind: Kind
+    /// The `Info.plist`.
+    public let info: BundleInfo
+    /// The `Entitlements.plist`, or ``Entitlements/none`` when the bundle has none.
+    public let entitlements: Entitlements
+    /// The team whose signature on the seal verifies, even if files were changed since; `nil`
+    /// when unsigned or the signature is bad.
+    public let team: TeamIdentifier?
+    /// The extension points a host declares in `ExtensionPoints/`; empty for extensions.
+    public let extensionPoints: [ExtensionPointDeclaration]
+    /// Everything wrong with the bundle; empty when it is valid.
+    public let problems: [BundleProblem]
+    /// The number of files the bundle holds (what its seal covers or should cover).
+    public let fileCount: Int
+
+    /// A digest of every file's identity and timestamps: equal fingerprints mean the bundle
+    /// has not changed on disk, so a cached load can be reused.
+    let fingerprint: BundleFingerprint
+
+    /// The bundle's directories (absolute; the root first): what a watcher must watch to see
+    /// any file of the bundle change.
+    package let directories: [String]
+
+    /// Whether the bundle has no problems.
+    public var isValid: Bool { problems.isEmpty }
+
+    /// `Info.plist`'s bundle identifier.
+    public var bundleIdentifier: String? { info.bundleIdentifier }
+
+    /// The file names Appex reads inside every bundle.
+    public enum File {
+        public static let info = "Info.plist"
+        public static let entitlements = "Entitlements.plist"
+        public static let seal = "_CodeSignature/CodeResources"
+        public static let extensionPoints = "ExtensionPoints"
+        public static let extensions = "Extensions"
+    }
+
+    /// The kind a path's name implies: `.app` is a host, `.appex` an extension.
+    public static func kind(ofPath path: String) -> Kind? {
+        if path.hasSuffix(".appex") || path.hasSuffix(".appex/") { return .appExtension }
+        if path.hasSuffix(".app") || path.hasSuffix(".app/") { return .hostApp }
+        return nil
+    }
+
+    /// Reads and validates the bundle at `path`.
+    ///
+    /// - Parameters:
+    ///   - path: the bundle directory.
+    ///   - kind: host or extension; inferred from the name's extension when `nil`
+    ///     (`.appex` is an extension, anything else a host).
+    public static func load(at path: String, as kind: Kind? = nil) -> AppexBundle {
+        let root = normalized(path)
+        let kind = kind ?? Self.kind(ofPath: root) ?? .hostApp
+        var loader = BundleLoader(root: root, kind: kind)
+        return loader.load()
+    }
+
+    /// Cheaply tells whether the bundle on disk still matches this load (same files, same
+    /// inodes, sizes and timestamps); `false` means it must be loaded again.
+    public func isUpToDate() -> Bool {
+        guard let walk = try? BundleWalk(root: path) else { return false }
+        return walk.fingerprint == fingerprint
+    }
+
+    package static func normalized(_ path: String) -> String {
+        var path = path
+        if !path.hasPrefix("/") {
+            path = FileManager.default.currentDirectoryPath + "/" + path
+        }
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        return URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+}
+
+// MARK: - Signing
+
+extension AppexBundle {
+    /// Seals the bundle at `path` for `key`'s team: writes `_CodeSignature/CodeResources`
+    /// with a SHA-256 of every file (Info.plist and entitlements included) and the team's
+    /// Ed25519 signature. Bundles nested in a host's `Extensions/` are not covered: each
+    /// carries its own seal.
+    ///
+    /// - Returns: the number of files sealed.
+    @discardableResult
+    public static func sign(at path: String, with key: SigningKey) throws(AppexError) -> Int {
+        let root = normalized(path)
+        let walk: BundleWalk
+        do { walk = try BundleWalk(root: root) } catch { throw .fileSystem("read bundle", root, error) }
+        var entries: [String: CodeSeal.Entry] = [:]
+        for entry in walk.entries {
+            if entry.relativePath.contains("\n") {
+                throw AppexError(.invalidBundle, "cannot sign \(root): the file name \(entry.relativePath.debugDescription) contains a newline")
+            }
+            switch entry.status.kind {
+            case .regular:
+                do {
+                    entries[entry.relativePath] = .file(sha256: try sha256(ofFile: root + "/" + entry.relativePath), executable: entry.status.isExecutable)
+                } catch {
+                    throw .fileSystem("read", root + "/" + entry.relativePath, error)
+                }
+            case .symbolicLink:
+                do {
+                    entries[entry.relativePath] = .symbolicLink(target: try Syscalls.readLink(root + "/" + entry.relativePath))
+                } catch {
+                    throw .fileSystem("read link", root + "/" + entry.relativePath, error)
+                }
+            case .directory:
+                break
+            case .other:
+                throw AppexError(.invalidBundle, "cannot sign \(root): \(entry.relativePath) is neither a file, a directory nor a symbolic link")
+            }
+        }
+        let team = key.teamIdentifier
+        let message = CodeSeal.signedMessage(team: team, publicKey: key.publicKey, entries: entries)
+        let signature: Data
+        do { signature = try key.signature(for: message) } catch {
+            throw AppexError(.invalidKey, "signing \(root) failed: \(error)")
+        }
+        let seal = CodeSeal(teamIdentifier: team, publicKey: key.publicKey, entries: entries, signature: Array(signature))
+        let data: Data
+        do { data = try PropertyListFormat.xml.encode(seal.propertyList) } catch {
+            throw AppexError(.fileSystem, "cannot encode the seal of \(root): \(error)")
+        }
+        do {
+            try Syscalls.makeDirectories(root + "/_CodeSignature", mode: 0o755)
+            try Syscalls.writeFileAtomically(root + "/" + File.seal, bytes: Array(data), mode: 0o644)
+        } catch {
+            throw .fileSystem("write the seal of", root, error)
+        }
+        return entries.count
+    }
+
+    static func sha256(ofFile path: String) throws(Errno) -> [UInt8] {
+        var hasher = SHA256()
+        try Syscalls.readChunks(path) { hasher.update(bufferPointer: $0) }
+        return Array(hasher.finalize())
+    }
+}
+
+// MARK: - Walking a bundle
+
+/// A stable digest of a bundle's file tree (paths, kinds, inodes, sizes, timestamps).
+struct BundleFingerprint: Hashable, Sendable {
+    var value: [UInt8]
+}
+
+/// Every entry of a bundle's tree, except its seal and the bundles nested in `Extensions/`.
+struct BundleWalk {
+    struct Entry {
+        var relativePath: String
+        var status: FileStatus
+    }
+
+    let root: String
+    private(set) var entries: [Entry] = []
+    private(set) var fingerprint = BundleFingerprint(value: [])
+
+    init(root: String) throws(Errno) {
+        self.root = root
+        let rootStatus = try Syscalls.stat(root)
+        guard rootStatus.kind == .directory else { throw Errno(rawValue: 20) } // ENOTDIR
+        try visit(relative: "")
+        entries.sort { $0.relativePath.utf8.lexicographicallyPrecedes($1.relativePath.utf8) }
+        var hasher = SHA256()
+        for entry in entries {
+            var record = entry.relativePath
+            let s = entry.status
+            record += "|\(s.kind)|\(s.size)|\(s.inode)|\(s.device)|\(s.modificationNanoseconds)|\(s.changeNanoseconds)|\(s.isExecutable)\n"
+            hasher.update(data: Array(record.utf8))
+        }
+        fingerprint = BundleFingerprint(value: Array(hasher.finalize()))
+    }
+
+    private mutating func visit(relative: String) throws(Errno) {
+        let directory = relative.isEmpty ? root : root + "/" + relative
+        for name in try Syscalls.directoryEntries(directory) {
+            let child = relative.isEmpty ? name : relative + "/" + name
+            if child == AppexBundle.File.seal { continue }
+            let status: FileStatus
+            do { status = try Syscalls.lstat(root + "/" + child) } catch { continue } // vanished meanwhile
+            if status.kind == .directory {
+                // Nested extensions carry their own seals.
+                if relative == AppexBundle.File.extensions && name.hasSuffix(".appex") { continue }
+                entries.append(Entry(relativePath: child, status: status))
+                try visit(relative: child)
+            } else {
+                entries.append(Entry(relativePath: child, status: status))
+            }
+        }
+    }
+}
+
+// MARK: - Loading
+
+private struct BundleLoader {
+    let root: String
+    let kind: AppexBundle.Kind
+    var problems: [BundleProblem] = []
+
+    init(root: String, kind: AppexBundle.Kind) {
+        self.root = root
+        self.kind = kind
+    }
+
+    mutating func load() -> AppexBundle {
+        let infoPath = root + "/" + AppexBundle.File.info
+        let walk: BundleWalk
+        do {
+            walk = try BundleWalk(root: root)
+        } catch {
+            let problem = BundleProblem(.unreadableFile, file: root, message: "cannot read the bundle directory: \(error)")
+            return AppexBundle(path: root, kind: kind, info: BundleInfo(data: [], file: infoPath, role: .hostApp).replacingProblems([problem]),
+                               entitlements: .none, team: nil, extensionPoints: [], problems: [problem], fileCount: 0,
+                               fingerprint: BundleFingerprint(value: []), directories: [root])
+        }
+        let statuses = Dictionary(walk.entries.map { ($0.relativePath, $0.status) }, uniquingKeysWith: { a, _ in a })
+
+        // Hash every file once; keep the bytes of the plists we parse.
+        var digests: [String: [UInt8]] = [:]
+        var infoBytes: [UInt8]?
+        var entitlementsBytes: [UInt8]?
+        var pointFiles: [(String, [UInt8])] = []
+        for entry in walk.entries where entry.status.kind == .regular {
+            let path = root + "/" + entry.relativePath
+            let wanted = entry.relativePath == AppexBundle.File.info
+                || entry.relativePath == AppexBundle.File.entitlements
+                || (kind == .hostApp && entry.relativePath.hasPrefix(AppexBundle.File.extensionPoints + "/")
+                    && entry.relativePath.hasSuffix("." + ExtensionPointDeclaration.fileExtension))
+            do {
+                if wanted {
+                    let bytes = try Syscalls.readFile(path, limit: 4 * 1024 * 1024)
+                    digests[entry.relativePath] = Array(SHA256.hash(data: bytes))
+                    switch entry.relativePath {
+                    case AppexBundle.File.info: infoBytes = bytes
+                    case AppexBundle.File.entitlements: entitlementsBytes = bytes
+                    default: pointFiles.append((entry.relativePath, bytes))
+                    }
+                } else {
+                    digests[entry.relativePath] = try AppexBundle.sha256(ofFile: path)
+                }
+            } catch {
+                problems.append(BundleProblem(.unreadableFile, file: path, message: "cannot read: \(error)"))
+            }
+        }
+
+        // Info.plist
+        let info: BundleInfo
+        if let infoBytes {
+            info = BundleInfo(data: infoBytes, file: infoPath, role: kind == .appExtension ? .appExtension : .hostApp)
+        } else {
+            info = BundleInfo(data: [], file: infoPath, role: .hostApp)
+                .replacingProblems([BundleProblem(.unreadableFile, file: infoPath, message: "the bundle has no Info.plist")])
+        }
+        problems += info.problems
+
+        // Entitlements
+        var entitlements = Entitlements.none
+        if let entitlementsBytes {
+            entitlements = Entitlements(data: entitlementsBytes, file: root + "/" + AppexBundle.File.entitlements)
+            problems += entitlements.problems
+        }
+
+        // Executable
+        if let executable = info.executableName, !executable.isEmpty, !executable.contains("/"),
+           BuildSettings.unexpandedNames(in: executable).isEmpty {
+            let executablePath = root + "/" + executable
+            switch statuses[executable] {
+            case nil:
+                problems.append(BundleProblem(.missingExecutable, file: executablePath, key: BundleInfo.Key.executable,
+                                              message: "the executable named by CFBundleExecutable is missing"))
+            case let status? where status.kind == .symbolicLink:
+                if let target = try? Syscalls.stat(executablePath), target.kind == .regular, target.isExecutable {
+                    break
+                }
+                problems.append(BundleProblem(.notExecutable, file: executablePath, key: BundleInfo.Key.executable,
+                                              message: "the executable named by CFBundleExecutable is a link to nothing executable"))
+            case let status? where status.kind != .regular:
+                problems.append(BundleProblem(.notExecutable, file: executablePath, key: BundleInfo.Key.executable,
+                                              message: "the executable named by CFBundleExecutable is not a regular file"))
+            case let status? where !status.isExecutable:
+                problems.append(BundleProblem(.notExecutable, file: executablePath, key: BundleInfo.Key.executable,
+                                              message: "the executable named by CFBundleExecutable is not executable (mode lacks x)"))
+            default:
+                break
+            }
+        }
+
+        // Extension point declarations (hosts)
+        var declarations: [ExtensionPointDeclaration] = []
+        if kind == .hostApp {
+            for (relative, bytes) in pointFiles.sorted(by: { $0.0 < $1.0 }) {
+                switch ExtensionPointDeclaration.read(data: bytes, file: root + "/" + relative, hostBundleIdentifier: info.bundleIdentifier) {
+                case .success(let declaration): declarations.append(declaration)
+                case .failure(let list): problems += list.problems
+                }
+            }
+        }
+
+        // Seal
+        let team = verifySeal(walk: walk, digests: digests)
+
+        return AppexBundle(path: root, kind: kind, info: info, entitlements: entitlements, team: team,
+                           extensionPoints: declarations, problems: problems, fileCount: walk.entries.count { $0.status.kind != .directory },
+                           fingerprint: walk.fingerprint,
+                           directories: [root] + walk.entries.filter { $0.status.kind == .directory }.map { root + "/" + $0.relativePath })
+    }
+
+    private mutating func verifySeal(walk: BundleWalk, digests: [String: [UInt8]]) -> TeamIdentifier? {
+        let sealPath = root + "/" + AppexBundle.File.seal
+        let bytes: [UInt8]
+        do {
+            bytes = try Syscalls.readFile(sealPath, limit: 64 * 1024 * 1024)
+        } catch where error == .noSuchFileOrDirectory {
+            problems.append(BundleProblem(.unsigned, file: sealPath,
+                                          message: "the bundle is not signed (no _CodeSignature/CodeResources); sign it with `appex sign \(root) --key TEAM.key`"))
+            return nil
+        } catch {
+            problems.append(BundleProblem(.badSignature, file: sealPath, message: "cannot read the seal: \(error)"))
+            return nil
+        }
+        let seal: CodeSeal
+        do {
+            seal = try CodeSeal(bytes: bytes)
+        } catch {
+            problems.append(BundleProblem(.badSignature, file: sealPath, message: "the seal is malformed: \(error.reason)"))
+            return nil
+        }
+        guard seal.isAuthentic else {
+            problems.append(BundleProblem(.badSignature, file: sealPath,
+                                          message: "the seal's signature does not verify for team \(seal.teamIdentifier): the seal was altered or not made with that team's key"))
+            return nil
+        }
+        var present: Set<String> = []
+        for entry in walk.entries where entry.status.kind != .directory {
+            let path = entry.relativePath
+            present.insert(path)
+            let full = root + "/" + path
+            guard let sealed = seal.entries[path] else {
+                problems.append(BundleProblem(.fileAdded, file: full, message: "\(path) was added after the bundle was signed"))
+                continue
+            }
+            switch (sealed, entry.status.kind) {
+            case (.file(let digest, let executable), .regular):
+                if let actual = digests[path], actual != digest {
+                    problems.append(BundleProblem(.fileModified, file: full, message: "\(path) was modified after the bundle was signed"))
+                } else if executable != entry.status.isExecutable {
+                    problems.append(BundleProblem(.fileModified, file: full, message: "\(path) changed its executable permission after the bundle was signed"))
+                }
+            case (.symbolicLink(let target), .symbolicLink):
+                if (try? Syscalls.readLink(full)) != target {
+                    problems.append(BundleProblem(.fileModified, file: full, message: "\(path) points elsewhere than when the bundle was signed"))
+                }
+            default:
+                problems.append(BundleProblem(.fileModified, file: full, message: "\(path) changed type after the bundle was signed"))
+            }
+        }
+        for path in seal.entries.keys.sorted() where !present.contains(path) {
+            problems.append(BundleProblem(.fileRemoved, file: root + "/" + path, message: "\(path) was removed after the bundle was signed"))
+        }
+        return seal.teamIdentifier
+    }
+}
+
+extension BundleInfo {
+    func replacingProblems(_ problems: [BundleProblem]) -> BundleInfo {
+        var copy = self
+        copy.problems = problems
+        return copy
+    }
+}
+
+// MARK: - Against a host
+
+extension AppexBundle {
+    /// The problem of this extension's binding against `host`: the point it names must be one
+    /// the host declares. Empty when it is, or when the point is missing or unexpanded (those
+    /// are already among ``problems``).
+    public func bindingProblems(against host: AppexBundle) -> [BundleProblem] {
+        guard kind == .appExtension, let point = info.extensionPointIdentifier,
+              BuildSettings.unexpandedNames(in: point).isEmpty else { return [] }
+        let declared = host.extensionPoints.map(\.identifier)
+        if let identifier = ExtensionPointIdentifier(point), declared.contains(identifier) { return [] }
+        let list = declared.sorted().map(\.description).joined(separator: ", ")
+        return [BundleProblem(
+            .undeclaredExtensionPoint, file: path + "/" + File.info,
+            key: BundleInfo.Key.extensionAttributes + "." + BundleInfo.Key.extensionPointIdentifier,
+            message: "extension point \(point) is not declared by host \(host.bundleIdentifier ?? "?") (it declares: \(list.isEmpty ? "none" : list))")]
+    }
+}

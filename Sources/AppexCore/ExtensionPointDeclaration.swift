@@ -1,0 +1,96 @@
+import Foundation
+
+/// An extension point as its host declares it, in
+/// `HostApp.app/ExtensionPoints/<Name>.appextensionpoint`.
+///
+/// The file is a plist dictionary with one entry, in the shape macOS uses for hand-declared
+/// ExtensionKit points: `{ "com.example.hostapp.HostAppFeature": { "EXPresentsUserInterface":
+/// false, "EXRequiresEnhancedSecurity": false } }`.
+public struct ExtensionPointDeclaration: Sendable, Hashable {
+    /// The point's identifier: the host's bundle identifier, a dot, the name.
+    public var identifier: ExtensionPointIdentifier
+    /// `EXPresentsUserInterface`; `false` when absent.
+    public var presentsUserInterface: Bool
+    /// `EXRequiresEnhancedSecurity`; `false` when absent. Extensions of such a point run sandboxed.
+    public var requiresEnhancedSecurity: Bool
+    /// Every attribute of the point, including the two above and any policy (resource limits,
+    /// idle timeout) later issues define.
+    public var attributes: [String: PropertyListValue]
+
+    /// The attribute keys Appex reads.
+    public enum Key {
+        public static let presentsUserInterface = "EXPresentsUserInterface"
+        public static let requiresEnhancedSecurity = "EXRequiresEnhancedSecurity"
+    }
+
+    /// The file name extension of a declaration file.
+    public static let fileExtension = "appextensionpoint"
+
+    /// Declares a point.
+    public init(identifier: ExtensionPointIdentifier, presentsUserInterface: Bool = false, requiresEnhancedSecurity: Bool = false, attributes: [String: PropertyListValue] = [:]) {
+        self.identifier = identifier
+        self.presentsUserInterface = presentsUserInterface
+        self.requiresEnhancedSecurity = requiresEnhancedSecurity
+        var attributes = attributes
+        attributes[Key.presentsUserInterface] = .boolean(presentsUserInterface)
+        attributes[Key.requiresEnhancedSecurity] = .boolean(requiresEnhancedSecurity)
+        self.attributes = attributes
+    }
+
+    /// The declaration file's contents.
+    public var propertyList: [String: PropertyListValue] {
+        [identifier.description: .dictionary(attributes)]
+    }
+
+    /// Reads a declaration file of a host whose bundle identifier is `hostBundleIdentifier`.
+    ///
+    /// - Returns: the declaration, or every problem with it (naming `file` and the key).
+    static func read(data: [UInt8], file: String, hostBundleIdentifier: String?) -> Result<ExtensionPointDeclaration, ProblemList> {
+        let dictionary: [String: PropertyListValue]
+        do {
+            dictionary = try PropertyListValue.readDictionary(from: Data(data))
+        } catch {
+            return .failure(ProblemList([BundleProblem(.malformedPropertyList, file: file, message: error.reason)]))
+        }
+        guard dictionary.count == 1, let (key, value) = dictionary.first else {
+            return .failure(ProblemList([BundleProblem(
+                .invalidValue, file: file,
+                message: "an extension point file holds exactly one entry (the point's identifier), found \(dictionary.count)")]))
+        }
+        var problems = BuildSettings.problems(in: dictionary, file: file)
+        guard let identifier = ExtensionPointIdentifier(key) else {
+            problems.append(BundleProblem(.invalidValue, file: file, key: key, message: "\"\(key)\" is not an extension point identifier (host bundle id, a dot, the name)"))
+            return .failure(ProblemList(problems))
+        }
+        if let host = hostBundleIdentifier, identifier.hostBundleIdentifier != host {
+            problems.append(BundleProblem(
+                .invalidValue, file: file, key: key,
+                message: "extension point \(key) does not belong to host \(host): its identifier must start with \"\(host).\""))
+        }
+        guard case .dictionary(let attributes) = value else {
+            problems.append(BundleProblem(.wrongType, file: file, key: key, message: "\(key) must be a dictionary, found \(value.typeName)"))
+            return .failure(ProblemList(problems))
+        }
+        var flags: [String: Bool] = [:]
+        for flag in [Key.presentsUserInterface, Key.requiresEnhancedSecurity] {
+            guard let flagValue = attributes[flag] else { continue }
+            if case .boolean(let bool) = flagValue {
+                flags[flag] = bool
+            } else {
+                problems.append(BundleProblem(.wrongType, file: file, key: "\(key).\(flag)", message: "\(key).\(flag) must be a boolean, found \(flagValue.typeName)"))
+            }
+        }
+        if !problems.isEmpty { return .failure(ProblemList(problems)) }
+        return .success(ExtensionPointDeclaration(
+            identifier: identifier,
+            presentsUserInterface: flags[Key.presentsUserInterface] ?? false,
+            requiresEnhancedSecurity: flags[Key.requiresEnhancedSecurity] ?? false,
+            attributes: attributes))
+    }
+}
+
+/// A list of problems carried as an error.
+struct ProblemList: Error {
+    var problems: [BundleProblem]
+    init(_ problems: [BundleProblem]) { self.problems = problems }
+}

@@ -1,0 +1,254 @@
+public import AppexCore
+import Foundation
+public import Logging
+import Synchronization
+
+extension AppExtensionPoint {
+    /// Watches which extensions of one or more points are available, and why others are not.
+    ///
+    /// Mirrors ExtensionKit's `AppExtensionPoint.Monitor`: ``identities`` are the enabled,
+    /// valid extensions; ``state`` counts the disabled, unapproved and invalid ones; ``updates``
+    /// delivers a new ``Snapshot`` whenever that changes — an extension installed or removed,
+    /// a file changed, or the owner's decision changed from any process (the `appex` CLI
+    /// included). Changes are seen through inotify on Linux (polling elsewhere).
+    ///
+    /// Keep the monitor alive while you use it: when it is released it stops watching and its
+    /// update sequences finish.
+    public final class Monitor: Sendable {
+        /// How many extensions of the monitored points are in each state.
+        public struct State: Hashable, Sendable {
+            /// Valid and enabled: what ``Monitor/identities`` lists.
+            public var enabledCount: Int
+            /// Valid, disabled by the owner.
+            public var disabledCount: Int
+            /// Valid, found outside the host, waiting for the owner's approval.
+            public var unapprovedCount: Int
+            /// Found but invalid (bad signature, bad Info.plist, ...); never run.
+            public var invalidCount: Int
+        }
+
+        /// What the monitor sees at one moment.
+        public struct Snapshot: Hashable, Sendable {
+            /// The enabled, valid extensions, sorted by bundle identifier.
+            public var identities: [AppExtensionIdentity]
+            /// Counts by state.
+            public var state: State
+            /// Every extension found for the monitored points, with its state and problems.
+            public var extensions: [DiscoveredExtension]
+        }
+
+        private let core: MonitorCore
+
+        /// Starts monitoring `appExtensionPoint` of the host at `hostPath`.
+        ///
+        /// Creation reads and validates everything once before it returns, like Apple's.
+        ///
+        /// - Throws: ``AppexError`` `invalidBundle` when the host bundle is not valid;
+        ///   `undeclaredExtensionPoint` when the host does not declare the point.
+        public init(
+            appExtensionPoint: AppExtensionPoint,
+            hostBundleAt hostPath: String,
+            environment: AppexEnvironment = .current(),
+            logger: Logger = Logger(label: "appex.monitor", factory: { _ in SwiftLogNoOpLogHandler() })
+        ) async throws(AppexError) {
+            let discovery = try ExtensionDiscovery(hostBundleAt: hostPath, environment: environment)
+            try Self.checkDeclared(appExtensionPoint, in: discovery)
+            core = try MonitorCore(discovery: discovery, points: [appExtensionPoint.identifier], logger: logger)
+            try await core.start()
+        }
+
+        deinit { core.stop() }
+
+        /// The enabled, valid extensions of the monitored points.
+        public var identities: [AppExtensionIdentity] { core.latest.identities }
+
+        /// Counts of extensions by state.
+        public var state: State { core.latest.state }
+
+        /// Everything the monitor sees now.
+        public var snapshot: Snapshot { core.latest }
+
+        /// The points monitored.
+        public var appExtensionPoints: [AppExtensionPoint] { core.points.map(AppExtensionPoint.init(identifier:)) }
+
+        /// Adds a point to monitor.
+        ///
+        /// - Throws: ``AppexError`` `undeclaredExtensionPoint` when the host does not declare it.
+        public func addAppExtensionPoint(_ point: AppExtensionPoint) async throws(AppexError) {
+            try Self.checkDeclared(point, in: core.discovery)
+            core.add(point.identifier)
+        }
+
+        /// Every change, as a new snapshot. Iteration starts with the current snapshot; when
+        /// changes come faster than they are consumed, only the newest is kept.
+        public var updates: Updates { Updates(core: core) }
+
+        /// The sequence of ``Snapshot``s a monitor delivers.
+        public struct Updates: AsyncSequence, Sendable {
+            public typealias Element = Snapshot
+            public typealias Failure = Never
+            let core: MonitorCore
+
+            public func makeAsyncIterator() -> AsyncIterator {
+                AsyncIterator(base: core.subscribe().makeAsyncIterator())
+            }
+
+            /// Iterates snapshots.
+            public struct AsyncIterator: AsyncIteratorProtocol {
+                var base: AsyncStream<Snapshot>.Iterator
+                public mutating func next() async -> Snapshot? { await base.next() }
+            }
+        }
+
+        private static func checkDeclared(_ point: AppExtensionPoint, in discovery: ExtensionDiscovery) throws(AppexError) {
+            let host = try discovery.host()
+            let declared = host.extensionPoints.map(\.identifier)
+            guard declared.contains(point.identifier) else {
+                let list = declared.sorted().map(\.description).joined(separator: ", ")
+                throw AppexError(.undeclaredExtensionPoint,
+                                 "extension point \(point) is not declared by host \(host.bundleIdentifier ?? "?") at \(host.path) (it declares: \(list.isEmpty ? "none" : list); add ExtensionPoints/\(point.identifier.name).appextensionpoint)")
+            }
+        }
+    }
+}
+
+// MARK: - The watching machinery
+
+/// The state behind a monitor, shared with its watcher thread.
+final class MonitorCore: Sendable {
+    typealias Snapshot = AppExtensionPoint.Monitor.Snapshot
+
+    private struct State {
+        var points: [ExtensionPointIdentifier]
+        var full: DiscoverySnapshot?
+        var latest = Snapshot(identities: [], state: .init(enabledCount: 0, disabledCount: 0, unapprovedCount: 0, invalidCount: 0), extensions: [])
+        var subscribers: [Int: AsyncStream<Snapshot>.Continuation] = [:]
+        var nextSubscriber = 0
+        var stopped = false
+    }
+
+    let discovery: ExtensionDiscovery
+    private let watcher: DirectoryWatcher
+    private let logger: Logger
+    private let state: Mutex<State>
+
+    init(discovery: ExtensionDiscovery, points: [ExtensionPointIdentifier], logger: Logger) throws(AppexError) {
+        self.discovery = discovery
+        self.logger = logger
+        self.state = Mutex(State(points: points))
+        do {
+            watcher = try DirectoryWatcher()
+        } catch {
+            throw AppexError(.fileSystem, "cannot watch for extension changes: \(error.message)")
+        }
+    }
+
+    var latest: Snapshot { state.withLock { $0.latest } }
+    var points: [ExtensionPointIdentifier] { state.withLock { $0.points } }
+
+    /// Starts the watcher thread and returns once the first scan is published.
+    func start() async throws(AppexError) {
+        let result: Result<Void, AppexError> = await withCheckedContinuation { continuation in
+            let thread = Thread { [self] in self.run(first: continuation) }
+            thread.name = "appex.monitor"
+            thread.start()
+        }
+        try result.get()
+    }
+
+    func stop() {
+        let subscribers = state.withLock { state in
+            state.stopped = true
+            let subscribers = state.subscribers.values
+            state.subscribers = [:]
+            return Array(subscribers)
+        }
+        for subscriber in subscribers { subscriber.finish() }
+        watcher.wake()
+    }
+
+    func add(_ point: ExtensionPointIdentifier) {
+        let full = state.withLock { state -> DiscoverySnapshot? in
+            if !state.points.contains(point) { state.points.append(point) }
+            return state.full
+        }
+        if let full { publish(full) }
+    }
+
+    func subscribe() -> AsyncStream<Snapshot> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Snapshot.self, bufferingPolicy: .bufferingNewest(1))
+        let registered = state.withLock { state -> Int? in
+            guard !state.stopped else { return nil }
+            let id = state.nextSubscriber
+            state.nextSubscriber += 1
+            state.subscribers[id] = continuation
+            continuation.yield(state.latest)
+            return id
+        }
+        guard let id = registered else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    private var isStopped: Bool { state.withLock { $0.stopped } }
+
+    /// The watcher thread: scan, publish, wait for a change, settle, scan again.
+    private func run(first: CheckedContinuation<Result<Void, AppexError>, Never>) {
+        var first: CheckedContinuation<Result<Void, AppexError>, Never>? = first
+        while !isStopped {
+            // Watch before scanning, so nothing that changes during the scan is missed.
+            watcher.watch(discovery.watchedDirectories())
+            do {
+                publish(try discovery.snapshot())
+                first?.resume(returning: .success(()))
+                first = nil
+            } catch {
+                if let pending = first {
+                    pending.resume(returning: .failure(error))
+                    return
+                }
+                logger.warning("extension scan failed", metadata: ["host": "\(discovery.hostPath)", "error": "\(error)"])
+            }
+            // A new bundle brings new directories: watch them, then look again at once.
+            if watcher.watch(discovery.watchedDirectories()) { continue }
+            switch watcher.wait(timeoutMilliseconds: -1) {
+            case .woken, .timedOut:
+                continue
+            case .changed:
+                // Let a burst of changes (a bundle being copied in) settle: 10 ms of quiet,
+                // at most 50 ms in all.
+                var settled = 0
+                while settled < 5, watcher.wait(timeoutMilliseconds: 10) == .changed { settled += 1 }
+            }
+        }
+    }
+
+    private func publish(_ full: DiscoverySnapshot) {
+        let (snapshot, subscribers) = state.withLock { state -> (Snapshot?, [AsyncStream<Snapshot>.Continuation]) in
+            state.full = full
+            let points = Set(state.points)
+            let extensions = full.extensions.filter { found in
+                guard let point = found.extensionPoint.flatMap(ExtensionPointIdentifier.init) else { return found.state == .invalid }
+                return points.contains(point)
+            }
+            let snapshot = Snapshot(
+                identities: extensions.compactMap { $0.state == .enabled ? $0.identity : nil },
+                state: .init(
+                    enabledCount: extensions.count { $0.state == .enabled },
+                    disabledCount: extensions.count { $0.state == .disabled },
+                    unapprovedCount: extensions.count { $0.state == .unapproved },
+                    invalidCount: extensions.count { $0.state == .invalid }),
+                extensions: extensions)
+            guard snapshot != state.latest || state.full == nil else { return (nil, []) }
+            state.latest = snapshot
+            return (snapshot, Array(state.subscribers.values))
+        }
+        guard let snapshot else { return }
+        for subscriber in subscribers { subscriber.yield(snapshot) }
+    }
+}

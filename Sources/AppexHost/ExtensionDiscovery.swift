@@ -1,0 +1,254 @@
+public import AppexCore
+import Dispatch
+import Synchronization
+
+/// Finds a host's extensions, validates them, and applies the owner's decisions.
+///
+/// Search places: the host's own `Extensions/` folder (those extensions ship with the host and
+/// are enabled by default) and the folders of ``AppexEnvironment/extensionSearchPath``
+/// (`APPEX_EXTENSIONS_PATH`): other apps' `.app` bundles with their `Extensions/`, standalone
+/// `.appex` bundles, or folders holding either. Those are unapproved until the owner enables them.
+///
+/// Loaded bundles are cached and reused while their files are unchanged on disk, so a second
+/// ``snapshot()`` costs a `stat` per file rather than a signature check.
+public final class ExtensionDiscovery: Sendable {
+    /// The environment searched.
+    public let environment: AppexEnvironment
+    /// The host bundle's path.
+    public let hostPath: String
+
+    let registry: ApprovalRegistry
+    private let cache = Mutex<[String: AppexBundle]>([:])
+    private let hostBundle: Mutex<AppexBundle>
+
+    /// Opens discovery for the host at `hostPath`.
+    ///
+    /// - Throws: ``AppexError`` `invalidBundle` when the host bundle has problems (listed);
+    ///   `registry` when the approval registry cannot be opened.
+    public init(hostBundleAt hostPath: String, environment: AppexEnvironment = .current()) throws(AppexError) {
+        let host = AppexBundle.load(at: hostPath, as: .hostApp)
+        try Self.check(host: host)
+        self.hostPath = host.path
+        self.environment = environment
+        self.hostBundle = Mutex(host)
+        self.registry = try ApprovalRegistry(environment: environment)
+    }
+
+    private static func check(host: AppexBundle) throws(AppexError) {
+        guard host.isValid, host.bundleIdentifier != nil else {
+            throw AppexError(.invalidBundle, "the host app at \(host.path) is not valid", problems: host.problems)
+        }
+    }
+
+    /// The host bundle, reloaded if it changed on disk.
+    public func host() throws(AppexError) -> AppexBundle {
+        let cached = hostBundle.withLock { $0 }
+        if cached.isUpToDate() { return cached }
+        let reloaded = AppexBundle.load(at: hostPath, as: .hostApp)
+        try Self.check(host: reloaded)
+        hostBundle.withLock { $0 = reloaded }
+        return reloaded
+    }
+
+    /// The host's bundle identifier.
+    public var hostBundleIdentifier: String {
+        hostBundle.withLock { $0.bundleIdentifier ?? "" }
+    }
+
+    // MARK: - Snapshot
+
+    /// Every extension for this host, validated, with its state.
+    public func snapshot() throws(AppexError) -> DiscoverySnapshot {
+        let host = try host()
+        let hostIdentifier = host.bundleIdentifier ?? ""
+        let candidates = candidatePaths()
+        let bundles = load(candidates.map(\.path))
+        let decisions = try registry.decisions(host: hostIdentifier)
+
+        var claimed: [String: String] = [:]  // bundle identifier -> path of the bundle that wins
+        var found: [DiscoveredExtension] = []
+        for (candidate, bundle) in zip(candidates, bundles) {
+            if candidate.origin == .searchPath, !Self.belongs(bundle, to: hostIdentifier) { continue }
+            var problems = bundle.problems
+            problems += bundle.bindingProblems(against: host)
+            if let identifier = bundle.bundleIdentifier {
+                if let winner = claimed[identifier] {
+                    problems.append(BundleProblem(
+                        .duplicateBundleIdentifier, file: bundle.path + "/" + AppexBundle.File.info, key: BundleInfo.Key.bundleIdentifier,
+                        message: "bundle identifier \(identifier) is also claimed by \(winner), which takes precedence (the host's own Extensions/ first, then APPEX_EXTENSIONS_PATH in order)"))
+                } else {
+                    claimed[identifier] = bundle.path
+                }
+            }
+            found.append(Self.classify(bundle, origin: candidate.origin, problems: problems, decisions: decisions))
+        }
+        found.sort { ($0.bundleIdentifier ?? "", $0.path) < ($1.bundleIdentifier ?? "", $1.path) }
+        return DiscoverySnapshot(hostBundleIdentifier: hostIdentifier, extensionPoints: host.extensionPoints.map(\.identifier).sorted(), extensions: found)
+    }
+
+    private static func belongs(_ bundle: AppexBundle, to host: String) -> Bool {
+        // A bundle whose point cannot be read might be ours: list it (as invalid) rather than hide it.
+        guard let point = bundle.info.extensionPointIdentifier, let identifier = ExtensionPointIdentifier(point) else { return true }
+        return identifier.hostBundleIdentifier == host
+    }
+
+    private static func classify(_ bundle: AppexBundle, origin: DiscoveredExtension.Origin, problems: [BundleProblem],
+                                 decisions: [String: ApprovalRegistry.Decision]) -> DiscoveredExtension {
+        var identity: AppExtensionIdentity?
+        if problems.isEmpty, let identifier = bundle.bundleIdentifier, let team = bundle.team,
+           let point = bundle.info.extensionPointIdentifier.flatMap(ExtensionPointIdentifier.init) {
+            identity = AppExtensionIdentity(bundleIdentifier: identifier, localizedName: bundle.info.localizedName,
+                                            extensionPointIdentifier: point, bundlePath: bundle.path, teamIdentifier: team)
+        }
+        var state: DiscoveredExtension.State
+        var note: String?
+        if identity == nil {
+            state = .invalid
+        } else {
+            let decision = bundle.bundleIdentifier.flatMap { decisions[$0] }
+            switch (origin, decision) {
+            case (_, let decision?) where !decision.isEnabled:
+                state = .disabled
+            case (.host, _):
+                state = .enabled
+            case (.searchPath, let decision?) where decision.team == bundle.team:
+                state = .enabled
+            case (.searchPath, let decision?):
+                state = .unapproved
+                note = "approved when signed by team \(decision.team?.rawValue ?? "none"), now signed by team \(bundle.team?.rawValue ?? "none"): the owner must enable it again"
+            case (.searchPath, nil):
+                state = .unapproved
+            }
+        }
+        return DiscoveredExtension(
+            bundleIdentifier: bundle.bundleIdentifier, extensionPoint: bundle.info.extensionPointIdentifier, state: state,
+            path: bundle.path, origin: origin, team: bundle.team, problems: identity == nil ? problems : [],
+            note: note, identity: identity, localizedName: bundle.info.localizedName)
+    }
+
+    // MARK: - Search places
+
+    struct Candidate: Hashable {
+        var path: String
+        var origin: DiscoveredExtension.Origin
+    }
+
+    /// Every `.appex` on the search places, in precedence order: the host's own first, then
+    /// the search path in order, each folder's entries sorted by name.
+    func candidatePaths() -> [Candidate] {
+        var seen: Set<String> = []
+        var result: [Candidate] = []
+        func add(_ path: String, _ origin: DiscoveredExtension.Origin) {
+            if seen.insert(path).inserted { result.append(Candidate(path: path, origin: origin)) }
+        }
+        for path in Self.extensions(inApp: hostPath) { add(path, .host) }
+        for entry in environment.extensionSearchPath {
+            let entry = AppexBundle.normalized(entry)
+            if entry == hostPath { continue }
+            switch AppexBundle.kind(ofPath: entry) {
+            case .appExtension?:
+                add(entry, .searchPath)
+            case .hostApp?:
+                for path in Self.extensions(inApp: entry) { add(path, .searchPath) }
+            case nil:
+                for name in AppexBundle.sortedEntries(of: entry) {
+                    let child = entry + "/" + name
+                    if name.hasSuffix(".appex"), AppexBundle.isDirectory(child) {
+                        add(child, .searchPath)
+                    } else if name.hasSuffix(".app"), child != hostPath {
+                        for path in Self.extensions(inApp: child) { add(path, .searchPath) }
+                    }
+                }
+            }
+        }
+        return result
+    }
+
+    /// The folders whose changes can change the snapshot: the search places themselves.
+    func searchFolders() -> [String] {
+        var folders = [hostPath, hostPath + "/" + AppexBundle.File.extensions, hostPath + "/" + AppexBundle.File.extensionPoints]
+        for entry in environment.extensionSearchPath {
+            let entry = AppexBundle.normalized(entry)
+            folders.append(entry)
+            if AppexBundle.kind(ofPath: entry) == nil {
+                for name in AppexBundle.sortedEntries(of: entry) where name.hasSuffix(".app") {
+                    folders.append(entry + "/" + name)
+                    folders.append(entry + "/" + name + "/" + AppexBundle.File.extensions)
+                }
+            } else if AppexBundle.kind(ofPath: entry) == .hostApp {
+                folders.append(entry + "/" + AppexBundle.File.extensions)
+            }
+        }
+        return folders
+    }
+
+    private static func extensions(inApp app: String) -> [String] {
+        let folder = app + "/" + AppexBundle.File.extensions
+        return AppexBundle.sortedEntries(of: folder)
+            .filter { $0.hasSuffix(".appex") }
+            .map { folder + "/" + $0 }
+            .filter(AppexBundle.isDirectory)
+    }
+
+    /// Loads bundles, reusing cached loads of unchanged ones; work spreads over the cores.
+    func load(_ paths: [String]) -> [AppexBundle] {
+        let cached = cache.withLock { cache in paths.map { cache[$0] } }
+        let results = Mutex<[AppexBundle?]>(Array(repeating: nil, count: paths.count))
+        DispatchQueue.concurrentPerform(iterations: paths.count) { index in
+            let bundle: AppexBundle
+            if let previous = cached[index], previous.isUpToDate() {
+                bundle = previous
+            } else {
+                bundle = AppexBundle.load(at: paths[index], as: .appExtension)
+            }
+            results.withLock { $0[index] = bundle }
+        }
+        let loaded = results.withLock { $0.map { $0! } }
+        cache.withLock { cache in
+            var fresh: [String: AppexBundle] = [:]
+            for bundle in loaded { fresh[bundle.path] = bundle }
+            cache = fresh
+        }
+        return loaded
+    }
+
+    /// The directories to watch for any change to the snapshot: search places, every bundle
+    /// found, and the registry's folder.
+    func watchedDirectories() -> Set<String> {
+        var directories = Set(searchFolders())
+        cache.withLock { cache in
+            for bundle in cache.values { directories.formUnion(bundle.directories) }
+        }
+        directories.formUnion(hostBundle.withLock { $0.directories })
+        directories.insert(environment.registryDirectory)
+        return directories
+    }
+
+    // MARK: - Decisions
+
+    /// Enables or disables the extension `bundleIdentifier` for this host.
+    ///
+    /// Enabling approves the extension as signed by its current team; if another team signs it
+    /// later it is unapproved again. An invalid extension cannot be enabled.
+    ///
+    /// - Throws: ``AppexError`` `notFound` when no bundle with that identifier is found for
+    ///   this host; `refused` when enabling an invalid one (its problems listed).
+    public func setEnabled(_ enabled: Bool, bundleIdentifier: String) throws(AppexError) {
+        let snapshot = try snapshot()
+        guard let found = snapshot.extensions.first(where: { $0.bundleIdentifier == bundleIdentifier && !$0.problems.contains { $0.kind == .duplicateBundleIdentifier } }) else {
+            throw AppexError(.notFound, "no extension with bundle identifier \(bundleIdentifier) was found for host \(snapshot.hostBundleIdentifier) (searched \(searchDescription))")
+        }
+        if enabled && found.state == .invalid {
+            throw AppexError(.refused, "cannot enable \(bundleIdentifier): the bundle at \(found.path) is invalid", problems: found.problems)
+        }
+        try registry.record(ApprovalRegistry.Decision(isEnabled: enabled, team: enabled ? found.team : nil),
+                            host: snapshot.hostBundleIdentifier, bundle: bundleIdentifier)
+    }
+
+    /// The search places, in words.
+    public var searchDescription: String {
+        let own = hostPath + "/" + AppexBundle.File.extensions
+        if environment.extensionSearchPath.isEmpty { return "\(own); APPEX_EXTENSIONS_PATH is empty" }
+        return ([own] + environment.extensionSearchPath).joined(separator: ", ")
+    }
+}

@@ -1,0 +1,33 @@
+public import AppexCore
+import Foundation
+
+/// A private `APPEX_HOME`, an extension search folder and a signing team, all in a temporary
+/// directory: what a test of discovery, launching or sharing starts from.
+public final class AppexTestEnvironment: Sendable {
+    /// The temporary directory that holds everything.
+    public let root: TemporaryDirectory
+    /// The environment to hand to Appex APIs (`home` and one search folder).
+    public let environment: AppexEnvironment
+    /// A folder on the search path where tests install extensions from "elsewhere".
+    public let searchFolder: String
+    /// A team key, for signing fixtures.
+    public let team: SigningKey
+
+    /// Makes a new environment.
+    public init(prefix: String = "appex-test") throws {
+        root = try TemporaryDirectory(prefix: prefix)
+        searchFolder = root.appending("Installed")
+        try FileManager.default.createDirectory(atPath: searchFolder, withIntermediateDirectories: true)
+        environment = AppexEnvironment(home: root.appending("Home"), extensionSearchPath: [searchFolder])
+        team = SigningKey.generate()
+    }
+
+    /// The variables a child process needs to see this environment (`APPEX_HOME`,
+    /// `APPEX_EXTENSIONS_PATH`), merged over the current process's.
+    public var processVariables: [String: String] {
+        var variables = ProcessInfo.processInfo.environment
+        variables["APPEX_HOME"] = environment.home
+        variables["APPEX_EXTENSIONS_PATH"] = environment.extensionSearchPath.joined(separator: ":")
+        return variables
+    }
+}

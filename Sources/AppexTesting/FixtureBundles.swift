@@ -1,0 +1,85 @@
+public import AppexCore
+public import Foundation
+
+/// Writes host-app and extension bundles to disk in the layout `docs/DESIGN.md` gives, with
+/// real executables and, when asked, real seals.
+public enum FixtureBundles {
+    /// The fixture executable: a shell script that exits at once.
+    public static let executableContents = "#!/bin/sh\nexit 0\n"
+
+    /// The Info.plist of an extension with Apple's keys.
+    public static func extensionInfo(bundleIdentifier: String, extensionPoint: String, name: String, executable: String = "Extension") -> [String: PropertyListValue] {
+        [
+            BundleInfo.Key.bundleIdentifier: .string(bundleIdentifier),
+            BundleInfo.Key.executable: .string(executable),
+            BundleInfo.Key.name: .string(name),
+            BundleInfo.Key.version: .string("1"),
+            BundleInfo.Key.shortVersion: .string("1.0"),
+            "CFBundlePackageType": .string("XPC!"),
+            BundleInfo.Key.extensionAttributes: .dictionary([BundleInfo.Key.extensionPointIdentifier: .string(extensionPoint)]),
+        ]
+    }
+
+    /// Writes a host app bundle at `path` declaring `extensionPoints` (names), signed by
+    /// `key` when given.
+    @discardableResult
+    public static func makeHostApp(at path: String, bundleIdentifier: String, extensionPoints: [String], format: PropertyListFormat = .xml, signedBy key: SigningKey? = nil) throws -> String {
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: path + "/ExtensionPoints", withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: path + "/Extensions", withIntermediateDirectories: true)
+        let executable = "HostApp"
+        try write(format.encode([
+            BundleInfo.Key.bundleIdentifier: .string(bundleIdentifier),
+            BundleInfo.Key.executable: .string(executable),
+            BundleInfo.Key.name: .string("Host App"),
+            BundleInfo.Key.version: .string("1"),
+            "CFBundlePackageType": .string("APPL"),
+        ]), to: path + "/Info.plist")
+        try writeExecutable(at: path + "/" + executable)
+        for name in extensionPoints {
+            let declaration = ExtensionPointDeclaration(identifier: ExtensionPointIdentifier(host: bundleIdentifier, name: name))
+            try write(format.encode(declaration.propertyList), to: path + "/ExtensionPoints/\(name).appextensionpoint")
+        }
+        if let key { try AppexBundle.sign(at: path, with: key) }
+        return path
+    }
+
+    /// Writes an extension bundle `name.appex` inside `folder`, signed by `key` when given.
+    ///
+    /// - Parameters:
+    ///   - info: overrides and additions to the default Info.plist keys; a key mapped to
+    ///     `nil` in `removing` is left out.
+    @discardableResult
+    public static func makeExtension(
+        in folder: String, name: String, bundleIdentifier: String, extensionPoint: String,
+        format: PropertyListFormat = .xml, entitlements: Entitlements? = nil,
+        info overrides: [String: PropertyListValue] = [:], removing removedKeys: [String] = [],
+        signedBy key: SigningKey? = nil
+    ) throws -> String {
+        let path = folder + "/" + name + ".appex"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        var info = extensionInfo(bundleIdentifier: bundleIdentifier, extensionPoint: extensionPoint, name: name)
+        info.merge(overrides) { _, new in new }
+        for key in removedKeys { info[key] = nil }
+        try write(format.encode(info), to: path + "/Info.plist")
+        if let executable = info[BundleInfo.Key.executable]?.stringValue, !executable.isEmpty, !executable.contains("/"), !executable.contains("$") {
+            try writeExecutable(at: path + "/" + executable)
+        }
+        if let entitlements {
+            try write(format.encode(entitlements.propertyList), to: path + "/Entitlements.plist")
+        }
+        if let key { try AppexBundle.sign(at: path, with: key) }
+        return path
+    }
+
+    /// Writes `data` to `path`, replacing any file there.
+    public static func write(_ data: Data, to path: String) throws {
+        try data.write(to: URL(fileURLWithPath: path))
+    }
+
+    /// Writes the fixture executable (mode 0755).
+    public static func writeExecutable(at path: String) throws {
+        try write(Data(executableContents.utf8), to: path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+    }
+}
