@@ -54,6 +54,7 @@ let package = Package(
         .testTarget(
             name: "AppexTests",
             dependencies: ["AppexCore", "AppexHost", "AppexTesting", "AppexCLI"],
+            exclude: ["Fixtures"],
             swiftSettings: strictSwift
         ),
     ]

@@ -1,0 +1,109 @@
+import AppexCore
+import AppexHost
+import AppexTesting
+import Foundation
+import Testing
+
+/// The folder of fixture files committed with the tests.
+let fixturesFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures").path
+
+/// The `appex` executable built beside the test bundle.
+let appexExecutable: String = {
+    let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    var folder = URL(fileURLWithPath: me).deletingLastPathComponent()
+    // On macOS the test bundle is a directory: Foo.xctest/Contents/MacOS/Foo.
+    while folder.path != "/" && !FileManager.default.fileExists(atPath: folder.appendingPathComponent("appex").path) {
+        folder.deleteLastPathComponent()
+    }
+    return folder.appendingPathComponent("appex").path
+}()
+
+/// What a finished child process said.
+struct ProcessOutput {
+    var status: Int32
+    var standardOutput: String
+    var standardError: String
+}
+
+/// Runs `executable` with `arguments` and waits for it, killing it after `timeout` seconds so a
+/// hung child can never outlive the test.
+func run(_ executable: String, _ arguments: [String], environment: [String: String], timeout: Double = 30) throws -> ProcessOutput {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.environment = environment
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let watchdog = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    watchdog.cancel()
+    return ProcessOutput(status: process.terminationStatus,
+                         standardOutput: String(decoding: stdout, as: UTF8.self),
+                         standardError: String(decoding: stderr, as: UTF8.self))
+}
+
+/// Runs the `appex` CLI in `world`.
+func appex(_ arguments: String..., in world: AppexTestEnvironment) throws -> ProcessOutput {
+    try run(appexExecutable, arguments, environment: world.processVariables)
+}
+
+/// A host app with one point, `com.example.hostapp.HostAppFeature`, and a world to put it in.
+struct HostFixture {
+    static let hostIdentifier = "com.example.hostapp"
+    static let point = "com.example.hostapp.HostAppFeature"
+
+    let world: AppexTestEnvironment
+    let hostPath: String
+
+    init(points: [String] = ["HostAppFeature"]) throws {
+        world = try AppexTestEnvironment()
+        hostPath = world.root.appending("HostApp.app")
+        try FixtureBundles.makeHostApp(at: hostPath, bundleIdentifier: Self.hostIdentifier, extensionPoints: points, signedBy: world.team)
+    }
+
+    var hostExtensions: String { hostPath + "/Extensions" }
+
+    /// Adds an extension inside the host (`inHost`) or on the search path, signed by the world's team.
+    @discardableResult
+    func addExtension(_ name: String, id: String, inHost: Bool, point: String = HostFixture.point, format: PropertyListFormat = .xml,
+                      signedBy key: SigningKey? = nil, unsigned: Bool = false) throws -> String {
+        try FixtureBundles.makeExtension(in: inHost ? hostExtensions : world.searchFolder, name: name, bundleIdentifier: id,
+                                         extensionPoint: point, format: format, signedBy: unsigned ? nil : (key ?? world.team))
+    }
+
+    func discovery() throws -> ExtensionDiscovery {
+        try ExtensionDiscovery(hostBundleAt: hostPath, environment: world.environment)
+    }
+
+    func state(of id: String) throws -> DiscoveredExtension.State? {
+        try discovery().snapshot().extensions.first { $0.bundleIdentifier == id && !$0.problems.contains { $0.kind == .duplicateBundleIdentifier } }?.state
+    }
+}
+
+/// Waits until the monitor's updates show a snapshot that satisfies `condition`, or fails
+/// after `seconds`.
+func waitForUpdate(of monitor: AppExtensionPoint.Monitor, within seconds: Double = 10,
+                   where condition: @escaping @Sendable (AppExtensionPoint.Monitor.Snapshot) -> Bool,
+                   sourceLocation: SourceLocation = #_sourceLocation) async -> AppExtensionPoint.Monitor.Snapshot? {
+    let updates = monitor.updates
+    let result = await withTaskGroup(of: AppExtensionPoint.Monitor.Snapshot?.self) { group in
+        group.addTask {
+            for await snapshot in updates where condition(snapshot) { return snapshot }
+            return nil
+        }
+        group.addTask {
+            try? await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+    if result == nil { Issue.record("no monitor update satisfied the condition within \(seconds) s", sourceLocation: sourceLocation) }
+    return result
+}
