@@ -25,6 +25,14 @@ extension AppExtensionPoint {
             public var unapprovedCount: Int
             /// Found but invalid (bad signature, bad Info.plist, ...); never run.
             public var invalidCount: Int
+
+            /// Makes a state from its counts.
+            public init(enabledCount: Int, disabledCount: Int, unapprovedCount: Int, invalidCount: Int) {
+                self.enabledCount = enabledCount
+                self.disabledCount = disabledCount
+                self.unapprovedCount = unapprovedCount
+                self.invalidCount = invalidCount
+            }
         }
 
         /// What the monitor sees at one moment.
@@ -149,9 +157,7 @@ final class MonitorCore: Sendable {
     /// Starts the watcher thread and returns once the first scan is published.
     func start() async throws(AppexError) {
         let result: Result<Void, AppexError> = await withCheckedContinuation { continuation in
-            let thread = Thread { [self] in self.run(first: continuation) }
-            thread.name = "appex.monitor"
-            thread.start()
+            startDetachedThread(name: "appex.monitor") { [self] in self.run(first: continuation) }
         }
         try result.get()
     }

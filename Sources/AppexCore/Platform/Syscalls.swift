@@ -234,3 +234,41 @@ extension AppexBundle {
         ((try? Syscalls.directoryEntries(path)) ?? []).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 }
+
+// MARK: - Threads
+
+/// Runs `body` on a new detached POSIX thread (named `name` where the C library lets us).
+///
+/// Used for the few long-lived blocking loops (watchers) that must not occupy a thread of
+/// Swift's cooperative pool. A plain pthread, not Foundation's `Thread`.
+package func startDetachedThread(name: String, _ body: @escaping @Sendable () -> Void) {
+    final class Box: @unchecked Sendable {  // handed to exactly one thread, once
+        let body: @Sendable () -> Void
+        let name: String
+        init(_ body: @escaping @Sendable () -> Void, name: String) { self.body = body; self.name = name }
+    }
+    let box = Unmanaged.passRetained(Box(body, name: name)).toOpaque()
+    #if canImport(Darwin)
+    var thread: pthread_t?
+    #else
+    var thread = pthread_t()
+    #endif
+    let result = pthread_create(&thread, nil, { raw in
+        let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+        #if canImport(Darwin)
+        pthread_setname_np(String(box.name.prefix(15)))
+        #endif
+        box.body()
+        return nil
+    }, box)
+    if result != 0 {
+        // No thread: run nothing, but do not leak the box.
+        Unmanaged<Box>.fromOpaque(box).release()
+        return
+    }
+    #if canImport(Darwin)
+    if let thread { pthread_detach(thread) }
+    #else
+    pthread_detach(thread)
+    #endif
+}

@@ -1,0 +1,102 @@
+import AppexCore
+import AppexHost
+import AppexTesting
+import Foundation
+import Testing
+
+@Suite struct MonitorTests {
+    let fixture: HostFixture
+    let point = AppExtensionPoint(host: HostFixture.hostIdentifier, name: "HostAppFeature")
+
+    init() throws { fixture = try HostFixture(points: ["HostAppFeature", "Second"]) }
+
+    func makeMonitor() async throws -> AppExtensionPoint.Monitor {
+        try await AppExtensionPoint.Monitor(appExtensionPoint: point, hostBundleAt: fixture.hostPath, environment: fixture.world.environment)
+    }
+
+    @Test("a new monitor lists the enabled identities and counts the others")
+    func initialState() async throws {
+        try fixture.addExtension("Translate", id: "com.example.translate", inHost: true)
+        try fixture.addExtension("Summarize", id: "com.example.summarize", inHost: false)
+        try fixture.addExtension("Disabled", id: "com.example.disabled", inHost: true)
+        try fixture.addExtension("Broken", id: "com.example.broken", inHost: true, unsigned: true)
+        try fixture.addExtension("OtherPoint", id: "com.example.second", inHost: true, point: "com.example.hostapp.Second")
+        try fixture.discovery().setEnabled(false, bundleIdentifier: "com.example.disabled")
+        let monitor = try await makeMonitor()
+        #expect(monitor.identities.map(\.bundleIdentifier) == ["com.example.translate"])
+        #expect(monitor.state == .init(enabledCount: 1, disabledCount: 1, unapprovedCount: 1, invalidCount: 1))
+
+        try await monitor.addAppExtensionPoint(AppExtensionPoint(host: HostFixture.hostIdentifier, name: "Second"))
+        #expect(monitor.identities.map(\.bundleIdentifier) == ["com.example.second", "com.example.translate"])
+    }
+
+    @Test("creating a monitor for a point the host does not declare fails and says which points it does declare")
+    func undeclaredPoint() async throws {
+        let error = await #expect(throws: AppexError.self) {
+            _ = try await AppExtensionPoint.Monitor(appExtensionPoint: AppExtensionPoint(host: HostFixture.hostIdentifier, name: "Nope"),
+                                                    hostBundleAt: fixture.hostPath, environment: fixture.world.environment)
+        }
+        #expect(error?.code == .undeclaredExtensionPoint)
+        #expect(error?.message.contains("com.example.hostapp.HostAppFeature") == true)
+    }
+
+    @Test("installing, tampering with and removing an extension each reach the monitor")
+    func installAndRemove() async throws {
+        let monitor = try await makeMonitor()
+        #expect(monitor.identities.isEmpty)
+
+        // Install atomically: build elsewhere, rename into the host's Extensions/.
+        let staging = fixture.world.root.appending("Staging")
+        try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
+        let built = try FixtureBundles.makeExtension(in: staging, name: "Translate", bundleIdentifier: "com.example.translate",
+                                                     extensionPoint: HostFixture.point, signedBy: fixture.world.team)
+        let installed = fixture.hostExtensions + "/Translate.appex"
+        try FileManager.default.moveItem(atPath: built, toPath: installed)
+        _ = await waitForUpdate(of: monitor) { $0.identities.map(\.bundleIdentifier) == ["com.example.translate"] }
+
+        try FixtureBundles.write(Data("evil".utf8), to: installed + "/Extension")
+        _ = await waitForUpdate(of: monitor) { $0.identities.isEmpty && $0.state.invalidCount == 1 }
+
+        try FileManager.default.removeItem(atPath: installed)
+        _ = await waitForUpdate(of: monitor) { $0.extensions.isEmpty }
+    }
+
+    @Test("a bundle copied in file by file is seen once complete")
+    func nonAtomicInstall() async throws {
+        let monitor = try await makeMonitor()
+        let staging = fixture.world.root.appending("Staging")
+        try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
+        let built = try FixtureBundles.makeExtension(in: staging, name: "Slow", bundleIdentifier: "com.example.slow",
+                                                     extensionPoint: HostFixture.point, signedBy: fixture.world.team)
+        // cp -R writes the directory first, then each file.
+        let copy = try run("/bin/cp", ["-R", built, fixture.hostExtensions + "/Slow.appex"], environment: [:])
+        #expect(copy.status == 0)
+        _ = await waitForUpdate(of: monitor) { $0.identities.map(\.bundleIdentifier) == ["com.example.slow"] }
+    }
+
+    @Test("`appex enable` and `appex disable` run in another process reach a live monitor")
+    func cliInAnotherProcess() async throws {
+        try fixture.addExtension("Summarize", id: "com.example.summarize", inHost: false)
+        let monitor = try await makeMonitor()
+        #expect(monitor.state.unapprovedCount == 1)
+
+        let enable = try appex("enable", "--host", fixture.hostPath, "com.example.summarize", in: fixture.world)
+        #expect(enable.status == 0, "\(enable.standardError)")
+        _ = await waitForUpdate(of: monitor) { $0.identities.map(\.bundleIdentifier) == ["com.example.summarize"] }
+
+        let disable = try appex("disable", "--host", fixture.hostPath, "com.example.summarize", in: fixture.world)
+        #expect(disable.status == 0, "\(disable.standardError)")
+        _ = await waitForUpdate(of: monitor) { $0.identities.isEmpty && $0.state.disabledCount == 1 }
+    }
+
+    @Test("updates start with the current snapshot and end when the monitor is released")
+    func updatesLifecycle() async throws {
+        try fixture.addExtension("Translate", id: "com.example.translate", inHost: true)
+        var monitor: AppExtensionPoint.Monitor? = try await makeMonitor()
+        var iterator = monitor!.updates.makeAsyncIterator()
+        let first = await iterator.next()
+        #expect(first?.identities.map(\.bundleIdentifier) == ["com.example.translate"])
+        monitor = nil
+        #expect(await iterator.next() == nil)
+    }
+}
