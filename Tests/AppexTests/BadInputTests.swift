@@ -1,0 +1,131 @@
+import AppexCore
+@testable import AppexHost
+import AppexTesting
+import Foundation
+import Testing
+
+/// Truncated, bit-flipped and garbage plists, seals and declarations: never a crash, always a
+/// clear problem, never a change to the registry.
+@Suite struct BadInputTests {
+    /// SplitMix64: a seeded generator, so every run mutates the same way.
+    struct SeededGenerator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    enum Mutation: CaseIterable { case truncate, flip, insert, garbage }
+
+    static func mutate(_ bytes: [UInt8], _ mutation: Mutation, using rng: inout SeededGenerator) -> [UInt8] {
+        var bytes = bytes
+        switch mutation {
+        case .truncate:
+            bytes = Array(bytes.prefix(Int.random(in: 0..<max(bytes.count, 1), using: &rng)))
+        case .flip:
+            for _ in 0..<Int.random(in: 1...8, using: &rng) where !bytes.isEmpty {
+                bytes[Int.random(in: 0..<bytes.count, using: &rng)] ^= UInt8.random(in: 1...255, using: &rng)
+            }
+        case .insert:
+            let at = Int.random(in: 0...bytes.count, using: &rng)
+            bytes.insert(contentsOf: (0..<Int.random(in: 1...32, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }, at: at)
+        case .garbage:
+            bytes = (0..<Int.random(in: 0...512, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        }
+        return bytes
+    }
+
+    @Test("mutated Info.plists, XML and binary, never crash the reader", arguments: PropertyListFormat.allCases)
+    func infoPlistMutations(_ format: PropertyListFormat) throws {
+        let original = try Array(format.encode(FixtureBundles.extensionInfo(bundleIdentifier: "com.example.fuzz", extensionPoint: "com.example.hostapp.HostAppFeature", name: "Fuzz")))
+        var rng = SeededGenerator(state: format == .xml ? 1 : 2)
+        var malformed = 0
+        for round in 0..<400 {
+            let mutation = Mutation.allCases[round % Mutation.allCases.count]
+            let bytes = Self.mutate(original, mutation, using: &rng)
+            let info = BundleInfo(data: bytes, file: "/fuzz/Info.plist", role: .appExtension)
+            #expect(info.problems.allSatisfy { $0.file == "/fuzz/Info.plist" && !$0.message.isEmpty })
+            if info.problems.contains(where: { $0.kind == .malformedPropertyList }) { malformed += 1 }
+            if mutation == .truncate && bytes.count < original.count / 2 {
+                #expect(!info.problems.isEmpty, "a plist cut to \(bytes.count) of \(original.count) bytes read as valid")
+            }
+        }
+        #expect(malformed > 100)
+    }
+
+    @Test("a mutated seal never verifies as another team, and a truncated one never verifies at all")
+    func sealMutations() throws {
+        let directory = try TemporaryDirectory()
+        let team = SigningKey.generate()
+        let path = try FixtureBundles.makeExtension(in: directory.path, name: "Fuzz", bundleIdentifier: "com.example.fuzz",
+                                                    extensionPoint: "com.example.hostapp.HostAppFeature", signedBy: team)
+        let sealPath = path + "/_CodeSignature/CodeResources"
+        let original = try Array(Data(contentsOf: URL(fileURLWithPath: sealPath)))
+        var rng = SeededGenerator(state: 3)
+        for round in 0..<300 {
+            let mutation = Mutation.allCases[round % Mutation.allCases.count]
+            let bytes = Self.mutate(original, mutation, using: &rng)
+            try FixtureBundles.write(Data(bytes), to: sealPath)
+            let bundle = AppexBundle.load(at: path)
+            if bundle.isValid {
+                // Only a change that leaves the same signed content (say, whitespace) may pass.
+                #expect(bundle.team == team.teamIdentifier)
+                #expect(mutation != .truncate && mutation != .garbage)
+            } else {
+                #expect(bundle.problems.allSatisfy { [.badSignature, .fileAdded, .fileModified, .fileRemoved].contains($0.kind) })
+                #expect(bundle.problems.allSatisfy { $0.file.hasPrefix(path) })
+            }
+        }
+    }
+
+    @Test("garbage everywhere in a host and its extensions: invalid with reasons, registry untouched")
+    func garbageBundlesLeaveRegistryAlone() throws {
+        let fixture = try HostFixture()
+        try fixture.addExtension("Good", id: "com.example.good", inHost: false)
+        let bad = try fixture.addExtension("Bad", id: "com.example.bad", inHost: false)
+        let discovery = try fixture.discovery()
+        try discovery.setEnabled(true, bundleIdentifier: "com.example.good")
+        let before = try discovery.registry.decisions(host: HostFixture.hostIdentifier)
+
+        var rng = SeededGenerator(state: 4)
+        let infoOriginal = try Array(Data(contentsOf: URL(fileURLWithPath: bad + "/Info.plist")))
+        for round in 0..<40 {
+            let bytes = Self.mutate(infoOriginal, Mutation.allCases[round % 4], using: &rng)
+            try FixtureBundles.write(Data(bytes), to: bad + "/Info.plist")
+            try FixtureBundles.write(Data(Self.mutate(Array("<plist>".utf8), .garbage, using: &rng)), to: bad + "/Entitlements.plist")
+            let snapshot = try discovery.snapshot()
+            let found = snapshot.extensions.filter { $0.path == bad }
+            #expect(found.allSatisfy { $0.state == .invalid && !$0.problems.isEmpty })
+            #expect(throws: AppexError.self) { try discovery.setEnabled(true, bundleIdentifier: "com.example.bad") }
+            #expect(snapshot.extensions.first { $0.bundleIdentifier == "com.example.good" }?.state == .enabled)
+        }
+        #expect(try discovery.registry.decisions(host: HostFixture.hostIdentifier) == before)
+
+        // A garbage extension point file makes the host invalid, naming the file.
+        let pointFile = fixture.hostPath + "/ExtensionPoints/HostAppFeature.appextensionpoint"
+        try FixtureBundles.write(Data([0x62, 0x70, 0x6c, 0x69, 0x73, 0x74, 0x30, 0x30, 0xff]), to: pointFile)
+        let error = try #require(throws: AppexError.self) { try fixture.discovery() }
+        #expect(error.problems.contains { $0.kind == .malformedPropertyList && $0.file == pointFile })
+
+        // And the CLI says so with exit code 1, not a crash.
+        let output = try appex("validate", bad, in: fixture.world)
+        #expect(output.status == 1)
+        #expect(output.standardOutput.contains(bad))
+    }
+
+    @Test("a bundle path that is a file, or missing, is a problem, not a crash")
+    func notABundle() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.appending("file.appex")
+        try FixtureBundles.write(Data("x".utf8), to: file)
+        for path in [file, directory.appending("missing.appex")] {
+            let bundle = AppexBundle.load(at: path)
+            #expect(bundle.problems.map(\.kind) == [.unreadableFile])
+            #expect(bundle.problems.first?.file == path)
+        }
+    }
+}
