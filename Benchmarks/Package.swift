@@ -1,0 +1,33 @@
+// swift-tools-version: 6.1
+// Appex's benchmarks: a sibling package, so the main package's build and tests never pay for
+// the harness. Run them with `Scripts/bench.sh` from the repository root.
+import PackageDescription
+import class Foundation.ProcessInfo
+import struct Foundation.URL
+
+// A path dependency's identity is its folder's name, which depends on where the repository
+// was cloned: read it instead of assuming it.
+let appexFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
+
+let package = Package(
+    name: "AppexBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "DiscoveryBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "AppexCore", package: appexFolder),
+                .product(name: "AppexHost", package: appexFolder),
+                .product(name: "AppexTesting", package: appexFolder),
+            ],
+            path: "Benchmarks/DiscoveryBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ]
+)
