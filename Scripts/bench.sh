@@ -27,34 +27,41 @@ for name in "${!baseline_of[@]}"; do
 done
 
 swift package --package-path Benchmarks --allow-writing-to-directory "$out" \
-  benchmark --filter "($bench_filter)(\\.baseline)?" --format jmh --path "$out" --no-progress
+  benchmark --filter "($bench_filter)(\\.baseline)?" --format histogramPercentiles --path "$out" --no-progress
 
 python3 - "$out" "$filter" <<'PY'
-import json, glob, re, sys
+import glob, os, re, sys
 out, pattern = sys.argv[1], sys.argv[2]
-p50 = {}
-for path in glob.glob(out + "/*.jmh"):
-    for element in json.load(open(path)):
-        name = element["benchmark"].split(".", 1)[1] if element["benchmark"].startswith("DiscoveryBenchmarks.") else element["benchmark"]
-        metric = element["primaryMetric"]
-        p50[name] = (metric["scorePercentiles"]["50.0"], metric["scoreUnit"])
+to_ns = {"ns": 1, "us": 1e3, "μs": 1e3, "ms": 1e6, "s": 1e9}
+p50 = {}  # benchmark name -> p50 in ns
+for path in glob.glob(out + "/*.wallClock.histogram.percentiles.tsv"):
+    # <baseline>.<target>.<benchmark name>.wallClock.histogram.percentiles.tsv
+    name = os.path.basename(path).split(".", 2)[2].rsplit(".wallClock.histogram.percentiles.tsv", 1)[0]
+    lines = open(path).read().splitlines()
+    found = re.search(r"\(([^()]*)\)[\s*]*$", lines[0])
+    if found is None:
+        sys.exit(f"bench.sh: no unit in the header {lines[0]!r} of {path}")
+    unit = found.group(1)
+    scale = to_ns.get(unit.strip().replace("μ", "u").rstrip("*").strip(), None)
+    if scale is None:
+        sys.exit(f"bench.sh: unknown unit {unit!r} in {path}")
+    rows = dict(line.split("\t") for line in lines[1:])
+    p50[name] = float(rows["50"]) * scale
 explicit = {
     "discovery.snapshot.1000.cold": "discovery.snapshot.1000.baseline",
     "discovery.snapshot.1000.warm": "discovery.snapshot.1000.baseline",
 }
-to_ns = {"ns": 1, "us": 1e3, "μs": 1e3, "ms": 1e6, "s": 1e9}
-def show(value, unit):
-    ns = value * to_ns.get(unit, 1)
-    for u, f in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
-        if ns >= f: return f"{ns / f:.3g}{u}"
+def show(ns):
+    for unit, factor in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if ns >= factor: return f"{ns / factor:.3g}{unit}"
     return f"{ns:.3g}ns"
+if not p50:
+    sys.exit("bench.sh: the benchmark run exported no wall-clock percentiles")
 for name in sorted(p50):
     if name.endswith(".baseline") or not re.search(pattern, name): continue
     base = explicit.get(name, name + ".baseline")
     if base not in p50:
-        print(f"figure: {name} ours={show(*p50[name])} baseline=missing ratio=n/a")
+        print(f"figure: {name} ours={show(p50[name])} baseline=missing ratio=n/a")
         continue
-    ours, base_value = p50[name], p50[base]
-    ratio = (ours[0] * to_ns.get(ours[1], 1)) / (base_value[0] * to_ns.get(base_value[1], 1))
-    print(f"figure: {name} ours={show(*ours)} baseline={show(*base_value)} ratio={ratio:.2f}")
+    print(f"figure: {name} ours={show(p50[name])} baseline={show(p50[base])} ratio={p50[name] / p50[base]:.2f}")
 PY

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 
 /// A host app (`.app`) or app extension (`.appex`) bundle as found on disk, fully validated.
 ///
@@ -36,7 +37,7 @@ public struct AppexBundle: Sendable {
 
     /// A digest of every file's identity and timestamps: equal fingerprints mean the bundle
     /// has not changed on disk, so a cached load can be reused.
-    let fingerprint: BundleFingerprint
+    package let observation: BundleObservation
 
     /// The bundle's directories (absolute; the root first): what a watcher must watch to see
     /// any file of the bundle change.
@@ -80,8 +81,7 @@ public struct AppexBundle: Sendable {
     /// Cheaply tells whether the bundle on disk still matches this load (same files, same
     /// inodes, sizes and timestamps); `false` means it must be loaded again.
     public func isUpToDate() -> Bool {
-        guard let walk = try? BundleWalk(root: path) else { return false }
-        return walk.fingerprint == fingerprint
+        observation.isCurrent()
     }
 
     package static func normalized(_ path: String) -> String {
@@ -138,14 +138,10 @@ extension AppexBundle {
         do { signature = try key.signature(for: message) } catch {
             throw AppexError(.invalidKey, "signing \(root) failed: \(error)")
         }
-        let seal = CodeSeal(teamIdentifier: team, publicKey: key.publicKey, entries: entries, signature: Array(signature))
-        let data: Data
-        do { data = try PropertyListFormat.xml.encode(seal.propertyList) } catch {
-            throw AppexError(.fileSystem, "cannot encode the seal of \(root): \(error)")
-        }
+        let sealBytes = CodeSeal.encode(message: message, signature: Array(signature))
         do {
             try Syscalls.makeDirectories(root + "/_CodeSignature", mode: 0o755)
-            try Syscalls.writeFileAtomically(root + "/" + File.seal, bytes: Array(data), mode: 0o644)
+            try Syscalls.writeFileAtomically(root + "/" + File.seal, bytes: sealBytes, mode: 0o644)
         } catch {
             throw .fileSystem("write the seal of", root, error)
         }
@@ -161,9 +157,32 @@ extension AppexBundle {
 
 // MARK: - Walking a bundle
 
-/// A stable digest of a bundle's file tree (paths, kinds, inodes, sizes, timestamps).
-struct BundleFingerprint: Hashable, Sendable {
-    var value: [UInt8]
+/// What a load saw of a bundle's files: every file and directory with its `lstat` (inode,
+/// size, mode, timestamps), taken before anything was read.
+///
+/// The bundle is unchanged while each of those still stats the same: a modified, replaced or
+/// re-moded file changes its own status, and a file added, removed or renamed changes its
+/// directory's modification time (the approach of git's index).
+package struct BundleObservation: Sendable {
+    var entries: [(path: String, status: FileStatus)]
+    /// Distinct for every load in this process: equal identifiers mean the same load.
+    package let loadIdentifier: UInt64
+
+    private static let counter = Atomic<UInt64>(0)
+
+    init(entries: [(path: String, status: FileStatus)]) {
+        self.entries = entries
+        self.loadIdentifier = Self.counter.add(1, ordering: .relaxed).newValue
+    }
+
+    /// Whether every observed entry still stats the same (one `lstat` each).
+    func isCurrent() -> Bool {
+        guard !entries.isEmpty else { return false }
+        for entry in entries {
+            guard let now = try? Syscalls.lstat(entry.path), now == entry.status else { return false }
+        }
+        return true
+    }
 }
 
 /// Every entry of a bundle's tree, except its seal and the bundles nested in `Extensions/`.
@@ -175,31 +194,35 @@ struct BundleWalk {
 
     let root: String
     private(set) var entries: [Entry] = []
-    private(set) var fingerprint = BundleFingerprint(value: [])
+    /// The root's status (followed, as given) and the seal's, if there is one.
+    private var rootStatus: FileStatus
+    private var sealStatus: FileStatus?
 
     init(root: String) throws(Errno) {
         self.root = root
-        let rootStatus = try Syscalls.stat(root)
+        rootStatus = try Syscalls.lstat(root)
+        if rootStatus.kind == .symbolicLink { rootStatus = try Syscalls.stat(root) }
         guard rootStatus.kind == .directory else { throw Errno(rawValue: 20) } // ENOTDIR
         try visit(relative: "")
         entries.sort { $0.relativePath.utf8.lexicographicallyPrecedes($1.relativePath.utf8) }
-        var hasher = SHA256()
-        for entry in entries {
-            var record = entry.relativePath
-            let s = entry.status
-            record += "|\(s.kind)|\(s.size)|\(s.inode)|\(s.device)|\(s.modificationNanoseconds)|\(s.changeNanoseconds)|\(s.isExecutable)\n"
-            hasher.update(data: Array(record.utf8))
-        }
-        fingerprint = BundleFingerprint(value: Array(hasher.finalize()))
+    }
+
+    /// Everything this walk stat'ed, for telling later whether the bundle changed.
+    var observation: BundleObservation {
+        var observed = [(path: root, status: rootStatus)]
+        observed += entries.map { (path: root + "/" + $0.relativePath, status: $0.status) }
+        if let sealStatus { observed.append((path: root + "/" + AppexBundle.File.seal, status: sealStatus)) }
+        return BundleObservation(entries: observed)
     }
 
     private mutating func visit(relative: String) throws(Errno) {
         let directory = relative.isEmpty ? root : root + "/" + relative
-        for name in try Syscalls.directoryEntries(directory) {
+        for (name, status) in try Syscalls.directoryEntriesWithStatus(directory) {
             let child = relative.isEmpty ? name : relative + "/" + name
-            if child == AppexBundle.File.seal { continue }
-            let status: FileStatus
-            do { status = try Syscalls.lstat(root + "/" + child) } catch { continue } // vanished meanwhile
+            if child == AppexBundle.File.seal {
+                sealStatus = status
+                continue
+            }
             if status.kind == .directory {
                 // Nested extensions carry their own seals.
                 if relative == AppexBundle.File.extensions && name.hasSuffix(".appex") { continue }
@@ -233,7 +256,7 @@ private struct BundleLoader {
             let problem = BundleProblem(.unreadableFile, file: root, message: "cannot read the bundle directory: \(error)")
             return AppexBundle(path: root, kind: kind, info: BundleInfo(data: [], file: infoPath, role: .hostApp).replacingProblems([problem]),
                                entitlements: .none, team: nil, extensionPoints: [], problems: [problem], fileCount: 0,
-                               fingerprint: BundleFingerprint(value: []), directories: [root])
+                               observation: BundleObservation(entries: []), directories: [root])
         }
         let statuses = Dictionary(walk.entries.map { ($0.relativePath, $0.status) }, uniquingKeysWith: { a, _ in a })
 
@@ -323,7 +346,7 @@ private struct BundleLoader {
 
         return AppexBundle(path: root, kind: kind, info: info, entitlements: entitlements, team: team,
                            extensionPoints: declarations, problems: problems, fileCount: walk.entries.count { $0.status.kind != .directory },
-                           fingerprint: walk.fingerprint,
+                           observation: walk.observation,
                            directories: [root] + walk.entries.filter { $0.status.kind == .directory }.map { root + "/" + $0.relativePath })
     }
 
@@ -400,8 +423,8 @@ extension AppexBundle {
     public func bindingProblems(against host: AppexBundle) -> [BundleProblem] {
         guard kind == .appExtension, let point = info.extensionPointIdentifier,
               BuildSettings.unexpandedNames(in: point).isEmpty else { return [] }
+        if let identifier = info.extensionPoint, host.extensionPoints.contains(where: { $0.identifier == identifier }) { return [] }
         let declared = host.extensionPoints.map(\.identifier)
-        if let identifier = ExtensionPointIdentifier(point), declared.contains(identifier) { return [] }
         let list = declared.sorted().map(\.description).joined(separator: ", ")
         return [BundleProblem(
             .undeclaredExtensionPoint, file: path + "/" + File.info,

@@ -20,6 +20,8 @@ public struct BundleInfo: Sendable, Hashable {
     /// The extension point, from `EXAppExtensionAttributes.EXExtensionPointIdentifier` or the
     /// legacy `NSExtension.NSExtensionPointIdentifier`, exactly as written.
     public var extensionPointIdentifier: String?
+    /// ``extensionPointIdentifier`` parsed (`host.name`); `nil` when absent or not of that form.
+    public var extensionPoint: ExtensionPointIdentifier?
     /// Every key of the file, as read.
     public var values: [String: PropertyListValue]
     /// Everything wrong with the file; empty when it is valid.
@@ -61,7 +63,7 @@ public struct BundleInfo: Sendable, Hashable {
         self.problems = []
         let dictionary: [String: PropertyListValue]
         do {
-            dictionary = try PropertyListValue.readDictionary(from: Data(data))
+            dictionary = try PropertyListValue.readDictionary(from: data)
         } catch {
             problems.append(BundleProblem(.malformedPropertyList, file: file, message: error.reason))
             return
@@ -86,6 +88,7 @@ public struct BundleInfo: Sendable, Hashable {
                 message: "\(Key.executable) \"\(executable)\" must be a file name inside the bundle"))
         }
         extensionPointIdentifier = reader.extensionPoint(required: role == .appExtension)
+        extensionPoint = extensionPointIdentifier.flatMap(ExtensionPointIdentifier.init)
         problems = reader.problems + BuildSettings.problems(in: dictionary, file: file)
     }
 

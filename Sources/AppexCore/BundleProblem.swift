@@ -92,6 +92,16 @@ enum BuildSettings {
 
     /// One problem per unexpanded build setting anywhere in `dictionary`, named by key path.
     static func problems(in dictionary: [String: PropertyListValue], file: String) -> [BundleProblem] {
+        // Most files have no `$` at all: find that out without building key paths.
+        func mayHaveSettings(_ value: PropertyListValue) -> Bool {
+            switch value {
+            case .string(let string): string.utf8.contains(UInt8(ascii: "$"))
+            case .array(let items): items.contains(where: mayHaveSettings)
+            case .dictionary(let entries): entries.values.contains(where: mayHaveSettings)
+            default: false
+            }
+        }
+        guard dictionary.values.contains(where: mayHaveSettings) else { return [] }
         var problems: [BundleProblem] = []
         func visit(_ value: PropertyListValue, path: String) {
             switch value {

@@ -29,8 +29,8 @@ public struct SigningKey: Sendable {
     /// The raw 32-byte private key; the Crypto key type is made from it on use.
     private let rawKey: [UInt8]
     var privateKey: Curve25519.Signing.PrivateKey {
-        // `rawKey` was produced by, or validated as, an Ed25519 private key.
-        // swiftlint:disable:next force_try
+        // `rawKey` was produced by, or validated as, an Ed25519 private key (32 bytes), for
+        // which this initializer cannot fail.
         try! Curve25519.Signing.PrivateKey(rawRepresentation: rawKey)
     }
 
@@ -82,7 +82,19 @@ public struct SigningKey: Sendable {
 // MARK: - The seal
 
 /// The seal of a bundle, stored in `_CodeSignature/CodeResources`: the team's public key, a
-/// SHA-256 of every file, and an Ed25519 signature over both.
+/// SHA-256 of every file, and an Ed25519 signature over all of it.
+///
+/// The file is UTF-8 text, one record a line, so it reads and diffs plainly:
+///
+///     appex-seal-1
+///     team HLV3MSPTSB
+///     key <64 hex digits: the Ed25519 public key>
+///     file <64 hex digits: SHA-256> <x or -: executable> <path>
+///     link <hex of the link's target> <path>
+///     signature <128 hex digits>
+///
+/// Entries are sorted by the UTF-8 bytes of their paths. The signature covers every byte before
+/// the `signature` line, exactly as stored, so nothing that is not signed is ever read.
 struct CodeSeal: Sendable {
     enum Entry: Hashable, Sendable {
         case file(sha256: [UInt8], executable: Bool)
@@ -90,95 +102,133 @@ struct CodeSeal: Sendable {
     }
 
     static let format = "appex-seal-1"
-    static let relativePath = "_CodeSignature/CodeResources"
 
     var teamIdentifier: TeamIdentifier
     var publicKey: [UInt8]
     var entries: [String: Entry]
+    /// The signed bytes, as stored.
+    var message: [UInt8]
     var signature: [UInt8]
 
-    /// The bytes the signature covers: the format, the team, the key and every entry, sorted.
+    /// The signed part of a seal: header and sorted entries.
     static func signedMessage(team: TeamIdentifier, publicKey: [UInt8], entries: [String: Entry]) -> [UInt8] {
-        var text = "\(format)\nteam:\(team.rawValue)\nkey:\(hex(publicKey))\n"
+        var out: [UInt8] = []
+        out.reserveCapacity(128 + entries.count * 96)
+        out += Array("\(format)\nteam \(team.rawValue)\nkey ".utf8)
+        appendHex(publicKey, to: &out)
+        out.append(0x0a)
         for path in entries.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
             switch entries[path]! {
             case .file(let digest, let executable):
-                text += "file:\(hex(digest)):\(executable ? "x" : "-"):\(path)\n"
+                out += Array("file ".utf8)
+                appendHex(digest, to: &out)
+                out += executable ? Array(" x ".utf8) : Array(" - ".utf8)
             case .symbolicLink(let target):
-                text += "link:\(hex(Array(SHA256.hash(data: Array(target.utf8))))):\(path)\n"
+                out += Array("link ".utf8)
+                appendHex(Array(target.utf8), to: &out)
+                out.append(0x20)
             }
+            out += Array(path.utf8)
+            out.append(0x0a)
         }
-        return Array(text.utf8)
+        return out
     }
 
-    var propertyList: [String: PropertyListValue] {
-        var files: [String: PropertyListValue] = [:]
-        for (path, entry) in entries {
-            switch entry {
-            case .file(let digest, let executable):
-                files[path] = .dictionary(["sha256": .data(Data(digest)), "executable": .boolean(executable)])
-            case .symbolicLink(let target):
-                files[path] = .dictionary(["symlink": .string(target)])
-            }
-        }
-        return [
-            "format": .string(Self.format),
-            "teamIdentifier": .string(teamIdentifier.rawValue),
-            "publicKey": .data(Data(publicKey)),
-            "files": .dictionary(files),
-            "signature": .data(Data(signature)),
-        ]
+    /// The whole file: the signed message and its signature line.
+    static func encode(message: [UInt8], signature: [UInt8]) -> [UInt8] {
+        var out = message
+        out += Array("signature ".utf8)
+        appendHex(signature, to: &out)
+        out.append(0x0a)
+        return out
     }
 
-    /// Parses a seal; the error says what is malformed.
+    /// Parses a seal; the error says what is malformed. Does not check the signature.
     init(bytes: [UInt8]) throws(PropertyListReadError) {
-        let dictionary = try PropertyListValue.readDictionary(from: Data(bytes))
-        guard dictionary["format"]?.stringValue == Self.format else {
-            throw PropertyListReadError(reason: "format is not \(Self.format)")
-        }
-        guard let team = dictionary["teamIdentifier"]?.stringValue else { throw PropertyListReadError(reason: "teamIdentifier is missing") }
-        guard case .data(let key)? = dictionary["publicKey"], key.count == 32 else { throw PropertyListReadError(reason: "publicKey is not 32 bytes of data") }
-        guard case .data(let signature)? = dictionary["signature"], signature.count == 64 else { throw PropertyListReadError(reason: "signature is not 64 bytes of data") }
-        guard let files = dictionary["files"]?.dictionaryValue else { throw PropertyListReadError(reason: "files is not a dictionary") }
+        func fail(_ reason: String) -> PropertyListReadError { PropertyListReadError(reason: reason) }
+        var lines = bytes.split(separator: 0x0a, omittingEmptySubsequences: false)
+        guard lines.last?.isEmpty == true else { throw fail("the last line is not terminated") }
+        lines.removeLast()
+        guard lines.count >= 4 else { throw fail("too short: expected a format, team, key and signature line") }
+        guard lines[0].elementsEqual(Self.format.utf8) else { throw fail("the first line is not \(Self.format)") }
+        let signatureLine = lines[lines.count - 1]
+        guard signatureLine.starts(with: "signature ".utf8),
+              let signature = Self.unhex(signatureLine.dropFirst(10)), signature.count == 64
+        else { throw fail("the last line is not `signature` and 128 hex digits") }
+        guard lines[1].starts(with: "team ".utf8), lines[1].count == 15 else { throw fail("the second line is not `team` and a team ID") }
+        guard lines[2].starts(with: "key ".utf8), let key = Self.unhex(lines[2].dropFirst(4)), key.count == 32
+        else { throw fail("the third line is not `key` and 64 hex digits") }
         var entries: [String: Entry] = [:]
-        for (path, value) in files {
-            guard let fields = value.dictionaryValue else { throw PropertyListReadError(reason: "files.\(path) is not a dictionary") }
-            if case .data(let digest)? = fields["sha256"], digest.count == 32, let executable = fields["executable"]?.boolValue {
-                entries[path] = .file(sha256: Array(digest), executable: executable)
-            } else if let target = fields["symlink"]?.stringValue {
-                entries[path] = .symbolicLink(target: target)
+        entries.reserveCapacity(lines.count - 4)
+        var previous: String?
+        for (offset, line) in lines[3..<(lines.count - 1)].enumerated() {
+            let number = offset + 4
+            let path: String
+            let entry: Entry
+            if line.starts(with: "file ".utf8), line.count > 5 + 64 + 3 {
+                let body = line.dropFirst(5)
+                guard let digest = Self.unhex(body.prefix(64)), body.dropFirst(64).first == 0x20,
+                      let flag = body.dropFirst(65).first, flag == UInt8(ascii: "x") || flag == UInt8(ascii: "-"),
+                      body.dropFirst(66).first == 0x20
+                else { throw fail("line \(number) is not `file`, a SHA-256, x or -, and a path") }
+                path = String(decoding: body.dropFirst(67), as: UTF8.self)
+                entry = .file(sha256: digest, executable: flag == UInt8(ascii: "x"))
+            } else if line.starts(with: "link ".utf8), let space = line.dropFirst(5).firstIndex(of: 0x20),
+                      let target = Self.unhex(line[(line.startIndex + 5)..<space]) {
+                path = String(decoding: line[(space + 1)...], as: UTF8.self)
+                entry = .symbolicLink(target: String(decoding: target, as: UTF8.self))
             } else {
-                throw PropertyListReadError(reason: "files.\(path) has neither sha256+executable nor symlink")
+                throw fail("line \(number) is neither a `file` nor a `link` record")
             }
+            if path.isEmpty { throw fail("line \(number) names no path") }
+            if let previous, !previous.utf8.lexicographicallyPrecedes(path.utf8) {
+                throw fail("line \(number): paths are not sorted or repeat (\(path))")
+            }
+            previous = path
+            entries[path] = entry
         }
-        self.teamIdentifier = TeamIdentifier(rawValue: team)
-        self.publicKey = Array(key)
+        self.teamIdentifier = TeamIdentifier(rawValue: String(decoding: lines[1].dropFirst(5), as: UTF8.self))
+        self.publicKey = key
         self.entries = entries
-        self.signature = Array(signature)
-    }
-
-    init(teamIdentifier: TeamIdentifier, publicKey: [UInt8], entries: [String: Entry], signature: [UInt8]) {
-        self.teamIdentifier = teamIdentifier
-        self.publicKey = publicKey
-        self.entries = entries
+        self.message = Array(bytes[..<signatureLine.startIndex])
         self.signature = signature
     }
 
-    /// Whether the signature is the key's over these entries, and the team is the key's.
+    /// Whether the signature is the key's over the stored message, and the team is the key's.
     var isAuthentic: Bool {
         guard TeamIdentifier(publicKey: publicKey) == teamIdentifier,
               let key = try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey) else { return false }
-        let message = Self.signedMessage(team: teamIdentifier, publicKey: publicKey, entries: entries)
         return key.isValidSignature(signature, for: message)
+    }
+
+    private static func unhex(_ digits: some Collection<UInt8>) -> [UInt8]? {
+        guard digits.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(digits.count / 2)
+        var high: UInt8?
+        for digit in digits {
+            let value: UInt8
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = digit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = digit - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+            if let h = high {
+                out.append(h << 4 | value)
+                high = nil
+            } else {
+                high = value
+            }
+        }
+        return out
     }
 }
 
-func hex(_ bytes: some Sequence<UInt8>) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var out: [UInt8] = []
+private let hexDigits = Array("0123456789abcdef".utf8)
+
+func appendHex(_ bytes: some Sequence<UInt8>, to out: inout [UInt8]) {
     for byte in bytes {
-        out.append(digits[Int(byte >> 4)])
-        out.append(digits[Int(byte & 0x0f)])
+        out.append(hexDigits[Int(byte >> 4)])
+        out.append(hexDigits[Int(byte & 0x0f)])
     }
-    return String(decoding: out, as: UTF8.self)
 }

@@ -33,7 +33,7 @@ public struct Entitlements: Sendable, Hashable {
         self = .none
         let dictionary: [String: PropertyListValue]
         do {
-            dictionary = try PropertyListValue.readDictionary(from: Data(data))
+            dictionary = try PropertyListValue.readDictionary(from: data)
         } catch {
             problems = [BundleProblem(.malformedPropertyList, file: file, message: error.reason)]
             return

@@ -48,7 +48,7 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
     static func read(data: [UInt8], file: String, hostBundleIdentifier: String?) -> Result<ExtensionPointDeclaration, ProblemList> {
         let dictionary: [String: PropertyListValue]
         do {
-            dictionary = try PropertyListValue.readDictionary(from: Data(data))
+            dictionary = try PropertyListValue.readDictionary(from: data)
         } catch {
             return .failure(ProblemList([BundleProblem(.malformedPropertyList, file: file, message: error.reason)]))
         }

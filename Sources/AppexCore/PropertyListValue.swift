@@ -52,11 +52,16 @@ extension PropertyListValue {
     ///
     /// - Returns: the top-level dictionary.
     /// - Throws: a message that says why the bytes are not a property list dictionary.
-    static func readDictionary(from data: Data) throws(PropertyListReadError) -> [String: PropertyListValue] {
-        if data.isEmpty { throw PropertyListReadError(reason: "the file is empty") }
+    static func readDictionary(from bytes: [UInt8]) throws(PropertyListReadError) -> [String: PropertyListValue] {
+        if bytes.isEmpty { throw PropertyListReadError(reason: "the file is empty") }
+        // Built bundles' plists are binary: read those without Foundation when we can. What the
+        // fast reader refuses, Foundation's reader decides.
+        if BinaryPropertyList.isBinary(bytes), case .dictionary(let dictionary)? = try? BinaryPropertyList.parse(bytes) {
+            return dictionary
+        }
         let object: Any
         do {
-            object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
         } catch {
             throw PropertyListReadError(reason: "not a property list (\(Self.shortReason(error)))")
         }

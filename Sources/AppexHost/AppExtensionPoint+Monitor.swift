@@ -250,7 +250,7 @@ final class MonitorCore: Sendable {
                     unapprovedCount: extensions.count { $0.state == .unapproved },
                     invalidCount: extensions.count { $0.state == .invalid }),
                 extensions: extensions)
-            guard snapshot != state.latest || state.full == nil else { return (nil, []) }
+            guard snapshot != state.latest else { return (nil, []) }
             state.latest = snapshot
             return (snapshot, Array(state.subscribers.values))
         }

@@ -19,6 +19,15 @@ public final class ExtensionDiscovery: Sendable {
 
     let registry: ApprovalRegistry
     private let cache = Mutex<[String: AppexBundle]>([:])
+    private let memo = Mutex<Memo?>(nil)
+
+    /// What the last snapshot was made from: when all of it is unchanged, so is the snapshot.
+    private struct Memo {
+        var host: UInt64
+        var candidates: [Candidate]
+        var decisions: [String: ApprovalRegistry.Decision]
+        var snapshot: DiscoverySnapshot
+    }
     private let hostBundle: Mutex<AppexBundle>
 
     /// Opens discovery for the host at `hostPath`.
@@ -62,8 +71,12 @@ public final class ExtensionDiscovery: Sendable {
         let host = try host()
         let hostIdentifier = host.bundleIdentifier ?? ""
         let candidates = candidatePaths()
-        let bundles = load(candidates.map(\.path))
+        let (bundles, reusedAll) = loadReportingReuse(candidates.map(\.path))
         let decisions = try registry.decisions(host: hostIdentifier)
+        if reusedAll, let memo = memo.withLock({ $0 }), memo.host == host.observation.loadIdentifier,
+           memo.candidates == candidates, memo.decisions == decisions {
+            return memo.snapshot
+        }
 
         var claimed: [String: String] = [:]  // bundle identifier -> path of the bundle that wins
         var found: [DiscoveredExtension] = []
@@ -83,12 +96,14 @@ public final class ExtensionDiscovery: Sendable {
             found.append(Self.classify(bundle, origin: candidate.origin, problems: problems, decisions: decisions))
         }
         found.sort { ($0.bundleIdentifier ?? "", $0.path) < ($1.bundleIdentifier ?? "", $1.path) }
-        return DiscoverySnapshot(hostBundleIdentifier: hostIdentifier, extensionPoints: host.extensionPoints.map(\.identifier).sorted(), extensions: found)
+        let snapshot = DiscoverySnapshot(hostBundleIdentifier: hostIdentifier, extensionPoints: host.extensionPoints.map(\.identifier).sorted(), extensions: found)
+        memo.withLock { $0 = Memo(host: host.observation.loadIdentifier, candidates: candidates, decisions: decisions, snapshot: snapshot) }
+        return snapshot
     }
 
     private static func belongs(_ bundle: AppexBundle, to host: String) -> Bool {
         // A bundle whose point cannot be read might be ours: list it (as invalid) rather than hide it.
-        guard let point = bundle.info.extensionPointIdentifier, let identifier = ExtensionPointIdentifier(point) else { return true }
+        guard let identifier = bundle.info.extensionPoint else { return true }
         return identifier.hostBundleIdentifier == host
     }
 
@@ -96,7 +111,7 @@ public final class ExtensionDiscovery: Sendable {
                                  decisions: [String: ApprovalRegistry.Decision]) -> DiscoveredExtension {
         var identity: AppExtensionIdentity?
         if problems.isEmpty, let identifier = bundle.bundleIdentifier, let team = bundle.team,
-           let point = bundle.info.extensionPointIdentifier.flatMap(ExtensionPointIdentifier.init) {
+           let point = bundle.info.extensionPoint {
             identity = AppExtensionIdentity(bundleIdentifier: identifier, localizedName: bundle.info.localizedName,
                                             extensionPointIdentifier: point, bundlePath: bundle.path, teamIdentifier: team)
         }
@@ -151,9 +166,9 @@ public final class ExtensionDiscovery: Sendable {
             case .hostApp?:
                 for path in Self.extensions(inApp: entry) { add(path, .searchPath) }
             case nil:
-                for name in AppexBundle.sortedEntries(of: entry) {
+                for (name, isDirectory) in AppexBundle.sortedEntriesWithKind(of: entry) where isDirectory {
                     let child = entry + "/" + name
-                    if name.hasSuffix(".appex"), AppexBundle.isDirectory(child) {
+                    if name.hasSuffix(".appex") {
                         add(child, .searchPath)
                     } else if name.hasSuffix(".app"), child != hostPath {
                         for path in Self.extensions(inApp: child) { add(path, .searchPath) }
@@ -184,32 +199,39 @@ public final class ExtensionDiscovery: Sendable {
 
     private static func extensions(inApp app: String) -> [String] {
         let folder = app + "/" + AppexBundle.File.extensions
-        return AppexBundle.sortedEntries(of: folder)
-            .filter { $0.hasSuffix(".appex") }
-            .map { folder + "/" + $0 }
-            .filter(AppexBundle.isDirectory)
+        return AppexBundle.sortedEntriesWithKind(of: folder)
+            .filter { $0.isDirectory && $0.name.hasSuffix(".appex") }
+            .map { folder + "/" + $0.name }
     }
 
     /// Loads bundles, reusing cached loads of unchanged ones; work spreads over the cores.
     func load(_ paths: [String]) -> [AppexBundle] {
+        loadReportingReuse(paths).bundles
+    }
+
+    /// Loads bundles like ``load(_:)``, and tells whether every one was reused unchanged.
+    private func loadReportingReuse(_ paths: [String]) -> (bundles: [AppexBundle], reusedAll: Bool) {
         let cached = cache.withLock { cache in paths.map { cache[$0] } }
-        let results = Mutex<[AppexBundle?]>(Array(repeating: nil, count: paths.count))
+        let results = Mutex<(bundles: [AppexBundle?], reloaded: Int)>((Array(repeating: nil, count: paths.count), 0))
         DispatchQueue.concurrentPerform(iterations: paths.count) { index in
-            let bundle: AppexBundle
             if let previous = cached[index], previous.isUpToDate() {
-                bundle = previous
+                results.withLock { $0.bundles[index] = previous }
             } else {
-                bundle = AppexBundle.load(at: paths[index], as: .appExtension)
+                let bundle = AppexBundle.load(at: paths[index], as: .appExtension)
+                results.withLock {
+                    $0.bundles[index] = bundle
+                    $0.reloaded += 1
+                }
             }
-            results.withLock { $0[index] = bundle }
         }
-        let loaded = results.withLock { $0.map { $0! } }
+        let (optionals, reloaded) = results.withLock { $0 }
+        let loaded = optionals.map { $0! }
         cache.withLock { cache in
             var fresh: [String: AppexBundle] = [:]
             for bundle in loaded { fresh[bundle.path] = bundle }
             cache = fresh
         }
-        return loaded
+        return (loaded, reloaded == 0 && cached.count == paths.count)
     }
 
     /// The directories to watch for any change to the snapshot: search places, every bundle

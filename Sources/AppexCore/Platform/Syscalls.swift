@@ -229,6 +229,23 @@ extension AppexBundle {
         (try? Syscalls.stat(path))?.kind == .directory
     }
 
+    /// The names in a directory, sorted, each with whether it is a directory (a link to a
+    /// directory counts); empty when it cannot be read.
+    public static func sortedEntriesWithKind(of path: String) -> [(name: String, isDirectory: Bool)] {
+        let entries = (try? Syscalls.directoryEntryTypes(path)) ?? []
+        return entries
+            .map { entry in
+                // The entry type from readdir saves a stat; links and unknown types need one.
+                let isDirectory = switch entry.type {
+                case .directory: true
+                case .other: false
+                case .symbolicLinkOrUnknown: Self.isDirectory(path + "/" + entry.name)
+                }
+                return (name: entry.name, isDirectory: isDirectory)
+            }
+            .sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+    }
+
     /// The names in a directory, sorted; empty when it cannot be read.
     public static func sortedEntries(of path: String) -> [String] {
         ((try? Syscalls.directoryEntries(path)) ?? []).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
@@ -271,4 +288,53 @@ package func startDetachedThread(name: String, _ body: @escaping @Sendable () ->
     #else
     pthread_detach(thread)
     #endif
+}
+
+extension Syscalls {
+    /// The entries of a directory with what `lstat` says of each, without `.` and `..`:
+    /// `fstatat` relative to the open directory, so no path is built per entry.
+    static func directoryEntriesWithStatus(_ path: String) throws(Errno) -> [(name: String, status: FileStatus)] {
+        guard let dir = opendir(path) else { throw Errno.current }
+        defer { closedir(dir) }
+        let fd = dirfd(dir)
+        var result: [(name: String, status: FileStatus)] = []
+        while let entry = readdir(dir) {
+            let outcome: (String, FileStatus)? = withUnsafePointer(to: &entry.pointee.d_name) { raw in
+                raw.withMemoryRebound(to: CChar.self, capacity: 256) { name -> (String, FileStatus)? in
+                    if name[0] == 0x2e && (name[1] == 0 || (name[1] == 0x2e && name[2] == 0)) { return nil }
+                    var st = Glibc_or_Darwin_stat_t()
+                    while fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 {
+                        if errno != EINTR { return nil }  // vanished meanwhile
+                    }
+                    return (String(cString: name), FileStatus(st))
+                }
+            }
+            if let outcome { result.append((name: outcome.0, status: outcome.1)) }
+        }
+        return result
+    }
+}
+
+extension Syscalls {
+    enum EntryType { case directory, symbolicLinkOrUnknown, other }
+
+    /// The entries of a directory with the type `readdir` reports (no `stat` per entry).
+    static func directoryEntryTypes(_ path: String) throws(Errno) -> [(name: String, type: EntryType)] {
+        guard let dir = opendir(path) else { throw Errno.current }
+        defer { closedir(dir) }
+        var result: [(name: String, type: EntryType)] = []
+        while let entry = readdir(dir) {
+            let type: EntryType = switch Int32(entry.pointee.d_type) {
+            case Int32(DT_DIR): .directory
+            case Int32(DT_LNK), Int32(DT_UNKNOWN): .symbolicLinkOrUnknown
+            default: .other
+            }
+            let name = withUnsafePointer(to: &entry.pointee.d_name) { raw in
+                raw.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name == "." || name == ".." { continue }
+            result.append((name: name, type: type))
+        }
+        return result
+    }
 }
