@@ -67,6 +67,10 @@ public final class ExtensionDiscovery: Sendable {
     // MARK: - Snapshot
 
     /// Every extension for this host, validated, with its state.
+    ///
+    /// Blocking file I/O: a first snapshot of many bundles takes a while (every seal is
+    /// verified); later ones re-stat what was seen. From async code, prefer a
+    /// ``AppExtensionPoint/Monitor``, which scans on its own thread.
     public func snapshot() throws(AppexError) -> DiscoverySnapshot {
         let host = try host()
         let hostIdentifier = host.bundleIdentifier ?? ""

@@ -225,13 +225,13 @@ extension Syscalls {
 
 extension AppexBundle {
     /// Whether `path` names a directory (following links).
-    public static func isDirectory(_ path: String) -> Bool {
+    package static func isDirectory(_ path: String) -> Bool {
         (try? Syscalls.stat(path))?.kind == .directory
     }
 
     /// The names in a directory, sorted, each with whether it is a directory (a link to a
     /// directory counts); empty when it cannot be read.
-    public static func sortedEntriesWithKind(of path: String) -> [(name: String, isDirectory: Bool)] {
+    package static func sortedEntriesWithKind(of path: String) -> [(name: String, isDirectory: Bool)] {
         let entries = (try? Syscalls.directoryEntryTypes(path)) ?? []
         return entries
             .map { entry in
@@ -247,7 +247,7 @@ extension AppexBundle {
     }
 
     /// The names in a directory, sorted; empty when it cannot be read.
-    public static func sortedEntries(of path: String) -> [String] {
+    package static func sortedEntries(of path: String) -> [String] {
         ((try? Syscalls.directoryEntries(path)) ?? []).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 }
