@@ -66,36 +66,32 @@ struct List: ParsableCommand {
     }
 }
 
-struct Enable: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Approve and enable an extension for a host.")
-
+/// What `enable` and `disable` take: the host and the extension's bundle identifier.
+struct DecisionArguments: ParsableArguments {
     @OptionGroup var hostOptions: HostOptions
 
     @Argument(help: "The extension's bundle identifier.")
     var bundleIdentifier: String
 
-    func run() throws {
+    /// Records the owner's decision and says so.
+    func decide(enabled: Bool) throws {
         try reporting { () throws(AppexError) in
-            try ExtensionDiscovery(hostBundleAt: hostOptions.host).setEnabled(true, bundleIdentifier: bundleIdentifier)
+            try ExtensionDiscovery(hostBundleAt: hostOptions.host).setEnabled(enabled, bundleIdentifier: bundleIdentifier)
         }
-        print("enabled \(bundleIdentifier)")
+        print("\(enabled ? "enabled" : "disabled") \(bundleIdentifier)")
     }
+}
+
+struct Enable: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Approve and enable an extension for a host.")
+    @OptionGroup var arguments: DecisionArguments
+    func run() throws { try arguments.decide(enabled: true) }
 }
 
 struct Disable: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Disable an extension for a host.")
-
-    @OptionGroup var hostOptions: HostOptions
-
-    @Argument(help: "The extension's bundle identifier.")
-    var bundleIdentifier: String
-
-    func run() throws {
-        try reporting { () throws(AppexError) in
-            try ExtensionDiscovery(hostBundleAt: hostOptions.host).setEnabled(false, bundleIdentifier: bundleIdentifier)
-        }
-        print("disabled \(bundleIdentifier)")
-    }
+    @OptionGroup var arguments: DecisionArguments
+    func run() throws { try arguments.decide(enabled: false) }
 }
 
 struct Doctor: ParsableCommand {
