@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "AppexCore", targets: ["AppexCore"]),
+        .library(name: "AppexIPC", targets: ["AppexIPC"]),
         .library(name: "AppexHost", targets: ["AppexHost"]),
         .library(name: "AppexTesting", targets: ["AppexTesting"]),
         .executable(name: "appex", targets: ["AppexCLI"]),
@@ -26,6 +27,12 @@ let package = Package(
         .target(
             name: "AppexCore",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictSwift
+        ),
+        .target(name: "CAppexSystem"),
+        .target(
+            name: "AppexIPC",
+            dependencies: ["AppexCore", "CAppexSystem"],
             swiftSettings: strictSwift
         ),
         .target(
@@ -53,7 +60,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AppexTests",
-            dependencies: ["AppexCore", "AppexHost", "AppexTesting", "AppexCLI"],
+            dependencies: ["AppexCore", "AppexIPC", "AppexHost", "AppexTesting", "AppexCLI"],
             exclude: ["Fixtures"],
             swiftSettings: strictSwift
         ),

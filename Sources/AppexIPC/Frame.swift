@@ -1,0 +1,67 @@
+/// One message on the wire: a kind, the request it belongs to, and its bytes.
+///
+/// On the wire a frame is a 16-byte little-endian header — payload length (`UInt32`), kind
+/// (`UInt8`), flags (`UInt8`, bit 0: the payload travels in a sealed memfd passed with the
+/// frame), two reserved zero bytes, request id (`UInt64`) — followed by the payload unless it
+/// travels in shared memory.
+public struct Frame: Sendable, Hashable {
+    /// What a frame means. New kinds may be added; a peer refuses kinds it does not know.
+    public struct Kind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+        /// Opens a connection: protocol version and identities.
+        public static let hello = Kind(rawValue: 1)
+        /// A call awaiting a reply with the same request id.
+        public static let request = Kind(rawValue: 2)
+        /// The successful answer to a request.
+        public static let reply = Kind(rawValue: 3)
+        /// The failed answer to a request.
+        public static let failure = Kind(rawValue: 4)
+        /// The caller no longer wants the answer to a request.
+        public static let cancel = Kind(rawValue: 5)
+        /// The sender is closing the connection on purpose.
+        public static let goodbye = Kind(rawValue: 6)
+
+        static let known: Set<UInt8> = [1, 2, 3, 4, 5, 6]
+
+        public var description: String {
+            switch rawValue {
+            case 1: "hello"
+            case 2: "request"
+            case 3: "reply"
+            case 4: "failure"
+            case 5: "cancel"
+            case 6: "goodbye"
+            default: "kind \(rawValue)"
+            }
+        }
+    }
+
+    /// What the frame means.
+    public var kind: Kind
+    /// The request this frame starts or answers; 0 for connection-level frames.
+    public var requestID: UInt64
+    /// The frame's bytes.
+    public var payload: [UInt8]
+
+    /// Makes a frame.
+    public init(kind: Kind, requestID: UInt64, payload: [UInt8]) {
+        self.kind = kind
+        self.requestID = requestID
+        self.payload = payload
+    }
+
+    static let headerSize = 16
+    static let sharedMemoryFlag: UInt8 = 1
+
+    static func header(kind: Kind, flags: UInt8, requestID: UInt64, length: Int) -> [UInt8] {
+        var header = [UInt8](repeating: 0, count: headerSize)
+        let length = UInt32(truncatingIfNeeded: length)
+        for index in 0..<4 { header[index] = UInt8(truncatingIfNeeded: length >> (8 * UInt32(index))) }
+        header[4] = kind.rawValue
+        header[5] = flags
+        for index in 0..<8 { header[8 + index] = UInt8(truncatingIfNeeded: requestID >> (8 * UInt64(index))) }
+        return header
+    }
+}

@@ -1,0 +1,210 @@
+import Synchronization
+
+/// A blocking, framed, descriptor-passing channel over one end of a Unix stream socket.
+///
+/// Any thread may ``send(_:)`` (frames never interleave); one thread at a time
+/// ``receive()``s. Large payloads travel as a sealed `memfd` passed with `SCM_RIGHTS` instead of
+/// through the socket. Every read is bounded: a header that is malformed, a frame over
+/// ``Configuration/maximumFrameSize``, or a shared-memory frame without its descriptor is a
+/// ``IPCError/Code/protocolViolation`` and the channel is finished.
+public final class FrameChannel: Sendable {
+    /// Limits and thresholds of a channel.
+    public struct Configuration: Sendable {
+        /// The largest payload accepted through the socket. Default 16 MiB.
+        public var maximumFrameSize: Int = 16 << 20
+        /// The largest payload accepted in shared memory. Default 1 GiB.
+        public var maximumSharedPayloadSize: Int = 1 << 30
+        /// Payloads of at least this many bytes are sent in shared memory. Default 256 KiB;
+        /// `Int.max` keeps everything in the socket.
+        public var sharedMemoryThreshold: Int = 256 << 10
+
+        /// The defaults.
+        public init() {}
+    }
+
+    private struct ReadState: ~Copyable {
+        var buffer: [UInt8] = []
+        var start = 0
+        var descriptors: [FileDescriptor] = []
+        var finished: IPCError?
+    }
+
+    /// The socket.
+    public let socket: FileDescriptor
+    /// The channel's limits.
+    public let configuration: Configuration
+    private let reading = Mutex(ReadState())
+    private let writing = Mutex(())
+
+    /// A channel over `socket`.
+    public init(socket: FileDescriptor, configuration: Configuration = Configuration()) {
+        self.socket = socket
+        self.configuration = configuration
+    }
+
+    /// Two connected channels (a `socketpair`), both ends close-on-exec.
+    public static func pair(configuration: Configuration = Configuration()) throws(IPCError) -> (FrameChannel, FrameChannel) {
+        do {
+            let (a, b) = try Socket.pair()
+            return (FrameChannel(socket: a, configuration: configuration), FrameChannel(socket: b, configuration: configuration))
+        } catch {
+            throw IPCError(.system, "cannot make a socket pair", underlying: error)
+        }
+    }
+
+    /// The kernel's word on who is at the other end.
+    public func peerCredentials() throws(IPCError) -> PeerCredentials {
+        do { return try Socket.peerCredentials(socket.rawValue) } catch {
+            throw IPCError(.system, "cannot read the peer's credentials", underlying: error)
+        }
+    }
+
+    /// Shuts the socket down in both directions: a blocked ``receive()`` here returns, and the
+    /// peer sees the end of the stream.
+    public func shutdown() {
+        Socket.shutdownBoth(socket.rawValue)
+    }
+
+    // MARK: - Sending
+
+    /// Sends one frame.
+    public func send(_ frame: Frame) throws(IPCError) {
+        let useSharedMemory = frame.payload.count >= configuration.sharedMemoryThreshold
+        if useSharedMemory {
+            guard frame.payload.count <= configuration.maximumSharedPayloadSize else {
+                throw IPCError(.frameTooLarge, "a \(frame.kind) of \(frame.payload.count) bytes exceeds the shared-memory limit of \(configuration.maximumSharedPayloadSize)")
+            }
+        } else if frame.payload.count > configuration.maximumFrameSize {
+            throw IPCError(.frameTooLarge, "a \(frame.kind) of \(frame.payload.count) bytes exceeds the frame limit of \(configuration.maximumFrameSize)")
+        }
+        do {
+            try write(frame, sharedMemory: useSharedMemory)
+        } catch let error as SystemCallError {
+            if error.errno == 32 || error.errno == 104 { // EPIPE, ECONNRESET
+                throw IPCError(.closed, "the peer closed the connection", underlying: error)
+            }
+            throw IPCError(.system, "cannot send a \(frame.kind)", underlying: error)
+        } catch {
+            throw IPCError(.system, "cannot send a \(frame.kind): \(error)")
+        }
+    }
+
+    private func write(_ frame: Frame, sharedMemory: Bool) throws {
+        if sharedMemory {
+            let memory = try frame.payload.withUnsafeBytes { try SharedMemory.make($0, name: "appex-payload") }
+            let header = Frame.header(kind: frame.kind, flags: Frame.sharedMemoryFlag, requestID: frame.requestID, length: frame.payload.count)
+            try writing.withLock { _ in
+                try header.withUnsafeBytes { try Socket.send(socket.rawValue, $0, descriptors: [memory.rawValue]) }
+            }
+        } else {
+            var message = Frame.header(kind: frame.kind, flags: 0, requestID: frame.requestID, length: frame.payload.count)
+            message.append(contentsOf: frame.payload)
+            try writing.withLock { _ in
+                try message.withUnsafeBytes { try Socket.send(socket.rawValue, $0, descriptors: []) }
+            }
+        }
+    }
+
+    // MARK: - Receiving
+
+    /// Receives the next frame, blocking until one is complete.
+    ///
+    /// - Returns: the frame, or `nil` when the peer closed the stream between frames.
+    /// - Throws: ``IPCError`` `protocolViolation` (and the channel is finished) for anything
+    ///   that is not a well-formed frame; `closed` when the stream ends inside a frame.
+    public func receive() throws(IPCError) -> Frame? {
+        let result = reading.withLock { state -> Result<Frame?, IPCError> in
+            if let finished = state.finished { return .failure(finished) }
+            do throws(IPCError) {
+                return .success(try receiveFrame(&state))
+            } catch {
+                state.finished = error
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    private func receiveFrame(_ state: inout ReadState) throws(IPCError) -> Frame? {
+        guard try fill(&state, atLeast: Frame.headerSize) else { return nil }
+        let header = state.start
+        var length = 0
+        for index in 0..<4 { length |= Int(state.buffer[header + index]) << (8 * index) }
+        let kindByte = state.buffer[header + 4]
+        let flags = state.buffer[header + 5]
+        var requestID: UInt64 = 0
+        for index in 0..<8 { requestID |= UInt64(state.buffer[header + 8 + index]) << (8 * UInt64(index)) }
+        guard state.buffer[header + 6] == 0, state.buffer[header + 7] == 0, flags & ~Frame.sharedMemoryFlag == 0 else {
+            throw IPCError(.protocolViolation, "malformed frame header (reserved bits set)")
+        }
+        guard Frame.Kind.known.contains(kindByte) else {
+            throw IPCError(.protocolViolation, "unknown frame kind \(kindByte)")
+        }
+        let kind = Frame.Kind(rawValue: kindByte)
+        state.start += Frame.headerSize
+        if flags & Frame.sharedMemoryFlag != 0 {
+            guard length <= configuration.maximumSharedPayloadSize else {
+                throw IPCError(.protocolViolation, "a shared-memory \(kind) of \(length) bytes exceeds the limit of \(configuration.maximumSharedPayloadSize)")
+            }
+            guard !state.descriptors.isEmpty else {
+                throw IPCError(.protocolViolation, "a shared-memory \(kind) arrived without its descriptor")
+            }
+            let memory = state.descriptors.removeFirst()
+            return Frame(kind: kind, requestID: requestID, payload: try SharedMemory.read(memory, length: length))
+        }
+        guard length <= configuration.maximumFrameSize else {
+            throw IPCError(.protocolViolation, "a \(kind) of \(length) bytes exceeds the frame limit of \(configuration.maximumFrameSize)")
+        }
+        guard try fill(&state, atLeast: length) else {
+            throw IPCError(.closed, "the peer closed the connection inside a \(kind)")
+        }
+        let payload = Array(state.buffer[state.start..<(state.start + length)])
+        state.start += length
+        if !state.descriptors.isEmpty {
+            throw IPCError(.protocolViolation, "a descriptor arrived with a frame that carries none")
+        }
+        return Frame(kind: kind, requestID: requestID, payload: payload)
+    }
+
+    /// Reads until `count` unread bytes are buffered.
+    /// - Returns: `false` when the stream ended with no unread byte at all.
+    private func fill(_ state: inout ReadState, atLeast count: Int) throws(IPCError) -> Bool {
+        if state.start > 0 && state.start == state.buffer.count {
+            state.buffer.removeAll(keepingCapacity: true)
+            state.start = 0
+        }
+        while state.buffer.count - state.start < count {
+            if state.start > 0 {
+                state.buffer.removeSubrange(0..<state.start)
+                state.start = 0
+            }
+            let want = max(count - state.buffer.count, 64 * 1024)
+            let old = state.buffer.count
+            state.buffer.append(contentsOf: repeatElement(0, count: want))
+            var descriptors = state.descriptors
+            let outcome = state.buffer.withUnsafeMutableBytes { raw -> Result<Int, SystemCallError> in
+                do throws(SystemCallError) {
+                    return .success(try Socket.receive(socket.rawValue, into: UnsafeMutableRawBufferPointer(rebasing: raw[old...]), descriptors: &descriptors))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            state.descriptors = descriptors
+            let received: Int
+            switch outcome {
+            case .success(let count):
+                received = count
+            case .failure(let error):
+                state.buffer.removeSubrange(old...)
+                if error.errno == 104 { throw IPCError(.closed, "the peer reset the connection", underlying: error) }
+                throw IPCError(.system, "cannot read from the peer", underlying: error)
+            }
+            state.buffer.removeSubrange((old + received)...)
+            if received == 0 {
+                if state.buffer.count == state.start { return false }
+                throw IPCError(.closed, "the peer closed the connection inside a frame")
+            }
+        }
+        return true
+    }
+}

@@ -1,0 +1,146 @@
+// The socket and descriptor layer of AppexIPC: the one file that calls the C library for it.
+import CAppexSystem
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A failed system call, named, with its `errno`.
+public struct SystemCallError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The call that failed (`sendmsg`, `recvmsg`, ...).
+    public let call: String
+    /// The `errno` it set.
+    public let errno: Int32
+
+    public var description: String {
+        "\(call) failed: \(String(cString: strerror(errno))) (errno \(errno))"
+    }
+}
+
+/// An owned file descriptor, closed when the last reference goes.
+public final class FileDescriptor: Sendable, CustomStringConvertible {
+    /// The raw descriptor.
+    public let rawValue: Int32
+
+    /// Takes ownership of `rawValue`.
+    public init(taking rawValue: Int32) { self.rawValue = rawValue }
+
+    deinit { close(rawValue) }
+
+    public var description: String { "fd \(rawValue)" }
+}
+
+/// Who is at the other end of a Unix socket, as the kernel says (`SO_PEERCRED`).
+public struct PeerCredentials: Hashable, Sendable, CustomStringConvertible {
+    /// The peer's process id at the time it connected (or the socket pair was made).
+    public let processIdentifier: Int32
+    /// The peer's user id.
+    public let userIdentifier: UInt32
+    /// The peer's group id.
+    public let groupIdentifier: UInt32
+
+    public var description: String { "pid \(processIdentifier), uid \(userIdentifier)" }
+}
+
+enum Socket {
+    /// A connected pair of stream sockets, both close-on-exec.
+    static func pair() throws(SystemCallError) -> (FileDescriptor, FileDescriptor) {
+        var fds: [Int32] = [-1, -1]
+        guard cappex_socketpair_cloexec(Int32(SOCK_STREAM.rawValue), &fds) == 0 else {
+            throw SystemCallError(call: "socketpair", errno: errno)
+        }
+        return (FileDescriptor(taking: fds[0]), FileDescriptor(taking: fds[1]))
+    }
+
+    /// Sends all of `bytes`; descriptors travel with the first chunk.
+    static func send(_ socket: Int32, _ bytes: UnsafeRawBufferPointer, descriptors: [Int32]) throws(SystemCallError) {
+        var offset = 0
+        var pending = descriptors
+        while offset < bytes.count || !pending.isEmpty {
+            let sent = cappex_send_with_fds(socket, bytes.baseAddress.map { $0 + offset }, bytes.count - offset, pending, Int32(pending.count))
+            if sent < 0 {
+                if errno == EINTR { continue }
+                throw SystemCallError(call: "sendmsg", errno: errno)
+            }
+            pending = []
+            offset += sent
+        }
+    }
+
+    /// Reads what is available (at most `buffer.count` bytes), collecting passed descriptors.
+    /// - Returns: the bytes read; 0 at end of stream.
+    static func receive(_ socket: Int32, into buffer: UnsafeMutableRawBufferPointer, descriptors: inout [FileDescriptor]) throws(SystemCallError) -> Int {
+        var fds = [Int32](repeating: -1, count: 16)
+        var count: Int32 = 0
+        var truncated: Int32 = 0
+        while true {
+            let received = cappex_receive_with_fds(socket, buffer.baseAddress, buffer.count, &fds, 16, &count, &truncated)
+            if received < 0 {
+                if errno == EINTR { continue }
+                throw SystemCallError(call: "recvmsg", errno: errno)
+            }
+            for index in 0..<Int(count) { descriptors.append(FileDescriptor(taking: fds[index])) }
+            if truncated != 0 { throw SystemCallError(call: "recvmsg (descriptors truncated)", errno: EMSGSIZE) }
+            return received
+        }
+    }
+
+    /// The peer's credentials.
+    static func peerCredentials(_ socket: Int32) throws(SystemCallError) -> PeerCredentials {
+        var pid: pid_t = 0
+        var uid: uid_t = 0
+        var gid: gid_t = 0
+        guard cappex_peer_credentials(socket, &pid, &uid, &gid) == 0 else {
+            throw SystemCallError(call: "getsockopt(SO_PEERCRED)", errno: errno)
+        }
+        return PeerCredentials(processIdentifier: pid, userIdentifier: uid, groupIdentifier: gid)
+    }
+
+    /// Shuts both directions down, waking a blocked reader on this or the other end.
+    static func shutdownBoth(_ socket: Int32) {
+        _ = Glibc.shutdown(socket, Int32(SHUT_RDWR))
+    }
+}
+
+/// Shared-memory payloads: a sealed `memfd` that the receiver maps read-only.
+enum SharedMemory {
+    /// A sealed memfd holding `bytes`.
+    static func make(_ bytes: UnsafeRawBufferPointer, name: String) throws(SystemCallError) -> FileDescriptor {
+        let raw = cappex_memfd_create(name)
+        guard raw >= 0 else { throw SystemCallError(call: "memfd_create", errno: errno) }
+        let fd = FileDescriptor(taking: raw)
+        guard ftruncate(raw, off_t(bytes.count)) == 0 else { throw SystemCallError(call: "ftruncate", errno: errno) }
+        var offset = 0
+        while offset < bytes.count {
+            let written = pwrite(raw, bytes.baseAddress! + offset, bytes.count - offset, off_t(offset))
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw SystemCallError(call: "pwrite(memfd)", errno: errno)
+            }
+            offset += written
+        }
+        guard cappex_memfd_seal_all(raw) == 0 else { throw SystemCallError(call: "fcntl(F_ADD_SEALS)", errno: errno) }
+        return fd
+    }
+
+    /// Reads a sealed memfd of exactly `length` bytes; refuses an unsealed one (the sender could
+    /// still change it under us) or one of another size.
+    static func read(_ fd: FileDescriptor, length: Int) throws(IPCError) -> [UInt8] {
+        let seals = cappex_memfd_seals(fd.rawValue)
+        let required: Int32 = 0x0002 | 0x0004 | 0x0008  // F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE
+        guard seals >= 0, seals & required == required else {
+            throw IPCError(.protocolViolation, "a shared-memory payload was not sealed against change")
+        }
+        var status = stat()
+        guard fstat(fd.rawValue, &status) == 0, Int(status.st_size) == length else {
+            throw IPCError(.protocolViolation, "a shared-memory payload's size does not match its frame (\(length) bytes announced)")
+        }
+        guard length > 0 else { return [] }
+        guard let mapping = mmap(nil, length, PROT_READ, MAP_SHARED, fd.rawValue, 0), mapping != MAP_FAILED else {
+            throw IPCError(.system, "mmap of a shared-memory payload failed: errno \(errno)")
+        }
+        defer { munmap(mapping, length) }
+        return Array(UnsafeRawBufferPointer(start: mapping, count: length))
+    }
+}

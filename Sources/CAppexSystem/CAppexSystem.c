@@ -1,0 +1,160 @@
+#define _GNU_SOURCE
+#include "CAppexSystem.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#define CAPPEX_MAX_FDS 16
+
+int cappex_socketpair_cloexec(int type, int fds[2]) {
+#ifdef SOCK_CLOEXEC
+    return socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, fds);
+#else
+    if (socketpair(AF_UNIX, type, 0, fds) != 0) return -1;
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    return 0;
+#endif
+}
+
+ssize_t cappex_send_with_fds(int socket, const void *bytes, size_t length, const int *fds, int fd_count) {
+    if (fd_count < 0 || fd_count > CAPPEX_MAX_FDS) { errno = EINVAL; return -1; }
+    struct iovec iov = { .iov_base = (void *)bytes, .iov_len = length };
+    union { struct cmsghdr header; char space[CMSG_SPACE(sizeof(int) * CAPPEX_MAX_FDS)]; } control;
+    struct msghdr message;
+    memset(&message, 0, sizeof(message));
+    message.msg_iov = &iov;
+    message.msg_iovlen = 1;
+    if (fd_count > 0) {
+        memset(&control, 0, sizeof(control));
+        message.msg_control = control.space;
+        message.msg_controllen = CMSG_SPACE(sizeof(int) * fd_count);
+        struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+        header->cmsg_level = SOL_SOCKET;
+        header->cmsg_type = SCM_RIGHTS;
+        header->cmsg_len = CMSG_LEN(sizeof(int) * fd_count);
+        memcpy(CMSG_DATA(header), fds, sizeof(int) * fd_count);
+    }
+#ifdef MSG_NOSIGNAL
+    return sendmsg(socket, &message, MSG_NOSIGNAL);
+#else
+    return sendmsg(socket, &message, 0);
+#endif
+}
+
+ssize_t cappex_receive_with_fds(int socket, void *buffer, size_t capacity, int *fds, int fd_capacity, int *fd_count, int *truncated) {
+    struct iovec iov = { .iov_base = buffer, .iov_len = capacity };
+    union { struct cmsghdr header; char space[CMSG_SPACE(sizeof(int) * CAPPEX_MAX_FDS)]; } control;
+    struct msghdr message;
+    memset(&message, 0, sizeof(message));
+    message.msg_iov = &iov;
+    message.msg_iovlen = 1;
+    message.msg_control = control.space;
+    message.msg_controllen = sizeof(control.space);
+    *fd_count = 0;
+    *truncated = 0;
+#ifdef MSG_CMSG_CLOEXEC
+    ssize_t received = recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
+#else
+    ssize_t received = recvmsg(socket, &message, 0);
+#endif
+    if (received < 0) return received;
+    if (message.msg_flags & MSG_CTRUNC) *truncated = 1;
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header != NULL; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
+        int count = (int)((header->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+        int *incoming = (int *)CMSG_DATA(header);
+        for (int index = 0; index < count; index++) {
+            if (*fd_count < fd_capacity) {
+                fds[(*fd_count)++] = incoming[index];
+            } else {
+                close(incoming[index]);  // more than the caller can take: never leak them
+                *truncated = 1;
+            }
+        }
+    }
+    return received;
+}
+
+int cappex_peer_credentials(int socket, pid_t *pid, uid_t *uid, gid_t *gid) {
+#ifdef SO_PEERCRED
+    struct ucred credentials;
+    socklen_t length = sizeof(credentials);
+    if (getsockopt(socket, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+    *pid = credentials.pid;
+    *uid = credentials.uid;
+    *gid = credentials.gid;
+    return 0;
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int cappex_memfd_create(const char *name) {
+#ifdef __linux__
+    return (int)syscall(SYS_memfd_create, name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int cappex_memfd_seal_all(int fd) {
+#ifdef F_ADD_SEALS
+    return fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int cappex_memfd_seals(int fd) {
+#ifdef F_GET_SEALS
+    return fcntl(fd, F_GET_SEALS);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int cappex_set_parent_death_signal(int signal) {
+#ifdef __linux__
+    return prctl(PR_SET_PDEATHSIG, signal, 0, 0, 0);
+#else
+    (void)signal;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int cappex_pidfd_open(pid_t pid) {
+#if defined(__linux__) && defined(SYS_pidfd_open)
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    (void)pid;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int cappex_pipe_cloexec(int fds[2], int nonblocking) {
+#ifdef __linux__
+    return pipe2(fds, O_CLOEXEC | (nonblocking ? O_NONBLOCK : 0));
+#else
+    if (pipe(fds) != 0) return -1;
+    for (int i = 0; i < 2; i++) {
+        fcntl(fds[i], F_SETFD, FD_CLOEXEC);
+        if (nonblocking) fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
+    }
+    return 0;
+#endif
+}

@@ -1,0 +1,44 @@
+// Linux facilities Swift's Glibc module does not import (they sit behind _GNU_SOURCE or are
+// macros): descriptor passing, peer credentials, memfd, parent-death signal, pidfd.
+// Only AppexIPC's and AppexHost's Platform files call these.
+#ifndef CAPPEX_SYSTEM_H
+#define CAPPEX_SYSTEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/// socketpair(AF_UNIX, type | SOCK_CLOEXEC); returns 0 or -1 with errno.
+int cappex_socketpair_cloexec(int type, int fds[2]);
+
+/// sendmsg of `length` bytes with up to `fd_count` descriptors (SCM_RIGHTS); MSG_NOSIGNAL.
+/// Returns the bytes sent or -1 with errno.
+ssize_t cappex_send_with_fds(int socket, const void *bytes, size_t length, const int *fds, int fd_count);
+
+/// recvmsg into `buffer`, receiving up to `fd_capacity` descriptors (close-on-exec) into `fds`;
+/// `*fd_count` is set to how many arrived, `*truncated` to 1 when descriptors were cut off.
+/// Returns the bytes read (0 at end of stream) or -1 with errno.
+ssize_t cappex_receive_with_fds(int socket, void *buffer, size_t capacity, int *fds, int fd_capacity, int *fd_count, int *truncated);
+
+/// The peer's pid, uid and gid of a connected Unix socket (SO_PEERCRED); 0 or -1 with errno.
+int cappex_peer_credentials(int socket, pid_t *pid, uid_t *uid, gid_t *gid);
+
+/// memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING); the descriptor or -1 with errno.
+int cappex_memfd_create(const char *name);
+
+/// Seals a memfd against any further change (shrink, grow, write, sealing); 0 or -1.
+int cappex_memfd_seal_all(int fd);
+
+/// The seals on a memfd, or -1 with errno.
+int cappex_memfd_seals(int fd);
+
+/// prctl(PR_SET_PDEATHSIG, signal); 0 or -1 with errno.
+int cappex_set_parent_death_signal(int signal);
+
+/// pidfd_open(pid, 0) through syscall(2); the descriptor or -1 with errno (ENOSYS on old kernels).
+int cappex_pidfd_open(pid_t pid);
+
+/// pipe2(fds, O_CLOEXEC | (nonblocking ? O_NONBLOCK : 0)); 0 or -1 with errno.
+int cappex_pipe_cloexec(int fds[2], int nonblocking);
+
+#endif

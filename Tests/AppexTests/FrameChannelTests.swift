@@ -1,0 +1,92 @@
+import AppexIPC
+import Foundation
+import Testing
+
+/// The wire layer over a real socket pair: framing, limits, shared memory, peer credentials.
+@Suite struct FrameChannelTests {
+    @Test("frames of every size arrive intact and in order, small ones through the socket, large ones in shared memory")
+    func roundTrip() throws {
+        let (a, b) = try FrameChannel.pair()
+        let sizes = [0, 1, 64, 65_535, 65_536, 262_143, 262_144, 3 << 20]
+        let sender = Thread {
+            for (index, size) in sizes.enumerated() {
+                try? a.send(Frame(kind: .request, requestID: UInt64(index + 1), payload: (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) }))
+            }
+            a.shutdown()
+        }
+        sender.start()
+        for (index, size) in sizes.enumerated() {
+            let frame = try #require(try b.receive())
+            #expect(frame.kind == .request)
+            #expect(frame.requestID == UInt64(index + 1))
+            #expect(frame.payload.count == size)
+            #expect(frame.payload == (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) })
+        }
+        #expect(try b.receive() == nil)
+    }
+
+    @Test("the kernel names the peer: a socket pair's peer is this process")
+    func peerCredentials() throws {
+        let (a, _) = try FrameChannel.pair()
+        let peer = try a.peerCredentials()
+        #expect(peer.processIdentifier == getpid())
+        #expect(peer.userIdentifier == getuid())
+    }
+
+    @Test("an oversize frame is refused by the sender and, if sent anyway, closes the receiver with a protocol error")
+    func oversize() throws {
+        var small = FrameChannel.Configuration()
+        small.maximumFrameSize = 1024
+        small.sharedMemoryThreshold = .max
+        let (a, b) = try FrameChannel.pair(configuration: small)
+        let error = try #require(throws: IPCError.self) { try a.send(Frame(kind: .reply, requestID: 1, payload: Array(repeating: 0, count: 2048))) }
+        #expect(error.code == .frameTooLarge)
+
+        // A peer that lies: a raw header announcing 1 GiB.
+        var header = [UInt8](repeating: 0, count: 16)
+        header[3] = 0x40; header[4] = 3; header[8] = 9
+        _ = header.withUnsafeBytes { write(a.socket.rawValue, $0.baseAddress, 16) }
+        let refused = try #require(throws: IPCError.self) { try b.receive() }
+        #expect(refused.code == .protocolViolation)
+        #expect(refused.message.contains("exceeds the frame limit of 1024"))
+        // The channel stays finished.
+        #expect(throws: IPCError.self) { try b.receive() }
+    }
+
+    @Test("garbage headers are protocol violations, never crashes", arguments: [
+        [UInt8](repeating: 0xff, count: 16),            // unknown kind, reserved bits
+        [4, 0, 0, 0, 99, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0], // unknown kind 99
+        [0, 0, 0, 0, 2, 0, 7, 0, 1, 0, 0, 0, 0, 0, 0, 0],  // reserved byte set
+        [8, 0, 0, 0, 2, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0],  // shared memory without a descriptor
+    ])
+    func garbage(_ bytes: [UInt8]) throws {
+        let (a, b) = try FrameChannel.pair()
+        _ = bytes.withUnsafeBytes { write(a.socket.rawValue, $0.baseAddress, $0.count) }
+        let error = try #require(throws: IPCError.self) { try b.receive() }
+        #expect(error.code == .protocolViolation)
+    }
+
+    @Test("a stream cut inside a frame is a closed error; cut between frames it is a clean end")
+    func truncation() throws {
+        let (a, b) = try FrameChannel.pair()
+        try a.send(Frame(kind: .hello, requestID: 0, payload: [1, 2, 3]))
+        var header = [UInt8](repeating: 0, count: 16)
+        header[0] = 100; header[4] = 2
+        _ = header.withUnsafeBytes { write(a.socket.rawValue, $0.baseAddress, 16) }
+        a.shutdown()
+        #expect(try b.receive()?.payload == [1, 2, 3])
+        let error = try #require(throws: IPCError.self) { try b.receive() }
+        #expect(error.code == .closed)
+    }
+
+    @Test("sending to a closed peer is a closed error, not SIGPIPE")
+    func closedPeer() throws {
+        var (a, b): (FrameChannel, FrameChannel?) = try FrameChannel.pair()
+        b = nil
+        _ = b
+        let error = try #require(throws: IPCError.self) {
+            for _ in 0..<64 { try a.send(Frame(kind: .request, requestID: 1, payload: Array(repeating: 1, count: 65_536))) }
+        }
+        #expect(error.code == .closed)
+    }
+}
