@@ -18,6 +18,16 @@ public struct IPCError: Error, Sendable, CustomStringConvertible {
         public static let system = Code("system")
         /// A frame is larger than this side allows to send.
         public static let frameTooLarge = Code("frame-too-large")
+        /// The call's deadline passed before the reply came; the peer was told to stop.
+        public static let deadlineExceeded = Code("deadline-exceeded")
+        /// The calling task was cancelled; the peer was told to stop.
+        public static let cancelled = Code("cancelled")
+        /// The peer's handler failed; the message is the peer's.
+        public static let remoteFailure = Code("remote-failure")
+        /// The connection was invalidated by this side and takes no more calls.
+        public static let invalidated = Code("invalidated")
+        /// A message could not be encoded or decoded.
+        public static let coding = Code("coding")
     }
 
     /// What kind of failure.

@@ -1,0 +1,205 @@
+import AppexCore
+import Foundation
+import Synchronization
+
+/// Calls in both directions over one ``FrameChannel``: many requests in flight, replies in any
+/// order, cancellation and deadlines that reach the peer.
+///
+/// A reader thread (a plain pthread, never a thread of Swift's cooperative pool) receives
+/// frames: replies resume their callers; requests run the ``Handler`` in a task each and their
+/// results go back as replies. When the channel ends — the peer exits, crashes or breaks the
+/// protocol — every pending call fails at once with the reason, and ``onClose`` runs.
+public final class IPCConnection: Sendable {
+    /// Serves the peer's requests: takes the request's bytes, returns the reply's bytes; a
+    /// thrown error becomes a ``IPCError/Code/remoteFailure`` on the peer's side. Runs in a
+    /// task of its own, cancelled when the peer cancels the call.
+    public typealias Handler = @Sendable (_ request: [UInt8]) async throws -> [UInt8]
+
+    private enum Outcome: Sendable {
+        case reply([UInt8])
+        case failure(IPCError)
+    }
+
+    private struct State: ~Copyable {
+        var nextRequestID: UInt64 = 1
+        var pending: [UInt64: CheckedContinuation<Outcome, Never>] = [:]
+        var serving: [UInt64: Task<Void, Never>] = [:]
+        var closed: IPCError?
+        var started = false
+    }
+
+    /// The channel underneath.
+    public let channel: FrameChannel
+    private let handler: Handler?
+    private let onClose: @Sendable (IPCError) -> Void
+    private let state = Mutex(State())
+
+    /// A connection over `channel`.
+    ///
+    /// - Parameters:
+    ///   - handler: serves requests from the peer; `nil` refuses them.
+    ///   - onClose: runs once, on the reader thread, when the channel ends, with why.
+    public init(channel: FrameChannel, handler: Handler? = nil, onClose: @escaping @Sendable (IPCError) -> Void = { _ in }) {
+        self.channel = channel
+        self.handler = handler
+        self.onClose = onClose
+    }
+
+    /// Starts receiving. Calls made before this wait for it.
+    public func start() {
+        let first = state.withLock { state -> Bool in
+            defer { state.started = true }
+            return !state.started
+        }
+        guard first else { return }
+        startDetachedThread(name: "appex.ipc") { [self] in self.readLoop() }
+    }
+
+    /// Why the connection ended, once it has.
+    public var closeReason: IPCError? { state.withLock { $0.closed } }
+
+    /// Ends the connection from this side: pending calls fail with `invalidated`, the peer sees
+    /// the end of the stream.
+    public func invalidate() {
+        close(IPCError(.invalidated, "the connection was invalidated"))
+        channel.shutdown()
+    }
+
+    // MARK: - Calling
+
+    /// Sends a request and waits for its reply.
+    ///
+    /// - Parameter timeout: how long to wait; `nil` waits until the reply, the end of the
+    ///   connection or cancellation.
+    /// - Throws: ``IPCError``: `deadlineExceeded`, `cancelled` (the peer is told to stop in both
+    ///   cases), `remoteFailure`, `closed` or `protocolViolation` (the connection ended),
+    ///   `invalidated`.
+    public func call(_ request: [UInt8], timeout: Duration? = nil) async throws(IPCError) -> [UInt8] {
+        let id = state.withLock { state -> UInt64 in
+            defer { state.nextRequestID &+= 1 }
+            return state.nextRequestID
+        }
+        let outcome: Outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+                let refused = state.withLock { state -> IPCError? in
+                    if let closed = state.closed { return closed }
+                    state.pending[id] = continuation
+                    return nil
+                }
+                if let refused {
+                    continuation.resume(returning: .failure(refused))
+                    return
+                }
+                if Task.isCancelled {
+                    finish(id, with: .failure(IPCError(.cancelled, "the call was cancelled before it was sent")))
+                    return
+                }
+                do throws(IPCError) {
+                    try channel.send(Frame(kind: .request, requestID: id, payload: request))
+                } catch {
+                    finish(id, with: .failure(error))
+                    return
+                }
+                if let timeout {
+                    Task { [self] in
+                        try? await Task.sleep(for: timeout)
+                        if finish(id, with: .failure(IPCError(.deadlineExceeded, "no reply within \(timeout)"))) {
+                            try? channel.send(Frame(kind: .cancel, requestID: id, payload: []))
+                        }
+                    }
+                }
+            }
+        } onCancel: {
+            if finish(id, with: .failure(IPCError(.cancelled, "the call was cancelled"))) {
+                try? channel.send(Frame(kind: .cancel, requestID: id, payload: []))
+            }
+        }
+        switch outcome {
+        case .reply(let bytes): return bytes
+        case .failure(let error): throw error
+        }
+    }
+
+    /// Resumes the caller of `id`, once. - Returns: whether this call resumed it.
+    @discardableResult
+    private func finish(_ id: UInt64, with outcome: Outcome) -> Bool {
+        guard let continuation = state.withLock({ $0.pending.removeValue(forKey: id) }) else { return false }
+        continuation.resume(returning: outcome)
+        return true
+    }
+
+    // MARK: - Receiving
+
+    private func readLoop() {
+        while true {
+            let frame: Frame?
+            do throws(IPCError) {
+                frame = try channel.receive()
+            } catch {
+                close(error)
+                return
+            }
+            guard let frame else {
+                close(IPCError(.closed, "the peer closed the connection"))
+                return
+            }
+            switch frame.kind {
+            case .reply:
+                finish(frame.requestID, with: .reply(frame.payload))
+            case .failure:
+                let message = String(decoding: frame.payload, as: UTF8.self)
+                finish(frame.requestID, with: .failure(IPCError(.remoteFailure, message)))
+            case .request:
+                serve(frame)
+            case .cancel:
+                state.withLock { $0.serving[frame.requestID] }?.cancel()
+            case .goodbye:
+                close(IPCError(.closed, "the peer said goodbye"))
+                channel.shutdown()
+                return
+            default:
+                // hello frames belong to the handshake layer above; others are unknown here.
+                break
+            }
+        }
+    }
+
+    private func serve(_ frame: Frame) {
+        guard let handler else {
+            try? channel.send(Frame(kind: .failure, requestID: frame.requestID, payload: Array("this side serves no requests".utf8)))
+            return
+        }
+        let id = frame.requestID
+        // Registered under the lock, so the task's own removal (which takes the lock) comes after.
+        state.withLock { current in
+            guard current.closed == nil else { return }
+            current.serving[id] = Task { [self] in
+                let reply: Frame
+                do {
+                    let bytes = try await handler(frame.payload)
+                    reply = Frame(kind: .reply, requestID: id, payload: bytes)
+                } catch {
+                    reply = Frame(kind: .failure, requestID: id, payload: Array("\(error)".utf8))
+                }
+                state.withLock { _ = $0.serving.removeValue(forKey: id) }
+                // A cancelled call's caller has stopped waiting: say nothing more about it.
+                if !Task.isCancelled { try? channel.send(reply) }
+            }
+        }
+    }
+
+    private func close(_ reason: IPCError) {
+        let (pending, serving, first) = state.withLock { state -> ([CheckedContinuation<Outcome, Never>], [Task<Void, Never>], Bool) in
+            let first = state.closed == nil
+            if first { state.closed = reason }
+            let pending = Array(state.pending.values)
+            let serving = Array(state.serving.values)
+            state.pending = [:]
+            state.serving = [:]
+            return (pending, serving, first)
+        }
+        for continuation in pending { continuation.resume(returning: .failure(reason)) }
+        for task in serving { task.cancel() }
+        if first { onClose(reason) }
+    }
+}

@@ -1,0 +1,109 @@
+import AppexIPC
+import Foundation
+import Synchronization
+import Testing
+
+/// Calls in both directions over a real socket pair.
+@Suite struct IPCConnectionTests {
+    /// Two started connections, each serving with `handler`.
+    static func pair(_ handler: @escaping IPCConnection.Handler) throws -> (IPCConnection, IPCConnection) {
+        let (a, b) = try FrameChannel.pair()
+        let left = IPCConnection(channel: a, handler: handler)
+        let right = IPCConnection(channel: b, handler: handler)
+        left.start()
+        right.start()
+        return (left, right)
+    }
+
+    @Test("requests and replies in both directions, many in flight, replies out of order")
+    func concurrentCalls() async throws {
+        let (left, right) = try Self.pair { request in
+            // Later requests answer sooner.
+            try await Task.sleep(for: .milliseconds(Int(20 - request[0])))
+            return request + [0xff]
+        }
+        defer { left.invalidate(); right.invalidate() }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<20 {
+                group.addTask {
+                    let side = index.isMultiple(of: 2) ? left : right
+                    let reply = try await side.call([UInt8(index), 7])
+                    #expect(reply == [UInt8(index), 7, 0xff])
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    @Test("a handler's error reaches the caller as a remote failure with its message")
+    func remoteFailure() async throws {
+        struct Refusal: Error, CustomStringConvertible { var description: String { "no translation for that" } }
+        let (left, right) = try Self.pair { _ in throw Refusal() }
+        defer { left.invalidate(); right.invalidate() }
+        let error = await #expect(throws: IPCError.self) { try await left.call([1]) }
+        #expect(error?.code == .remoteFailure)
+        #expect(error?.message == "no translation for that")
+    }
+
+    @Test("a deadline fails the call and cancels the handler on the other side")
+    func deadline() async throws {
+        let cancelled = Mutex(false)
+        let (left, right) = try Self.pair { _ in
+            do {
+                try await Task.sleep(for: .seconds(30))
+            } catch {
+                cancelled.withLock { $0 = true }
+                throw error
+            }
+            return []
+        }
+        defer { left.invalidate(); right.invalidate() }
+        let start = ContinuousClock.now
+        let error = await #expect(throws: IPCError.self) { try await left.call([1], timeout: .milliseconds(100)) }
+        #expect(error?.code == .deadlineExceeded)
+        #expect(ContinuousClock.now - start < .seconds(5))
+        // The peer's handler learns of it: wait for that, with a deadline.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !cancelled.withLock({ $0 }) && ContinuousClock.now < deadline { await Task.yield() }
+        #expect(cancelled.withLock { $0 })
+    }
+
+    @Test("cancelling the calling task cancels the handler on the other side")
+    func cancellation() async throws {
+        let started = AsyncStream<Void>.makeStream()
+        let cancelled = AsyncStream<Void>.makeStream()
+        let (left, right) = try Self.pair { _ in
+            started.continuation.yield()
+            do {
+                try await Task.sleep(for: .seconds(30))
+            } catch {
+                cancelled.continuation.yield()
+                throw error
+            }
+            return []
+        }
+        defer { left.invalidate(); right.invalidate() }
+        let call = Task { try await left.call([1]) }
+        var startedIterator = started.stream.makeAsyncIterator()
+        _ = await startedIterator.next()
+        call.cancel()
+        let result = await call.result
+        #expect(throws: IPCError.self) { try result.get() }
+        var cancelledIterator = cancelled.stream.makeAsyncIterator()
+        _ = await cancelledIterator.next()  // reached only if the handler saw the cancel
+    }
+
+    @Test("when the peer goes away, every pending call fails at once with closed")
+    func peerGone() async throws {
+        let (a, b) = try FrameChannel.pair()
+        let left = IPCConnection(channel: a)
+        left.start()
+        let call = Task { try await left.call([1]) }
+        try await Task.sleep(for: .milliseconds(20))
+        b.shutdown()
+        let error = await #expect(throws: IPCError.self) { try await call.value }
+        #expect(error?.code == .closed)
+        let later = await #expect(throws: IPCError.self) { try await left.call([2]) }
+        #expect(later?.code == .closed)
+    }
+}
