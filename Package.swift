@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "AppexCore", targets: ["AppexCore"]),
         .library(name: "AppexIPC", targets: ["AppexIPC"]),
         .library(name: "AppexHost", targets: ["AppexHost"]),
+        .library(name: "AppexExtension", targets: ["AppexExtension"]),
         .library(name: "AppexTesting", targets: ["AppexTesting"]),
         .executable(name: "appex", targets: ["AppexCLI"]),
     ],
@@ -36,9 +37,22 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .target(
+            name: "AppexExtension",
+            dependencies: ["AppexCore", "AppexIPC", "CAppexSystem"],
+            swiftSettings: strictSwift
+        ),
+        .executableTarget(
+            name: "AppexFixtureEcho",
+            dependencies: ["AppexExtension"],
+            path: "Tests/Fixtures/AppexFixtureEcho",
+            swiftSettings: strictSwift
+        ),
+        .target(
             name: "AppexHost",
             dependencies: [
                 "AppexCore",
+                "AppexIPC",
+                "CAppexSystem",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -60,7 +74,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AppexTests",
-            dependencies: ["AppexCore", "AppexIPC", "AppexHost", "AppexTesting", "AppexCLI"],
+            dependencies: ["AppexCore", "AppexIPC", "AppexHost", "AppexTesting", "AppexCLI", "AppexFixtureEcho"],
             exclude: ["Fixtures"],
             swiftSettings: strictSwift
         ),

@@ -25,6 +25,25 @@ public struct AppexError: Error, Sendable, CustomStringConvertible {
         public static let registry = Code("registry")
         /// The request is not allowed in the current state.
         public static let refused = Code("refused")
+        /// The extension's process could not be started.
+        public static let launchFailed = Code("launch-failed")
+        /// The extension's process ended while calls were pending (Mirrors XPC's
+        /// interruption); the next call launches it again.
+        public static let interrupted = Code("interrupted")
+        /// The connection or process was invalidated and takes no more calls.
+        public static let invalidated = Code("invalidated")
+        /// The extension crashed too often; it is not relaunched.
+        public static let crashBudgetExhausted = Code("crash-budget-exhausted")
+        /// A call's deadline passed.
+        public static let deadlineExceeded = Code("deadline-exceeded")
+        /// The calling task was cancelled.
+        public static let cancelled = Code("cancelled")
+        /// The extension's handler failed; the message carries its words.
+        public static let remoteFailure = Code("remote-failure")
+        /// The peer broke the wire protocol; its connection was closed.
+        public static let protocolViolation = Code("protocol-violation")
+        /// A message could not be encoded or decoded.
+        public static let coding = Code("coding")
     }
 
     /// What kind of failure this is.

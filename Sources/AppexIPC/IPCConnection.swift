@@ -38,7 +38,8 @@ public final class IPCConnection: Sendable {
     ///
     /// - Parameters:
     ///   - handler: serves requests from the peer; `nil` refuses them.
-    ///   - onClose: runs once, on the reader thread, when the channel ends, with why.
+    ///   - onClose: runs once, when the channel ends, with why — before any pending caller is
+    ///     resumed with that reason.
     public init(channel: FrameChannel, handler: Handler? = nil, onClose: @escaping @Sendable (IPCError) -> Void = { _ in }) {
         self.channel = channel
         self.handler = handler
@@ -198,8 +199,9 @@ public final class IPCConnection: Sendable {
             state.serving = [:]
             return (pending, serving, first)
         }
+        // Tell the owner first, so a caller that wakes up and calls again finds it updated.
+        if first { onClose(reason) }
         for continuation in pending { continuation.resume(returning: .failure(reason)) }
         for task in serving { task.cancel() }
-        if first { onClose(reason) }
     }
 }

@@ -40,11 +40,13 @@ import Testing
     }
 
     @Test("mutated Info.plists, XML and binary, never crash the reader", arguments: PropertyListFormat.allCases)
-    func infoPlistMutations(_ format: PropertyListFormat) throws {
+    func infoPlistMutations(_ format: PropertyListFormat) async throws {
         let original = try Array(format.encode(FixtureBundles.extensionInfo(bundleIdentifier: "com.example.fuzz", extensionPoint: "com.example.hostapp.HostAppFeature", name: "Fuzz")))
         var rng = SeededGenerator(state: format == .xml ? 1 : 2)
         var malformed = 0
         for round in 0..<400 {
+            // CPU-heavy: give the other tests' tasks a turn on the 2-thread cooperative pool.
+            if round.isMultiple(of: 16) { await Task.yield() }
             let mutation = Mutation.allCases[round % Mutation.allCases.count]
             let bytes = Self.mutate(original, mutation, using: &rng)
             let info = BundleInfo(data: bytes, file: "/fuzz/Info.plist", role: .appExtension)
@@ -58,7 +60,7 @@ import Testing
     }
 
     @Test("a mutated seal never verifies as another team, and a truncated one never verifies at all")
-    func sealMutations() throws {
+    func sealMutations() async throws {
         let directory = try TemporaryDirectory()
         let team = SigningKey.generate()
         let path = try FixtureBundles.makeExtension(in: directory.path, name: "Fuzz", bundleIdentifier: "com.example.fuzz",
@@ -67,6 +69,7 @@ import Testing
         let original = try Array(Data(contentsOf: URL(fileURLWithPath: sealPath)))
         var rng = SeededGenerator(state: 3)
         for round in 0..<300 {
+            if round.isMultiple(of: 16) { await Task.yield() }
             let mutation = Mutation.allCases[round % Mutation.allCases.count]
             let bytes = Self.mutate(original, mutation, using: &rng)
             try FixtureBundles.write(Data(bytes), to: sealPath)
@@ -83,7 +86,7 @@ import Testing
     }
 
     @Test("garbage everywhere in a host and its extensions: invalid with reasons, registry untouched")
-    func garbageBundlesLeaveRegistryAlone() throws {
+    func garbageBundlesLeaveRegistryAlone() async throws {
         let fixture = try HostFixture()
         try fixture.addExtension("Good", id: "com.example.good", inHost: false)
         let bad = try fixture.addExtension("Bad", id: "com.example.bad", inHost: false)
@@ -94,6 +97,7 @@ import Testing
         var rng = SeededGenerator(state: 4)
         let infoOriginal = try Array(Data(contentsOf: URL(fileURLWithPath: bad + "/Info.plist")))
         for round in 0..<40 {
+            if round.isMultiple(of: 4) { await Task.yield() }
             let bytes = Self.mutate(infoOriginal, Mutation.allCases[round % 4], using: &rng)
             try FixtureBundles.write(Data(bytes), to: bad + "/Info.plist")
             try FixtureBundles.write(Data(Self.mutate(Array("<plist>".utf8), .garbage, using: &rng)), to: bad + "/Entitlements.plist")
@@ -112,13 +116,13 @@ import Testing
         #expect(error.problems.contains { $0.kind == .malformedPropertyList && $0.file == pointFile })
 
         // And the CLI says so with exit code 1, not a crash.
-        let output = try appex("validate", bad, in: fixture.world)
+        let output = try await appex("validate", bad, in: fixture.world)
         #expect(output.status == 1)
         #expect(output.standardOutput.contains(bad))
     }
 
     @Test("a bundle path that is a file, or missing, is a problem, not a crash")
-    func notABundle() throws {
+    func notABundle() async throws {
         let directory = try TemporaryDirectory()
         let file = directory.appending("file.appex")
         try FixtureBundles.write(Data("x".utf8), to: file)

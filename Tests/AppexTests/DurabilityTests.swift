@@ -7,7 +7,7 @@ import Testing
 /// Decisions survive `kill -9` of the process writing them.
 @Suite struct DurabilityTests {
     @Test("CLI writers killed with SIGKILL at random moments never corrupt the registry or lose a reported decision")
-    func killedWriters() throws {
+    func killedWriters() async throws {
         let fixture = try HostFixture()
         try fixture.addExtension("Summarize", id: "com.example.summarize", inHost: false)
         var rng = SystemRandomNumberGenerator()
@@ -22,10 +22,17 @@ import Testing
             process.standardOutput = out
             process.standardError = FileHandle.nullDevice
             try process.run()
-            usleep(UInt32.random(in: 0...40_000, using: &rng))
+            try await Task.sleep(for: .microseconds(Int.random(in: 0...40_000, using: &rng)))
             kill(process.processIdentifier, SIGKILL)
-            let said = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
+            let box = UncheckedBox((process, out))
+            let said = await withCheckedContinuation { continuation in
+                startDetachedThread(name: "test.child") {
+                    let (process, out) = box.value
+                    let said = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                    process.waitUntilExit()
+                    continuation.resume(returning: said)
+                }
+            }
             // The registry still opens and reads after every kill.
             let state = try fixture.state(of: "com.example.summarize")
             #expect(state == .enabled || state == .disabled || state == .unapproved)
@@ -35,7 +42,7 @@ import Testing
                 #expect(state == lastReported)
             }
         }
-        let integrity = try run("/usr/bin/env", ["sqlite3", fixture.world.environment.registryPath, "PRAGMA integrity_check"], environment: fixture.world.processVariables)
+        let integrity = try await run("/usr/bin/env", ["sqlite3", fixture.world.environment.registryPath, "PRAGMA integrity_check"], environment: fixture.world.processVariables)
         #expect(integrity.status == 0, "sqlite3 (installed by Scripts/setup.sh): \(integrity.standardError)")
         #expect(integrity.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "ok")
     }

@@ -69,7 +69,7 @@ import Testing
         let built = try FixtureBundles.makeExtension(in: staging, name: "Slow", bundleIdentifier: "com.example.slow",
                                                      extensionPoint: HostFixture.point, signedBy: fixture.world.team)
         // cp -R writes the directory first, then each file.
-        let copy = try run("/bin/cp", ["-R", built, fixture.hostExtensions + "/Slow.appex"], environment: [:])
+        let copy = try await run("/bin/cp", ["-R", built, fixture.hostExtensions + "/Slow.appex"], environment: [:])
         #expect(copy.status == 0)
         _ = await waitForUpdate(of: monitor) { $0.identities.map(\.bundleIdentifier) == ["com.example.slow"] }
     }
@@ -80,11 +80,11 @@ import Testing
         let monitor = try await makeMonitor()
         #expect(monitor.state.unapprovedCount == 1)
 
-        let enable = try appex("enable", "--host", fixture.hostPath, "com.example.summarize", in: fixture.world)
+        let enable = try await appex("enable", "--host", fixture.hostPath, "com.example.summarize", in: fixture.world)
         #expect(enable.status == 0, "\(enable.standardError)")
         _ = await waitForUpdate(of: monitor) { $0.identities.map(\.bundleIdentifier) == ["com.example.summarize"] }
 
-        let disable = try appex("disable", "--host", fixture.hostPath, "com.example.summarize", in: fixture.world)
+        let disable = try await appex("disable", "--host", fixture.hostPath, "com.example.summarize", in: fixture.world)
         #expect(disable.status == 0, "\(disable.standardError)")
         _ = await waitForUpdate(of: monitor) { $0.identities.isEmpty && $0.state.disabledCount == 1 }
     }

@@ -26,8 +26,9 @@ struct ProcessOutput {
 }
 
 /// Runs `executable` with `arguments` and waits for it, killing it after `timeout` seconds so a
-/// hung child can never outlive the test.
-func run(_ executable: String, _ arguments: [String], environment: [String: String], timeout: Double = 30) throws -> ProcessOutput {
+/// hung child can never outlive the test. The waiting happens on a thread of its own, never on
+/// Swift's cooperative pool, so tests that run children do not starve tests that await.
+func run(_ executable: String, _ arguments: [String], environment: [String: String], timeout: Double = 30) async throws -> ProcessOutput {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -36,20 +37,34 @@ func run(_ executable: String, _ arguments: [String], environment: [String: Stri
     process.standardOutput = out
     process.standardError = err
     try process.run()
-    let watchdog = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    let pid = process.processIdentifier
+    let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
     DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    watchdog.cancel()
-    return ProcessOutput(status: process.terminationStatus,
-                         standardOutput: String(decoding: stdout, as: UTF8.self),
-                         standardError: String(decoding: stderr, as: UTF8.self))
+    let box = UncheckedBox((process, out, err, watchdog))
+    return await withCheckedContinuation { continuation in
+        startDetachedThread(name: "test.child") {
+            let (process, out, err, watchdog) = box.value
+            let stdout = out.fileHandleForReading.readDataToEndOfFile()
+            let stderr = err.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            watchdog.cancel()
+            continuation.resume(returning: ProcessOutput(
+                status: process.terminationStatus,
+                standardOutput: String(decoding: stdout, as: UTF8.self),
+                standardError: String(decoding: stderr, as: UTF8.self)))
+        }
+    }
+}
+
+/// Carries a value that is used by one thread at a time across a thread hop.
+struct UncheckedBox<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
 }
 
 /// Runs the `appex` CLI in `world`.
-func appex(_ arguments: String..., in world: AppexTestEnvironment) throws -> ProcessOutput {
-    try run(appexExecutable, arguments, environment: world.processVariables)
+func appex(_ arguments: String..., in world: AppexTestEnvironment) async throws -> ProcessOutput {
+    try await run(appexExecutable, arguments, environment: world.processVariables)
 }
 
 /// A host app with one point, `com.example.hostapp.HostAppFeature`, and a world to put it in.
@@ -107,3 +122,4 @@ func waitForUpdate(of monitor: AppExtensionPoint.Monitor, within seconds: Double
     if result == nil { Issue.record("no monitor update satisfied the condition within \(seconds) s", sourceLocation: sourceLocation) }
     return result
 }
+

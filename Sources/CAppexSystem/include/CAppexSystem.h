@@ -41,4 +41,14 @@ int cappex_pidfd_open(pid_t pid);
 /// pipe2(fds, O_CLOEXEC | (nonblocking ? O_NONBLOCK : 0)); 0 or -1 with errno.
 int cappex_pipe_cloexec(int fds[2], int nonblocking);
 
+
+/// Spawns `path` as an extension process: `connection_fd` becomes descriptor 3, `stdout_fd` and
+/// `stderr_fd` become 1 and 2 (-1: /dev/null), standard input is /dev/null, every other
+/// descriptor is closed, signal mask emptied and every signal's disposition reset to default,
+/// in a process group of its own, with `directory` as working directory (NULL: unchanged).
+/// Returns 0 with `*pid` set, or an errno value.
+int cappex_spawn_extension(const char *path, char *const argv[], char *const envp[],
+                           int connection_fd, int stdout_fd, int stderr_fd,
+                           const char *directory, pid_t *pid);
+
 #endif

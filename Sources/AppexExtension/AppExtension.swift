@@ -1,0 +1,117 @@
+public import AppexCore
+import AppexIPC
+import CAppexSystem
+import Foundation
+
+/// An app extension's entry point: declare the point it binds to and how it serves its host.
+///
+/// ```swift
+/// @main
+/// struct TranslateExtension: AppExtension {
+///     static let boundAppExtensionPoint = ExtensionPointIdentifier(host: "com.example.hostapp", name: "HostAppFeature")
+///     var configuration: some AppExtensionConfiguration {
+///         ConnectionHandler { (request: TranslationRequest) in
+///             TranslationReply(text: request.text.uppercased())
+///         }
+///     }
+/// }
+/// ```
+///
+/// Mirrors ExtensionKit's `AppExtension` with `@AppExtensionPoint.Bind`: the binding lives in
+/// code, and `appex bundle` writes the bundle's Info.plist from it.
+///
+/// ### Implementing
+/// Provide ``boundAppExtensionPoint``, ``configuration`` and `init()`; mark the type `@main`.
+/// The process talks to its host over an inherited socket (descriptor 3), never standard
+/// output, so stray `print`s cannot corrupt the channel.
+public protocol AppExtension {
+    /// The configuration's type.
+    associatedtype Configuration: AppExtensionConfiguration
+
+    /// The extension point this extension binds to.
+    static var boundAppExtensionPoint: ExtensionPointIdentifier { get }
+
+    /// How the extension serves its host's connection.
+    var configuration: Configuration { get }
+
+    /// Makes the extension; called once per process.
+    init()
+}
+
+extension AppExtension {
+    /// Runs the extension: serves the host's connection until the host closes it, then exits.
+    /// With `--print-binding` prints the bound point and exits (used by `appex bundle`).
+    public static func main() async throws {
+        if CommandLine.arguments.dropFirst().first == "--print-binding" {
+            print(boundAppExtensionPoint.description)
+            return
+        }
+        let runtime = try ExtensionRuntime.fromEnvironment()
+        let configuration = Self().configuration
+        await runtime.serve(configuration.makeHandler())
+    }
+}
+
+/// How an extension serves its host. Use ``ConnectionHandler``.
+public protocol AppExtensionConfiguration: Sendable {
+    /// The raw request handler behind the configuration.
+    func makeHandler() -> @Sendable ([UInt8]) async throws -> [UInt8]
+}
+
+/// Serves each request of the host with a closure that takes a `Decodable` message and returns
+/// an `Encodable` reply (JSON on the wire).
+///
+/// Mirrors the session handler of ExtensionKit's connection configuration.
+public struct ConnectionHandler<Request: Decodable & Sendable, Reply: Encodable & Sendable>: AppExtensionConfiguration {
+    private let handle: @Sendable (Request) async throws -> Reply
+
+    /// Serves requests with `handle`; an error it throws reaches the host's caller as a
+    /// remote failure carrying the error's description.
+    public init(_ handle: @escaping @Sendable (Request) async throws -> Reply) {
+        self.handle = handle
+    }
+
+    public func makeHandler() -> @Sendable ([UInt8]) async throws -> [UInt8] {
+        let handle = self.handle
+        return { bytes in
+            let request = try JSONDecoder().decode(Request.self, from: Data(bytes))
+            return Array(try JSONEncoder().encode(try await handle(request)))
+        }
+    }
+}
+
+/// The extension process's side of the launch contract (see docs/DESIGN.md, "Launching").
+struct ExtensionRuntime {
+    let connection: FrameChannel
+
+    struct LaunchError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Reads the contract from the environment: the connection on descriptor
+    /// `APPEX_CONNECTION_FD` (3), the host's pid in `APPEX_HOST_PID`. Arms the parent-death
+    /// signal first, then checks the host is still the parent (it may have died before).
+    static func fromEnvironment() throws -> ExtensionRuntime {
+        let environment = ProcessInfo.processInfo.environment
+        guard let fdText = environment["APPEX_CONNECTION_FD"], let fd = Int32(fdText) else {
+            throw LaunchError(description: "not launched by an Appex host: APPEX_CONNECTION_FD is not set (run the extension through its host)")
+        }
+        _ = cappex_set_parent_death_signal(SIGKILL)
+        if let hostText = environment["APPEX_HOST_PID"], let host = Int32(hostText), getppid() != host {
+            exit(0)  // the host died before we could arm the signal
+        }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        return ExtensionRuntime(connection: FrameChannel(socket: FileDescriptor(taking: fd)))
+    }
+
+    /// Serves until the host closes the connection.
+    func serve(_ handler: @escaping @Sendable ([UInt8]) async throws -> [UInt8]) async {
+        let (closed, signal) = AsyncStream<Void>.makeStream()
+        let connection = IPCConnection(channel: connection, handler: handler, onClose: { _ in
+            signal.yield()
+            signal.finish()
+        })
+        connection.start()
+        for await _ in closed { break }
+    }
+}

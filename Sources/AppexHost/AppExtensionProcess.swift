@@ -1,0 +1,337 @@
+public import AppexCore
+import AppexIPC
+import CAppexSystem
+import Foundation
+public import Logging
+import Synchronization
+
+/// A running (or runnable) extension: launched on first use, reused while alive, relaunched
+/// after it dies, never launched unless it is valid, enabled and signed as discovered.
+///
+/// Mirrors ExtensionFoundation's `AppExtensionProcess` with XPC's failure semantics:
+/// *interruption* — the process died; pending calls fail at once with
+/// ``AppexError/Code/interrupted`` and the next call relaunches it — and *invalidation* — closed
+/// for good (``invalidate()``). A crash budget (default 3 crashes in 5 minutes) stops
+/// relaunching a process that keeps dying.
+public final class AppExtensionProcess: Sendable {
+    /// What to launch and how to behave.
+    public struct Configuration: Sendable {
+        /// The extension, as discovery reported it.
+        public var identity: AppExtensionIdentity
+        /// The host app bundle whose approval decisions apply.
+        public var hostBundlePath: String
+        /// Where state lives.
+        public var environment: AppexEnvironment
+        /// Runs when the process ends unexpectedly (not after ``AppExtensionProcess/invalidate()``).
+        public var onInterruption: @Sendable (AppexError) -> Void
+        /// How many unexpected exits within ``crashWindow`` stop relaunching. Default 3.
+        public var crashLimit: Int = 3
+        /// The window of the crash budget. Default 5 minutes.
+        public var crashWindow: Duration = .seconds(300)
+        /// Receives the extension's standard output and error, a line each, with its bundle id.
+        public var logger: Logger
+
+        /// A configuration for `identity` of the host at `hostBundlePath`.
+        public init(identity: AppExtensionIdentity, hostBundlePath: String, environment: AppexEnvironment = .current(),
+                    logger: Logger = Logger(label: "appex.extension", factory: { _ in SwiftLogNoOpLogHandler() }),
+                    onInterruption: @escaping @Sendable (AppexError) -> Void = { _ in }) {
+            self.identity = identity
+            self.hostBundlePath = hostBundlePath
+            self.environment = environment
+            self.logger = logger
+            self.onInterruption = onInterruption
+        }
+    }
+
+    private final class Child: Sendable {
+        let pid: Int32
+        let connection: IPCConnection
+        let exitStatus = Mutex<Int32?>(nil)
+        init(pid: Int32, connection: IPCConnection) {
+            self.pid = pid
+            self.connection = connection
+        }
+    }
+
+    private enum Phase {
+        case idle
+        case running(Child)
+        case invalidated
+    }
+
+    private struct State {
+        var phase: Phase = .idle
+        var crashes: [ContinuousClock.Instant] = []
+    }
+
+    /// The configuration.
+    public let configuration: Configuration
+    private let discovery: ExtensionDiscovery
+    private let state = Mutex(State())
+
+    /// Prepares to run `configuration.identity`; checks now that it may run.
+    ///
+    /// - Throws: ``AppexError`` `refused` with the reason (not found, invalid, unapproved,
+    ///   disabled, changed since discovery) — the words `appex doctor` would print.
+    public init(configuration: Configuration) throws(AppexError) {
+        self.configuration = configuration
+        self.discovery = try ExtensionDiscovery(hostBundleAt: configuration.hostBundlePath, environment: configuration.environment)
+        try checkMayRun()
+    }
+
+    /// The running process's id, if one is running.
+    public var processIdentifier: Int32? {
+        state.withLock { state in
+            if case .running(let child) = state.phase { child.pid } else { nil }
+        }
+    }
+
+    /// Ends the process and refuses further calls.
+    public func invalidate() {
+        let child = state.withLock { state -> Child? in
+            defer { state.phase = .invalidated }
+            if case .running(let child) = state.phase { return child }
+            return nil
+        }
+        if let child {
+            child.connection.invalidate()
+            kill(child.pid, SIGKILL)
+        }
+    }
+
+    // MARK: - Calls
+
+    /// Sends `request` (JSON) and decodes the reply, launching the process if needed.
+    ///
+    /// - Throws: ``AppexError``: `interrupted` (the process died; the next call relaunches),
+    ///   `deadlineExceeded`, `cancelled`, `remoteFailure`, `invalidated`, `refused`,
+    ///   `launchFailed`, `crashBudgetExhausted`, `coding`.
+    public func send<Request: Encodable, Reply: Decodable>(_ request: Request, expecting: Reply.Type = Reply.self, timeout: Duration? = nil) async throws(AppexError) -> Reply {
+        let bytes: [UInt8]
+        do { bytes = Array(try JSONEncoder().encode(request)) } catch {
+            throw AppexError(.coding, "cannot encode \(Request.self) for \(configuration.identity.bundleIdentifier): \(error)")
+        }
+        let reply = try await call(bytes, timeout: timeout)
+        do { return try JSONDecoder().decode(Reply.self, from: Data(reply)) } catch {
+            throw AppexError(.coding, "the reply of \(configuration.identity.bundleIdentifier) is not a \(Reply.self): \(error)")
+        }
+    }
+
+    /// Sends raw bytes and returns the raw reply, launching the process if needed.
+    public func call(_ request: [UInt8], timeout: Duration? = nil) async throws(AppexError) -> [UInt8] {
+        let child = try running()
+        do {
+            return try await child.connection.call(request, timeout: timeout)
+        } catch {
+            throw translate(error, child: child)
+        }
+    }
+
+    private func translate(_ error: IPCError, child: Child) -> AppexError {
+        let name = configuration.identity.bundleIdentifier
+        switch error.code {
+        case .deadlineExceeded: return AppexError(.deadlineExceeded, "\(name) did not answer in time: \(error.message)")
+        case .cancelled: return AppexError(.cancelled, "the call to \(name) was cancelled")
+        case .remoteFailure: return AppexError(.remoteFailure, "\(name) failed: \(error.message)")
+        case .invalidated: return AppexError(.invalidated, "the connection to \(name) was invalidated")
+        case .protocolViolation: return AppexError(.protocolViolation, "\(name) (pid \(child.pid)) broke the protocol and was disconnected: \(error.message)")
+        default:
+            return AppexError(.interrupted, "\(name) (pid \(child.pid)) ended during the call (\(Self.describe(child.exitStatus.withLock { $0 })))")
+        }
+    }
+
+    /// On the connection's reader thread (never the cooperative pool): waits up to 20 ms for
+    /// the reaper to record the child's exit, so errors can say how it ended.
+    private static func awaitExitStatus(_ child: Child) {
+        let deadline = ContinuousClock.now + .milliseconds(20)
+        while child.exitStatus.withLock({ $0 }) == nil && ContinuousClock.now < deadline {
+            usleep(500)
+        }
+    }
+
+    private static func describe(_ status: Int32?) -> String {
+        guard let status else { return "still exiting" }
+        let signal = status & 0x7f
+        if signal == 0 { return "exit status \((status >> 8) & 0xff)" }
+        return "killed by signal \(signal)"
+    }
+
+    // MARK: - Launching
+
+    private func running() throws(AppexError) -> Child {
+        let result = state.withLock { state -> Result<Child?, AppexError> in
+            switch state.phase {
+            case .running(let child): return .success(child)
+            case .invalidated: return .failure(AppexError(.invalidated, "\(configuration.identity.bundleIdentifier)'s process was invalidated"))
+            case .idle:
+                let now = ContinuousClock.now
+                state.crashes.removeAll { now - $0 > configuration.crashWindow }
+                if state.crashes.count >= configuration.crashLimit {
+                    return .failure(AppexError(.crashBudgetExhausted, "\(configuration.identity.bundleIdentifier) crashed \(state.crashes.count) times within \(configuration.crashWindow); it is not relaunched"))
+                }
+                return .success(nil)
+            }
+        }
+        if let child = try result.get() { return child }
+        try checkMayRun()
+        let child = try launch()
+        let winner = state.withLock { state -> Child? in
+            if case .running(let other) = state.phase { return other }  // another caller launched first
+            if case .invalidated = state.phase { return nil }
+            state.phase = .running(child)
+            return child
+        }
+        guard let winner else {
+            child.connection.invalidate()
+            kill(child.pid, SIGKILL)
+            throw AppexError(.invalidated, "\(configuration.identity.bundleIdentifier)'s process was invalidated")
+        }
+        if winner !== child {
+            child.connection.invalidate()
+            kill(child.pid, SIGKILL)
+        }
+        return winner
+    }
+
+    private func checkMayRun() throws(AppexError) {
+        let identity = configuration.identity
+        let snapshot = try discovery.snapshot()
+        let found = snapshot.extensions.first { $0.path == identity.bundlePath && $0.bundleIdentifier == identity.bundleIdentifier }
+        guard let found, found.state == .enabled, found.identity == identity else {
+            let diagnosis = try discovery.diagnose(bundleIdentifier: identity.bundleIdentifier)
+            var message = "cannot launch \(identity.bundleIdentifier): " + diagnosis.lines.joined(separator: " ")
+            if let found, found.state == .enabled, found.identity != identity {
+                message = "cannot launch \(identity.bundleIdentifier): the bundle at \(identity.bundlePath) changed since it was discovered; discover it again"
+            }
+            throw AppexError(.refused, message)
+        }
+    }
+
+    private func launch() throws(AppexError) -> Child {
+        let identity = configuration.identity
+        let bundle = AppexBundle.load(at: identity.bundlePath, as: .appExtension)
+        guard bundle.isValid, let executableName = bundle.info.executableName else {
+            throw AppexError(.refused, "cannot launch \(identity.bundleIdentifier): the bundle is not valid", problems: bundle.problems)
+        }
+        let executable = identity.bundlePath + "/" + executableName
+        let (host, extensionEnd) = try makeSocketPair()
+        var output: [Int32] = [-1, -1]
+        guard cappex_pipe_cloexec(&output, 0) == 0 else {
+            throw AppexError(.launchFailed, "cannot make the output pipe for \(identity.bundleIdentifier): errno \(errno)")
+        }
+        let outputReader = FileDescriptor(taking: output[0])
+        let outputWriter = FileDescriptor(taking: output[1])
+
+        let workingDirectory = configuration.environment.home + "/ExtensionData/" + identity.bundleIdentifier
+        try configuration.environment.makePrivateDirectory(workingDirectory)
+        let variables = childEnvironment(workingDirectory: workingDirectory)
+        var pid: pid_t = 0
+        let arguments = [executable]
+        let spawnResult = withCStrings(arguments) { argv in
+            withCStrings(variables) { envp in
+                cappex_spawn_extension(executable, argv, envp, extensionEnd.rawValue, outputWriter.rawValue, outputWriter.rawValue, workingDirectory, &pid)
+            }
+        }
+        guard spawnResult == 0 else {
+            throw AppexError(.launchFailed, "cannot launch \(executable): \(String(cString: strerror(spawnResult)))")
+        }
+        // `extensionEnd` and `outputWriter` close when this function returns: only the child
+        // keeps those ends, so its death is seen as the end of the stream.
+
+        let launched = pid
+        let channel = FrameChannel(socket: host)
+        let child = Child(pid: launched, connection: IPCConnection(channel: channel, onClose: { [weak self] reason in
+            self?.childEnded(pid: launched, reason: reason)
+        }))
+        forwardOutput(outputReader, pid: launched)
+        reap(child)
+        child.connection.start()
+        return child
+    }
+
+    private func makeSocketPair() throws(AppexError) -> (FileDescriptor, FileDescriptor) {
+        var fds: [Int32] = [-1, -1]
+        guard cappex_socketpair_cloexec(Int32(SOCK_STREAM.rawValue), &fds) == 0 else {
+            throw AppexError(.launchFailed, "cannot make the connection for \(configuration.identity.bundleIdentifier): errno \(errno)")
+        }
+        return (FileDescriptor(taking: fds[0]), FileDescriptor(taking: fds[1]))
+    }
+
+    /// The documented minimal environment of an extension process (docs/DESIGN.md, "Launching").
+    private func childEnvironment(workingDirectory: String) -> [String] {
+        let inherited = ProcessInfo.processInfo.environment
+        var variables = [
+            "PATH=/usr/local/bin:/usr/bin:/bin",
+            "HOME=\(inherited["HOME"] ?? "/")",
+            "TMPDIR=\(inherited["TMPDIR"] ?? "/tmp")",
+            "APPEX_HOME=\(configuration.environment.home)",
+            "APPEX_CONNECTION_FD=3",
+            "APPEX_HOST_PID=\(getpid())",
+            "APPEX_BUNDLE_PATH=\(configuration.identity.bundlePath)",
+            "APPEX_BUNDLE_IDENTIFIER=\(configuration.identity.bundleIdentifier)",
+            "APPEX_EXTENSION_POINT=\(configuration.identity.extensionPointIdentifier)",
+            "APPEX_DATA_DIRECTORY=\(workingDirectory)",
+        ]
+        if let language = inherited["LANG"] { variables.append("LANG=\(language)") }
+        return variables
+    }
+
+    private func forwardOutput(_ reader: FileDescriptor, pid: Int32) {
+        let logger = configuration.logger
+        let name = configuration.identity.bundleIdentifier
+        startDetachedThread(name: "appex.output") {
+            var pending: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(reader.rawValue, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { break }
+                pending.append(contentsOf: buffer[0..<count])
+                while let newline = pending.firstIndex(of: 0x0a) {
+                    let line = String(decoding: pending[..<newline], as: UTF8.self)
+                    pending.removeSubrange(...newline)
+                    logger.info("\(line)", metadata: ["extension": "\(name)", "pid": "\(pid)"])
+                }
+                if pending.count > 64 * 1024 { pending.removeAll() }  // a line without end: drop it
+            }
+        }
+    }
+
+    /// Waits for the child on a thread of its own, so it is always reaped.
+    private func reap(_ child: Child) {
+        startDetachedThread(name: "appex.reaper") {
+            var status: Int32 = 0
+            while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
+            child.exitStatus.withLock { $0 = status }
+            // A child that died leaves its socket end closed; make sure the reader wakes anyway.
+            child.connection.channel.shutdown()
+        }
+    }
+
+    private func childEnded(pid: Int32, reason: IPCError) {
+        let current = state.withLock { state -> Child? in
+            if case .running(let child) = state.phase, child.pid == pid { return child }
+            return nil
+        }
+        if let current { Self.awaitExitStatus(current) }
+        let (wasCurrent, invalidated) = state.withLock { state -> (Bool, Bool) in
+            guard case .running(let child) = state.phase, child.pid == pid else {
+                if case .invalidated = state.phase { return (false, true) }
+                return (false, false)
+            }
+            state.phase = .idle
+            state.crashes.append(.now)
+            return (true, false)
+        }
+        guard wasCurrent, !invalidated else { return }
+        kill(pid, SIGKILL)  // a broken protocol leaves a live process: end it
+        configuration.onInterruption(AppexError(.interrupted, "\(configuration.identity.bundleIdentifier) (pid \(pid)) ended: \(reason.message)"))
+    }
+}
+
+/// Calls `body` with a NULL-terminated C array of the strings.
+private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
+    let pointers = strings.map { strdup($0) } + [nil]
+    defer { pointers.forEach { free($0) } }
+    return body(pointers)
+}

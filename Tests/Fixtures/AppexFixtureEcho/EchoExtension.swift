@@ -1,0 +1,44 @@
+import AppexCore
+import AppexExtension
+import Foundation
+
+/// A fixture extension: echoes, and on request crashes, hangs or prints without end.
+struct EchoRequest: Codable, Sendable {
+    var command: String
+    var text: String
+}
+
+struct EchoReply: Codable, Sendable {
+    var text: String
+    var pid: Int32
+}
+
+@main
+struct EchoExtension: AppExtension {
+    static let boundAppExtensionPoint = ExtensionPointIdentifier(host: "com.example.hostapp", name: "HostAppFeature")
+
+    var configuration: some AppExtensionConfiguration {
+        ConnectionHandler { (request: EchoRequest) -> EchoReply in
+            switch request.command {
+            case "crash":
+                kill(getpid(), SIGKILL)
+            case "hang":
+                try await Task.sleep(for: .seconds(3600))
+            case "print":
+                for index in 0..<10_000 { print("stray output \(index) that must not reach the channel") }
+            case "fail":
+                throw EchoFailure(text: request.text)
+            default:
+                break
+            }
+            return EchoReply(text: request.text, pid: getpid())
+        }
+    }
+
+    init() {}
+}
+
+struct EchoFailure: Error, CustomStringConvertible {
+    var text: String
+    var description: String { "echo refused: \(text)" }
+}
