@@ -107,7 +107,11 @@ extension AppexBundle {
     public static func sign(at path: String, with key: SigningKey) throws(AppexError) -> Int {
         let root = normalized(path)
         let walk: BundleWalk
-        do { walk = try BundleWalk(root: root) } catch { throw .fileSystem("read bundle", root, error) }
+        do { walk = try BundleWalk(root: root, kind: kind(ofPath: root) ?? .hostApp) } catch { throw .fileSystem("read bundle", root, error) }
+        if let first = walk.unsupported.first {
+            throw AppexError(.invalidBundle, "cannot sign \(root): \(first.path) cannot be sealed: \(first.reason)",
+                             problems: walk.unsupported.map { BundleProblem(.unsupportedFile, file: root + "/" + $0.path, message: "\($0.path) cannot be sealed: \($0.reason)") })
+        }
         var entries: [String: CodeSeal.Entry] = [:]
         for entry in walk.entries {
             if entry.relativePath.contains("\n") {
@@ -167,18 +171,26 @@ package struct BundleObservation: Sendable {
     var entries: [(path: String, status: FileStatus)]
     /// Distinct for every load in this process: equal identifiers mean the same load.
     package let loadIdentifier: UInt64
+    /// When the statuses were taken (wall clock, ns).
+    let takenAt: Int64
+    /// Timestamps this close to the observation cannot vouch for the file: a same-size rewrite
+    /// within one timestamp tick would leave its status unchanged (git's "racy clean" case).
+    static let racyWindow: Int64 = 20_000_000
 
     private static let counter = Atomic<UInt64>(0)
 
     init(entries: [(path: String, status: FileStatus)]) {
         self.entries = entries
         self.loadIdentifier = Self.counter.add(1, ordering: .relaxed).newValue
+        self.takenAt = Syscalls.wallClockNanoseconds()
     }
 
     /// Whether every observed entry still stats the same (one `lstat` each).
     func isCurrent() -> Bool {
         guard !entries.isEmpty else { return false }
+        let trustedBefore = takenAt - Self.racyWindow
         for entry in entries {
+            if entry.status.modificationNanoseconds >= trustedBefore || entry.status.changeNanoseconds >= trustedBefore { return false }
             guard let now = try? Syscalls.lstat(entry.path), now == entry.status else { return false }
         }
         return true
@@ -193,18 +205,42 @@ struct BundleWalk {
     }
 
     let root: String
+    let kind: AppexBundle.Kind
     private(set) var entries: [Entry] = []
+    /// Entries the seal cannot vouch for, by relative path, with why.
+    private(set) var unsupported: [(path: String, reason: String)] = []
     /// The root's status (followed, as given) and the seal's, if there is one.
     private var rootStatus: FileStatus
     private var sealStatus: FileStatus?
 
-    init(root: String) throws(Errno) {
+    init(root: String, kind: AppexBundle.Kind) throws(Errno) {
         self.root = root
+        self.kind = kind
         rootStatus = try Syscalls.lstat(root)
         if rootStatus.kind == .symbolicLink { rootStatus = try Syscalls.stat(root) }
         guard rootStatus.kind == .directory else { throw Errno(rawValue: 20) } // ENOTDIR
         try visit(relative: "")
         entries.sort { $0.relativePath.utf8.lexicographicallyPrecedes($1.relativePath.utf8) }
+    }
+
+    /// Why the link at `relative` cannot be sealed, if it cannot: its target is absolute or
+    /// climbs out of the bundle (the seal would vouch for a file it does not cover).
+    static func linkProblem(root: String, relative: String) -> String? {
+        let target: String
+        do { target = try Syscalls.readLink(root + "/" + relative) } catch {
+            return "the link cannot be read (\(error))"
+        }
+        if target.hasPrefix("/") { return "it is a link to \(target), outside the bundle" }
+        var depth = relative.split(separator: "/").count - 1
+        for component in target.split(separator: "/", omittingEmptySubsequences: true) {
+            if component == ".." {
+                depth -= 1
+                if depth < 0 { return "it is a link to \(target), which leads out of the bundle" }
+            } else if component != "." {
+                depth += 1
+            }
+        }
+        return nil
     }
 
     /// Everything this walk stat'ed, for telling later whether the bundle changed.
@@ -217,19 +253,35 @@ struct BundleWalk {
 
     private mutating func visit(relative: String) throws(Errno) {
         let directory = relative.isEmpty ? root : root + "/" + relative
-        for (name, status) in try Syscalls.directoryEntriesWithStatus(directory) {
+        for (validName, printable, status) in try Syscalls.directoryEntriesWithStatus(directory) {
+            guard let name = validName else {
+                let shown = relative.isEmpty ? printable : relative + "/" + printable
+                unsupported.append((shown, "its name is not valid UTF-8"))
+                continue
+            }
             let child = relative.isEmpty ? name : relative + "/" + name
             if child == AppexBundle.File.seal {
                 sealStatus = status
                 continue
             }
-            if status.kind == .directory {
-                // Nested extensions carry their own seals.
-                if relative == AppexBundle.File.extensions && name.hasSuffix(".appex") { continue }
+            switch status.kind {
+            case .directory:
+                // A host's nested extensions carry their own seals.
+                if kind == .hostApp && relative == AppexBundle.File.extensions && name.hasSuffix(".appex") { continue }
                 entries.append(Entry(relativePath: child, status: status))
-                try visit(relative: child)
-            } else {
+                do {
+                    try visit(relative: child)
+                } catch {
+                    unsupported.append((child, "the directory cannot be read: \(error)"))
+                }
+            case .symbolicLink:
                 entries.append(Entry(relativePath: child, status: status))
+                if let reason = Self.linkProblem(root: root, relative: child) { unsupported.append((child, reason)) }
+            case .regular:
+                entries.append(Entry(relativePath: child, status: status))
+            case .other:
+                entries.append(Entry(relativePath: child, status: status))
+                unsupported.append((child, "it is a device, socket or pipe"))
             }
         }
     }
@@ -251,7 +303,7 @@ private struct BundleLoader {
         let infoPath = root + "/" + AppexBundle.File.info
         let walk: BundleWalk
         do {
-            walk = try BundleWalk(root: root)
+            walk = try BundleWalk(root: root, kind: kind)
         } catch {
             let problem = BundleProblem(.unreadableFile, file: root, message: "cannot read the bundle directory: \(error)")
             return AppexBundle(path: root, kind: kind, info: BundleInfo(data: [], file: infoPath, role: .hostApp).replacingProblems([problem]),
@@ -259,6 +311,9 @@ private struct BundleLoader {
                                observation: BundleObservation(entries: []), directories: [root])
         }
         let statuses = Dictionary(walk.entries.map { ($0.relativePath, $0.status) }, uniquingKeysWith: { a, _ in a })
+        for entry in walk.unsupported {
+            problems.append(BundleProblem(.unsupportedFile, file: root + "/" + entry.path, message: "\(entry.path) cannot be sealed: \(entry.reason)"))
+        }
 
         // Hash every file once; keep the bytes of the plists we parse.
         var digests: [String: [UInt8]] = [:]
@@ -354,7 +409,7 @@ private struct BundleLoader {
         let sealPath = root + "/" + AppexBundle.File.seal
         let bytes: [UInt8]
         do {
-            bytes = try Syscalls.readFile(sealPath, limit: 64 * 1024 * 1024)
+            bytes = try Syscalls.readFile(sealPath, limit: CodeSeal.maximumSize)
         } catch where error == .noSuchFileOrDirectory {
             problems.append(BundleProblem(.unsigned, file: sealPath,
                                           message: "the bundle is not signed (no _CodeSignature/CodeResources); sign it with `appex sign \(root) --key TEAM.key`"))

@@ -7,14 +7,23 @@ import Foundation
 /// each on Linux, this one a few. Every offset, count and reference is bounds-checked, nesting is
 /// limited and reference cycles are refused, so hostile bytes give an error, never a crash.
 /// What it does not know (UIDs, sets, 128-bit integers, non-ASCII bytes in ASCII strings,
-/// repeated keys) it refuses, and the caller falls back to Foundation's reader; where both read a
+/// repeated keys) it refuses, and the caller falls back to Foundation's reader; damage, nesting
+/// deeper than 256 and files that expand past 100,000 values are refused outright (Foundation
+/// would chew on them for seconds). Where both read a
 /// file they agree (tested on every fixture and on thousands of mutations). It may accept a
 /// damaged file that CoreFoundation's stricter structural checks refuse; that has no security
 /// weight, because a bundle's Info.plist is covered by its seal.
 struct BinaryPropertyList {
     struct Failure: Error {
         var reason: String
+        /// Whether Foundation's reader may still decide (the fast reader only lacks support);
+        /// `false` for damage or abuse, which no reader should be made to chew on.
+        var mayFallBack = false
     }
+
+    /// The most values a file may expand to. Objects may be shared, so a 150-byte file can
+    /// describe billions of values (a chain of arrays each holding the next twice): stop early.
+    static let maximumValues = 100_000
 
     private let bytes: [UInt8]
     private let offsetSize: Int
@@ -53,7 +62,8 @@ struct BinaryPropertyList {
         let reader = BinaryPropertyList(bytes: bytes, offsetSize: offsetSize, referenceSize: referenceSize,
                                         objectCount: Int(objectCount), offsetTable: Int(offsetTable))
         var visiting = Set<Int>()
-        return try reader.object(Int(top), depth: 0, visiting: &visiting)
+        var budget = Self.maximumValues
+        return try reader.object(Int(top), depth: 0, visiting: &visiting, budget: &budget)
     }
 
     private init(bytes: [UInt8], offsetSize: Int, referenceSize: Int, objectCount: Int, offsetTable: Int) {
@@ -71,8 +81,10 @@ struct BinaryPropertyList {
         return value
     }
 
-    private func object(_ index: Int, depth: Int, visiting: inout Set<Int>) throws(Failure) -> PropertyListValue {
-        guard index < objectCount, depth < Self.maximumDepth else { throw Failure(reason: "object reference out of range or nested too deeply") }
+    private func object(_ index: Int, depth: Int, visiting: inout Set<Int>, budget: inout Int) throws(Failure) -> PropertyListValue {
+        guard index < objectCount, depth < Self.maximumDepth else { throw Failure(reason: "object reference out of range or nested more than \(Self.maximumDepth) deep") }
+        budget -= 1
+        guard budget >= 0 else { throw Failure(reason: "the property list expands to more than \(Self.maximumValues) values") }
         guard let rawOffset = Self.bigEndian(bytes, at: offsetTable + index * offsetSize, size: offsetSize),
               rawOffset >= 8, rawOffset < UInt64(offsetTable)
         else { throw Failure(reason: "object offset out of range") }
@@ -84,10 +96,11 @@ struct BinaryPropertyList {
             switch marker {
             case 0x08: return .boolean(false)
             case 0x09: return .boolean(true)
-            default: throw Failure(reason: "unsupported simple object 0x\(String(marker, radix: 16))")
+            default: throw Failure(reason: "unsupported simple object 0x\(String(marker, radix: 16))", mayFallBack: true)
             }
         case 0x1:
-            guard info <= 3, let value = Self.bigEndian(bytes, at: offset + 1, size: 1 << info) else { throw Failure(reason: "malformed integer") }
+            guard info <= 3 else { throw Failure(reason: "a 128-bit integer", mayFallBack: true) }
+            guard let value = Self.bigEndian(bytes, at: offset + 1, size: 1 << info) else { throw Failure(reason: "malformed integer") }
             return .integer(info == 3 ? Int(Int64(bitPattern: value)) : Int(value))
         case 0x2:
             if info == 2, let bits = Self.bigEndian(bytes, at: offset + 1, size: 4) {
@@ -108,7 +121,7 @@ struct BinaryPropertyList {
             let (count, start) = try length(info, at: offset)
             guard start + count <= offsetTable else { throw Failure(reason: "string runs past the object table") }
             let slice = bytes[start..<(start + count)]
-            guard slice.allSatisfy({ $0 < 0x80 }) else { throw Failure(reason: "an ASCII string holds a non-ASCII byte") }
+            guard slice.allSatisfy({ $0 < 0x80 }) else { throw Failure(reason: "an ASCII string holds a non-ASCII byte", mayFallBack: true) }
             return .string(String(decoding: slice, as: UTF8.self))
         case 0x6:
             let (count, start) = try length(info, at: offset)
@@ -126,7 +139,7 @@ struct BinaryPropertyList {
             var items: [PropertyListValue] = []
             items.reserveCapacity(count)
             for item in 0..<count {
-                items.append(try object(try reference(at: start + item * referenceSize), depth: depth + 1, visiting: &visiting))
+                items.append(try object(try reference(at: start + item * referenceSize), depth: depth + 1, visiting: &visiting, budget: &budget))
             }
             return .array(items)
         case 0xD:
@@ -137,14 +150,14 @@ struct BinaryPropertyList {
             var entries: [String: PropertyListValue] = [:]
             entries.reserveCapacity(count)
             for entry in 0..<count {
-                let keyObject = try object(try reference(at: start + entry * referenceSize), depth: depth + 1, visiting: &visiting)
+                let keyObject = try object(try reference(at: start + entry * referenceSize), depth: depth + 1, visiting: &visiting, budget: &budget)
                 guard case .string(let key) = keyObject else { throw Failure(reason: "a dictionary key is not a string") }
-                let value = try object(try reference(at: start + (count + entry) * referenceSize), depth: depth + 1, visiting: &visiting)
-                guard entries.updateValue(value, forKey: key) == nil else { throw Failure(reason: "a dictionary repeats the key \(key)") }
+                let value = try object(try reference(at: start + (count + entry) * referenceSize), depth: depth + 1, visiting: &visiting, budget: &budget)
+                guard entries.updateValue(value, forKey: key) == nil else { throw Failure(reason: "a dictionary repeats the key \(key)", mayFallBack: true) }
             }
             return .dictionary(entries)
         default:
-            throw Failure(reason: "unsupported object type 0x\(String(marker, radix: 16))")
+            throw Failure(reason: "unsupported object type 0x\(String(marker, radix: 16))", mayFallBack: true)
         }
     }
 

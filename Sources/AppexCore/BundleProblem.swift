@@ -38,6 +38,9 @@ public struct BundleProblem: Hashable, Sendable, CustomStringConvertible {
         public static let fileAdded = Kind("file-added")
         /// A sealed file is gone.
         public static let fileRemoved = Kind("file-removed")
+        /// A file the seal cannot vouch for: a link that leads out of the bundle, a name that is
+        /// not UTF-8, a device, socket or pipe.
+        public static let unsupportedFile = Kind("unsupported-file")
         /// Another bundle claims the same bundle identifier and takes precedence.
         public static let duplicateBundleIdentifier = Kind("duplicate-bundle-identifier")
     }

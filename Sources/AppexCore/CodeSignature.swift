@@ -143,26 +143,39 @@ struct CodeSeal: Sendable {
         return out
     }
 
-    /// Parses a seal; the error says what is malformed. Does not check the signature.
+    /// The largest seal read: about 40,000 files. Anything bigger is refused before parsing.
+    static let maximumSize = 4 << 20
+
+    /// Parses a seal line by line; the error says what is malformed. Does not check the
+    /// signature. Nothing is allocated in proportion to a count the file claims.
     init(bytes: [UInt8]) throws(PropertyListReadError) {
         func fail(_ reason: String) -> PropertyListReadError { PropertyListReadError(reason: reason) }
-        var lines = bytes.split(separator: 0x0a, omittingEmptySubsequences: false)
-        guard lines.last?.isEmpty == true else { throw fail("the last line is not terminated") }
-        lines.removeLast()
-        guard lines.count >= 4 else { throw fail("too short: expected a format, team, key and signature line") }
-        guard lines[0].elementsEqual(Self.format.utf8) else { throw fail("the first line is not \(Self.format)") }
-        let signatureLine = lines[lines.count - 1]
+        guard bytes.count <= Self.maximumSize else { throw fail("larger than \(Self.maximumSize) bytes") }
+        guard bytes.last == 0x0a else { throw fail("the last line is not terminated") }
+        // The signature line is the last one.
+        let bodyEnd = bytes.count - 1
+        let signatureStart = (bytes[..<bodyEnd].lastIndex(of: 0x0a) ?? -1) + 1
+        let signatureLine = bytes[signatureStart..<bodyEnd]
         guard signatureLine.starts(with: "signature ".utf8),
               let signature = Self.unhex(signatureLine.dropFirst(10)), signature.count == 64
         else { throw fail("the last line is not `signature` and 128 hex digits") }
-        guard lines[1].starts(with: "team ".utf8), lines[1].count == 15 else { throw fail("the second line is not `team` and a team ID") }
-        guard lines[2].starts(with: "key ".utf8), let key = Self.unhex(lines[2].dropFirst(4)), key.count == 32
+
+        var position = 0
+        var number = 0
+        func nextLine() -> ArraySlice<UInt8>? {
+            guard position < signatureStart else { return nil }
+            let end = bytes[position..<signatureStart].firstIndex(of: 0x0a) ?? signatureStart
+            defer { position = end + 1 }
+            number += 1
+            return bytes[position..<end]
+        }
+        guard let format = nextLine(), format.elementsEqual(Self.format.utf8) else { throw fail("the first line is not \(Self.format)") }
+        guard let team = nextLine(), team.starts(with: "team ".utf8), team.count == 15 else { throw fail("the second line is not `team` and a team ID") }
+        guard let keyLine = nextLine(), keyLine.starts(with: "key ".utf8), let key = Self.unhex(keyLine.dropFirst(4)), key.count == 32
         else { throw fail("the third line is not `key` and 64 hex digits") }
         var entries: [String: Entry] = [:]
-        entries.reserveCapacity(lines.count - 4)
         var previous: String?
-        for (offset, line) in lines[3..<(lines.count - 1)].enumerated() {
-            let number = offset + 4
+        while let line = nextLine() {
             let path: String
             let entry: Entry
             if line.starts(with: "file ".utf8), line.count > 5 + 64 + 3 {
@@ -171,12 +184,15 @@ struct CodeSeal: Sendable {
                       let flag = body.dropFirst(65).first, flag == UInt8(ascii: "x") || flag == UInt8(ascii: "-"),
                       body.dropFirst(66).first == 0x20
                 else { throw fail("line \(number) is not `file`, a SHA-256, x or -, and a path") }
-                path = String(decoding: body.dropFirst(67), as: UTF8.self)
+                guard let name = String(validating: body.dropFirst(67), as: UTF8.self) else { throw fail("line \(number): the path is not UTF-8") }
+                path = name
                 entry = .file(sha256: digest, executable: flag == UInt8(ascii: "x"))
             } else if line.starts(with: "link ".utf8), let space = line.dropFirst(5).firstIndex(of: 0x20),
-                      let target = Self.unhex(line[(line.startIndex + 5)..<space]) {
-                path = String(decoding: line[(space + 1)...], as: UTF8.self)
-                entry = .symbolicLink(target: String(decoding: target, as: UTF8.self))
+                      let target = Self.unhex(line[(line.startIndex + 5)..<space]),
+                      let targetText = String(validating: target, as: UTF8.self),
+                      let name = String(validating: line[(space + 1)...], as: UTF8.self) {
+                path = name
+                entry = .symbolicLink(target: targetText)
             } else {
                 throw fail("line \(number) is neither a `file` nor a `link` record")
             }
@@ -187,10 +203,10 @@ struct CodeSeal: Sendable {
             previous = path
             entries[path] = entry
         }
-        self.teamIdentifier = TeamIdentifier(rawValue: String(decoding: lines[1].dropFirst(5), as: UTF8.self))
+        self.teamIdentifier = TeamIdentifier(rawValue: String(decoding: team.dropFirst(5), as: UTF8.self))
         self.publicKey = key
         self.entries = entries
-        self.message = Array(bytes[..<signatureLine.startIndex])
+        self.message = Array(bytes[..<signatureStart])
         self.signature = signature
     }
 

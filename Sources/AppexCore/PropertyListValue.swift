@@ -56,8 +56,20 @@ extension PropertyListValue {
         if bytes.isEmpty { throw PropertyListReadError(reason: "the file is empty") }
         // Built bundles' plists are binary: read those without Foundation when we can. What the
         // fast reader refuses, Foundation's reader decides.
-        if BinaryPropertyList.isBinary(bytes), case .dictionary(let dictionary)? = try? BinaryPropertyList.parse(bytes) {
-            return dictionary
+        if BinaryPropertyList.isBinary(bytes) {
+            do {
+                let value = try BinaryPropertyList.parse(bytes)
+                guard case .dictionary(let dictionary) = value else {
+                    throw PropertyListReadError(reason: "the top-level value is \(value.typeName), expected dictionary")
+                }
+                return dictionary
+            } catch let failure as BinaryPropertyList.Failure where !failure.mayFallBack {
+                throw PropertyListReadError(reason: "not a valid binary property list (\(failure.reason))")
+            } catch let error as PropertyListReadError {
+                throw error
+            } catch {
+                // Unsupported by the fast reader: Foundation decides below.
+            }
         }
         let object: Any
         do {
@@ -65,8 +77,11 @@ extension PropertyListValue {
         } catch {
             throw PropertyListReadError(reason: "not a property list (\(Self.shortReason(error)))")
         }
-        guard let converted = PropertyListValue(foundationObject: object) else {
-            throw PropertyListReadError(reason: "the property list holds a value of an unknown type")
+        var budget = BinaryPropertyList.maximumValues
+        guard let converted = PropertyListValue(foundationObject: object, budget: &budget) else {
+            throw PropertyListReadError(reason: budget < 0
+                ? "the property list expands to more than \(BinaryPropertyList.maximumValues) values"
+                : "the property list holds a value of an unknown type")
         }
         guard case .dictionary(let dictionary) = converted else {
             throw PropertyListReadError(reason: "the top-level value is \(converted.typeName), expected dictionary")
@@ -82,6 +97,14 @@ extension PropertyListValue {
 
     /// Converts what `PropertyListSerialization` returns.
     init?(foundationObject object: Any) {
+        var budget = Int.max
+        self.init(foundationObject: object, budget: &budget)
+    }
+
+    /// Converts at most `budget` values; `nil` (with a negative budget) past that.
+    init?(foundationObject object: Any, budget: inout Int) {
+        budget -= 1
+        if budget < 0 { return nil }
         switch object {
         case let value as String:
             self = .string(value)
@@ -93,7 +116,7 @@ extension PropertyListValue {
             var items: [PropertyListValue] = []
             items.reserveCapacity(value.count)
             for item in value {
-                guard let converted = PropertyListValue(foundationObject: item) else { return nil }
+                guard let converted = PropertyListValue(foundationObject: item, budget: &budget) else { return nil }
                 items.append(converted)
             }
             self = .array(items)
@@ -101,7 +124,7 @@ extension PropertyListValue {
             var items: [String: PropertyListValue] = [:]
             items.reserveCapacity(value.count)
             for (key, item) in value {
-                guard let converted = PropertyListValue(foundationObject: item) else { return nil }
+                guard let converted = PropertyListValue(foundationObject: item, budget: &budget) else { return nil }
                 items[key] = converted
             }
             self = .dictionary(items)

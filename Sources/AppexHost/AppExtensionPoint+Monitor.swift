@@ -157,7 +157,10 @@ final class MonitorCore: Sendable {
     /// Starts the watcher thread and returns once the first scan is published.
     func start() async throws(AppexError) {
         let result: Result<Void, AppexError> = await withCheckedContinuation { continuation in
-            startDetachedThread(name: "appex.monitor") { [self] in self.run(first: continuation) }
+            let started = startDetachedThread(name: "appex.monitor") { [self] in self.run(first: continuation) }
+            if !started {
+                continuation.resume(returning: .failure(AppexError(.fileSystem, "cannot start the monitor's watcher thread (pthread_create failed)")))
+            }
         }
         try result.get()
     }

@@ -243,8 +243,10 @@ public final class AppExtensionProcess: Sendable {
         let child = Child(pid: launched, connection: IPCConnection(channel: channel, onClose: { [weak self] reason in
             self?.childEnded(pid: launched, reason: reason)
         }))
-        forwardOutput(outputReader, pid: launched)
-        reap(child)
+        guard reap(child), forwardOutput(outputReader, pid: launched) else {
+            kill(launched, SIGKILL)
+            throw AppexError(.launchFailed, "cannot start the threads that reap and log \(identity.bundleIdentifier) (pthread_create failed); the process was killed")
+        }
         child.connection.start()
         return child
     }
@@ -276,10 +278,10 @@ public final class AppExtensionProcess: Sendable {
         return variables
     }
 
-    private func forwardOutput(_ reader: FileDescriptor, pid: Int32) {
+    private func forwardOutput(_ reader: FileDescriptor, pid: Int32) -> Bool {
         let logger = configuration.logger
         let name = configuration.identity.bundleIdentifier
-        startDetachedThread(name: "appex.output") {
+        return startDetachedThread(name: "appex.output") {
             var pending: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 16 * 1024)
             while true {
@@ -298,7 +300,7 @@ public final class AppExtensionProcess: Sendable {
     }
 
     /// Waits for the child on a thread of its own, so it is always reaped.
-    private func reap(_ child: Child) {
+    private func reap(_ child: Child) -> Bool {
         startDetachedThread(name: "appex.reaper") {
             var status: Int32 = 0
             while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}

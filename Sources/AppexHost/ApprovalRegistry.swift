@@ -28,27 +28,35 @@ final class ApprovalRegistry: Sendable {
         configuration.label = "appex.registry"
         // A decision the CLI reports as made must survive a crash of anything, the machine included.
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-        do {
-            database = try DatabaseQueue(path: path, configuration: configuration)
-            try Self.migrator.migrate(database)
-        } catch {
-            throw AppexError(.registry, "cannot open the approval registry \(path): \(error)", underlying: error)
-        }
-    }
-
-    private static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.create(table: "decision") { table in
-                table.column("host", .text).notNull()
-                table.column("bundle", .text).notNull()
-                table.column("enabled", .boolean).notNull()
-                table.column("team", .text)
-                table.column("updatedAt", .datetime).notNull()
-                table.primaryKey(["host", "bundle"])
+        // Several processes may create the registry at the same moment (the CLI run in
+        // parallel): the schema is created idempotently inside one IMMEDIATE transaction, and a
+        // lost race for the first WAL switch is retried.
+        var attempt = 0
+        while true {
+            do {
+                let queue = try DatabaseQueue(path: path, configuration: configuration)
+                try queue.inTransaction(.immediate) { db in
+                    try db.execute(sql: """
+                        CREATE TABLE IF NOT EXISTS decision (
+                            host TEXT NOT NULL,
+                            bundle TEXT NOT NULL,
+                            enabled BOOLEAN NOT NULL,
+                            team TEXT,
+                            updatedAt DATETIME NOT NULL,
+                            PRIMARY KEY (host, bundle));
+                        PRAGMA user_version = 1;
+                        """)
+                    return .commit
+                }
+                database = queue
+                break
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && attempt < 20 {
+                attempt += 1
+                usleep(useconds_t(5_000 * attempt))
+            } catch {
+                throw AppexError(.registry, "cannot open the approval registry \(path): \(error)", underlying: error)
             }
         }
-        return migrator
     }
 
     /// Every decision the owner made for `host`, by extension bundle identifier.

@@ -25,6 +25,7 @@ public final class ExtensionDiscovery: Sendable {
     private struct Memo {
         var host: UInt64
         var candidates: [Candidate]
+        var loads: [UInt64]
         var decisions: [String: ApprovalRegistry.Decision]
         var snapshot: DiscoverySnapshot
     }
@@ -75,10 +76,11 @@ public final class ExtensionDiscovery: Sendable {
         let host = try host()
         let hostIdentifier = host.bundleIdentifier ?? ""
         let candidates = candidatePaths()
-        let (bundles, reusedAll) = loadReportingReuse(candidates.map(\.path))
+        let bundles = load(candidates.map(\.path))
+        let loads = bundles.map(\.observation.loadIdentifier)
         let decisions = try registry.decisions(host: hostIdentifier)
-        if reusedAll, let memo = memo.withLock({ $0 }), memo.host == host.observation.loadIdentifier,
-           memo.candidates == candidates, memo.decisions == decisions {
+        if let memo = memo.withLock({ $0 }), memo.host == host.observation.loadIdentifier,
+           memo.candidates == candidates, memo.loads == loads, memo.decisions == decisions {
             return memo.snapshot
         }
 
@@ -97,11 +99,11 @@ public final class ExtensionDiscovery: Sendable {
                     claimed[identifier] = bundle.path
                 }
             }
-            found.append(Self.classify(bundle, origin: candidate.origin, problems: problems, decisions: decisions))
+            found.append(Self.classify(bundle, origin: candidate.origin, hostTeam: host.team, problems: problems, decisions: decisions))
         }
         found.sort { ($0.bundleIdentifier ?? "", $0.path) < ($1.bundleIdentifier ?? "", $1.path) }
         let snapshot = DiscoverySnapshot(hostBundleIdentifier: hostIdentifier, extensionPoints: host.extensionPoints.map(\.identifier).sorted(), extensions: found)
-        memo.withLock { $0 = Memo(host: host.observation.loadIdentifier, candidates: candidates, decisions: decisions, snapshot: snapshot) }
+        memo.withLock { $0 = Memo(host: host.observation.loadIdentifier, candidates: candidates, loads: loads, decisions: decisions, snapshot: snapshot) }
         return snapshot
     }
 
@@ -111,7 +113,7 @@ public final class ExtensionDiscovery: Sendable {
         return identifier.hostBundleIdentifier == host
     }
 
-    private static func classify(_ bundle: AppexBundle, origin: DiscoveredExtension.Origin, problems: [BundleProblem],
+    private static func classify(_ bundle: AppexBundle, origin: DiscoveredExtension.Origin, hostTeam: TeamIdentifier?, problems: [BundleProblem],
                                  decisions: [String: ApprovalRegistry.Decision]) -> DiscoveredExtension {
         var identity: AppExtensionIdentity?
         if problems.isEmpty, let identifier = bundle.bundleIdentifier, let team = bundle.team,
@@ -125,18 +127,24 @@ public final class ExtensionDiscovery: Sendable {
             state = .invalid
         } else {
             let decision = bundle.bundleIdentifier.flatMap { decisions[$0] }
-            switch (origin, decision) {
-            case (_, let decision?) where !decision.isEnabled:
+            // The host's seal does not cover Extensions/*.appex: an extension there ships with
+            // the host only if the host's team signed it too.
+            let shipsWithHost = origin == .host && bundle.team == hostTeam
+            switch decision {
+            case let decision? where !decision.isEnabled:
                 state = .disabled
-            case (.host, _):
+            case _ where shipsWithHost:
                 state = .enabled
-            case (.searchPath, let decision?) where decision.team == bundle.team:
+            case let decision? where decision.team == bundle.team:
                 state = .enabled
-            case (.searchPath, let decision?):
+            case let decision?:
                 state = .unapproved
                 note = "approved when signed by team \(decision.team?.rawValue ?? "none"), now signed by team \(bundle.team?.rawValue ?? "none"): the owner must enable it again"
-            case (.searchPath, nil):
+            case nil:
                 state = .unapproved
+                if origin == .host {
+                    note = "it sits inside the host but is signed by team \(bundle.team?.rawValue ?? "none"), not the host's team \(hostTeam?.rawValue ?? "none"): the owner must approve it"
+                }
             }
         }
         return DiscoveredExtension(
@@ -210,32 +218,24 @@ public final class ExtensionDiscovery: Sendable {
 
     /// Loads bundles, reusing cached loads of unchanged ones; work spreads over the cores.
     func load(_ paths: [String]) -> [AppexBundle] {
-        loadReportingReuse(paths).bundles
-    }
-
-    /// Loads bundles like ``load(_:)``, and tells whether every one was reused unchanged.
-    private func loadReportingReuse(_ paths: [String]) -> (bundles: [AppexBundle], reusedAll: Bool) {
         let cached = cache.withLock { cache in paths.map { cache[$0] } }
-        let results = Mutex<(bundles: [AppexBundle?], reloaded: Int)>((Array(repeating: nil, count: paths.count), 0))
+        let results = Mutex<[AppexBundle?]>(Array(repeating: nil, count: paths.count))
         DispatchQueue.concurrentPerform(iterations: paths.count) { index in
+            let bundle: AppexBundle
             if let previous = cached[index], previous.isUpToDate() {
-                results.withLock { $0.bundles[index] = previous }
+                bundle = previous
             } else {
-                let bundle = AppexBundle.load(at: paths[index], as: .appExtension)
-                results.withLock {
-                    $0.bundles[index] = bundle
-                    $0.reloaded += 1
-                }
+                bundle = AppexBundle.load(at: paths[index], as: .appExtension)
             }
+            results.withLock { $0[index] = bundle }
         }
-        let (optionals, reloaded) = results.withLock { $0 }
-        let loaded = optionals.map { $0! }
+        let loaded = results.withLock { $0.map { $0! } }
         cache.withLock { cache in
             var fresh: [String: AppexBundle] = [:]
             for bundle in loaded { fresh[bundle.path] = bundle }
             cache = fresh
         }
-        return (loaded, reloaded == 0 && cached.count == paths.count)
+        return loaded
     }
 
     /// The directories to watch for any change to the snapshot: search places, every bundle

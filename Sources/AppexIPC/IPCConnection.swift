@@ -53,7 +53,9 @@ public final class IPCConnection: Sendable {
             return !state.started
         }
         guard first else { return }
-        startDetachedThread(name: "appex.ipc") { [self] in self.readLoop() }
+        if !startDetachedThread(name: "appex.ipc", { [self] in self.readLoop() }) {
+            close(IPCError(.system, "cannot start the connection's reader thread (pthread_create failed)"))
+        }
     }
 
     /// Why the connection ended, once it has.

@@ -60,7 +60,7 @@ import Testing
 
     @Test("several CLI processes deciding at once all land, and nothing is lost")
     func concurrentCLI() async throws {
-        let ids = (0..<6).map { "com.example.ext\($0)" }
+        let ids = (0..<12).map { "com.example.ext\($0)" }
         for (index, id) in ids.enumerated() { try fixture.addExtension("Ext\(index)", id: id, inHost: false) }
         let statuses = try await withThrowingTaskGroup(of: Int32.self) { group in
             for id in ids {

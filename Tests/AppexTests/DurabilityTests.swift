@@ -12,6 +12,7 @@ import Testing
         try fixture.addExtension("Summarize", id: "com.example.summarize", inHost: false)
         var rng = SystemRandomNumberGenerator()
         var lastReported: DiscoveredExtension.State?
+        var reportedRounds = 0
         for round in 0..<24 {
             let command = round.isMultiple(of: 2) ? "enable" : "disable"
             let process = Process()
@@ -22,7 +23,9 @@ import Testing
             process.standardOutput = out
             process.standardError = FileHandle.nullDevice
             try process.run()
-            try await Task.sleep(for: .microseconds(Int.random(in: 0...40_000, using: &rng)))
+            // From before the CLI has started to after it has usually finished: some rounds die
+            // mid-write, some after reporting.
+            try await Task.sleep(for: .microseconds(Int.random(in: 0...400_000, using: &rng)))
             kill(process.processIdentifier, SIGKILL)
             let box = UncheckedBox((process, out))
             let said = await withCheckedContinuation { continuation in
@@ -39,9 +42,12 @@ import Testing
             if said.hasPrefix("\(command)d ") {
                 // The CLI reported the decision: it was committed before the kill.
                 lastReported = command == "enable" ? .enabled : .disabled
+                reportedRounds += 1
                 #expect(state == lastReported)
             }
         }
+        // The check above must have had something to check.
+        #expect(reportedRounds >= 3, "only \(reportedRounds) of 24 writers reported before being killed")
         let integrity = try await run("/usr/bin/env", ["sqlite3", fixture.world.environment.registryPath, "PRAGMA integrity_check"], environment: fixture.world.processVariables)
         #expect(integrity.status == 0, "sqlite3 (installed by Scripts/setup.sh): \(integrity.standardError)")
         #expect(integrity.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "ok")

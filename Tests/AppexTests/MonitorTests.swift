@@ -61,6 +61,25 @@ import Testing
         _ = await waitForUpdate(of: monitor) { $0.extensions.isEmpty }
     }
 
+    @Test("a bundle replaced under a live monitor is still watched: a later change to it is seen")
+    func replacedBundleStaysWatched() async throws {
+        let installed = try fixture.addExtension("Translate", id: "com.example.translate", inHost: true)
+        let monitor = try await makeMonitor()
+        #expect(monitor.identities.count == 1)
+        let staging = fixture.world.root.appending("Staging")
+        try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
+        let replacement = try FixtureBundles.makeExtension(in: staging, name: "Translate", bundleIdentifier: "com.example.translate",
+                                                           extensionPoint: HostFixture.point, info: ["CFBundleVersion": .string("2")],
+                                                           signedBy: fixture.world.team)
+        // Swap in one burst: old out, new in.
+        try FileManager.default.moveItem(atPath: installed, toPath: staging + "/Old.appex")
+        try FileManager.default.moveItem(atPath: replacement, toPath: installed)
+        _ = await waitForUpdate(of: monitor) { $0.identities.count == 1 && $0.extensions.first?.state == .enabled }
+        // Now tamper with the new bundle: the monitor must see it.
+        try FixtureBundles.write(Data("evil".utf8), to: installed + "/Extension")
+        _ = await waitForUpdate(of: monitor) { $0.state.invalidCount == 1 }
+    }
+
     @Test("a bundle copied in file by file is seen once complete")
     func nonAtomicInstall() async throws {
         let monitor = try await makeMonitor()

@@ -86,7 +86,10 @@ enum Syscalls {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = readlink(path, &buffer, buffer.count - 1)
         guard count >= 0 else { throw Errno.current }
-        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let target = String(validating: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) else {
+            throw Errno(rawValue: EILSEQ)
+        }
+        return target
     }
 
     /// Reads a whole file; `limit` bounds what an untrusted file may make us allocate.
@@ -258,7 +261,9 @@ extension AppexBundle {
 ///
 /// Used for the few long-lived blocking loops (watchers) that must not occupy a thread of
 /// Swift's cooperative pool. A plain pthread, not Foundation's `Thread`.
-package func startDetachedThread(name: String, _ body: @escaping @Sendable () -> Void) {
+/// - Returns: `false` when no thread could be created (`pthread_create` failed); `body` never runs.
+@discardableResult
+package func startDetachedThread(name: String, _ body: @escaping @Sendable () -> Void) -> Bool {
     final class Box: @unchecked Sendable {  // handed to exactly one thread, once
         let body: @Sendable () -> Void
         let name: String
@@ -281,35 +286,41 @@ package func startDetachedThread(name: String, _ body: @escaping @Sendable () ->
     if result != 0 {
         // No thread: run nothing, but do not leak the box.
         Unmanaged<Box>.fromOpaque(box).release()
-        return
+        return false
     }
     #if canImport(Darwin)
     if let thread { pthread_detach(thread) }
     #else
     pthread_detach(thread)
     #endif
+    return true
 }
 
 extension Syscalls {
     /// The entries of a directory with what `lstat` says of each, without `.` and `..`:
     /// `fstatat` relative to the open directory, so no path is built per entry.
-    static func directoryEntriesWithStatus(_ path: String) throws(Errno) -> [(name: String, status: FileStatus)] {
+    /// A name that is not valid UTF-8 comes back as `nil` with a printable rendering (each bad
+    /// byte as `\xNN`), so it can be reported but never confused with another name.
+    static func directoryEntriesWithStatus(_ path: String) throws(Errno) -> [(name: String?, printable: String, status: FileStatus)] {
         guard let dir = opendir(path) else { throw Errno.current }
         defer { closedir(dir) }
         let fd = dirfd(dir)
-        var result: [(name: String, status: FileStatus)] = []
+        var result: [(name: String?, printable: String, status: FileStatus)] = []
         while let entry = readdir(dir) {
-            let outcome: (String, FileStatus)? = withUnsafePointer(to: &entry.pointee.d_name) { raw in
-                raw.withMemoryRebound(to: CChar.self, capacity: 256) { name -> (String, FileStatus)? in
+            let outcome: (String?, String, FileStatus)? = withUnsafePointer(to: &entry.pointee.d_name) { raw in
+                raw.withMemoryRebound(to: CChar.self, capacity: 256) { name -> (String?, String, FileStatus)? in
                     if name[0] == 0x2e && (name[1] == 0 || (name[1] == 0x2e && name[2] == 0)) { return nil }
                     var st = Glibc_or_Darwin_stat_t()
                     while fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 {
                         if errno != EINTR { return nil }  // vanished meanwhile
                     }
-                    return (String(cString: name), FileStatus(st))
+                    let bytes = UnsafeRawBufferPointer(start: name, count: strlen(name))
+                    if let valid = String(validating: bytes, as: UTF8.self) { return (valid, valid, FileStatus(st)) }
+                    let printable = bytes.map { $0 < 0x80 ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16) }.joined()
+                    return (nil, printable, FileStatus(st))
                 }
             }
-            if let outcome { result.append((name: outcome.0, status: outcome.1)) }
+            if let outcome { result.append((name: outcome.0, printable: outcome.1, status: outcome.2)) }
         }
         return result
     }
@@ -336,5 +347,14 @@ extension Syscalls {
             result.append((name: name, type: type))
         }
         return result
+    }
+}
+
+extension Syscalls {
+    /// The wall clock in nanoseconds (`CLOCK_REALTIME`), the clock file timestamps use.
+    static func wallClockNanoseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 }

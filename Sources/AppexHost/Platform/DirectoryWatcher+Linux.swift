@@ -9,15 +9,17 @@ final class DirectoryWatcher: @unchecked Sendable {
     private let inotify: Int32
     private let wakeup: Int32
     private let wakeupWriter: Int32
+    /// Path → watch descriptor, and back (two paths may reach one inode and share its watch).
     private var watches: [String: Int32] = [:]
+    private var paths: [Int32: Set<String>] = [:]
 
     init() throws(AppexErrorBox) {
         inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard inotify >= 0 else { throw AppexErrorBox("inotify_init1 failed: errno \(errno)") }
+        guard inotify >= 0 else { throw AppexErrorBox("inotify_init1 failed: \(String(cString: strerror(errno)))") }
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else {
             close(inotify)
-            throw AppexErrorBox("pipe failed: errno \(errno)")
+            throw AppexErrorBox("pipe failed: \(String(cString: strerror(errno)))")
         }
         for end in pipeEnds {
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)
@@ -39,18 +41,28 @@ final class DirectoryWatcher: @unchecked Sendable {
     func watch(_ directories: Set<String>) -> Bool {
         var added = false
         for (path, descriptor) in watches where !directories.contains(path) {
-            inotify_rm_watch(inotify, descriptor)
-            watches[path] = nil
+            forget(path, descriptor: descriptor, removeWatch: true)
         }
         let mask = UInt32(IN_CREATE | IN_DELETE | IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF)
         for path in directories where watches[path] == nil {
             let descriptor = inotify_add_watch(inotify, path, mask | UInt32(IN_ONLYDIR))
             if descriptor >= 0 {
                 watches[path] = descriptor
+                paths[descriptor, default: []].insert(path)
                 added = true
             }
         }
         return added
+    }
+
+    /// Drops `path`'s watch; removes it from the kernel only when no other path shares it.
+    private func forget(_ path: String, descriptor: Int32, removeWatch: Bool) {
+        watches[path] = nil
+        paths[descriptor]?.remove(path)
+        if paths[descriptor]?.isEmpty == true {
+            paths[descriptor] = nil
+            if removeWatch { inotify_rm_watch(inotify, descriptor) }
+        }
     }
 
     /// Blocks until something changes, ``wake()`` is called, or `timeout` milliseconds pass
@@ -69,11 +81,28 @@ final class DirectoryWatcher: @unchecked Sendable {
         return .changed
     }
 
+    /// Reads every pending event. A watched directory that was removed, moved away or replaced
+    /// (its watch is gone: `IN_IGNORED`, `IN_DELETE_SELF`, `IN_MOVE_SELF`) is forgotten, so the
+    /// next ``watch(_:)`` watches whatever now stands at that path.
     private func drain() {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        let header = MemoryLayout<inotify_event>.size
         while true {
-            let n = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
-            if n <= 0 { return }
+            let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
+            if count <= 0 { return }
+            var offset = 0
+            while offset + header <= count {
+                let (descriptor, mask, length) = buffer.withUnsafeBytes { raw in
+                    let event = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+                    return (event.wd, event.mask, Int(event.len))
+                }
+                if mask & UInt32(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
+                    for path in paths[descriptor] ?? [] {
+                        forget(path, descriptor: descriptor, removeWatch: mask & UInt32(IN_IGNORED) == 0)
+                    }
+                }
+                offset += header + length
+            }
         }
     }
 
