@@ -15,7 +15,7 @@ struct Appex: ParsableCommand {
         """,
         subcommands: [
             List.self, Enable.self, Disable.self, Doctor.self,
-            Validate.self, Inspect.self, Keygen.self, Sign.self,
+            Validate.self, Inspect.self, Keygen.self, Sign.self, MakeBundle.self,
         ]
     )
 }

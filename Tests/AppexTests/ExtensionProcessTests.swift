@@ -160,3 +160,34 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
         #expect(kill(reply.pid, 0) != 0)
     }
 }
+
+/// `appex bundle`: the Info.plist comes from the binding in code.
+@Suite struct BundleToolTests {
+    @Test("appex bundle writes Info.plist from the extension's binding, signs it, and the bundle launches")
+    func bundleFromBinding() async throws {
+        let fixture = try HostFixture()
+        let key = fixture.world.root.appending("team.key")
+        try fixture.world.team.write(to: key)
+        let output = fixture.hostExtensions + "/Echo.appex"
+        let made = try await appex("bundle", "--executable", echoExecutable, "--output", output, "--identifier", "com.example.echo", "--key", key, in: fixture.world)
+        #expect(made.status == 0, "\(made.standardError)")
+        let bundle = AppexBundle.load(at: output)
+        #expect(bundle.problems == [])
+        #expect(bundle.info.extensionPointIdentifier == "com.example.hostapp.HostAppFeature")
+        #expect(bundle.info.executableName == "AppexFixtureEcho")
+        #expect(bundle.team == fixture.world.team.teamIdentifier)
+        let header = try Data(contentsOf: URL(fileURLWithPath: output + "/Info.plist")).prefix(8)
+        #expect(header == Data("bplist00".utf8))
+
+        let identity = try #require(try fixture.discovery().snapshot().extensions.first?.identity)
+        let process = try AppExtensionProcess(configuration: .init(identity: identity, hostBundlePath: fixture.hostPath, environment: fixture.world.environment))
+        defer { process.invalidate() }
+        #expect(try await process.send(EchoRequest(command: "echo", text: "bundled"), expecting: EchoReply.self).text == "bundled")
+
+        // Not an AppExtension: refused with the reason, nothing written.
+        let refused = try await appex("bundle", "--executable", "/bin/true", "--output", fixture.world.root.appending("True.appex"), in: fixture.world)
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("did not print its binding"))
+        #expect(!FileManager.default.fileExists(atPath: fixture.world.root.appending("True.appex")))
+    }
+}
