@@ -47,6 +47,12 @@ let package = Package(
             path: "Tests/Fixtures/AppexFixtureEcho",
             swiftSettings: strictSwift
         ),
+        .executableTarget(
+            name: "AppexFixtureHost",
+            dependencies: ["AppexCore", "AppexHost"],
+            path: "Tests/Fixtures/AppexFixtureHost",
+            swiftSettings: strictSwift
+        ),
         .target(
             name: "AppexHost",
             dependencies: [
@@ -74,7 +80,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AppexTests",
-            dependencies: ["AppexCore", "AppexIPC", "AppexHost", "AppexTesting", "AppexCLI", "AppexFixtureEcho"],
+            dependencies: ["AppexCore", "AppexIPC", "AppexHost", "AppexTesting", "AppexCLI", "AppexFixtureEcho", "AppexFixtureHost"],
             exclude: ["Fixtures"],
             swiftSettings: strictSwift
         ),

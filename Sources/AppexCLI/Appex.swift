@@ -4,7 +4,7 @@ import Foundation
 
 /// `appex`: find, approve, validate and sign app extensions — the Linux cousin of `pluginkit`.
 @main
-struct Appex: ParsableCommand {
+struct Appex: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "appex",
         abstract: "Find, approve, validate and sign app extensions.",
@@ -15,7 +15,7 @@ struct Appex: ParsableCommand {
         """,
         subcommands: [
             List.self, Enable.self, Disable.self, Doctor.self,
-            Validate.self, Inspect.self, Keygen.self, Sign.self, MakeBundle.self,
+            Validate.self, Inspect.self, Keygen.self, Sign.self, MakeBundle.self, Call.self,
         ]
     )
 }

@@ -71,11 +71,17 @@ public final class AppExtensionProcess: Sendable {
 
     /// Prepares to run `configuration.identity`; checks now that it may run.
     ///
+    /// - Parameter discovery: the host's discovery, to share its verified bundles (a host that
+    ///   launches many processes should pass one); by default a new one.
     /// - Throws: ``AppexError`` `refused` with the reason (not found, invalid, unapproved,
     ///   disabled, changed since discovery) — the words `appex doctor` would print.
-    public init(configuration: Configuration) throws(AppexError) {
+    public init(configuration: Configuration, discovery: ExtensionDiscovery? = nil) throws(AppexError) {
         self.configuration = configuration
-        self.discovery = try ExtensionDiscovery(hostBundleAt: configuration.hostBundlePath, environment: configuration.environment)
+        if let discovery {
+            self.discovery = discovery
+        } else {
+            self.discovery = try ExtensionDiscovery(hostBundleAt: configuration.hostBundlePath, environment: configuration.environment)
+        }
         try checkMayRun()
     }
 
@@ -209,7 +215,8 @@ public final class AppExtensionProcess: Sendable {
 
     private func launch() throws(AppexError) -> Child {
         let identity = configuration.identity
-        let bundle = AppexBundle.load(at: identity.bundlePath, as: .appExtension)
+        // checkMayRun() has just verified this load; reload only if it changed since.
+        let bundle = discovery.currentBundle(at: identity.bundlePath) ?? AppexBundle.load(at: identity.bundlePath, as: .appExtension)
         guard bundle.isValid, let executableName = bundle.info.executableName else {
             throw AppexError(.refused, "cannot launch \(identity.bundleIdentifier): the bundle is not valid", problems: bundle.problems)
         }

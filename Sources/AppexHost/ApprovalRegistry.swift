@@ -35,6 +35,12 @@ final class ApprovalRegistry: Sendable {
         while true {
             do {
                 let queue = try DatabaseQueue(path: path, configuration: configuration)
+                // Reading the version costs no write (and no fsync): only a new file is set up.
+                let version = try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
+                if version >= 1 {
+                    database = queue
+                    break
+                }
                 try queue.inTransaction(.immediate) { db in
                     try db.execute(sql: """
                         CREATE TABLE IF NOT EXISTS decision (

@@ -238,6 +238,12 @@ public final class ExtensionDiscovery: Sendable {
         return loaded
     }
 
+    /// The last load of the bundle at `path`, if it is still current.
+    func currentBundle(at path: String) -> AppexBundle? {
+        guard let bundle = cache.withLock({ $0[path] }), bundle.isUpToDate() else { return nil }
+        return bundle
+    }
+
     /// The directories to watch for any change to the snapshot: search places, every bundle
     /// found, and the registry's folder.
     func watchedDirectories() -> Set<String> {

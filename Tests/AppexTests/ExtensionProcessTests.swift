@@ -22,10 +22,12 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
 @Suite struct ExtensionProcessTests {
     let fixture: HostFixture
     init() throws { fixture = try HostFixture() }
+    init(fixture: HostFixture) { self.fixture = fixture }
 
     /// Installs the echo fixture as a signed extension and returns its identity.
     func installEcho(inHost: Bool = true, id: String = "com.example.echo") throws -> AppExtensionIdentity {
-        let path = try fixture.addExtension("Echo", id: id, inHost: inHost, unsigned: true)
+        let name = String(id.split(separator: ".").last ?? "Echo").capitalized
+        let path = try fixture.addExtension(name, id: id, inHost: inHost, unsigned: true)
         try FileManager.default.removeItem(atPath: path + "/Extension")
         try FileManager.default.copyItem(atPath: echoExecutable, toPath: path + "/Extension")
         try AppexBundle.sign(at: path, with: fixture.world.team)
@@ -189,5 +191,102 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
         #expect(refused.status == 1)
         #expect(refused.standardError.contains("did not print its binding"))
         #expect(!FileManager.default.fileExists(atPath: fixture.world.root.appending("True.appex")))
+    }
+}
+
+/// Hostile extensions cost their own connection, never the host.
+@Suite struct HostileExtensionTests {
+    @Test("garbage or an oversize frame closes that extension's connection with a protocol error; other extensions keep serving", arguments: ["garbage", "oversize"])
+    func hostileFrames(_ command: String) async throws {
+        let fixture = try HostFixture()
+        let tests = ExtensionProcessTests(fixture: fixture)
+        let hostile = try tests.process(try tests.installEcho(id: "com.example.hostile"))
+        let healthy = try tests.process(try tests.installEcho(id: "com.example.healthy"))
+        defer { hostile.invalidate(); healthy.invalidate() }
+        let victimPid = try await hostile.send(EchoRequest(command: "echo", text: ""), expecting: EchoReply.self).pid
+        _ = try await healthy.send(EchoRequest(command: "echo", text: ""), expecting: EchoReply.self)
+        let error = await #expect(throws: AppexError.self) {
+            try await hostile.send(EchoRequest(command: command, text: ""), expecting: EchoReply.self, timeout: .seconds(20))
+        }
+        #expect(error?.code == .protocolViolation)
+        #expect(error?.message.contains("com.example.hostile (pid \(victimPid)) broke the protocol") == true)
+        #expect(try await healthy.send(EchoRequest(command: "echo", text: "fine"), expecting: EchoReply.self).text == "fine")
+        // The offender was ended, and the next call gets a fresh process.
+        let next = try await hostile.send(EchoRequest(command: "echo", text: ""), expecting: EchoReply.self)
+        #expect(next.pid != victimPid)
+    }
+}
+
+/// The host's death takes its extensions with it.
+@Suite struct HostDeathTests {
+    /// Whether `pid` is gone: no such process, or only its zombie left.
+    static func isGone(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
+        guard let close = stat.lastIndex(of: ")") else { return true }
+        let state = stat[stat.index(close, offsetBy: 2)]
+        return state == "Z" || state == "X"
+    }
+
+    @Test("a host killed with SIGKILL takes its extension with it within 1 s")
+    func hostKilled() async throws {
+        let fixture = try HostFixture()
+        _ = try ExtensionProcessTests(fixture: fixture).installEcho()
+        let host = Process()
+        host.executableURL = URL(fileURLWithPath: appexExecutable)
+        host.arguments = ["call", "--host", fixture.hostPath, "com.example.echo", #"{"command":"echo","text":"hi"}"#, "--hold"]
+        host.environment = fixture.world.processVariables
+        let out = Pipe()
+        host.standardOutput = out
+        host.standardError = FileHandle.nullDevice
+        try host.run()
+        defer { kill(host.processIdentifier, SIGKILL); host.waitUntilExit() }
+        // Read until the host says which process the extension is.
+        let reader = UncheckedBox(out.fileHandleForReading)
+        let pid: Int32? = await withCheckedContinuation { continuation in
+            startDetachedThread(name: "test.reader") {
+                var text = ""
+                while !text.contains("extension pid ") || !text.hasSuffix("\n") {
+                    let data = reader.value.availableData
+                    if data.isEmpty { break }
+                    text += String(decoding: data, as: UTF8.self)
+                }
+                let pid = text.split(separator: "\n").first { $0.hasPrefix("extension pid ") }.flatMap { Int32($0.dropFirst(14)) }
+                continuation.resume(returning: pid)
+            }
+        }
+        let extensionPid = try #require(pid)
+        #expect(!Self.isGone(extensionPid))
+        let killed = ContinuousClock.now
+        kill(host.processIdentifier, SIGKILL)
+        while !Self.isGone(extensionPid) && ContinuousClock.now - killed < .seconds(5) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(Self.isGone(extensionPid))
+        #expect(ContinuousClock.now - killed < .seconds(1))
+    }
+}
+
+/// Launch after launch leaves nothing behind.
+@Suite struct LaunchCycleTests {
+    struct Report: Decodable {
+        var cycles: Int
+        var descriptorsBefore: Int
+        var descriptorsAfter: Int
+        var zombies: [Int32]
+        var distinctProcesses: Int
+    }
+
+    @Test("500 launch/terminate cycles leave no zombie and no leaked descriptor")
+    func cycles() async throws {
+        let fixture = try HostFixture()
+        _ = try ExtensionProcessTests(fixture: fixture).installEcho()
+        let hostExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathComponent().appendingPathComponent("AppexFixtureHost").path
+        let output = try await run(hostExecutable, [fixture.hostPath, "com.example.echo", "500"], environment: fixture.world.processVariables, timeout: 300)
+        #expect(output.status == 0, "\(output.standardError)")
+        let report = try JSONDecoder().decode(Report.self, from: Data(output.standardOutput.utf8))
+        #expect(report.cycles == 500)
+        #expect(report.distinctProcesses == 500)
+        #expect(report.zombies == [])
+        #expect(report.descriptorsAfter == report.descriptorsBefore)
     }
 }

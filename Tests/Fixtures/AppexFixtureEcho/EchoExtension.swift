@@ -28,6 +28,16 @@ struct EchoExtension: AppExtension {
                 for index in 0..<10_000 { print("stray output \(index) that must not reach the channel") }
             case "fail":
                 throw EchoFailure(text: request.text)
+            case "garbage":
+                // Bytes that are no frame at all, straight onto the connection.
+                var bytes = [UInt8](repeating: 0xEE, count: 64)
+                _ = write(3, &bytes, bytes.count)
+                try await Task.sleep(for: .seconds(3600))
+            case "oversize":
+                // A well-formed header announcing a 1 GiB reply.
+                var header: [UInt8] = [0, 0, 0, 0x40, 3, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]
+                _ = write(3, &header, header.count)
+                try await Task.sleep(for: .seconds(3600))
             default:
                 break
             }

@@ -1,0 +1,53 @@
+import AppexCore
+import AppexHost
+import ArgumentParser
+import Foundation
+
+struct Call: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Launch an extension as its host would, send it one message, print the reply.",
+        discussion: "The message is the JSON the extension's ConnectionHandler decodes; the reply is printed as the extension sent it.")
+
+    @OptionGroup var hostOptions: HostOptions
+
+    @Argument(help: "The extension's bundle identifier.")
+    var bundleIdentifier: String
+
+    @Argument(help: "The message, as JSON.")
+    var message: String
+
+    @Option(help: ArgumentHelp("Seconds to wait for the reply.", valueName: "SECONDS"))
+    var timeout: Double = 30
+
+    @Flag(help: "After the reply, print the extension's pid and keep it running until this command is stopped.")
+    var hold = false
+
+    func run() async throws {
+        let environment = AppexEnvironment.current()
+        let found = try reporting { () throws(AppexError) in
+            try ExtensionDiscovery(hostBundleAt: hostOptions.host, environment: environment).snapshot()
+                .extensions.first { $0.bundleIdentifier == bundleIdentifier && $0.identity != nil }
+        }
+        guard let identity = found?.identity else {
+            let diagnosis = try reporting { () throws(AppexError) in
+                try ExtensionDiscovery(hostBundleAt: hostOptions.host, environment: environment).diagnose(bundleIdentifier: bundleIdentifier)
+            }
+            throw fail(AppexError(.refused, diagnosis.description))
+        }
+        let process = try reporting { () throws(AppexError) in
+            try AppExtensionProcess(configuration: .init(identity: identity, hostBundlePath: hostOptions.host, environment: environment))
+        }
+        do {
+            let reply = try await process.call(Array(message.utf8), timeout: .milliseconds(Int(timeout * 1000)))
+            print(String(decoding: reply, as: UTF8.self))
+        } catch {
+            throw fail(error)
+        }
+        if hold, let pid = process.processIdentifier {
+            // Written straight to the descriptor: seen at once by whoever reads a pipe.
+            FileHandle.standardOutput.write(Data("extension pid \(pid)\n".utf8))
+            while true { try await Task.sleep(for: .seconds(3600)) }
+        }
+        process.invalidate()
+    }
+}

@@ -1,0 +1,70 @@
+// A fixture host for tests that must own the whole process: it launches and ends an extension
+// many times and reports its own descriptors and zombie children before and after.
+// Usage: AppexFixtureHost HOST.app BUNDLE_ID CYCLES
+import AppexCore
+import AppexHost
+import Foundation
+
+func openDescriptors() -> Int {
+    ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).count
+}
+
+func zombieChildren() -> [Int32] {
+    let me = getpid()
+    var zombies: [Int32] = []
+    for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+        guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { continue }
+        let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
+        if fields.count > 1, fields[0] == "Z", Int32(fields[1]) == me { zombies.append(pid) }
+    }
+    return zombies
+}
+
+struct Report: Encodable {
+    var cycles: Int
+    var descriptorsBefore: Int
+    var descriptorsAfter: Int
+    var zombies: [Int32]
+    var distinctProcesses: Int
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 4, let cycles = Int(arguments[3]) else {
+    FileHandle.standardError.write(Data("usage: AppexFixtureHost HOST.app BUNDLE_ID CYCLES\n".utf8))
+    exit(2)
+}
+let hostPath = arguments[1], bundleIdentifier = arguments[2]
+let environment = AppexEnvironment.current()
+do {
+    let discovery = try ExtensionDiscovery(hostBundleAt: hostPath, environment: environment)
+    guard let identity = try discovery.snapshot().extensions.first(where: { $0.bundleIdentifier == bundleIdentifier })?.identity else {
+        FileHandle.standardError.write(Data("\(bundleIdentifier) not found\n".utf8))
+        exit(1)
+    }
+    let message = Array(#"{"command":"echo","text":"cycle"}"#.utf8)
+    func cycle() async throws -> Int32 {
+        let process = try AppExtensionProcess(configuration: .init(identity: identity, hostBundlePath: hostPath, environment: environment), discovery: discovery)
+        _ = try await process.call(message, timeout: .seconds(10))
+        let pid = process.processIdentifier ?? -1
+        process.invalidate()
+        return pid
+    }
+    // One warm-up cycle: first-use allocations (thread pools, caches) are not leaks.
+    _ = try await cycle()
+    try await Task.sleep(for: .milliseconds(200))
+    let before = openDescriptors()
+    var pids = Set<Int32>()
+    for _ in 0..<cycles { pids.insert(try await cycle()) }
+    // Let the reapers finish: wait (bounded) until no child is left unreaped.
+    let deadline = ContinuousClock.now + .seconds(10)
+    while (!zombieChildren().isEmpty || openDescriptors() > before) && ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    let report = Report(cycles: cycles, descriptorsBefore: before, descriptorsAfter: openDescriptors(),
+                        zombies: zombieChildren(), distinctProcesses: pids.count)
+    print(String(decoding: try JSONEncoder().encode(report), as: UTF8.self))
+} catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(1)
+}
