@@ -2,6 +2,7 @@ public import AppexCore
 import AppexIPC
 import CAppexSystem
 import Foundation
+import Synchronization
 
 /// An app extension's entry point: declare the point it binds to and how it serves its host.
 ///
@@ -80,6 +81,37 @@ public struct ConnectionHandler<Request: Decodable & Sendable, Reply: Encodable 
     }
 }
 
+/// The extension's view of its host, while it runs.
+///
+/// Mirrors `NSExtensionContext`: the connection to the host is the process's own, so it is
+/// reached from anywhere in the extension.
+public enum AppExtensionContext {
+    static let connection = Mutex<IPCConnection?>(nil)
+
+    /// Calls the interface the host exports (its `AppExtensionProcess.Configuration.exportedHandler`).
+    ///
+    /// - Throws: `AppExtensionContext.Failure` when there is no host connection, or the host's
+    ///   failure in words.
+    public static func callHost<Request: Encodable, Reply: Decodable>(_ request: Request, expecting: Reply.Type = Reply.self, timeout: Duration? = nil) async throws -> Reply {
+        guard let connection = connection.withLock({ $0 }) else {
+            throw Failure(description: "no host connection: the extension is not running under its host")
+        }
+        let bytes = Array(try JSONEncoder().encode(request))
+        let reply: [UInt8]
+        do {
+            reply = try await connection.call(bytes, timeout: timeout)
+        } catch {
+            throw Failure(description: "the host's call failed: \(error)")
+        }
+        return try JSONDecoder().decode(Reply.self, from: Data(reply))
+    }
+
+    /// Why a call to the host failed.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+}
+
 /// The extension process's side of the launch contract (see docs/DESIGN.md, "Launching").
 struct ExtensionRuntime {
     let connection: FrameChannel
@@ -111,6 +143,7 @@ struct ExtensionRuntime {
             signal.yield()
             signal.finish()
         })
+        AppExtensionContext.connection.withLock { $0 = connection }
         connection.start()
         for await _ in closed { break }
     }

@@ -30,6 +30,10 @@ public final class AppExtensionProcess: Sendable {
         public var crashWindow: Duration = .seconds(300)
         /// Receives the extension's standard output and error, a line each, with its bundle id.
         public var logger: Logger
+        /// Serves the extension's calls to its host (Mirrors `NSXPCConnection.exportedObject`):
+        /// takes the request's bytes, returns the reply's. `nil`: the host serves no calls.
+        /// ``exporting(_:)`` makes one from a typed closure.
+        public var exportedHandler: (@Sendable ([UInt8]) async throws -> [UInt8])?
 
         /// A configuration for `identity` of the host at `hostBundlePath`.
         public init(identity: AppExtensionIdentity, hostBundlePath: String, environment: AppexEnvironment = .current(),
@@ -40,6 +44,17 @@ public final class AppExtensionProcess: Sendable {
             self.environment = environment
             self.logger = logger
             self.onInterruption = onInterruption
+        }
+    }
+
+    /// A handler for ``Configuration/exportedHandler`` that decodes each request as `Request`
+    /// (JSON) and encodes what `handle` returns.
+    public static func exporting<Request: Decodable & Sendable, Reply: Encodable & Sendable>(
+        _ handle: @escaping @Sendable (Request) async throws -> Reply
+    ) -> @Sendable ([UInt8]) async throws -> [UInt8] {
+        { bytes in
+            let request = try JSONDecoder().decode(Request.self, from: Data(bytes))
+            return Array(try JSONEncoder().encode(try await handle(request)))
         }
     }
 
@@ -247,7 +262,7 @@ public final class AppExtensionProcess: Sendable {
 
         let launched = pid
         let channel = FrameChannel(socket: host)
-        let child = Child(pid: launched, connection: IPCConnection(channel: channel, onClose: { [weak self] reason in
+        let child = Child(pid: launched, connection: IPCConnection(channel: channel, handler: configuration.exportedHandler, onClose: { [weak self] reason in
             self?.childEnded(pid: launched, reason: reason)
         }))
         guard reap(child), forwardOutput(outputReader, pid: launched) else {

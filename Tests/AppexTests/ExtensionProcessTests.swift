@@ -84,6 +84,24 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
         #expect(interruptions.withLock { $0 } == 2)
     }
 
+    @Test("the extension calls back into the interface the host exports, in the middle of a call")
+    func callback() async throws {
+        struct Question: Codable, Sendable { var text: String }
+        struct Answer: Codable, Sendable { var text: String }
+        var configuration = AppExtensionProcess.Configuration(identity: try installEcho(), hostBundlePath: fixture.hostPath, environment: fixture.world.environment)
+        configuration.exportedHandler = AppExtensionProcess.exporting { (question: Question) in Answer(text: "host says " + question.text) }
+        let process = try AppExtensionProcess(configuration: configuration)
+        defer { process.invalidate() }
+        let reply = try await process.send(EchoRequest(command: "callback", text: "hi"), expecting: EchoReply.self)
+        #expect(reply.text == "host says hi")
+
+        // Without an exported interface the extension's call fails, and it says so.
+        let plain = try self.process(try installEcho(id: "com.example.plain"))
+        defer { plain.invalidate() }
+        let error = await #expect(throws: AppexError.self) { try await plain.send(EchoRequest(command: "callback", text: "hi"), expecting: EchoReply.self) }
+        #expect(error?.message.contains("this side serves no requests") == true)
+    }
+
     @Test("a hung extension gives a deadline error, and keeps serving other calls")
     func hang() async throws {
         let process = try process(try installEcho())

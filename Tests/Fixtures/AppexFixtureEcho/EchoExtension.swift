@@ -28,6 +28,10 @@ struct EchoExtension: AppExtension {
                 for index in 0..<10_000 { print("stray output \(index) that must not reach the channel") }
             case "fail":
                 throw EchoFailure(text: request.text)
+            case "callback":
+                // Ask the host, and answer with what it said.
+                let answer = try await AppExtensionContext.callHost(HostQuestion(text: request.text), expecting: HostAnswer.self)
+                return EchoReply(text: answer.text, pid: getpid())
             case "garbage":
                 // Bytes that are no frame at all, straight onto the connection.
                 var bytes = [UInt8](repeating: 0xEE, count: 64)
@@ -51,4 +55,12 @@ struct EchoExtension: AppExtension {
 struct EchoFailure: Error, CustomStringConvertible {
     var text: String
     var description: String { "echo refused: \(text)" }
+}
+
+struct HostQuestion: Codable, Sendable {
+    var text: String
+}
+
+struct HostAnswer: Codable, Sendable {
+    var text: String
 }
