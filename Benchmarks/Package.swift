@@ -17,6 +17,30 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
+        .target(name: "CPingPong", path: "Sources/CPingPong"),
+        .executableTarget(name: "FirstByte", path: "Fixtures/FirstByte"),
+        .executableTarget(
+            name: "BenchExtension",
+            dependencies: [
+                .product(name: "AppexCore", package: appexFolder),
+                .product(name: "AppexExtension", package: appexFolder),
+            ],
+            path: "Fixtures/BenchExtension",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "IPCBenchmarks",
+            dependencies: [
+                "CPingPong", "BenchExtension", "FirstByte",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "AppexCore", package: appexFolder),
+                .product(name: "AppexHost", package: appexFolder),
+                .product(name: "AppexTesting", package: appexFolder),
+            ],
+            path: "Benchmarks/IPCBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         .executableTarget(
             name: "DiscoveryBenchmarks",
             dependencies: [

@@ -5,7 +5,8 @@
 # FILTER (optional) is a regular expression over figure names.
 #
 # Every figure NAME is the p50 of benchmark NAME beside the p50 of NAME.baseline, measured in
-# the same run (docs/DESIGN.md, "Performance: measured, not assumed").
+# the same run (docs/DESIGN.md, "Performance: measured, not assumed"); latency distributions
+# (ipc.roundtrip.*) give NAME.p50 and NAME.p99 figures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Scripts/setup.sh >/dev/null
@@ -26,14 +27,19 @@ for name in "${!baseline_of[@]}"; do
   if [[ "$name" =~ $filter ]]; then bench_filter="$bench_filter|${baseline_of[$name]}"; fi
 done
 
+# A figure NAME.p50 / NAME.p99 comes from benchmark NAME.
+bench_filter="$(printf '%s' "$bench_filter" | sed -E 's/\\\.p(50|99)//g; s/\.p(50|99)//g')"
 swift package --package-path Benchmarks --allow-writing-to-directory "$out" \
-  benchmark --filter "($bench_filter)(\\.baseline)?" --format histogramPercentiles --path "$out" --no-progress
+  benchmark --filter "($bench_filter).*" --format histogramPercentiles --path "$out" --no-progress
 
 python3 - "$out" "$filter" <<'PY'
 import glob, os, re, sys
 out, pattern = sys.argv[1], sys.argv[2]
 to_ns = {"ns": 1, "us": 1e3, "μs": 1e3, "ms": 1e6, "s": 1e9}
 p50 = {}  # benchmark name -> p50 in ns
+p99 = {}
+# Benchmarks whose figures are latency distributions: NAME.p50 and NAME.p99.
+distributions = {"ipc.roundtrip.64B", "ipc.actor.roundtrip.64B"}
 for path in glob.glob(out + "/*.wallClock.histogram.percentiles.tsv"):
     # <baseline>.<target>.<benchmark name>.wallClock.histogram.percentiles.tsv
     name = os.path.basename(path).split(".", 2)[2].rsplit(".wallClock.histogram.percentiles.tsv", 1)[0]
@@ -47,6 +53,7 @@ for path in glob.glob(out + "/*.wallClock.histogram.percentiles.tsv"):
         sys.exit(f"bench.sh: unknown unit {unit!r} in {path}")
     rows = dict(line.split("\t") for line in lines[1:])
     p50[name] = float(rows["50"]) * scale
+    p99[name] = float(rows["99"]) * scale
 explicit = {
     "discovery.snapshot.1000.cold": "discovery.snapshot.1000.baseline",
     "discovery.snapshot.1000.warm": "discovery.snapshot.1000.baseline",
@@ -57,11 +64,18 @@ def show(ns):
     return f"{ns:.3g}ns"
 if not p50:
     sys.exit("bench.sh: the benchmark run exported no wall-clock percentiles")
+def figure(name, ours, base):
+    if base is None:
+        print(f"figure: {name} ours={show(ours)} baseline=missing ratio=n/a")
+    else:
+        print(f"figure: {name} ours={show(ours)} baseline={show(base)} ratio={ours / base:.2f}")
 for name in sorted(p50):
-    if name.endswith(".baseline") or not re.search(pattern, name): continue
+    if name.endswith(".baseline"): continue
     base = explicit.get(name, name + ".baseline")
-    if base not in p50:
-        print(f"figure: {name} ours={show(p50[name])} baseline=missing ratio=n/a")
-        continue
-    print(f"figure: {name} ours={show(p50[name])} baseline={show(p50[base])} ratio={p50[name] / p50[base]:.2f}")
+    if name in distributions:
+        for suffix, table in ((".p50", p50), (".p99", p99)):
+            if re.search(pattern, name + suffix):
+                figure(name + suffix, table[name], table.get(base))
+    elif re.search(pattern, name):
+        figure(name, p50[name], p50.get(base))
 PY

@@ -1,0 +1,22 @@
+// The extension the IPC benchmarks talk to: echoes the request's bytes, or answers
+// "reply:N" with N bytes.
+import AppexCore
+import AppexExtension
+
+struct RawEcho: AppExtensionConfiguration {
+    func makeHandler() -> @Sendable ([UInt8]) async throws -> [UInt8] {
+        { request in
+            if request.starts(with: Array("reply:".utf8)), let size = Int(String(decoding: request.dropFirst(6), as: UTF8.self)) {
+                return [UInt8](repeating: 0x5a, count: size)
+            }
+            return request
+        }
+    }
+}
+
+@main
+struct BenchExtension: AppExtension {
+    static let boundAppExtensionPoint = ExtensionPointIdentifier(host: "com.example.hostapp", name: "HostAppFeature")
+    var configuration: RawEcho { RawEcho() }
+    init() {}
+}

@@ -1,0 +1,107 @@
+#define _GNU_SOURCE
+#include "CPingPong.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static uint64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static int full_read(int fd, char *buffer, size_t size) {
+    size_t done = 0;
+    while (done < size) {
+        ssize_t n = read(fd, buffer + done, size - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
+        done += (size_t)n;
+    }
+    return 0;
+}
+
+static int full_write(int fd, const char *buffer, size_t size) {
+    size_t done = 0;
+    while (done < size) {
+        ssize_t n = write(fd, buffer + done, size - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
+        done += (size_t)n;
+    }
+    return 0;
+}
+
+int cpingpong_start(size_t echo_size, int *pid) {
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0) return -1;
+    pid_t child = fork();
+    if (child < 0) { close(fds[0]); close(fds[1]); return -1; }
+    if (child == 0) {
+        close(fds[0]);
+        size_t capacity = echo_size > 8 ? echo_size : 8;
+        char *buffer = malloc(capacity);
+        for (;;) {
+            if (full_read(fds[1], buffer, echo_size > 8 ? echo_size : 8) != 0) _exit(0);
+            uint64_t reply = 0;
+            memcpy(&reply, buffer, 8);
+            if (reply == 0) {
+                if (full_write(fds[1], buffer, echo_size) != 0) _exit(0);
+            } else {
+                if (reply > capacity) { buffer = realloc(buffer, reply); capacity = reply; }
+                if (full_write(fds[1], buffer, reply) != 0) _exit(0);
+            }
+        }
+    }
+    close(fds[1]);
+    *pid = child;
+    return fds[0];
+}
+
+int cpingpong_roundtrip(int socket, size_t request_size, size_t reply_size) {
+    static __thread char *buffer = NULL;
+    static __thread size_t capacity = 0;
+    size_t need = request_size > reply_size ? request_size : reply_size;
+    if (need < 8) need = 8;
+    if (need > capacity) { buffer = realloc(buffer, need); capacity = need; memset(buffer, 0, need); }
+    uint64_t reply = request_size == reply_size ? 0 : reply_size;
+    memcpy(buffer, &reply, 8);
+    if (full_write(socket, buffer, request_size < 8 ? 8 : request_size) != 0) return -1;
+    return full_read(socket, buffer, reply_size);
+}
+
+void cpingpong_stop(int socket, int pid) {
+    close(socket);
+    waitpid(pid, NULL, 0);
+}
+
+int cpingpong_spawn_first_byte(const char *path, uint64_t *nanoseconds) {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 3);
+    char *argv[] = { (char *)path, NULL };
+    pid_t pid;
+    uint64_t start = now_ns();
+    int spawned = posix_spawn(&pid, path, &actions, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(fds[1]);
+    if (spawned != 0) { close(fds[0]); return -1; }
+    char byte;
+    ssize_t n;
+    do { n = read(fds[0], &byte, 1); } while (n < 0 && errno == EINTR);
+    *nanoseconds = now_ns() - start;
+    close(fds[0]);
+    waitpid(pid, NULL, 0);
+    return n == 1 ? 0 : -1;
+}

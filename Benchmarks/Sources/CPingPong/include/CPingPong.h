@@ -1,0 +1,22 @@
+#ifndef CPINGPONG_H
+#define CPINGPONG_H
+#include <stddef.h>
+#include <stdint.h>
+
+/// The baseline peer for IPC: a forked child on a socketpair with blocking read/write. It
+/// answers each 8-byte request (a little-endian reply size; 0 means "echo `echo_size` bytes")
+/// with that many bytes. Returns the parent's socket, or -1; `*pid` is the child.
+int cpingpong_start(size_t echo_size, int *pid);
+
+/// One round trip: sends `request_size` bytes (the first 8 the reply size, 0 for an echo of
+/// the same size) and reads `reply_size` bytes back. Returns 0 or -1.
+int cpingpong_roundtrip(int socket, size_t request_size, size_t reply_size);
+
+/// Ends the child and closes the socket.
+void cpingpong_stop(int socket, int pid);
+
+/// The baseline for launches: posix_spawn `path` with a pipe as descriptor 3 and time until
+/// the one byte it writes there is read. Returns 0 or -1.
+int cpingpong_spawn_first_byte(const char *path, uint64_t *nanoseconds);
+
+#endif
