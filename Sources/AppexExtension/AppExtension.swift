@@ -48,6 +48,7 @@ extension AppExtension {
             return
         }
         let runtime = try ExtensionRuntime.fromEnvironment()
+        try runtime.answerHello(boundExtensionPoint: boundAppExtensionPoint)
         let configuration = Self().configuration
         await runtime.serve(configuration.makeHandler())
     }
@@ -134,6 +135,22 @@ struct ExtensionRuntime {
         }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         return ExtensionRuntime(connection: FrameChannel(socket: FileDescriptor(taking: fd)))
+    }
+
+    /// Waits for the host's hello, checks it is meant for this extension and speaks this
+    /// protocol, and answers with the binding in code. Exits quietly when the host is not there.
+    func answerHello(boundExtensionPoint: ExtensionPointIdentifier) throws {
+        let environment = ProcessInfo.processInfo.environment
+        let me = environment["APPEX_BUNDLE_IDENTIFIER"] ?? ""
+        let hello = try Handshake.receive(Handshake.HostHello.self, on: connection, timeout: .seconds(30))
+        guard hello.protocolVersion == Handshake.protocolVersion else {
+            throw LaunchError(description: "the host speaks protocol \(hello.protocolVersion), this extension \(Handshake.protocolVersion)")
+        }
+        guard hello.extensionBundleIdentifier == me else {
+            throw LaunchError(description: "the host launched \(hello.extensionBundleIdentifier), but this is \(me)")
+        }
+        try Handshake.send(Handshake.ExtensionHello(extensionBundleIdentifier: me, boundExtensionPoint: boundExtensionPoint.description,
+                                                    processIdentifier: getpid()), on: connection)
     }
 
     /// Serves until the host closes the connection.

@@ -30,6 +30,8 @@ public final class AppExtensionProcess: Sendable {
         public var crashWindow: Duration = .seconds(300)
         /// Receives the extension's standard output and error, a line each, with its bundle id.
         public var logger: Logger
+        /// How long a new process has to answer the handshake. Default 10 s.
+        public var launchTimeout: Duration = .seconds(10)
         /// Serves the extension's calls to its host (Mirrors `NSXPCConnection.exportedObject`):
         /// takes the request's bytes, returns the reply's. `nil`: the host serves no calls.
         /// ``exporting(_:)`` makes one from a typed closure.
@@ -262,6 +264,14 @@ public final class AppExtensionProcess: Sendable {
 
         let launched = pid
         let channel = FrameChannel(socket: host)
+        do {
+            try handshake(on: channel, pid: launched)
+        } catch {
+            kill(launched, SIGKILL)
+            var status: Int32 = 0
+            while waitpid(launched, &status, 0) < 0 && errno == EINTR {}
+            throw error
+        }
         let child = Child(pid: launched, connection: IPCConnection(channel: channel, handler: configuration.exportedHandler, onClose: { [weak self] reason in
             self?.childEnded(pid: launched, reason: reason)
         }))
@@ -271,6 +281,30 @@ public final class AppExtensionProcess: Sendable {
         }
         child.connection.start()
         return child
+    }
+
+    /// Hello both ways: the extension must speak this protocol, be the bundle we launched,
+    /// bind in code to the point its Info.plist names, and be the process we spawned.
+    private func handshake(on channel: FrameChannel, pid: Int32) throws(AppexError) {
+        let identity = configuration.identity
+        let name = identity.bundleIdentifier
+        let answer: Handshake.ExtensionHello
+        do {
+            try Handshake.send(Handshake.HostHello(hostBundleIdentifier: discovery.hostBundleIdentifier, extensionBundleIdentifier: name,
+                                                   extensionPoint: identity.extensionPointIdentifier.description), on: channel)
+            answer = try Handshake.receive(Handshake.ExtensionHello.self, on: channel, timeout: configuration.launchTimeout)
+        } catch {
+            throw AppexError(.launchFailed, "\(name) (pid \(pid)) did not complete the handshake: \(error.message)")
+        }
+        if answer.protocolVersion != Handshake.protocolVersion {
+            throw AppexError(.launchFailed, "\(name) speaks protocol \(answer.protocolVersion); this host speaks \(Handshake.protocolVersion)")
+        }
+        if answer.extensionBundleIdentifier != name || answer.processIdentifier != pid {
+            throw AppexError(.launchFailed, "the process that answered (\(answer.extensionBundleIdentifier), pid \(answer.processIdentifier)) is not \(name), pid \(pid)")
+        }
+        if answer.boundExtensionPoint != identity.extensionPointIdentifier.description {
+            throw AppexError(.launchFailed, "\(name)'s code binds to \(answer.boundExtensionPoint), but its Info.plist names \(identity.extensionPointIdentifier): rebuild the bundle with `appex bundle`")
+        }
     }
 
     private func makeSocketPair() throws(AppexError) -> (FileDescriptor, FileDescriptor) {

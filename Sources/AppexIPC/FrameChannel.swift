@@ -107,6 +107,19 @@ public final class FrameChannel: Sendable {
 
     // MARK: - Receiving
 
+    /// Waits until a frame's bytes are buffered or the socket is readable (or closed).
+    /// - Returns: `false` when `timeout` passed first.
+    public func waitUntilReadable(timeout: Duration) throws(IPCError) -> Bool {
+        let buffered = reading.withLock { $0.buffer.count > $0.start }
+        if buffered { return true }
+        let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        do {
+            return try Socket.waitReadable(socket.rawValue, timeoutMilliseconds: milliseconds)
+        } catch {
+            throw IPCError(.system, "cannot wait for the peer", underlying: error)
+        }
+    }
+
     /// Receives the next frame, blocking until one is complete.
     ///
     /// - Returns: the frame, or `nil` when the peer closed the stream between frames.

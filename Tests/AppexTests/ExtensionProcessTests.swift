@@ -25,9 +25,9 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
     init(fixture: HostFixture) { self.fixture = fixture }
 
     /// Installs the echo fixture as a signed extension and returns its identity.
-    func installEcho(inHost: Bool = true, id: String = "com.example.echo") throws -> AppExtensionIdentity {
+    func installEcho(inHost: Bool = true, id: String = "com.example.echo", point: String = HostFixture.point) throws -> AppExtensionIdentity {
         let name = String(id.split(separator: ".").last ?? "Echo").capitalized
-        let path = try fixture.addExtension(name, id: id, inHost: inHost, unsigned: true)
+        let path = try fixture.addExtension(name, id: id, inHost: inHost, point: point, unsigned: true)
         try FileManager.default.removeItem(atPath: path + "/Extension")
         try FileManager.default.copyItem(atPath: echoExecutable, toPath: path + "/Extension")
         try AppexBundle.sign(at: path, with: fixture.world.team)
@@ -152,6 +152,18 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
         }
         #expect(refused?.code == .refused)
         #expect(refused?.message.contains("Info.plist.extra was added after the bundle was signed") == true)
+    }
+
+    @Test("an extension whose code binds to another point than its Info.plist names fails the handshake, and no process is left")
+    func bindingMismatch() async throws {
+        let fixture = try HostFixture(points: ["HostAppFeature", "Second"])
+        let tests = ExtensionProcessTests(fixture: fixture)
+        let process = try tests.process(try tests.installEcho(point: "com.example.hostapp.Second"))
+        defer { process.invalidate() }
+        let error = await #expect(throws: AppexError.self) { try await process.send(EchoRequest(command: "echo", text: ""), expecting: EchoReply.self) }
+        #expect(error?.code == .launchFailed)
+        #expect(error?.message.contains("binds to com.example.hostapp.HostAppFeature, but its Info.plist names com.example.hostapp.Second") == true)
+        #expect(process.processIdentifier == nil)
     }
 
     @Test("a crash budget stops relaunching an extension that keeps dying")

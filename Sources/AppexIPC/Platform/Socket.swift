@@ -97,6 +97,19 @@ enum Socket {
         return PeerCredentials(processIdentifier: pid, userIdentifier: uid, groupIdentifier: gid)
     }
 
+    /// Waits until `socket` is readable (data or end of stream). - Returns: `false` on timeout.
+    static func waitReadable(_ socket: Int32, timeoutMilliseconds: Int32) throws(SystemCallError) -> Bool {
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        while true {
+            let ready = poll(&descriptor, 1, timeoutMilliseconds)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw SystemCallError(call: "poll", errno: errno)
+            }
+            return ready > 0
+        }
+    }
+
     /// Shuts both directions down, waking a blocked reader on this or the other end.
     static func shutdownBoth(_ socket: Int32) {
         _ = Glibc.shutdown(socket, Int32(SHUT_RDWR))

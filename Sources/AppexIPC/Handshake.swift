@@ -1,0 +1,77 @@
+import Foundation
+
+/// The first frames on every connection: each side says who it is and which protocol it speaks.
+///
+/// The host speaks first (`hello` with ``HostHello``); the extension answers (`hello` with
+/// ``ExtensionHello``). A mismatch ends the connection before any call is made.
+public enum Handshake {
+    /// The wire protocol this build speaks.
+    public static let protocolVersion = 1
+
+    /// What the host says.
+    public struct HostHello: Codable, Sendable, Equatable {
+        /// The host's wire protocol version.
+        public var protocolVersion: Int
+        /// The host app's bundle identifier.
+        public var hostBundleIdentifier: String
+        /// The extension the host believes it launched.
+        public var extensionBundleIdentifier: String
+        /// The extension point, as discovery read it from the bundle's Info.plist.
+        public var extensionPoint: String
+
+        /// Makes a host hello for this build's protocol.
+        public init(hostBundleIdentifier: String, extensionBundleIdentifier: String, extensionPoint: String) {
+            self.protocolVersion = Handshake.protocolVersion
+            self.hostBundleIdentifier = hostBundleIdentifier
+            self.extensionBundleIdentifier = extensionBundleIdentifier
+            self.extensionPoint = extensionPoint
+        }
+    }
+
+    /// What the extension answers.
+    public struct ExtensionHello: Codable, Sendable, Equatable {
+        /// The extension's wire protocol version.
+        public var protocolVersion: Int
+        /// The bundle identifier the extension was launched as.
+        public var extensionBundleIdentifier: String
+        /// The point the extension's code binds to (`AppExtension.boundAppExtensionPoint`).
+        public var boundExtensionPoint: String
+        /// The extension's process id, as it sees it.
+        public var processIdentifier: Int32
+
+        /// Makes an extension hello for this build's protocol.
+        public init(extensionBundleIdentifier: String, boundExtensionPoint: String, processIdentifier: Int32) {
+            self.protocolVersion = Handshake.protocolVersion
+            self.extensionBundleIdentifier = extensionBundleIdentifier
+            self.boundExtensionPoint = boundExtensionPoint
+            self.processIdentifier = processIdentifier
+        }
+    }
+
+    /// Sends `hello` as a hello frame.
+    public static func send(_ hello: some Encodable, on channel: FrameChannel) throws(IPCError) {
+        let bytes: [UInt8]
+        do { bytes = Array(try JSONEncoder().encode(hello)) } catch {
+            throw IPCError(.coding, "cannot encode the hello: \(error)")
+        }
+        try channel.send(Frame(kind: .hello, requestID: 0, payload: bytes))
+    }
+
+    /// Waits up to `timeout` for the peer's hello frame and decodes it.
+    public static func receive<Hello: Decodable>(_ type: Hello.Type, on channel: FrameChannel, timeout: Duration) throws(IPCError) -> Hello {
+        guard try channel.waitUntilReadable(timeout: timeout) else {
+            throw IPCError(.deadlineExceeded, "the peer did not say hello within \(timeout)")
+        }
+        guard let frame = try channel.receive() else {
+            throw IPCError(.closed, "the peer closed the connection before saying hello")
+        }
+        guard frame.kind == .hello else {
+            throw IPCError(.protocolViolation, "the peer's first frame was a \(frame.kind), not hello")
+        }
+        do {
+            return try JSONDecoder().decode(Hello.self, from: Data(frame.payload))
+        } catch {
+            throw IPCError(.protocolViolation, "the peer's hello is malformed: \(error)")
+        }
+    }
+}
