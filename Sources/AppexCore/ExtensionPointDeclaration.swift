@@ -21,6 +21,42 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
     public enum Key {
         public static let presentsUserInterface = "EXPresentsUserInterface"
         public static let requiresEnhancedSecurity = "EXRequiresEnhancedSecurity"
+        /// A dictionary of limits every extension of the point runs under (Appex's own key):
+        /// `MemoryBytes` (address space), `OpenFiles`, `CPUSeconds`, `Processes`, each an integer.
+        public static let resourceLimits = "AppexResourceLimits"
+    }
+
+    /// Limits an extension process runs under, from the point's `AppexResourceLimits`.
+    public struct ResourceLimits: Sendable, Hashable {
+        /// Address space in bytes (`RLIMIT_AS`).
+        public var memoryBytes: UInt64?
+        /// Open descriptors (`RLIMIT_NOFILE`).
+        public var openFiles: UInt64?
+        /// CPU time in seconds (`RLIMIT_CPU`).
+        public var cpuSeconds: UInt64?
+        /// Processes of the user (`RLIMIT_NPROC`).
+        public var processes: UInt64?
+
+        /// No limits.
+        public init(memoryBytes: UInt64? = nil, openFiles: UInt64? = nil, cpuSeconds: UInt64? = nil, processes: UInt64? = nil) {
+            self.memoryBytes = memoryBytes
+            self.openFiles = openFiles
+            self.cpuSeconds = cpuSeconds
+            self.processes = processes
+        }
+
+        static let keys = ["MemoryBytes", "OpenFiles", "CPUSeconds", "Processes"]
+    }
+
+    /// The point's resource limits (none when it declares none).
+    public var resourceLimits: ResourceLimits {
+        guard case .dictionary(let limits)? = attributes[Key.resourceLimits] else { return ResourceLimits() }
+        func value(_ key: String) -> UInt64? {
+            if case .integer(let number)? = limits[key], number > 0 { return UInt64(number) }
+            return nil
+        }
+        return ResourceLimits(memoryBytes: value("MemoryBytes"), openFiles: value("OpenFiles"),
+                              cpuSeconds: value("CPUSeconds"), processes: value("Processes"))
     }
 
     /// The file name extension of a declaration file.
@@ -78,6 +114,24 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
                 flags[flag] = bool
             } else {
                 problems.append(BundleProblem(.wrongType, file: file, key: "\(key).\(flag)", message: "\(key).\(flag) must be a boolean, found \(flagValue.typeName)"))
+            }
+        }
+        if let limits = attributes[Key.resourceLimits] {
+            let path = "\(key).\(Key.resourceLimits)"
+            if case .dictionary(let entries) = limits {
+                for (name, value) in entries.sorted(by: { $0.key < $1.key }) {
+                    if !ResourceLimits.keys.contains(name) {
+                        problems.append(BundleProblem(.invalidValue, file: file, key: "\(path).\(name)",
+                                                      message: "\(path).\(name) is not a known limit (\(ResourceLimits.keys.joined(separator: ", ")))"))
+                    } else if case .integer(let number) = value, number > 0 {
+                        continue
+                    } else {
+                        problems.append(BundleProblem(.wrongType, file: file, key: "\(path).\(name)",
+                                                      message: "\(path).\(name) must be a positive integer, found \(value.typeName)"))
+                    }
+                }
+            } else {
+                problems.append(BundleProblem(.wrongType, file: file, key: path, message: "\(path) must be a dictionary, found \(limits.typeName)"))
             }
         }
         if !problems.isEmpty { return .failure(ProblemList(problems)) }

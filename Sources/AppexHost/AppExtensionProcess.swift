@@ -30,6 +30,9 @@ public final class AppExtensionProcess: Sendable {
         public var crashWindow: Duration = .seconds(300)
         /// Receives the extension's standard output and error, a line each, with its bundle id.
         public var logger: Logger
+        /// How long a process may sit with no call before it is ended (quietly: not an
+        /// interruption; the next call launches it again). `nil`, the default: never.
+        public var idleTimeout: Duration?
         /// How long a new process has to answer the handshake. Default 10 s.
         public var launchTimeout: Duration = .seconds(10)
         /// Serves the extension's calls to its host (Mirrors `NSXPCConnection.exportedObject`):
@@ -64,6 +67,8 @@ public final class AppExtensionProcess: Sendable {
         let pid: Int32
         let connection: IPCConnection
         let exitStatus = Mutex<Int32?>(nil)
+        /// Calls in flight, and a counter that changes with every call (for idle checks).
+        let activity = Mutex<(inFlight: Int, generation: UInt64)>((0, 0))
         init(pid: Int32, connection: IPCConnection) {
             self.pid = pid
             self.connection = connection
@@ -143,10 +148,35 @@ public final class AppExtensionProcess: Sendable {
     /// Sends raw bytes and returns the raw reply, launching the process if needed.
     public func call(_ request: [UInt8], timeout: Duration? = nil) async throws(AppexError) -> [UInt8] {
         let child = try running()
+        child.activity.withLock { $0.inFlight += 1; $0.generation &+= 1 }
+        defer { callEnded(child) }
         do {
             return try await child.connection.call(request, timeout: timeout)
         } catch {
             throw translate(error, child: child)
+        }
+    }
+
+    /// After the last call in flight, ends the process if no call comes within the idle timeout.
+    private func callEnded(_ child: Child) {
+        let (idle, generation) = child.activity.withLock { activity -> (Bool, UInt64) in
+            activity.inFlight -= 1
+            return (activity.inFlight == 0, activity.generation)
+        }
+        guard idle, let timeout = configuration.idleTimeout else { return }
+        Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            let stillIdle = child.activity.withLock { $0.inFlight == 0 && $0.generation == generation }
+            guard stillIdle, let self else { return }
+            let ended = self.state.withLock { state -> Bool in
+                guard case .running(let current) = state.phase, current === child else { return false }
+                state.phase = .idle  // ended on purpose: not an interruption, not a crash
+                return true
+            }
+            if ended {
+                child.connection.invalidate()
+                kill(child.pid, SIGKILL)
+            }
         }
     }
 
@@ -265,6 +295,7 @@ public final class AppExtensionProcess: Sendable {
         let launched = pid
         let channel = FrameChannel(socket: host)
         do {
+            try applyLimits(to: launched)
             try handshake(on: channel, pid: launched)
         } catch {
             kill(launched, SIGKILL)
@@ -281,6 +312,22 @@ public final class AppExtensionProcess: Sendable {
         }
         child.connection.start()
         return child
+    }
+
+    /// Applies the extension point's `AppexResourceLimits` to the new process (`prlimit`), before
+    /// it is spoken to.
+    private func applyLimits(to pid: Int32) throws(AppexError) {
+        let point = configuration.identity.extensionPointIdentifier
+        guard let declaration = try discovery.host().extensionPoints.first(where: { $0.identifier == point }) else { return }
+        let limits = declaration.resourceLimits
+        let wanted: [(Int32, UInt64?, String)] = [(0, limits.memoryBytes, "MemoryBytes"), (1, limits.openFiles, "OpenFiles"),
+                                                  (2, limits.cpuSeconds, "CPUSeconds"), (3, limits.processes, "Processes")]
+        for (resource, value, name) in wanted {
+            guard let value else { continue }
+            if cappex_set_limit(pid, resource, value, value) != 0 {
+                throw AppexError(.launchFailed, "cannot apply \(point)'s limit \(name) = \(value) to \(configuration.identity.bundleIdentifier) (pid \(pid)): \(String(cString: strerror(errno)))")
+            }
+        }
     }
 
     /// Hello both ways: the extension must speak this protocol, be the bundle we launched,

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
@@ -202,4 +203,23 @@ int cappex_spawn_extension(const char *path, char *const argv[], char *const env
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
     return result;
+}
+
+int cappex_set_limit(pid_t pid, int resource, uint64_t soft, uint64_t hard) {
+#ifdef __linux__
+    int which;
+    switch (resource) {
+    case 0: which = RLIMIT_AS; break;
+    case 1: which = RLIMIT_NOFILE; break;
+    case 2: which = RLIMIT_CPU; break;
+    case 3: which = RLIMIT_NPROC; break;
+    default: errno = EINVAL; return -1;
+    }
+    struct rlimit limit = { .rlim_cur = soft, .rlim_max = hard };
+    return prlimit(pid, which, &limit, NULL);
+#else
+    (void)pid; (void)resource; (void)soft; (void)hard;
+    errno = ENOSYS;
+    return -1;
+#endif
 }

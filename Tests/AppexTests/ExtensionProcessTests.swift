@@ -320,3 +320,61 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
         #expect(report.descriptorsAfter == report.descriptorsBefore)
     }
 }
+
+/// What the host's configuration and the point's policy impose on a process.
+@Suite struct ProcessPolicyTests {
+    @Test("an idle process is ended quietly after the idle timeout, and the next call launches a new one")
+    func idleTermination() async throws {
+        let fixture = try HostFixture()
+        let tests = ExtensionProcessTests(fixture: fixture)
+        let interruptions = Mutex(0)
+        var configuration = AppExtensionProcess.Configuration(identity: try tests.installEcho(), hostBundlePath: fixture.hostPath,
+                                                              environment: fixture.world.environment,
+                                                              onInterruption: { _ in interruptions.withLock { $0 += 1 } })
+        configuration.idleTimeout = .milliseconds(300)
+        let process = try AppExtensionProcess(configuration: configuration)
+        defer { process.invalidate() }
+        let first = try await process.send(EchoRequest(command: "echo", text: ""), expecting: EchoReply.self).pid
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !HostDeathTests.isGone(first) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(HostDeathTests.isGone(first))
+        #expect(process.processIdentifier == nil)
+        let second = try await process.send(EchoRequest(command: "echo", text: ""), expecting: EchoReply.self).pid
+        #expect(second != first)
+        #expect(interruptions.withLock { $0 } == 0)
+    }
+
+    @Test("the point's AppexResourceLimits apply to every extension process")
+    func resourceLimits() async throws {
+        let fixture = try HostFixture()
+        let declaration = ExtensionPointDeclaration(
+            identifier: ExtensionPointIdentifier(host: HostFixture.hostIdentifier, name: "HostAppFeature"),
+            attributes: ["AppexResourceLimits": .dictionary(["OpenFiles": .integer(64), "CPUSeconds": .integer(600)])])
+        try FixtureBundles.write(PropertyListFormat.xml.encode(declaration.propertyList), to: fixture.hostPath + "/ExtensionPoints/HostAppFeature.appextensionpoint")
+        try AppexBundle.sign(at: fixture.hostPath, with: fixture.world.team)
+        let tests = ExtensionProcessTests(fixture: fixture)
+        let process = try tests.process(try tests.installEcho())
+        defer { process.invalidate() }
+        let pid = try await process.send(EchoRequest(command: "echo", text: ""), expecting: EchoReply.self).pid
+        let limits = try String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)
+        let openFiles = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") }?.split(separator: " ", omittingEmptySubsequences: true)
+        #expect(openFiles?[3] == "64")
+        #expect(openFiles?[4] == "64")
+        let cpu = limits.split(separator: "\n").first { $0.hasPrefix("Max cpu time") }?.split(separator: " ", omittingEmptySubsequences: true)
+        #expect(cpu?[3] == "600")
+    }
+
+    @Test("a malformed limit makes the host invalid, naming the key")
+    func badLimits() throws {
+        let fixture = try HostFixture()
+        let declaration = ExtensionPointDeclaration(
+            identifier: ExtensionPointIdentifier(host: HostFixture.hostIdentifier, name: "HostAppFeature"),
+            attributes: ["AppexResourceLimits": .dictionary(["OpenFiles": .string("many"), "Bananas": .integer(3)])])
+        let file = fixture.hostPath + "/ExtensionPoints/HostAppFeature.appextensionpoint"
+        try FixtureBundles.write(PropertyListFormat.xml.encode(declaration.propertyList), to: file)
+        try AppexBundle.sign(at: fixture.hostPath, with: fixture.world.team)
+        let problems = AppexBundle.load(at: fixture.hostPath).problems
+        #expect(problems.contains { $0.file == file && $0.key == "com.example.hostapp.HostAppFeature.AppexResourceLimits.OpenFiles" && $0.kind == .wrongType })
+        #expect(problems.contains { $0.key == "com.example.hostapp.HostAppFeature.AppexResourceLimits.Bananas" && $0.kind == .invalidValue })
+    }
+}

@@ -42,6 +42,10 @@ int cappex_pidfd_open(pid_t pid);
 int cappex_pipe_cloexec(int fds[2], int nonblocking);
 
 
+/// prlimit(pid, resource, {soft, hard}, NULL): sets another process's resource limit.
+/// `resource` is 0 address space, 1 open files, 2 CPU seconds, 3 processes. 0 or -1 with errno.
+int cappex_set_limit(pid_t pid, int resource, uint64_t soft, uint64_t hard);
+
 /// Spawns `path` as an extension process: `connection_fd` becomes descriptor 3, `stdout_fd` and
 /// `stderr_fd` become 1 and 2 (-1: /dev/null), standard input is /dev/null, every other
 /// descriptor is closed, signal mask emptied and every signal's disposition reset to default,
