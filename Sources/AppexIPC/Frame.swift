@@ -22,8 +22,10 @@ public struct Frame: Sendable, Hashable {
         public static let cancel = Kind(rawValue: 5)
         /// The sender is closing the connection on purpose.
         public static let goodbye = Kind(rawValue: 6)
+        /// A call to a distributed actor, answered like a request.
+        public static let invocation = Kind(rawValue: 7)
 
-        static let known: Set<UInt8> = [1, 2, 3, 4, 5, 6]
+        static let known: Set<UInt8> = [1, 2, 3, 4, 5, 6, 7]
 
         public var description: String {
             switch rawValue {
@@ -33,6 +35,7 @@ public struct Frame: Sendable, Hashable {
             case 4: "failure"
             case 5: "cancel"
             case 6: "goodbye"
+            case 7: "invocation"
             default: "kind \(rawValue)"
             }
         }

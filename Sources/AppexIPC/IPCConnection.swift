@@ -31,6 +31,7 @@ public final class IPCConnection: Sendable {
     /// The channel underneath.
     public let channel: FrameChannel
     private let handler: Handler?
+    private let invocationHandler: Handler?
     private let onClose: @Sendable (IPCError) -> Void
     private let state = Mutex(State())
 
@@ -40,9 +41,11 @@ public final class IPCConnection: Sendable {
     ///   - handler: serves requests from the peer; `nil` refuses them.
     ///   - onClose: runs once, when the channel ends, with why — before any pending caller is
     ///     resumed with that reason.
-    public init(channel: FrameChannel, handler: Handler? = nil, onClose: @escaping @Sendable (IPCError) -> Void = { _ in }) {
+    ///   - invocationHandler: serves distributed-actor calls (``IPCActorSystem/invocationHandler``).
+    public init(channel: FrameChannel, handler: Handler? = nil, invocationHandler: Handler? = nil, onClose: @escaping @Sendable (IPCError) -> Void = { _ in }) {
         self.channel = channel
         self.handler = handler
+        self.invocationHandler = invocationHandler
         self.onClose = onClose
     }
 
@@ -77,7 +80,7 @@ public final class IPCConnection: Sendable {
     /// - Throws: ``IPCError``: `deadlineExceeded`, `cancelled` (the peer is told to stop in both
     ///   cases), `remoteFailure`, `closed` or `protocolViolation` (the connection ended),
     ///   `invalidated`.
-    public func call(_ request: [UInt8], timeout: Duration? = nil) async throws(IPCError) -> [UInt8] {
+    public func call(_ request: [UInt8], kind: Frame.Kind = .request, timeout: Duration? = nil) async throws(IPCError) -> [UInt8] {
         let id = state.withLock { state -> UInt64 in
             defer { state.nextRequestID &+= 1 }
             return state.nextRequestID
@@ -98,7 +101,7 @@ public final class IPCConnection: Sendable {
                     return
                 }
                 do throws(IPCError) {
-                    try channel.send(Frame(kind: .request, requestID: id, payload: request))
+                    try channel.send(Frame(kind: kind, requestID: id, payload: request))
                 } catch {
                     finish(id, with: .failure(error))
                     return
@@ -153,7 +156,9 @@ public final class IPCConnection: Sendable {
                 let message = String(decoding: frame.payload, as: UTF8.self)
                 finish(frame.requestID, with: .failure(IPCError(.remoteFailure, message)))
             case .request:
-                serve(frame)
+                serve(frame, with: handler)
+            case .invocation:
+                serve(frame, with: invocationHandler)
             case .cancel:
                 state.withLock { $0.serving[frame.requestID] }?.cancel()
             case .goodbye:
@@ -167,7 +172,7 @@ public final class IPCConnection: Sendable {
         }
     }
 
-    private func serve(_ frame: Frame) {
+    private func serve(_ frame: Frame, with handler: Handler?) {
         guard let handler else {
             try? channel.send(Frame(kind: .failure, requestID: frame.requestID, payload: Array("this side serves no requests".utf8)))
             return

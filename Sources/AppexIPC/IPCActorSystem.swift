@@ -1,0 +1,208 @@
+public import Distributed
+import Foundation
+import Synchronization
+
+/// A `DistributedActorSystem` over one ``IPCConnection``: a `distributed actor` in one process
+/// is called from the other through a `@Resolvable` protocol, with compiler-checked signatures.
+///
+/// The Swift-native form of `NSXPCInterface` plus `exportedObject`:
+///
+/// ```swift
+/// @Resolvable
+/// protocol Translator: DistributedActor where ActorSystem == IPCActorSystem {
+///     distributed func translate(_ text: String) async throws -> String
+/// }
+/// // exporting side
+/// distributed actor TranslatorImpl: Translator { ... }
+/// let exported = TranslatorImpl(actorSystem: system)   // then system.export(exported, as: "translator")
+/// // calling side
+/// let translator = try $Translator.resolve(id: IPCActorSystem.ActorID("translator"), using: system)
+/// try await translator.translate("hello")
+/// ```
+///
+/// Arguments and results travel as JSON; a call's generic substitutions travel as mangled type
+/// names (the target is the protocol requirement, so they are needed to run it).
+public final class IPCActorSystem: DistributedActorSystem, Sendable {
+    /// Names an actor on one side of a connection.
+    public struct ActorID: Hashable, Sendable, Codable, CustomStringConvertible {
+        /// The name the actor was exported under, or a generated one.
+        public let name: String
+        /// An identifier for the actor exported as `name`.
+        public init(_ name: String) { self.name = name }
+        public var description: String { name }
+    }
+
+    public typealias InvocationEncoder = IPCInvocationEncoder
+    public typealias InvocationDecoder = IPCInvocationDecoder
+    public typealias ResultHandler = IPCResultHandler
+    public typealias SerializationRequirement = Codable
+
+    private struct State {
+        var actors: [ActorID: any DistributedActor] = [:]
+        var pendingName: String?
+        var counter = 0
+    }
+
+    private let state = Mutex(State())
+    private let connectionBox = Mutex<IPCConnection?>(nil)
+
+    /// A system not yet attached to a connection; ``attach(_:)`` it before remote calls.
+    public init() {}
+
+    /// The connection remote calls go over.
+    public func attach(_ connection: IPCConnection) {
+        connectionBox.withLock { $0 = connection }
+    }
+
+    /// Makes `actor` callable from the other side as `name`. Call it right after the actor's
+    /// init (the actor was assigned a generated id; this re-registers it under `name`).
+    public func export(_ actor: some DistributedActor, as name: String) where ActorID == IPCActorSystem.ActorID {
+        state.withLock { state in
+            state.actors[ActorID(name)] = actor
+        }
+    }
+
+    // MARK: - DistributedActorSystem
+
+    public func resolve<Act: DistributedActor>(id: ActorID, as actorType: Act.Type) throws -> Act? where Act.ID == ActorID {
+        state.withLock { $0.actors[id] as? Act }
+    }
+
+    public func assignID<Act: DistributedActor>(_ actorType: Act.Type) -> ActorID where Act.ID == ActorID {
+        state.withLock { state in
+            state.counter += 1
+            return ActorID("actor-\(state.counter)")
+        }
+    }
+
+    public func actorReady<Act: DistributedActor>(_ actor: Act) where Act.ID == ActorID {
+        state.withLock { $0.actors[actor.id] = actor }
+    }
+
+    public func resignID(_ id: ActorID) {
+        state.withLock { state in
+            state.actors = state.actors.filter { $0.key != id }
+        }
+    }
+
+    public func makeInvocationEncoder() -> IPCInvocationEncoder { IPCInvocationEncoder() }
+
+    public func remoteCall<Act: DistributedActor, Err: Error, Res: Codable>(
+        on actor: Act, target: RemoteCallTarget, invocation: inout IPCInvocationEncoder, throwing: Err.Type, returning: Res.Type
+    ) async throws -> Res where Act.ID == ActorID {
+        let reply = try await send(actor.id, target: target, invocation: invocation)
+        return try JSONDecoder().decode(Res.self, from: reply)
+    }
+
+    public func remoteCallVoid<Act: DistributedActor, Err: Error>(
+        on actor: Act, target: RemoteCallTarget, invocation: inout IPCInvocationEncoder, throwing: Err.Type
+    ) async throws where Act.ID == ActorID {
+        _ = try await send(actor.id, target: target, invocation: invocation)
+    }
+
+    private func send(_ id: ActorID, target: RemoteCallTarget, invocation: IPCInvocationEncoder) async throws -> Data {
+        guard let connection = connectionBox.withLock({ $0 }) else {
+            throw IPCError(.invalidated, "the actor system is not attached to a connection")
+        }
+        let envelope = Invocation(actor: id.name, target: target.identifier, generics: invocation.generics, arguments: invocation.arguments)
+        let reply = try await connection.call(Array(try JSONEncoder().encode(envelope)), kind: .invocation)
+        return Data(reply)
+    }
+
+    // MARK: - Serving
+
+    /// Serves the other side's distributed calls: install it as the connection's invocation handler.
+    public var invocationHandler: IPCConnection.Handler {
+        { [self] bytes in
+            let invocation = try JSONDecoder().decode(Invocation.self, from: Data(bytes))
+            guard let actor = state.withLock({ $0.actors[ActorID(invocation.actor)] }) else {
+                throw IPCError(.remoteFailure, "no actor named \(invocation.actor) is exported here")
+            }
+            var decoder = IPCInvocationDecoder(invocation: invocation)
+            let handler = IPCResultHandler()
+            try await executeDistributedTarget(on: actor, target: RemoteCallTarget(invocation.target), invocationDecoder: &decoder, handler: handler)
+            switch handler.outcome.withLock({ $0 }) {
+            case .value(let data): return Array(data)
+            case .failure(let message): throw IPCError(.remoteFailure, message)
+            case nil: throw IPCError(.remoteFailure, "the distributed target returned nothing")
+            }
+        }
+    }
+
+    struct Invocation: Codable {
+        var actor: String
+        var target: String
+        var generics: [String]
+        var arguments: [Data]
+    }
+}
+
+/// Records a distributed call's generic substitutions and arguments (JSON).
+public struct IPCInvocationEncoder: DistributedTargetInvocationEncoder {
+    public typealias SerializationRequirement = Codable
+    var generics: [String] = []
+    var arguments: [Data] = []
+
+    public mutating func recordGenericSubstitution<T>(_ type: T.Type) throws {
+        guard let name = _mangledTypeName(type) else {
+            throw IPCError(.coding, "cannot name the type \(type) for a distributed call")
+        }
+        generics.append(name)
+    }
+
+    public mutating func recordArgument<Value: Codable>(_ argument: RemoteCallArgument<Value>) throws {
+        arguments.append(try JSONEncoder().encode(argument.value))
+    }
+
+    public mutating func recordErrorType<E: Error>(_ type: E.Type) throws {}
+    public mutating func recordReturnType<R: Codable>(_ type: R.Type) throws {}
+    public mutating func doneRecording() throws {}
+}
+
+/// Replays a recorded call on the serving side.
+public struct IPCInvocationDecoder: DistributedTargetInvocationDecoder {
+    public typealias SerializationRequirement = Codable
+    let invocation: IPCActorSystem.Invocation
+    var next = 0
+
+    init(invocation: IPCActorSystem.Invocation) { self.invocation = invocation }
+
+    public mutating func decodeGenericSubstitutions() throws -> [Any.Type] {
+        try invocation.generics.map { name in
+            guard let type = _typeByName(name) else { throw IPCError(.coding, "unknown type \(name) in a distributed call") }
+            return type
+        }
+    }
+
+    public mutating func decodeNextArgument<Argument: Codable>() throws -> Argument {
+        guard next < invocation.arguments.count else { throw IPCError(.coding, "a distributed call has too few arguments") }
+        defer { next += 1 }
+        return try JSONDecoder().decode(Argument.self, from: invocation.arguments[next])
+    }
+
+    public mutating func decodeErrorType() throws -> Any.Type? { nil }
+    public mutating func decodeReturnType() throws -> Any.Type? { nil }
+}
+
+/// Captures what a served distributed call produced.
+public final class IPCResultHandler: DistributedTargetInvocationResultHandler, Sendable {
+    public typealias SerializationRequirement = Codable
+    enum Outcome: Sendable {
+        case value(Data)
+        case failure(String)
+    }
+    let outcome = Mutex<Outcome?>(nil)
+
+    public func onReturn<Success: Codable>(value: Success) async throws {
+        let data = try JSONEncoder().encode(value)
+        outcome.withLock { $0 = .value(data) }
+    }
+
+    public func onReturnVoid() async throws {
+        outcome.withLock { $0 = .value(Data("null".utf8)) }
+    }
+
+    public func onThrow<Err: Error>(error: Err) async throws {
+        outcome.withLock { $0 = .failure("\(error)") }
+    }
+}
