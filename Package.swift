@@ -41,9 +41,15 @@ let package = Package(
             dependencies: ["AppexCore", "AppexIPC", "CAppexSystem"],
             swiftSettings: strictSwift
         ),
+        .target(
+            name: "AppexFixtureInterfaces",
+            dependencies: ["AppexIPC"],
+            path: "Tests/Fixtures/AppexFixtureInterfaces",
+            swiftSettings: strictSwift
+        ),
         .executableTarget(
             name: "AppexFixtureEcho",
-            dependencies: ["AppexExtension"],
+            dependencies: ["AppexExtension", "AppexFixtureInterfaces"],
             path: "Tests/Fixtures/AppexFixtureEcho",
             swiftSettings: strictSwift
         ),
@@ -80,7 +86,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AppexTests",
-            dependencies: ["AppexCore", "AppexIPC", "AppexHost", "AppexTesting", "AppexCLI", "AppexFixtureEcho", "AppexFixtureHost"],
+            dependencies: ["AppexCore", "AppexIPC", "AppexHost", "AppexTesting", "AppexCLI", "AppexFixtureEcho", "AppexFixtureHost", "AppexFixtureInterfaces"],
             exclude: ["Fixtures"],
             swiftSettings: strictSwift
         ),

@@ -1,5 +1,5 @@
 public import AppexCore
-import AppexIPC
+public import AppexIPC
 import CAppexSystem
 import Foundation
 import Synchronization
@@ -89,6 +89,10 @@ public struct ConnectionHandler<Request: Decodable & Sendable, Reply: Encodable 
 public enum AppExtensionContext {
     static let connection = Mutex<IPCConnection?>(nil)
 
+    /// The distributed-actor system over the host connection: export the extension's
+    /// `distributed actor`s with it (`actorSystem.export(actor, as: name)`), resolve the host's.
+    public static let actorSystem = IPCActorSystem()
+
     /// Calls the interface the host exports (its `AppExtensionProcess.Configuration.exportedHandler`).
     ///
     /// - Throws: `AppExtensionContext.Failure` when there is no host connection, or the host's
@@ -156,11 +160,13 @@ struct ExtensionRuntime {
     /// Serves until the host closes the connection.
     func serve(_ handler: @escaping @Sendable ([UInt8]) async throws -> [UInt8]) async {
         let (closed, signal) = AsyncStream<Void>.makeStream()
-        let connection = IPCConnection(channel: connection, handler: handler, onClose: { _ in
+        let connection = IPCConnection(channel: connection, handler: handler,
+                                       invocationHandler: AppExtensionContext.actorSystem.invocationHandler, onClose: { _ in
             signal.yield()
             signal.finish()
         })
         AppExtensionContext.connection.withLock { $0 = connection }
+        AppExtensionContext.actorSystem.attach(connection)
         connection.start()
         for await _ in closed { break }
     }

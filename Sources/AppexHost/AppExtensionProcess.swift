@@ -1,5 +1,5 @@
 public import AppexCore
-import AppexIPC
+public import AppexIPC
 import CAppexSystem
 import Foundation
 public import Logging
@@ -88,6 +88,10 @@ public final class AppExtensionProcess: Sendable {
 
     /// The configuration.
     public let configuration: Configuration
+    /// The distributed-actor system over this process's connection: resolve the extension's
+    /// `@Resolvable` interfaces with it (the process is launched on the first call), and export
+    /// the host's own actors for the extension to call.
+    public let actorSystem = IPCActorSystem()
     private let discovery: ExtensionDiscovery
     private let state = Mutex(State())
 
@@ -105,6 +109,10 @@ public final class AppExtensionProcess: Sendable {
             self.discovery = try ExtensionDiscovery(hostBundleAt: configuration.hostBundlePath, environment: configuration.environment)
         }
         try checkMayRun()
+        actorSystem.attach(provider: { [weak self] in
+            guard let self else { throw AppexError(.invalidated, "the extension process is gone") }
+            return try self.running().connection
+        })
     }
 
     /// The running process's id, if one is running.
@@ -303,7 +311,8 @@ public final class AppExtensionProcess: Sendable {
             while waitpid(launched, &status, 0) < 0 && errno == EINTR {}
             throw error
         }
-        let child = Child(pid: launched, connection: IPCConnection(channel: channel, handler: configuration.exportedHandler, onClose: { [weak self] reason in
+        let child = Child(pid: launched, connection: IPCConnection(channel: channel, handler: configuration.exportedHandler,
+                                                                   invocationHandler: actorSystem.invocationHandler, onClose: { [weak self] reason in
             self?.childEnded(pid: launched, reason: reason)
         }))
         guard reap(child), forwardOutput(outputReader, pid: launched) else {

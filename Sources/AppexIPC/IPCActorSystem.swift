@@ -44,14 +44,20 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
     }
 
     private let state = Mutex(State())
-    private let connectionBox = Mutex<IPCConnection?>(nil)
+    private let connectionProvider = Mutex<(@Sendable () async throws -> IPCConnection)?>(nil)
 
-    /// A system not yet attached to a connection; ``attach(_:)`` it before remote calls.
+    /// A system not yet attached to a connection; attach it before remote calls.
     public init() {}
 
     /// The connection remote calls go over.
     public func attach(_ connection: IPCConnection) {
-        connectionBox.withLock { $0 = connection }
+        connectionProvider.withLock { $0 = { connection } }
+    }
+
+    /// Where remote calls get their connection, asked at every call: lets an owner launch the
+    /// peer on demand and hand out the current connection after a relaunch.
+    public func attach(provider: @escaping @Sendable () async throws -> IPCConnection) {
+        connectionProvider.withLock { $0 = provider }
     }
 
     /// Makes `actor` callable from the other side as `name`. Call it right after the actor's
@@ -101,9 +107,10 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
     }
 
     private func send(_ id: ActorID, target: RemoteCallTarget, invocation: IPCInvocationEncoder) async throws -> Data {
-        guard let connection = connectionBox.withLock({ $0 }) else {
+        guard let provider = connectionProvider.withLock({ $0 }) else {
             throw IPCError(.invalidated, "the actor system is not attached to a connection")
         }
+        let connection = try await provider()
         let envelope = Invocation(actor: id.name, target: target.identifier, generics: invocation.generics, arguments: invocation.arguments)
         let reply = try await connection.call(Array(try JSONEncoder().encode(envelope)), kind: .invocation)
         return Data(reply)

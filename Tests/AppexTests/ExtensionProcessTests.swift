@@ -1,5 +1,8 @@
 import AppexCore
+import AppexFixtureInterfaces
 import AppexHost
+import AppexIPC
+import Distributed
 import AppexTesting
 import Foundation
 import Synchronization
@@ -100,6 +103,17 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
         defer { plain.invalidate() }
         let error = await #expect(throws: AppexError.self) { try await plain.send(EchoRequest(command: "callback", text: "hi"), expecting: EchoReply.self) }
         #expect(error?.message.contains("this side serves no requests") == true)
+    }
+
+    @Test("the extension's exported distributed actor is resolved and called from the host, launching it on demand")
+    func distributedActor() async throws {
+        let process = try process(try installEcho())
+        defer { process.invalidate() }
+        #expect(process.processIdentifier == nil)
+        let translator = try $FixtureTranslator.resolve(id: IPCActorSystem.ActorID("translator"), using: process.actorSystem)
+        let translated = try await translator.translate("bonjour")
+        #expect(translated.text == "BONJOUR")
+        #expect(translated.pid == process.processIdentifier)
     }
 
     @Test("a hung extension gives a deadline error, and keeps serving other calls")

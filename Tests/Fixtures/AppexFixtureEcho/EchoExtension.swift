@@ -1,5 +1,8 @@
 import AppexCore
 import AppexExtension
+import AppexFixtureInterfaces
+import AppexIPC
+import Distributed
 import Foundation
 
 /// A fixture extension: echoes, and on request crashes, hangs or prints without end.
@@ -49,7 +52,17 @@ struct EchoExtension: AppExtension {
         }
     }
 
-    init() {}
+    init() {
+        // The exported interface: callable from the host as a distributed actor.
+        AppExtensionContext.actorSystem.export(UppercaseTranslator(actorSystem: AppExtensionContext.actorSystem), as: "translator")
+    }
+}
+
+distributed actor UppercaseTranslator: FixtureTranslator {
+    typealias ActorSystem = IPCActorSystem
+    distributed func translate(_ text: String) -> TranslatedText {
+        TranslatedText(text: text.uppercased(), pid: getpid())
+    }
 }
 
 struct EchoFailure: Error, CustomStringConvertible {
