@@ -18,10 +18,17 @@ let package = Package(
     ],
     targets: [
         .target(name: "CPingPong", path: "Sources/CPingPong"),
+        .target(
+            name: "BenchInterfaces",
+            dependencies: [.product(name: "AppexIPC", package: appexFolder)],
+            path: "Sources/BenchInterfaces",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .executableTarget(name: "FirstByte", path: "Fixtures/FirstByte"),
         .executableTarget(
             name: "BenchExtension",
             dependencies: [
+                "BenchInterfaces",
                 .product(name: "AppexCore", package: appexFolder),
                 .product(name: "AppexExtension", package: appexFolder),
             ],
@@ -31,7 +38,8 @@ let package = Package(
         .executableTarget(
             name: "IPCBenchmarks",
             dependencies: [
-                "CPingPong", "BenchExtension", "FirstByte",
+                "CPingPong", "BenchExtension", "FirstByte", "BenchInterfaces",
+                .product(name: "AppexIPC", package: appexFolder),
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "AppexCore", package: appexFolder),
                 .product(name: "AppexHost", package: appexFolder),

@@ -25,6 +25,8 @@ public final class FrameChannel: Sendable {
     private struct ReadState: ~Copyable {
         var buffer: [UInt8] = []
         var start = 0
+        /// Where `recvmsg` writes: allocated once, never zero-filled again.
+        var scratch = [UInt8](repeating: 0, count: 64 * 1024)
         var descriptors: [FileDescriptor] = []
         var finished: IPCError?
     }
@@ -191,13 +193,10 @@ public final class FrameChannel: Sendable {
                 state.buffer.removeSubrange(0..<state.start)
                 state.start = 0
             }
-            let want = max(count - state.buffer.count, 64 * 1024)
-            let old = state.buffer.count
-            state.buffer.append(contentsOf: repeatElement(0, count: want))
             var descriptors = state.descriptors
-            let outcome = state.buffer.withUnsafeMutableBytes { raw -> Result<Int, SystemCallError> in
+            let outcome = state.scratch.withUnsafeMutableBytes { raw -> Result<Int, SystemCallError> in
                 do throws(SystemCallError) {
-                    return .success(try Socket.receive(socket.rawValue, into: UnsafeMutableRawBufferPointer(rebasing: raw[old...]), descriptors: &descriptors))
+                    return .success(try Socket.receive(socket.rawValue, into: raw, descriptors: &descriptors))
                 } catch {
                     return .failure(error)
                 }
@@ -208,11 +207,10 @@ public final class FrameChannel: Sendable {
             case .success(let count):
                 received = count
             case .failure(let error):
-                state.buffer.removeSubrange(old...)
                 if error.errno == 104 { throw IPCError(.closed, "the peer reset the connection", underlying: error) }
                 throw IPCError(.system, "cannot read from the peer", underlying: error)
             }
-            state.buffer.removeSubrange((old + received)...)
+            state.buffer.append(contentsOf: state.scratch[0..<received])
             if received == 0 {
                 if state.buffer.count == state.start { return false }
                 throw IPCError(.closed, "the peer closed the connection inside a frame")

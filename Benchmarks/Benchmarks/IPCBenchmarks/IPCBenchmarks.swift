@@ -3,12 +3,17 @@
 // - ipc.roundtrip.64B (p50, p99): a 64-byte request and its 64-byte reply through
 //   AppExtensionProcess.call to a live extension process. Baseline: the same exchange between
 //   this process and a forked C child on a socketpair with blocking read/write.
+// - ipc.actor.roundtrip.64B (p50, p99): the same 64 bytes through a @Resolvable distributed-actor
+//   call to the extension's exported actor. Same baseline.
 // - ipc.reply.1MiB: a small request answered with 1 MiB (shared memory above 256 KiB). Baseline:
 //   the C child writing 1 MiB on the socket.
 // - launch.first-reply: a new extension process, launched, until its first reply. Baseline:
 //   posix_spawn of a C program that writes one byte to descriptor 3, until that byte is read.
 import AppexCore
 import AppexHost
+import AppexIPC
+import BenchInterfaces
+import Distributed
 import AppexTesting
 import Benchmark
 import CPingPong
@@ -53,10 +58,13 @@ final class BenchWorld: Sendable {
         cSocket = cpingpong_start(64, &pid)
         precondition(cSocket >= 0, "cannot start the C ping-pong child")
         cPid = pid
+        echo = try $BenchEcho.resolve(id: IPCActorSystem.ActorID("echo"), using: running.actorSystem)
     }
 
     /// One extension process kept running for the round-trip figures (each sample is one call).
     let running: AppExtensionProcess
+    /// The extension's exported actor, resolved once.
+    let echo: $BenchEcho
     /// The C baseline's child, kept running likewise.
     let cSocket: Int32
     let cPid: Int32
@@ -76,6 +84,14 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark("ipc.roundtrip.64B.baseline") { _ in
+        precondition(cpingpong_roundtrip(BenchWorld.shared.cSocket, 64, 64) == 0)
+    }
+
+    Benchmark("ipc.actor.roundtrip.64B") { _ in
+        blackHole(try await BenchWorld.shared.echo.echo([UInt8](repeating: 1, count: 64)))
+    }
+
+    Benchmark("ipc.actor.roundtrip.64B.baseline") { _ in
         precondition(cpingpong_roundtrip(BenchWorld.shared.cSocket, 64, 64) == 0)
     }
 

@@ -2,6 +2,9 @@
 // "reply:N" with N bytes.
 import AppexCore
 import AppexExtension
+import AppexIPC
+import BenchInterfaces
+import Distributed
 
 struct RawEcho: AppExtensionConfiguration {
     func makeHandler() -> @Sendable ([UInt8]) async throws -> [UInt8] {
@@ -18,5 +21,12 @@ struct RawEcho: AppExtensionConfiguration {
 struct BenchExtension: AppExtension {
     static let boundAppExtensionPoint = ExtensionPointIdentifier(host: "com.example.hostapp", name: "HostAppFeature")
     var configuration: RawEcho { RawEcho() }
-    init() {}
+    init() {
+        AppExtensionContext.actorSystem.export(Echoer(actorSystem: AppExtensionContext.actorSystem), as: "echo")
+    }
+}
+
+distributed actor Echoer: BenchEcho {
+    typealias ActorSystem = IPCActorSystem
+    distributed func echo(_ bytes: [UInt8]) -> [UInt8] { bytes }
 }
