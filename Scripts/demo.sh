@@ -7,7 +7,9 @@ cd "$(dirname "$0")/.."
 Scripts/setup.sh >/dev/null
 
 swift build --product appex >/dev/null
+swift build --product AppexFixtureEcho >/dev/null
 appex="$(swift build --show-bin-path)/appex"
+echo_extension="$(swift build --show-bin-path)/AppexFixtureEcho"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/appex-demo-XXXXXX")"
 trap 'rm -rf "$work"' EXIT
@@ -62,3 +64,10 @@ echo "\$ appex list --host HostApp.app --all --json"
 "$appex" list --host "$host" --all --json
 echo; echo "\$ appex doctor --host HostApp.app com.example.tools.summarize"
 "$appex" doctor --host "$host" com.example.tools.summarize || true
+
+echo; echo "== a real extension: its Info.plist comes from the binding in its code"
+echo "\$ appex bundle --executable AppexFixtureEcho --output HostApp.app/Extensions/Echo.appex --identifier com.example.hostapp.echo --key team.key"
+"$appex" bundle --executable "$echo_extension" --output "$host/Extensions/Echo.appex" --identifier com.example.hostapp.echo --key "$work/team.key"
+echo "\$ appex call --host HostApp.app com.example.hostapp.echo '{\"command\":\"echo\",\"text\":\"hello from the host\"}'"
+"$appex" call --host "$host" com.example.hostapp.echo '{"command":"echo","text":"hello from the host"}'
+echo "(the reply came from a separate process: approved by discovery, launched, handshaken, then ended)"
