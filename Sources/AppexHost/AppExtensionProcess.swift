@@ -287,12 +287,16 @@ public final class AppExtensionProcess: Sendable {
         let workingDirectory = configuration.environment.home + "/ExtensionData/" + identity.bundleIdentifier
         try configuration.environment.makePrivateDirectory(workingDirectory)
         let variables = childEnvironment(workingDirectory: workingDirectory)
-        var pid: pid_t = 0
-        let arguments = [executable]
-        let spawnResult = withCStrings(arguments) { argv in
-            withCStrings(variables) { envp in
-                cappex_spawn_extension(executable, argv, envp, extensionEnd.rawValue, outputWriter.rawValue, outputWriter.rawValue, workingDirectory, &pid)
+        // On the long-lived spawner thread: the parent-death signal follows the spawning thread.
+        let connectionFD = extensionEnd.rawValue, outputFD = outputWriter.rawValue
+        let (spawnResult, pid) = SpawnerThread.shared.run { () -> (Int32, pid_t) in
+            var pid: pid_t = 0
+            let result = withCStrings([executable]) { argv in
+                withCStrings(variables) { envp in
+                    cappex_spawn_extension(executable, argv, envp, connectionFD, outputFD, outputFD, workingDirectory, &pid)
+                }
             }
+            return (result, pid)
         }
         guard spawnResult == 0 else {
             throw AppexError(.launchFailed, "cannot launch \(executable): \(String(cString: strerror(spawnResult)))")

@@ -8,16 +8,6 @@ import Foundation
 import Synchronization
 import Testing
 
-struct EchoRequest: Codable, Sendable {
-    var command: String
-    var text: String
-}
-
-struct EchoReply: Codable, Sendable {
-    var text: String
-    var pid: Int32
-}
-
 /// The fixture extension executable built beside the test bundle.
 let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathComponent().appendingPathComponent("AppexFixtureEcho").path
 

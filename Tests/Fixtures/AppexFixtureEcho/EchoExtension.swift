@@ -6,16 +6,6 @@ import Distributed
 import Foundation
 
 /// A fixture extension: echoes, and on request crashes, hangs or prints without end.
-struct EchoRequest: Codable, Sendable {
-    var command: String
-    var text: String
-}
-
-struct EchoReply: Codable, Sendable {
-    var text: String
-    var pid: Int32
-}
-
 @main
 struct EchoExtension: AppExtension {
     static let boundAppExtensionPoint = ExtensionPointIdentifier(host: "com.example.hostapp", name: "HostAppFeature")

@@ -22,3 +22,24 @@ public struct TranslatedText: Codable, Sendable, Equatable {
         self.pid = pid
     }
 }
+
+/// What the echo fixture's ConnectionHandler takes: a command (`echo`, `crash`, `hang`,
+/// `print`, `fail`, `callback`, `garbage`, `oversize`) and a text.
+public struct EchoRequest: Codable, Sendable {
+    public var command: String
+    public var text: String
+    public init(command: String, text: String) {
+        self.command = command
+        self.text = text
+    }
+}
+
+/// What the echo fixture answers: the text, and its pid.
+public struct EchoReply: Codable, Sendable {
+    public var text: String
+    public var pid: Int32
+    public init(text: String, pid: Int32) {
+        self.text = text
+        self.pid = pid
+    }
+}
