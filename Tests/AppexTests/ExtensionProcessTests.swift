@@ -321,7 +321,8 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
         #expect(report.cycles == 500)
         #expect(report.distinctProcesses == 500)
         #expect(report.zombies == [])
-        #expect(report.descriptorsAfter == report.descriptorsBefore)
+        // No leak: never more open than before the 500 cycles.
+        #expect(report.descriptorsAfter <= report.descriptorsBefore)
     }
 }
 

@@ -50,10 +50,17 @@ do {
         process.invalidate()
         return pid
     }
-    // One warm-up cycle: first-use allocations (thread pools, caches) are not leaks.
+    // One warm-up cycle: first-use allocations (thread pools, caches) are not leaks. Then wait
+    // until the warm-up child's descriptors are all closed (the count holds still for 200 ms).
     _ = try await cycle()
-    try await Task.sleep(for: .milliseconds(200))
-    let before = openDescriptors()
+    var before = openDescriptors()
+    var steady = ContinuousClock.now
+    let settleLimit = ContinuousClock.now + .seconds(10)
+    while ContinuousClock.now - steady < .milliseconds(200) && ContinuousClock.now < settleLimit {
+        try await Task.sleep(for: .milliseconds(20))
+        let now = openDescriptors()
+        if now != before { before = now; steady = .now }
+    }
     var pids = Set<Int32>()
     for _ in 0..<cycles { pids.insert(try await cycle()) }
     // Let the reapers finish: wait (bounded) until no child is left unreaped.
