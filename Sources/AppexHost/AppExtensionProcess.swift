@@ -279,7 +279,7 @@ public final class AppExtensionProcess: Sendable {
         let (host, extensionEnd) = try makeSocketPair()
         var output: [Int32] = [-1, -1]
         guard cappex_pipe_cloexec(&output, 0) == 0 else {
-            throw AppexError(.launchFailed, "cannot make the output pipe for \(identity.bundleIdentifier): errno \(errno)")
+            throw AppexError(.launchFailed, "cannot make the output pipe for \(identity.bundleIdentifier): \(String(cString: strerror(errno)))")
         }
         let outputReader = FileDescriptor(taking: output[0])
         let outputWriter = FileDescriptor(taking: output[1])
@@ -368,11 +368,9 @@ public final class AppExtensionProcess: Sendable {
     }
 
     private func makeSocketPair() throws(AppexError) -> (FileDescriptor, FileDescriptor) {
-        var fds: [Int32] = [-1, -1]
-        guard cappex_socketpair_cloexec(Int32(SOCK_STREAM.rawValue), &fds) == 0 else {
-            throw AppexError(.launchFailed, "cannot make the connection for \(configuration.identity.bundleIdentifier): errno \(errno)")
+        do { return try Socket.pair() } catch {
+            throw AppexError(.launchFailed, "cannot make the connection for \(configuration.identity.bundleIdentifier): \(error)")
         }
-        return (FileDescriptor(taking: fds[0]), FileDescriptor(taking: fds[1]))
     }
 
     /// The documented minimal environment of an extension process (docs/DESIGN.md, "Launching").

@@ -24,6 +24,8 @@ public final class IPCConnection: Sendable {
         var nextRequestID: UInt64 = 1
         var pending: [UInt64: CheckedContinuation<Outcome, Never>] = [:]
         var serving: [UInt64: Task<Void, Never>] = [:]
+        /// Deadline timers of pending calls, cancelled when the call ends another way.
+        var timers: [UInt64: Task<Void, Never>] = [:]
         var closed: IPCError?
         var started = false
     }
@@ -107,12 +109,18 @@ public final class IPCConnection: Sendable {
                     return
                 }
                 if let timeout {
-                    Task { [self] in
-                        try? await Task.sleep(for: timeout)
+                    let timer = Task { [self] in
+                        do { try await Task.sleep(for: timeout) } catch { return }  // the call ended first
                         if finish(id, with: .failure(IPCError(.deadlineExceeded, "no reply within \(timeout)"))) {
                             try? channel.send(Frame(kind: .cancel, requestID: id, payload: []))
                         }
                     }
+                    let stillPending = state.withLock { state -> Bool in
+                        guard state.pending[id] != nil else { return false }
+                        state.timers[id] = timer
+                        return true
+                    }
+                    if !stillPending { timer.cancel() }
                 }
             }
         } onCancel: {
@@ -129,7 +137,9 @@ public final class IPCConnection: Sendable {
     /// Resumes the caller of `id`, once. - Returns: whether this call resumed it.
     @discardableResult
     private func finish(_ id: UInt64, with outcome: Outcome) -> Bool {
-        guard let continuation = state.withLock({ $0.pending.removeValue(forKey: id) }) else { return false }
+        let (continuation, timer) = state.withLock { ($0.pending.removeValue(forKey: id), $0.timers.removeValue(forKey: id)) }
+        timer?.cancel()
+        guard let continuation else { return false }
         continuation.resume(returning: outcome)
         return true
     }
@@ -201,9 +211,10 @@ public final class IPCConnection: Sendable {
             let first = state.closed == nil
             if first { state.closed = reason }
             let pending = Array(state.pending.values)
-            let serving = Array(state.serving.values)
+            let serving = Array(state.serving.values) + Array(state.timers.values)
             state.pending = [:]
             state.serving = [:]
+            state.timers = [:]
             return (pending, serving, first)
         }
         // Tell the owner first, so a caller that wakes up and calls again finds it updated.

@@ -43,9 +43,9 @@ public struct PeerCredentials: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "pid \(processIdentifier), uid \(userIdentifier)" }
 }
 
-enum Socket {
+package enum Socket {
     /// A connected pair of stream sockets, both close-on-exec.
-    static func pair() throws(SystemCallError) -> (FileDescriptor, FileDescriptor) {
+    package static func pair() throws(SystemCallError) -> (FileDescriptor, FileDescriptor) {
         var fds: [Int32] = [-1, -1]
         guard cappex_socketpair_cloexec(Int32(SOCK_STREAM.rawValue), &fds) == 0 else {
             throw SystemCallError(call: "socketpair", errno: errno)
