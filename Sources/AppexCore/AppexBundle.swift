@@ -414,6 +414,9 @@ private struct BundleLoader {
             problems.append(BundleProblem(.unsigned, file: sealPath,
                                           message: "the bundle is not signed (no _CodeSignature/CodeResources); sign it with `appex sign \(root) --key TEAM.key`"))
             return nil
+        } catch where error.rawValue == EFBIG {
+            problems.append(BundleProblem(.badSignature, file: sealPath, message: "the seal is larger than \(CodeSeal.maximumSize) bytes, the most a seal may be"))
+            return nil
         } catch {
             problems.append(BundleProblem(.badSignature, file: sealPath, message: "cannot read the seal: \(error)"))
             return nil
