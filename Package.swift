@@ -55,7 +55,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "AppexFixtureHost",
-            dependencies: ["AppexCore", "AppexHost"],
+            dependencies: ["AppexCore", "AppexHost", "AppexFixtureInterfaces"],
             path: "Tests/Fixtures/AppexFixtureHost",
             swiftSettings: strictSwift
         ),

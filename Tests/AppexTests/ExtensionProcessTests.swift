@@ -302,14 +302,6 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
 
 /// Launch after launch leaves nothing behind.
 @Suite struct LaunchCycleTests {
-    struct Report: Decodable {
-        var cycles: Int
-        var descriptorsBefore: Int
-        var descriptorsAfter: Int
-        var zombies: [Int32]
-        var distinctProcesses: Int
-    }
-
     @Test("500 launch/terminate cycles leave no zombie and no leaked descriptor")
     func cycles() async throws {
         let fixture = try HostFixture()
@@ -317,7 +309,7 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
         let hostExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathComponent().appendingPathComponent("AppexFixtureHost").path
         let output = try await run(hostExecutable, [fixture.hostPath, "com.example.echo", "500"], environment: fixture.world.processVariables, timeout: 300)
         #expect(output.status == 0, "\(output.standardError)")
-        let report = try JSONDecoder().decode(Report.self, from: Data(output.standardOutput.utf8))
+        let report = try JSONDecoder().decode(LaunchCycleReport.self, from: Data(output.standardOutput.utf8))
         #expect(report.cycles == 500)
         #expect(report.distinctProcesses == 500)
         #expect(report.zombies == [])

@@ -1,3 +1,4 @@
+import AppexCore
 import AppexIPC
 import Foundation
 import Testing
@@ -8,13 +9,12 @@ import Testing
     func roundTrip() throws {
         let (a, b) = try FrameChannel.pair()
         let sizes = [0, 1, 64, 65_535, 65_536, 262_143, 262_144, 3 << 20]
-        let sender = Thread {
+        startDetachedThread(name: "test.sender") {
             for (index, size) in sizes.enumerated() {
                 try? a.send(Frame(kind: .request, requestID: UInt64(index + 1), payload: (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) }))
             }
             a.shutdown()
         }
-        sender.start()
         for (index, size) in sizes.enumerated() {
             let frame = try #require(try b.receive())
             #expect(frame.kind == .request)

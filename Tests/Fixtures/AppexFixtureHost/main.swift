@@ -2,6 +2,7 @@
 // many times and reports its own descriptors and zombie children before and after.
 // Usage: AppexFixtureHost HOST.app BUNDLE_ID CYCLES
 import AppexCore
+import AppexFixtureInterfaces
 import AppexHost
 import Foundation
 
@@ -19,14 +20,6 @@ func zombieChildren() -> [Int32] {
         if fields.count > 1, fields[0] == "Z", Int32(fields[1]) == me { zombies.append(pid) }
     }
     return zombies
-}
-
-struct Report: Encodable {
-    var cycles: Int
-    var descriptorsBefore: Int
-    var descriptorsAfter: Int
-    var zombies: [Int32]
-    var distinctProcesses: Int
 }
 
 let arguments = CommandLine.arguments
@@ -68,7 +61,7 @@ do {
     while (!zombieChildren().isEmpty || openDescriptors() > before) && ContinuousClock.now < deadline {
         try await Task.sleep(for: .milliseconds(20))
     }
-    let report = Report(cycles: cycles, descriptorsBefore: before, descriptorsAfter: openDescriptors(),
+    let report = LaunchCycleReport(cycles: cycles, descriptorsBefore: before, descriptorsAfter: openDescriptors(),
                         zombies: zombieChildren(), distinctProcesses: pids.count)
     print(String(decoding: try JSONEncoder().encode(report), as: UTF8.self))
 } catch {

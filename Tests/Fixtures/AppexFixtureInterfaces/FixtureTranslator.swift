@@ -43,3 +43,19 @@ public struct EchoReply: Codable, Sendable {
         self.pid = pid
     }
 }
+
+/// What `AppexFixtureHost` reports after its launch/terminate cycles.
+public struct LaunchCycleReport: Codable, Sendable {
+    public var cycles: Int
+    public var descriptorsBefore: Int
+    public var descriptorsAfter: Int
+    public var zombies: [Int32]
+    public var distinctProcesses: Int
+    public init(cycles: Int, descriptorsBefore: Int, descriptorsAfter: Int, zombies: [Int32], distinctProcesses: Int) {
+        self.cycles = cycles
+        self.descriptorsBefore = descriptorsBefore
+        self.descriptorsAfter = descriptorsAfter
+        self.zombies = zombies
+        self.distinctProcesses = distinctProcesses
+    }
+}
