@@ -33,7 +33,10 @@ let package = Package(
                 .product(name: "AppexExtension", package: appexFolder),
             ],
             path: "Fixtures/BenchExtension",
-            swiftSettings: [.swiftLanguageMode(.v6)]
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            // As docs/DESIGN.md advises for extensions: the Swift runtime and Foundation linked
+            // in, so a launch does not spend milliseconds in the dynamic loader.
+            linkerSettings: [.unsafeFlags(["-static-stdlib"])]
         ),
         .executableTarget(
             name: "IPCBenchmarks",

@@ -9,7 +9,7 @@ import Synchronization
 /// ``IPCError/Code/protocolViolation`` and the channel is finished.
 public final class FrameChannel: Sendable {
     /// Limits and thresholds of a channel.
-    public struct Configuration: Sendable {
+    public struct Configuration: Sendable, Codable, Hashable {
         /// The largest payload accepted through the socket. Default 16 MiB.
         public var maximumFrameSize: Int = 16 << 20
         /// The largest payload accepted in shared memory. Default 1 GiB.
@@ -34,14 +34,20 @@ public final class FrameChannel: Sendable {
     /// The socket.
     public let socket: FileDescriptor
     /// The channel's limits.
-    public let configuration: Configuration
+    public var configuration: Configuration { settings.withLock { $0 } }
+    private let settings: Mutex<Configuration>
     private let reading = Mutex(ReadState())
     private let writing = Mutex(())
 
     /// A channel over `socket`.
     public init(socket: FileDescriptor, configuration: Configuration = Configuration()) {
         self.socket = socket
-        self.configuration = configuration
+        self.settings = Mutex(configuration)
+    }
+
+    /// Adopts other limits from now on (an extension adopts those its host announces).
+    public func reconfigure(_ configuration: Configuration) {
+        settings.withLock { $0 = configuration }
     }
 
     /// Two connected channels (a `socketpair`), both ends close-on-exec.
@@ -61,6 +67,24 @@ public final class FrameChannel: Sendable {
         }
     }
 
+    /// Asks the kernel to attest the sender of everything that arrives from now on
+    /// (`SO_PASSCRED`); see ``peekSenderCredentials()``. Turn it off again once checked: frames
+    /// are not read with room for credentials.
+    public func attestSenders(_ on: Bool) throws(IPCError) {
+        do { try Socket.passCredentials(socket.rawValue, on) } catch {
+            throw IPCError(.system, "cannot ask the kernel to attest senders", underlying: error)
+        }
+    }
+
+    /// The kernel's word on who sent the next unread bytes (`SCM_CREDENTIALS`), without
+    /// reading them; `nil` when they carry no credentials. Only meaningful for bytes sent while
+    /// ``attestSenders(_:)`` was on.
+    public func peekSenderCredentials() throws(IPCError) -> PeerCredentials? {
+        do { return try Socket.peekSenderCredentials(socket.rawValue) } catch {
+            throw IPCError(.system, "cannot read the sender's credentials", underlying: error)
+        }
+    }
+
     /// Shuts the socket down in both directions: a blocked ``receive()`` here returns, and the
     /// peer sees the end of the stream.
     public func shutdown() {
@@ -71,6 +95,7 @@ public final class FrameChannel: Sendable {
 
     /// Sends one frame.
     public func send(_ frame: Frame) throws(IPCError) {
+        let configuration = self.configuration
         let useSharedMemory = frame.payload.count >= configuration.sharedMemoryThreshold
         if useSharedMemory {
             guard frame.payload.count <= configuration.maximumSharedPayloadSize else {
@@ -109,6 +134,11 @@ public final class FrameChannel: Sendable {
 
     // MARK: - Receiving
 
+    /// Whether bytes already read from the socket wait to be received.
+    public var hasBufferedInput: Bool {
+        reading.withLock { $0.buffer.count > $0.start }
+    }
+
     /// Waits until a frame's bytes are buffered or the socket is readable (or closed).
     /// - Returns: `false` when `timeout` passed first.
     public func waitUntilReadable(timeout: Duration) throws(IPCError) -> Bool {
@@ -141,6 +171,7 @@ public final class FrameChannel: Sendable {
     }
 
     private func receiveFrame(_ state: inout ReadState) throws(IPCError) -> Frame? {
+        let configuration = self.configuration
         guard try fill(&state, atLeast: Frame.headerSize) else { return nil }
         let header = state.start
         var length = 0
@@ -170,15 +201,55 @@ public final class FrameChannel: Sendable {
         guard length <= configuration.maximumFrameSize else {
             throw IPCError(.protocolViolation, "a \(kind) of \(length) bytes exceeds the frame limit of \(configuration.maximumFrameSize)")
         }
-        guard try fill(&state, atLeast: length) else {
-            throw IPCError(.closed, "the peer closed the connection inside a \(kind)")
+        let payload: [UInt8]
+        if length > state.scratch.count && state.buffer.count - state.start < length {
+            payload = try receiveLarge(&state, length: length, kind: kind)
+        } else {
+            guard try fill(&state, atLeast: length) else {
+                throw IPCError(.closed, "the peer closed the connection inside a \(kind)")
+            }
+            payload = Array(state.buffer[state.start..<(state.start + length)])
+            state.start += length
         }
-        let payload = Array(state.buffer[state.start..<(state.start + length)])
-        state.start += length
         if !state.descriptors.isEmpty {
             throw IPCError(.protocolViolation, "a descriptor arrived with a frame that carries none")
         }
         return Frame(kind: kind, requestID: requestID, payload: payload)
+    }
+
+    /// A payload larger than the scratch buffer: what is buffered, then the rest read straight
+    /// into the payload (no intermediate copies).
+    private func receiveLarge(_ state: inout ReadState, length: Int, kind: Frame.Kind) throws(IPCError) -> [UInt8] {
+        let buffered = state.buffer.count - state.start
+        var failure: IPCError?
+        var descriptors = state.descriptors
+        let payload = [UInt8](unsafeUninitializedCapacity: length) { raw, initialized in
+            let target = UnsafeMutableRawBufferPointer(raw)
+            state.buffer.withUnsafeBytes { bytes in
+                target.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[state.start..<state.buffer.count]))
+            }
+            var done = buffered
+            while done < length {
+                do throws(SystemCallError) {
+                    let received = try Socket.receive(socket.rawValue, into: UnsafeMutableRawBufferPointer(rebasing: target[done..<length]), descriptors: &descriptors)
+                    if received == 0 {
+                        failure = IPCError(.closed, "the peer closed the connection inside a \(kind)")
+                        break
+                    }
+                    done += received
+                } catch {
+                    failure = error.errno == 104 ? IPCError(.closed, "the peer reset the connection", underlying: error)
+                        : IPCError(.system, "cannot read from the peer", underlying: error)
+                    break
+                }
+            }
+            initialized = failure == nil ? length : 0
+        }
+        state.descriptors = descriptors
+        state.buffer.removeAll(keepingCapacity: true)
+        state.start = 0
+        if let failure { throw failure }
+        return payload
     }
 
     /// Reads until `count` unread bytes are buffered.

@@ -18,13 +18,18 @@ public enum Handshake {
         public var extensionBundleIdentifier: String
         /// The extension point, as discovery read it from the bundle's Info.plist.
         public var extensionPoint: String
+        /// The limits and shared-memory threshold the host's end uses; the extension adopts
+        /// them, so both ends agree on what may be sent. Absent: the defaults.
+        public var channel: FrameChannel.Configuration?
 
         /// Makes a host hello for this build's protocol.
-        public init(hostBundleIdentifier: String, extensionBundleIdentifier: String, extensionPoint: String) {
+        public init(hostBundleIdentifier: String, extensionBundleIdentifier: String, extensionPoint: String,
+                    channel: FrameChannel.Configuration? = nil) {
             self.protocolVersion = Handshake.protocolVersion
             self.hostBundleIdentifier = hostBundleIdentifier
             self.extensionBundleIdentifier = extensionBundleIdentifier
             self.extensionPoint = extensionPoint
+            self.channel = channel
         }
     }
 
@@ -38,6 +43,8 @@ public enum Handshake {
         public var boundExtensionPoint: String
         /// The extension's process id, as it sees it.
         public var processIdentifier: Int32
+        /// Why the extension refuses the connection; `nil` when it accepts.
+        public var declined: String?
 
         /// Makes an extension hello for this build's protocol.
         public init(extensionBundleIdentifier: String, boundExtensionPoint: String, processIdentifier: Int32) {

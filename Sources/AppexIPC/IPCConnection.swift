@@ -5,11 +5,12 @@ import Synchronization
 /// Calls in both directions over one ``FrameChannel``: many requests in flight, replies in any
 /// order, cancellation and deadlines that reach the peer.
 ///
-/// A reader thread (a plain pthread, never a thread of Swift's cooperative pool) receives
-/// frames: replies resume their callers; requests run the ``Handler`` in a task each and their
-/// results go back as replies. When the channel ends — the peer exits, crashes or breaks the
-/// protocol — every pending call fails at once with the reason, and ``onClose`` runs.
-public final class IPCConnection: Sendable {
+/// Its ``executor``'s thread (a plain pthread, never a thread of Swift's cooperative pool)
+/// receives frames: replies resume their callers; requests run the ``Handler`` in a task each,
+/// started on that thread, and their results go back as replies. When the channel ends — the
+/// peer exits, crashes or breaks the protocol — every pending call fails at once with the
+/// reason, and ``onClose`` runs.
+public final class IPCConnection: Sendable, IPCExecutorSource {
     /// Serves the peer's requests: takes the request's bytes, returns the reply's bytes; a
     /// thrown error becomes a ``IPCError/Code/remoteFailure`` on the peer's side. Runs in a
     /// task of its own, cancelled when the peer cancels the call.
@@ -32,6 +33,9 @@ public final class IPCConnection: Sendable {
 
     /// The channel underneath.
     public let channel: FrameChannel
+    /// The thread that reads this connection and starts its handlers (see ``IPCExecutor``).
+    public let executor: IPCExecutor
+    private let ownsExecutor: Bool
     private let handler: Handler?
     private let invocationHandler: Handler?
     private let onClose: @Sendable (IPCError) -> Void
@@ -44,8 +48,13 @@ public final class IPCConnection: Sendable {
     ///   - onClose: runs once, when the channel ends, with why — before any pending caller is
     ///     resumed with that reason.
     ///   - invocationHandler: serves distributed-actor calls (``IPCActorSystem/invocationHandler``).
-    public init(channel: FrameChannel, handler: Handler? = nil, invocationHandler: Handler? = nil, onClose: @escaping @Sendable (IPCError) -> Void = { _ in }) {
+    ///   - executor: the thread to read on, shared with other connections; by default one of
+    ///     the connection's own, stopped when the connection ends.
+    public init(channel: FrameChannel, handler: Handler? = nil, invocationHandler: Handler? = nil, executor: IPCExecutor? = nil,
+                onClose: @escaping @Sendable (IPCError) -> Void = { _ in }) {
         self.channel = channel
+        self.executor = executor ?? IPCExecutor()
+        self.ownsExecutor = executor == nil
         self.handler = handler
         self.invocationHandler = invocationHandler
         self.onClose = onClose
@@ -58,7 +67,7 @@ public final class IPCConnection: Sendable {
             return !state.started
         }
         guard first else { return }
-        if !startDetachedThread(name: "appex.ipc", { [self] in self.readLoop() }) {
+        if !executor.attach(self) {
             close(IPCError(.system, "cannot start the connection's reader thread (pthread_create failed)"))
         }
     }
@@ -146,40 +155,55 @@ public final class IPCConnection: Sendable {
 
     // MARK: - Receiving
 
-    private func readLoop() {
-        while true {
-            let frame: Frame?
-            do throws(IPCError) {
-                frame = try channel.receive()
-            } catch {
-                close(error)
-                return
-            }
-            guard let frame else {
-                close(IPCError(.closed, "the peer closed the connection"))
-                return
-            }
-            switch frame.kind {
-            case .reply:
-                finish(frame.requestID, with: .reply(frame.payload))
-            case .failure:
-                let message = String(decoding: frame.payload, as: UTF8.self)
-                finish(frame.requestID, with: .failure(IPCError(.remoteFailure, message)))
-            case .request:
-                serve(frame, with: handler)
-            case .invocation:
-                serve(frame, with: invocationHandler)
-            case .cancel:
-                state.withLock { $0.serving[frame.requestID] }?.cancel()
-            case .goodbye:
-                close(IPCError(.closed, "the peer said goodbye"))
-                channel.shutdown()
-                return
-            default:
-                // hello frames belong to the handshake layer above; others are unknown here.
-                break
-            }
+    var descriptor: Int32 { channel.socket.rawValue }
+    var hasBufferedInput: Bool { channel.hasBufferedInput }
+
+    func abandon(because reason: IPCError) {
+        close(reason)
+        channel.shutdown()
+        if ownsExecutor { executor.shutdown() }
+    }
+
+    func handleInput() -> Bool {
+        let alive = receiveOne()
+        if !alive && ownsExecutor { executor.shutdown() }
+        return alive
+    }
+
+    /// Reads and handles one frame. - Returns: `false` once the channel ended.
+    private func receiveOne() -> Bool {
+        let frame: Frame?
+        do throws(IPCError) {
+            frame = try channel.receive()
+        } catch {
+            close(error)
+            return false
         }
+        guard let frame else {
+            close(IPCError(.closed, "the peer closed the connection"))
+            return false
+        }
+        switch frame.kind {
+        case .reply:
+            finish(frame.requestID, with: .reply(frame.payload))
+        case .failure:
+            let message = String(decoding: frame.payload, as: UTF8.self)
+            finish(frame.requestID, with: .failure(IPCError(.remoteFailure, message)))
+        case .request:
+            serve(frame, with: handler)
+        case .invocation:
+            serve(frame, with: invocationHandler)
+        case .cancel:
+            state.withLock { $0.serving[frame.requestID] }?.cancel()
+        case .goodbye:
+            close(IPCError(.closed, "the peer said goodbye"))
+            channel.shutdown()
+            return false
+        default:
+            // hello frames belong to the handshake layer above; others are unknown here.
+            break
+        }
+        return true
     }
 
     private func serve(_ frame: Frame, with handler: Handler?) {
@@ -191,7 +215,7 @@ public final class IPCConnection: Sendable {
         // Registered under the lock, so the task's own removal (which takes the lock) comes after.
         state.withLock { current in
             guard current.closed == nil else { return }
-            current.serving[id] = Task { [self] in
+            current.serving[id] = Task(executorPreference: executor) { [self] in
                 let reply: Frame
                 do {
                     let bytes = try await handler(frame.payload)

@@ -87,6 +87,50 @@ ssize_t cappex_receive_with_fds(int socket, void *buffer, size_t capacity, int *
     return received;
 }
 
+int cappex_set_pass_credentials(int socket, int on) {
+#ifdef SO_PASSCRED
+    return setsockopt(socket, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on));
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int cappex_peek_sender_credentials(int socket, pid_t *pid, uid_t *uid, gid_t *gid) {
+#ifdef SCM_CREDENTIALS
+    char byte;
+    struct iovec vector = { .iov_base = &byte, .iov_len = 1 };
+    union {
+        struct cmsghdr header;
+        char space[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int) * CAPPEX_MAX_FDS)];
+    } control;
+    memset(&control, 0, sizeof(control));
+    struct msghdr message = { 0 };
+    message.msg_iov = &vector;
+    message.msg_iovlen = 1;
+    message.msg_control = control.space;
+    message.msg_controllen = sizeof(control.space);
+    ssize_t received;
+    do { received = recvmsg(socket, &message, MSG_PEEK); } while (received < 0 && errno == EINTR);
+    if (received < 0) return -1;
+    if (received == 0) return 1;
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header != NULL; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_CREDENTIALS) {
+            struct ucred credentials;
+            memcpy(&credentials, CMSG_DATA(header), sizeof(credentials));
+            *pid = credentials.pid;
+            *uid = credentials.uid;
+            *gid = credentials.gid;
+            return 0;
+        }
+    }
+    return 1;
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
 int cappex_peer_credentials(int socket, pid_t *pid, uid_t *uid, gid_t *gid) {
 #ifdef SO_PEERCRED
     struct ucred credentials;

@@ -107,3 +107,63 @@ import Testing
         #expect(later?.code == .closed)
     }
 }
+
+/// The reader thread as a task executor.
+@Suite struct IPCExecutorTests {
+    @Test("a request's handler starts on the serving connection's executor thread")
+    func handlersStartOnTheExecutor() async throws {
+        let (a, b) = try FrameChannel.pair()
+        let executor = IPCExecutor()
+        let server = IPCConnection(channel: b, handler: { _ in [executor.isCurrent ? 1 : 0] }, executor: executor)
+        let client = IPCConnection(channel: a)
+        server.start()
+        client.start()
+        defer { client.invalidate(); server.invalidate(); executor.shutdown() }
+        #expect(try await client.call([0]) == [1])
+    }
+
+    @Test("a caller that prefers the connection's executor resumes on its thread; one that does not, elsewhere")
+    func callersResumeWhereTheReplyIsRead() async throws {
+        let (left, right) = try IPCConnectionTests.pair { $0 }
+        defer { left.invalidate(); right.invalidate() }
+        let onReader = try await withTaskExecutorPreference(left.executor) {
+            _ = try await left.call([1])
+            return left.executor.isCurrent
+        }
+        #expect(onReader)
+        _ = try await left.call([2])
+        #expect(!left.executor.isCurrent)
+    }
+
+    @Test("jobs enqueued after shutdown still run, on the global executor")
+    func shutdownLosesNoJob() async throws {
+        let executor = IPCExecutor()
+        #expect(executor.isRunning)
+        executor.shutdown()
+        #expect(!executor.isRunning)
+        let ranElsewhere = await withTaskExecutorPreference(executor) {
+            await Task.yield()
+            return !executor.isCurrent
+        }
+        #expect(ranElsewhere)
+    }
+
+    @Test("one executor reads several connections")
+    func sharedExecutor() async throws {
+        let executor = IPCExecutor()
+        defer { executor.shutdown() }
+        var connections: [IPCConnection] = []
+        for _ in 0..<4 {
+            let (a, b) = try FrameChannel.pair()
+            let server = IPCConnection(channel: b, handler: { $0 + [9] })
+            let client = IPCConnection(channel: a, executor: executor)
+            server.start()
+            client.start()
+            connections += [client, server]
+        }
+        defer { connections.forEach { $0.invalidate() } }
+        for (index, client) in connections.enumerated() where index.isMultiple(of: 2) {
+            #expect(try await client.call([UInt8(index)]) == [UInt8(index), 9])
+        }
+    }
+}

@@ -1,12 +1,20 @@
 // IPC and launch figures (issue 3), each beside its baseline measured in the same run:
 //
 // - ipc.roundtrip.64B (p50, p99): a 64-byte request and its 64-byte reply through
-//   AppExtensionProcess.call to a live extension process. Baseline: the same exchange between
-//   this process and a forked C child on a socketpair with blocking read/write.
+//   AppExtensionProcess.call to a live extension process, from a loop that prefers the
+//   process's IPCExecutor (docs/DESIGN.md: the recommended way to make calls in a row); each
+//   call is timed and recorded in the custom metric "latency". Baseline: the same exchange
+//   between this process and a forked C child on a socketpair with blocking read/write, timed
+//   the same way.
+// - ipc.roundtrip.64B.pool: the same call from a task with no executor preference (its reply
+//   wakes a thread of Swift's pool), one call per sample.
 // - ipc.actor.roundtrip.64B (p50, p99): the same 64 bytes through a @Resolvable distributed-actor
-//   call to the extension's exported actor. Same baseline.
+//   call to the extension's exported actor, measured like ipc.roundtrip.64B. Same baseline.
 // - ipc.reply.1MiB: a small request answered with 1 MiB (shared memory above 256 KiB). Baseline:
 //   the C child writing 1 MiB on the socket.
+// - ipc.reply.64MiB / ipc.reply.64MiB.memfd: 64 MiB answers through the socket (a process
+//   configured to keep everything in the socket) and in a sealed memfd. Baseline: the C child
+//   writing 64 MiB on the socket.
 // - launch.first-reply: a new extension process, launched, until its first reply. Baseline:
 //   posix_spawn of a C program that writes one byte to descriptor 3, until that byte is read.
 import AppexCore
@@ -54,15 +62,21 @@ final class BenchWorld: Sendable {
         }
         self.identity = identity
         running = try AppExtensionProcess(configuration: .init(identity: identity, hostBundlePath: hostPath, environment: world.environment), discovery: discovery)
+        var socketOnly = AppExtensionProcess.Configuration(identity: identity, hostBundlePath: hostPath, environment: world.environment)
+        socketOnly.channel.maximumFrameSize = 128 << 20
+        socketOnly.channel.sharedMemoryThreshold = .max
+        self.socketOnly = try AppExtensionProcess(configuration: socketOnly, discovery: discovery)
         var pid: Int32 = 0
         cSocket = cpingpong_start(64, &pid)
         precondition(cSocket >= 0, "cannot start the C ping-pong child")
         cPid = pid
-        echo = try $BenchEcho.resolve(id: IPCActorSystem.ActorID("echo"), using: running.actorSystem)
+        echo = try running.makeConnection().remoteObject(as: $BenchEcho.self)
     }
 
     /// One extension process kept running for the round-trip figures (each sample is one call).
     let running: AppExtensionProcess
+    /// The same extension, in a process whose connection keeps every payload in the socket.
+    let socketOnly: AppExtensionProcess
     /// The extension's exported actor, resolved once.
     let echo: $BenchEcho
     /// The C baseline's child, kept running likewise.
@@ -78,21 +92,59 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(metrics: [.wallClock], timeUnits: .microseconds, warmupIterations: 100,
                                            maxDuration: .seconds(10), maxIterations: 20_000)
 
-    // Each sample is one call; the process and the C child stay up between samples.
-    Benchmark("ipc.roundtrip.64B") { _ in
+    // Round trips: each sample is a batch of calls made in a row, each call timed and recorded in
+    // the "latency" metric (its p50/p99 are the figures); the process and the C child stay up.
+    let latency = BenchmarkMetric.custom("latency", polarity: .prefersSmaller, useScalingFactor: false)
+    let batch = Benchmark.Configuration(metrics: [.wallClock, latency], timeUnits: .microseconds, warmupIterations: 3,
+                                        maxDuration: .seconds(10), maxIterations: 20)
+    let callsPerSample = 1_000
+
+    Benchmark("ipc.roundtrip.64B", configuration: batch) { benchmark in
+        let process = BenchWorld.shared.running
+        let request = [UInt8](repeating: 1, count: 64)
+        try await withTaskExecutorPreference(process.executor) {
+            for _ in 0..<callsPerSample {
+                let start = ContinuousClock.now
+                blackHole(try await process.call(request))
+                benchmark.measurement(latency, nanoseconds(ContinuousClock.now - start))
+            }
+        }
+    }
+
+    Benchmark("ipc.roundtrip.64B.baseline", configuration: batch) { benchmark in
+        for _ in 0..<callsPerSample {
+            let start = ContinuousClock.now
+            precondition(cpingpong_roundtrip(BenchWorld.shared.cSocket, 64, 64) == 0)
+            benchmark.measurement(latency, nanoseconds(ContinuousClock.now - start))
+        }
+    }
+
+    Benchmark("ipc.roundtrip.64B.pool") { _ in
         blackHole(try await BenchWorld.shared.running.call([UInt8](repeating: 1, count: 64)))
     }
 
-    Benchmark("ipc.roundtrip.64B.baseline") { _ in
+    Benchmark("ipc.roundtrip.64B.pool.baseline") { _ in
         precondition(cpingpong_roundtrip(BenchWorld.shared.cSocket, 64, 64) == 0)
     }
 
-    Benchmark("ipc.actor.roundtrip.64B") { _ in
-        blackHole(try await BenchWorld.shared.echo.echo([UInt8](repeating: 1, count: 64)))
+    Benchmark("ipc.actor.roundtrip.64B", configuration: batch) { benchmark in
+        let world = BenchWorld.shared
+        let bytes = [UInt8](repeating: 1, count: 64)
+        try await withTaskExecutorPreference(world.running.executor) {
+            for _ in 0..<callsPerSample {
+                let start = ContinuousClock.now
+                blackHole(try await world.echo.echo(bytes))
+                benchmark.measurement(latency, nanoseconds(ContinuousClock.now - start))
+            }
+        }
     }
 
-    Benchmark("ipc.actor.roundtrip.64B.baseline") { _ in
-        precondition(cpingpong_roundtrip(BenchWorld.shared.cSocket, 64, 64) == 0)
+    Benchmark("ipc.actor.roundtrip.64B.baseline", configuration: batch) { benchmark in
+        for _ in 0..<callsPerSample {
+            let start = ContinuousClock.now
+            precondition(cpingpong_roundtrip(BenchWorld.shared.cSocket, 64, 64) == 0)
+            benchmark.measurement(latency, nanoseconds(ContinuousClock.now - start))
+        }
     }
 
     Benchmark("ipc.reply.1MiB", configuration: .init(warmupIterations: 5, maxIterations: 500)) { _ in
@@ -102,6 +154,24 @@ let benchmarks: @Sendable () -> Void = {
 
     Benchmark("ipc.reply.1MiB.baseline", configuration: .init(warmupIterations: 5, maxIterations: 500)) { _ in
         precondition(cpingpong_roundtrip(BenchWorld.shared.cSocket, 64, 1 << 20) == 0)
+    }
+
+    let bulk = Benchmark.Configuration(timeUnits: .milliseconds, warmupIterations: 2, maxDuration: .seconds(10), maxIterations: 40)
+
+    Benchmark("ipc.reply.64MiB", configuration: bulk) { _ in
+        let process = BenchWorld.shared.socketOnly
+        let reply = try await withTaskExecutorPreference(process.executor) { try await process.call(Array("reply:67108864".utf8)) }
+        precondition(reply.count == 64 << 20)
+    }
+
+    Benchmark("ipc.reply.64MiB.memfd", configuration: bulk) { _ in
+        let process = BenchWorld.shared.running
+        let reply = try await withTaskExecutorPreference(process.executor) { try await process.call(Array("reply:67108864".utf8)) }
+        precondition(reply.count == 64 << 20)
+    }
+
+    Benchmark("ipc.reply.64MiB.baseline", configuration: bulk) { _ in
+        precondition(cpingpong_roundtrip(BenchWorld.shared.cSocket, 64, 64 << 20) == 0)
     }
 
     Benchmark("launch.first-reply", configuration: .init(timeUnits: .milliseconds, warmupIterations: 2, maxIterations: 60)) { benchmark in
@@ -124,4 +194,9 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.stopMeasurement()
         }
     }
+}
+
+/// A duration in whole nanoseconds, for the "latency" metric.
+func nanoseconds(_ duration: Duration) -> Int {
+    Int(duration.components.seconds) * 1_000_000_000 + Int(duration.components.attoseconds / 1_000_000_000)
 }

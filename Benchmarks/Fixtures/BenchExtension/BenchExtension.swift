@@ -6,14 +6,18 @@ import AppexIPC
 import BenchInterfaces
 import Distributed
 
+/// NSXPCConnection style: an exported object and a raw request handler.
 struct RawEcho: AppExtensionConfiguration {
-    func makeHandler() -> @Sendable ([UInt8]) async throws -> [UInt8] {
-        { request in
+    func accept(connection: HostConnection) -> Bool {
+        connection.exportedObject = Echoer(actorSystem: connection.actorSystem)
+        connection.requestHandler = { request in
             if request.starts(with: Array("reply:".utf8)), let size = Int(String(decoding: request.dropFirst(6), as: UTF8.self)) {
                 return [UInt8](repeating: 0x5a, count: size)
             }
             return request
         }
+        connection.resume()
+        return true
     }
 }
 
@@ -21,9 +25,7 @@ struct RawEcho: AppExtensionConfiguration {
 struct BenchExtension: AppExtension {
     static let boundAppExtensionPoint = ExtensionPointIdentifier(host: "com.example.hostapp", name: "HostAppFeature")
     var configuration: RawEcho { RawEcho() }
-    init() {
-        AppExtensionContext.actorSystem.export(Echoer(actorSystem: AppExtensionContext.actorSystem), as: "echo")
-    }
+    init() {}
 }
 
 distributed actor Echoer: BenchEcho {

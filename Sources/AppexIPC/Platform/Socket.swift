@@ -71,18 +71,19 @@ package enum Socket {
     /// Reads what is available (at most `buffer.count` bytes), collecting passed descriptors.
     /// - Returns: the bytes read; 0 at end of stream.
     static func receive(_ socket: Int32, into buffer: UnsafeMutableRawBufferPointer, descriptors: inout [FileDescriptor]) throws(SystemCallError) -> Int {
-        var fds = [Int32](repeating: -1, count: 16)
-        var count: Int32 = 0
-        var truncated: Int32 = 0
-        while true {
-            let received = cappex_receive_with_fds(socket, buffer.baseAddress, buffer.count, &fds, 16, &count, &truncated)
-            if received < 0 {
-                if errno == EINTR { continue }
-                throw SystemCallError(call: "recvmsg", errno: errno)
+        try withUnsafeTemporaryAllocation(of: Int32.self, capacity: 16) { fds throws(SystemCallError) -> Int in
+            var count: Int32 = 0
+            var truncated: Int32 = 0
+            while true {
+                let received = cappex_receive_with_fds(socket, buffer.baseAddress, buffer.count, fds.baseAddress, 16, &count, &truncated)
+                if received < 0 {
+                    if errno == EINTR { continue }
+                    throw SystemCallError(call: "recvmsg", errno: errno)
+                }
+                for index in 0..<Int(count) { descriptors.append(FileDescriptor(taking: fds[index])) }
+                if truncated != 0 { throw SystemCallError(call: "recvmsg (descriptors truncated)", errno: EMSGSIZE) }
+                return received
             }
-            for index in 0..<Int(count) { descriptors.append(FileDescriptor(taking: fds[index])) }
-            if truncated != 0 { throw SystemCallError(call: "recvmsg (descriptors truncated)", errno: EMSGSIZE) }
-            return received
         }
     }
 
@@ -95,6 +96,26 @@ package enum Socket {
             throw SystemCallError(call: "getsockopt(SO_PEERCRED)", errno: errno)
         }
         return PeerCredentials(processIdentifier: pid, userIdentifier: uid, groupIdentifier: gid)
+    }
+
+    /// Makes the kernel attach every sender's credentials to what arrives on `socket` (or stops).
+    static func passCredentials(_ socket: Int32, _ on: Bool) throws(SystemCallError) {
+        guard cappex_set_pass_credentials(socket, on ? 1 : 0) == 0 else {
+            throw SystemCallError(call: "setsockopt(SO_PASSCRED)", errno: errno)
+        }
+    }
+
+    /// The kernel-attested credentials of the next message's sender, without consuming it;
+    /// `nil` when the message carries none (or the stream ended).
+    static func peekSenderCredentials(_ socket: Int32) throws(SystemCallError) -> PeerCredentials? {
+        var pid: pid_t = 0
+        var uid: uid_t = 0
+        var gid: gid_t = 0
+        switch cappex_peek_sender_credentials(socket, &pid, &uid, &gid) {
+        case 0: return PeerCredentials(processIdentifier: pid, userIdentifier: uid, groupIdentifier: gid)
+        case 1: return nil
+        default: throw SystemCallError(call: "recvmsg(MSG_PEEK, SCM_CREDENTIALS)", errno: errno)
+        }
     }
 
     /// Waits until `socket` is readable (data or end of stream). - Returns: `false` on timeout.
@@ -110,9 +131,48 @@ package enum Socket {
         }
     }
 
+    /// Waits until one of `descriptors` is readable (or closed); marks each in `ready`.
+    static func waitReadable(_ descriptors: [Int32], ready: inout [Bool]) throws(SystemCallError) {
+        var entries = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        while true {
+            let count = poll(&entries, nfds_t(entries.count), -1)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw SystemCallError(call: "poll", errno: errno)
+            }
+            ready = entries.map { $0.revents != 0 }
+            return
+        }
+    }
+
     /// Shuts both directions down, waking a blocked reader on this or the other end.
     static func shutdownBoth(_ socket: Int32) {
         _ = Glibc.shutdown(socket, Int32(SHUT_RDWR))
+    }
+}
+
+/// A self-pipe that wakes a thread blocked in `poll`.
+final class WakePipe: Sendable {
+    let readEnd: FileDescriptor
+    let writeEnd: FileDescriptor
+
+    init() throws(SystemCallError) {
+        var fds: [Int32] = [-1, -1]
+        guard cappex_pipe_cloexec(&fds, 1) == 0 else { throw SystemCallError(call: "pipe2", errno: errno) }
+        readEnd = FileDescriptor(taking: fds[0])
+        writeEnd = FileDescriptor(taking: fds[1])
+    }
+
+    /// Makes the read end readable (a full pipe is readable already).
+    func wake() {
+        var byte: UInt8 = 1
+        _ = write(writeEnd.rawValue, &byte, 1)
+    }
+
+    /// Empties the pipe.
+    func drain() {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        while read(readEnd.rawValue, &buffer, buffer.count) > 0 {}
     }
 }
 

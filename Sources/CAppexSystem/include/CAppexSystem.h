@@ -23,6 +23,15 @@ ssize_t cappex_receive_with_fds(int socket, void *buffer, size_t capacity, int *
 /// The peer's pid, uid and gid of a connected Unix socket (SO_PEERCRED); 0 or -1 with errno.
 int cappex_peer_credentials(int socket, pid_t *pid, uid_t *uid, gid_t *gid);
 
+/// setsockopt(SO_PASSCRED, on): the kernel attaches each sender's credentials to what it
+/// sends to this socket from now on. 0 or -1 with errno.
+int cappex_set_pass_credentials(int socket, int on);
+
+/// Peeks at the next message's sender credentials (SCM_CREDENTIALS, attached by the kernel when
+/// SO_PASSCRED was on as it was sent): 0 with pid, uid, gid set; 1 when the stream ended or the
+/// message carries none; -1 with errno.
+int cappex_peek_sender_credentials(int socket, pid_t *pid, uid_t *uid, gid_t *gid);
+
 /// memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING); the descriptor or -1 with errno.
 int cappex_memfd_create(const char *name);
 
