@@ -54,6 +54,12 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .executableTarget(
+            name: "AppexFixtureTranslate",
+            dependencies: ["AppexExtension", "AppexFixtureInterfaces"],
+            path: "Tests/Fixtures/AppexFixtureTranslate",
+            swiftSettings: strictSwift
+        ),
+        .executableTarget(
             name: "AppexFixtureHost",
             dependencies: ["AppexCore", "AppexHost", "AppexFixtureInterfaces"],
             path: "Tests/Fixtures/AppexFixtureHost",
@@ -86,7 +92,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AppexTests",
-            dependencies: ["AppexCore", "AppexIPC", "AppexHost", "AppexTesting", "AppexCLI", "AppexFixtureEcho", "AppexFixtureHost", "AppexFixtureInterfaces"],
+            dependencies: ["AppexCore", "AppexIPC", "AppexHost", "AppexTesting", "AppexCLI", "AppexFixtureEcho", "AppexFixtureTranslate", "AppexFixtureHost", "AppexFixtureInterfaces"],
             exclude: ["Fixtures"],
             swiftSettings: strictSwift
         ),

@@ -1,5 +1,6 @@
 public import AppexCore
 public import AppexIPC
+public import Distributed
 import CAppexSystem
 import Foundation
 import Synchronization
@@ -40,46 +41,212 @@ public protocol AppExtension {
 }
 
 extension AppExtension {
-    /// Runs the extension: serves the host's connection until the host closes it, then exits.
-    /// With `--print-binding` prints the bound point and exits (used by `appex bundle`).
+    /// Runs the extension: offers the host's connection to ``configuration``, serves it until
+    /// the host closes it, then exits. With `--print-binding` prints the bound point and exits
+    /// (used by `appex bundle`).
     public static func main() async throws {
         if CommandLine.arguments.dropFirst().first == "--print-binding" {
             print(boundAppExtensionPoint.description)
             return
         }
         let runtime = try ExtensionRuntime.fromEnvironment()
-        try runtime.answerHello(boundExtensionPoint: boundAppExtensionPoint)
-        let configuration = Self().configuration
-        await runtime.serve(configuration.makeHandler())
+        let hello = try runtime.receiveHello()
+        let connection = HostConnection(hostBundleIdentifier: hello.hostBundleIdentifier)
+        let accepted = Self().configuration.accept(connection: connection)
+        try runtime.answerHello(boundExtensionPoint: boundAppExtensionPoint,
+                                declined: accepted ? nil : connection.declineReason ?? "its configuration's accept(connection:) returned false")
+        guard accepted else { return }
+        await runtime.serve(connection)
     }
 }
 
-/// How an extension serves its host. Use ``ConnectionHandler``.
+/// How an extension serves its host: decides whether to accept the host's connection and sets
+/// up what it serves. Use ``ConnectionHandler``, or conform a type of your own.
 public protocol AppExtensionConfiguration: Sendable {
-    /// The raw request handler behind the configuration.
-    func makeHandler() -> @Sendable ([UInt8]) async throws -> [UInt8]
+    /// Decides whether to serve the host, once per process, before any request.
+    ///
+    /// To accept, set up what the connection serves — ``HostConnection/exportedObject`` (a
+    /// `distributed actor` the host reaches as the connection's remote object), and/or
+    /// ``HostConnection/requestHandler`` — call ``HostConnection/resume()``, and return `true`.
+    /// Returning `false` refuses: the host's launch fails with `refused`, saying so.
+    func accept(connection: HostConnection) -> Bool
 }
 
-/// Serves each request of the host with a closure that takes a `Decodable` message and returns
-/// an `Encodable` reply (JSON on the wire).
+/// The host's connection, as an extension's ``AppExtensionConfiguration`` receives it.
 ///
-/// Mirrors the session handler of ExtensionKit's connection configuration.
-public struct ConnectionHandler<Request: Decodable & Sendable, Reply: Encodable & Sendable>: AppExtensionConfiguration {
-    private let handle: @Sendable (Request) async throws -> Reply
-
-    /// Serves requests with `handle`; an error it throws reaches the host's caller as a
-    /// remote failure carrying the error's description.
-    public init(_ handle: @escaping @Sendable (Request) async throws -> Reply) {
-        self.handle = handle
+/// Mirrors `NSXPCConnection` in an extension's `accept(connection:)`: set what it serves, then
+/// ``resume()``. (Unlike XPC, forgetting `resume()` does not leave the host hanging: a
+/// connection accepted with `true` is resumed anyway.)
+public final class HostConnection: Sendable {
+    private struct State {
+        var requestHandler: IPCConnection.Handler?
+        var resumed = false
+        var declineReason: String?
     }
 
-    public func makeHandler() -> @Sendable ([UInt8]) async throws -> [UInt8] {
-        let handle = self.handle
-        return { bytes in
-            let request = try JSONDecoder().decode(Request.self, from: Data(bytes))
-            return Array(try JSONEncoder().encode(try await handle(request)))
+    /// The host app's bundle identifier, as the host said it in the handshake.
+    public let hostBundleIdentifier: String
+    private let state = Mutex(State())
+
+    init(hostBundleIdentifier: String) {
+        self.hostBundleIdentifier = hostBundleIdentifier
+    }
+
+    /// The distributed-actor system of this connection (``AppExtensionContext/actorSystem``).
+    public var actorSystem: IPCActorSystem { AppExtensionContext.actorSystem }
+
+    /// The object the host reaches as this connection's remote object
+    /// (`ExtensionConnection.remoteObject(as:)` on the host): a `distributed actor` made with
+    /// ``actorSystem``. Mirrors `NSXPCConnection.exportedObject`; the actor's `@Resolvable`
+    /// protocol plays `exportedInterface`.
+    public var exportedObject: (any DistributedActor)? {
+        get { try? actorSystem.resolveAny(id: .exportedObject) }
+        set {
+            if let newValue { actorSystem.export(newValue, as: IPCActorSystem.ActorID.exportedObject.name) }
+            else { actorSystem.resignID(.exportedObject) }
         }
     }
+
+    /// Serves the host's messages (``ExtensionSession``'s `send` on the host): takes a
+    /// request's bytes, returns the reply's.
+    public var requestHandler: (@Sendable ([UInt8]) async throws -> [UInt8])? {
+        get { state.withLock { $0.requestHandler } }
+        set { state.withLock { $0.requestHandler = newValue } }
+    }
+
+    /// Starts serving. Messages sent before it wait.
+    public func resume() {
+        state.withLock { $0.resumed = true }
+    }
+
+    var handler: IPCConnection.Handler? { state.withLock { $0.requestHandler } }
+
+    /// Why the connection was refused, when a rejected session request said so.
+    var declineReason: String? {
+        get { state.withLock { $0.declineReason } }
+        set { state.withLock { $0.declineReason = newValue } }
+    }
+
+    /// Calls the host's exported remote object: resolve the host's `@Resolvable` protocol.
+    public func remoteObject<Stub: DistributedActor>(as stub: Stub.Type) throws -> Stub where Stub.ActorSystem == IPCActorSystem {
+        try Stub.resolve(id: .exportedObject, using: actorSystem)
+    }
+}
+
+/// A configuration made of a closure: the three forms of ExtensionKit's connection handler.
+///
+/// ```swift
+/// // NSXPCConnection style
+/// ConnectionHandler(onConnection: { connection in
+///     connection.exportedObject = Translator(actorSystem: connection.actorSystem)
+///     connection.resume()
+///     return true
+/// })
+/// // XPC session style
+/// ConnectionHandler(onSessionRequest: { request in
+///     request.accept { session in TranslationHandler() }
+/// })
+/// // one typed closure
+/// ConnectionHandler { (request: TranslationRequest) in TranslationReply(text: ...) }
+/// ```
+public struct ConnectionHandler: AppExtensionConfiguration {
+    private let decide: @Sendable (HostConnection) -> Bool
+
+    /// Accepts or refuses the host's connection with `onConnection` (see
+    /// ``AppExtensionConfiguration/accept(connection:)``).
+    public init(onConnection: @escaping @Sendable (HostConnection) -> Bool) {
+        decide = onConnection
+    }
+
+    /// Decides on the host's session request with `onSessionRequest`: accept it with a
+    /// ``PeerHandler`` that answers each message, or reject it.
+    public init(onSessionRequest: @escaping @Sendable (IncomingSessionRequest) -> IncomingSessionRequest.Decision) {
+        decide = { connection in
+            let decision = onSessionRequest(IncomingSessionRequest(hostBundleIdentifier: connection.hostBundleIdentifier))
+            guard let handler = decision.handler else {
+                connection.declineReason = decision.reason
+                return false
+            }
+            connection.requestHandler = handler(HostSession())
+            connection.resume()
+            return true
+        }
+    }
+
+    /// Serves each request of the host with `handle`: it takes a `Decodable` message and
+    /// returns an `Encodable` reply (JSON on the wire); an error it throws reaches the host's
+    /// caller as a remote failure carrying the error's description.
+    public init<Request: Decodable & Sendable, Reply: Encodable & Sendable>(_ handle: @escaping @Sendable (Request) async throws -> Reply) {
+        self.init(onSessionRequest: { request in
+            request.accept { _ in ClosurePeerHandler(handle: handle) }
+        })
+    }
+
+    public func accept(connection: HostConnection) -> Bool {
+        decide(connection)
+    }
+}
+
+/// Answers the host's messages in a session: mirrors XPC's `XPCPeerHandler`.
+///
+/// ```swift
+/// struct TranslationHandler: PeerHandler {
+///     func handleIncomingRequest(_ message: TranslationRequest) -> TranslationReply? {
+///         TranslationReply(text: translate(message.text))
+///     }
+/// }
+/// ```
+public protocol PeerHandler: Sendable {
+    /// The messages the host sends.
+    associatedtype Input: Decodable & Sendable
+    /// The replies.
+    associatedtype Output: Encodable & Sendable
+    /// Answers one message; a thrown error reaches the host's caller as a remote failure.
+    func handleIncomingRequest(_ message: Input) async throws -> Output
+}
+
+/// The host's request to open a session: accept it with a ``PeerHandler`` or reject it.
+public struct IncomingSessionRequest: Sendable {
+    /// The host app's bundle identifier.
+    public let hostBundleIdentifier: String
+
+    /// What the extension decided.
+    public struct Decision: Sendable {
+        let handler: (@Sendable (HostSession) -> IPCConnection.Handler)?
+        var reason: String?
+    }
+
+    /// Accepts the session; `makeHandler` makes the handler that answers its messages.
+    public func accept<Handler: PeerHandler>(_ makeHandler: @escaping @Sendable (HostSession) -> Handler) -> Decision {
+        Decision(handler: { session in
+            let handler = makeHandler(session)
+            return { bytes in
+                let message: Handler.Input
+                do { message = try JSONDecoder().decode(Handler.Input.self, from: Data(bytes)) } catch {
+                    throw AppExtensionContext.Failure(description: "the host's message is not a \(Handler.Input.self): \(error)")
+                }
+                return Array(try JSONEncoder().encode(try await handler.handleIncomingRequest(message)))
+            }
+        })
+    }
+
+    /// Refuses the session: the host's launch fails with `refused`.
+    public func reject(reason: String) -> Decision {
+        Decision(handler: nil, reason: reason)
+    }
+}
+
+/// The extension's side of an accepted session: sends messages to the host.
+public struct HostSession: Sendable {
+    /// Sends `message` to the host's exported handler and decodes its reply.
+    public func send<Message: Encodable, Reply: Decodable>(_ message: Message, expecting: Reply.Type = Reply.self, timeout: Duration? = nil) async throws -> Reply {
+        try await AppExtensionContext.callHost(message, expecting: Reply.self, timeout: timeout)
+    }
+}
+
+private struct ClosurePeerHandler<Input: Decodable & Sendable, Output: Encodable & Sendable>: PeerHandler {
+    let handle: @Sendable (Input) async throws -> Output
+    func handleIncomingRequest(_ message: Input) async throws -> Output { try await handle(message) }
 }
 
 /// The extension's view of its host, while it runs.
@@ -141,11 +308,10 @@ struct ExtensionRuntime {
         return ExtensionRuntime(connection: FrameChannel(socket: FileDescriptor(taking: fd)))
     }
 
-    /// Waits for the host's hello, checks it is meant for this extension and speaks this
-    /// protocol, and answers with the binding in code. Exits quietly when the host is not there.
-    func answerHello(boundExtensionPoint: ExtensionPointIdentifier) throws {
-        let environment = ProcessInfo.processInfo.environment
-        let me = environment["APPEX_BUNDLE_IDENTIFIER"] ?? ""
+    /// Waits for the host's hello and checks it is meant for this extension and speaks this
+    /// protocol; adopts the channel limits it announces.
+    func receiveHello() throws -> Handshake.HostHello {
+        let me = ProcessInfo.processInfo.environment["APPEX_BUNDLE_IDENTIFIER"] ?? ""
         let hello = try Handshake.receive(Handshake.HostHello.self, on: connection, timeout: .seconds(30))
         guard hello.protocolVersion == Handshake.protocolVersion else {
             throw LaunchError(description: "the host speaks protocol \(hello.protocolVersion), this extension \(Handshake.protocolVersion)")
@@ -153,15 +319,26 @@ struct ExtensionRuntime {
         guard hello.extensionBundleIdentifier == me else {
             throw LaunchError(description: "the host launched \(hello.extensionBundleIdentifier), but this is \(me)")
         }
-        try Handshake.send(Handshake.ExtensionHello(extensionBundleIdentifier: me, boundExtensionPoint: boundExtensionPoint.description,
-                                                    processIdentifier: getpid()), on: connection)
+        if let limits = hello.channel { connection.reconfigure(limits) }
+        return hello
+    }
+
+    /// Answers the host's hello with the binding in code, and whether the connection is accepted.
+    func answerHello(boundExtensionPoint: ExtensionPointIdentifier, declined: String?) throws {
+        let me = ProcessInfo.processInfo.environment["APPEX_BUNDLE_IDENTIFIER"] ?? ""
+        var answer = Handshake.ExtensionHello(extensionBundleIdentifier: me, boundExtensionPoint: boundExtensionPoint.description,
+                                              processIdentifier: getpid())
+        answer.declined = declined
+        try Handshake.send(answer, on: connection)
     }
 
     /// Serves until the host closes the connection.
-    func serve(_ handler: @escaping @Sendable ([UInt8]) async throws -> [UInt8]) async {
+    func serve(_ host: HostConnection) async {
         let (closed, signal) = AsyncStream<Void>.makeStream()
-        let connection = IPCConnection(channel: connection, handler: handler,
-                                       invocationHandler: AppExtensionContext.actorSystem.invocationHandler, onClose: { _ in
+        let connection = IPCConnection(channel: connection, handler: { bytes in
+            guard let handler = host.handler else { throw AppExtensionContext.Failure(description: "this extension serves no messages (its connection has no request handler)") }
+            return try await handler(bytes)
+        }, invocationHandler: AppExtensionContext.actorSystem.invocationHandler, onClose: { _ in
             signal.yield()
             signal.finish()
         })

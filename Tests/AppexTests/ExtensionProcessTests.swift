@@ -32,6 +32,47 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
                                                      environment: fixture.world.environment, onInterruption: onInterruption))
     }
 
+    @Test("the extension adopts the host's channel limits: 20 MiB through the socket both ways when the host keeps everything in it")
+    func channelLimitsAreAdopted() async throws {
+        var configuration = AppExtensionProcess.Configuration(identity: try installEcho(), hostBundlePath: fixture.hostPath,
+                                                              environment: fixture.world.environment)
+        configuration.channel.sharedMemoryThreshold = .max
+        configuration.channel.maximumFrameSize = 32 << 20
+        let process = try AppExtensionProcess(configuration: configuration)
+        defer { process.invalidate() }
+        // With the default 16 MiB frame limit, the extension would refuse this request.
+        let text = String(repeating: "x", count: 20 << 20)
+        let reply = try await process.send(EchoRequest(command: "echo", text: text), expecting: EchoReply.self)
+        #expect(reply.text.utf8.count == text.utf8.count)
+    }
+
+    @Test("a hello written by another process than the launched one is refused (kernel-attested sender)")
+    func helloFromAnotherProcess() async throws {
+        let id = "com.example.impostor"
+        let path = try fixture.addExtension("Impostor", id: id, inHost: true, unsigned: true)
+        // A subshell (another pid) writes a well-formed hello naming the launched pid ($$).
+        let script = #"""
+        #!/bin/sh
+        payload='{"protocolVersion":1,"extensionBundleIdentifier":"com.example.impostor","boundExtensionPoint":"com.example.hostapp.HostAppFeature","processIdentifier":'$$'}'
+        length=${#payload}
+        header=$(printf '\\%03o\\%03o' $((length % 256)) $((length / 256)))
+        ( printf "$header\\000\\000\\001\\000\\000\\000\\000\\000\\000\\000\\000\\000\\000\\000%s" "$payload" >&3 )
+        sleep 5
+        """#
+        try Data(script.utf8).write(to: URL(fileURLWithPath: path + "/Extension"))
+        chmod(path + "/Extension", 0o755)
+        try AppexBundle.sign(at: path, with: fixture.world.team)
+        let identity = try #require(try fixture.discovery().snapshot().extensions.first { $0.bundleIdentifier == id }?.identity)
+        let process = try process(identity)
+        defer { process.invalidate() }
+        #expect {
+            _ = try process.makeSession()
+        } throws: { error in
+            guard let error = error as? AppexError else { return false }
+            return error.code == .launchFailed && error.message.contains("not the launched process")
+        }
+    }
+
     @Test("an enabled extension is launched on first use and answers typed messages")
     func echo() async throws {
         let process = try process(try installEcho())

@@ -59,3 +59,19 @@ public struct LaunchCycleReport: Codable, Sendable {
         self.distinctProcesses = distinctProcesses
     }
 }
+
+/// What the translate fixture's session handler takes.
+public struct TranslationRequest: Codable, Sendable {
+    /// The text to translate.
+    public var text: String
+    /// Makes one.
+    public init(text: String) { self.text = text }
+}
+
+/// What it answers.
+public struct TranslationReply: Codable, Sendable, Equatable {
+    /// The translation.
+    public var text: String
+    /// Makes one.
+    public init(text: String) { self.text = text }
+}

@@ -1,0 +1,71 @@
+public import AppexCore
+public import AppexIPC
+public import Distributed
+import Foundation
+
+/// The host's connection to an extension process, in `NSXPCConnection` style: the
+/// extension's exported object as a compiler-checked remote object, and the host's own object
+/// exported to the extension.
+///
+/// Made by ``AppExtensionProcess/makeConnection()``. A process has one connection to its
+/// host (docs/DESIGN.md, "Connections and sessions"): every `ExtensionConnection` and
+/// ``ExtensionSession`` of a process shares it, follows its relaunches, and ends with
+/// ``AppExtensionProcess/invalidate()``.
+///
+/// ```swift
+/// let connection = try process.makeConnection()
+/// let translator = try connection.remoteObject(as: $Translator.self)
+/// let text = try await translator.translate("hello")
+/// ```
+public struct ExtensionConnection: Sendable {
+    /// The process behind the connection.
+    public let process: AppExtensionProcess
+
+    /// The extension's exported object (its `HostConnection.exportedObject`), through its
+    /// `@Resolvable` protocol's stub. Mirrors `remoteObjectProxy` with `remoteObjectInterface`.
+    public func remoteObject<Stub: DistributedActor>(as stub: Stub.Type) throws -> Stub where Stub.ActorSystem == IPCActorSystem {
+        try Stub.resolve(id: .exportedObject, using: process.actorSystem)
+    }
+
+    /// Makes `object` the host's exported object: the extension reaches it with
+    /// `HostConnection.remoteObject(as:)`. Make it with ``AppExtensionProcess/actorSystem``.
+    public func export(_ object: some DistributedActor) {
+        process.actorSystem.export(object, as: IPCActorSystem.ActorID.exportedObject.name)
+    }
+}
+
+/// The host's session with an extension process, in XPC-session style: typed messages to the
+/// extension's ``PeerHandler``-style handler, replies decoded.
+///
+/// Made by ``AppExtensionProcess/makeSession()``; shares the process's connection (see
+/// ``ExtensionConnection``).
+public struct ExtensionSession: Sendable {
+    /// The process behind the session.
+    public let process: AppExtensionProcess
+
+    /// Sends `message` (JSON) and decodes the reply.
+    ///
+    /// - Throws: ``AppexError``, as ``AppExtensionProcess/send(_:expecting:timeout:)``.
+    public func send<Message: Encodable, Reply: Decodable>(_ message: Message, expecting: Reply.Type = Reply.self, timeout: Duration? = nil) async throws(AppexError) -> Reply {
+        try await process.send(message, expecting: Reply.self, timeout: timeout)
+    }
+}
+
+extension AppExtensionProcess {
+    /// The connection to the extension, launching the process now if it does not run, so that
+    /// a refusal (invalid, unapproved, declined by the extension) surfaces here.
+    ///
+    /// - Throws: ``AppexError`` `refused`, `launchFailed`, `crashBudgetExhausted`, `invalidated`.
+    public func makeConnection() throws(AppexError) -> ExtensionConnection {
+        try launchIfNeeded()
+        return ExtensionConnection(process: self)
+    }
+
+    /// A session with the extension, launching the process now if it does not run.
+    ///
+    /// - Throws: as ``makeConnection()``.
+    public func makeSession() throws(AppexError) -> ExtensionSession {
+        try launchIfNeeded()
+        return ExtensionSession(process: self)
+    }
+}

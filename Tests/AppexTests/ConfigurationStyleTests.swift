@@ -1,0 +1,74 @@
+import AppexCore
+import AppexFixtureInterfaces
+import AppexHost
+import AppexIPC
+import AppexTesting
+import Foundation
+import Testing
+
+/// The translate fixture executable built beside the test bundle.
+let translateExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathComponent().appendingPathComponent("AppexFixtureTranslate").path
+
+/// ExtensionKit's configuration styles, with the seed's translate extension in a real process.
+@Suite struct ConfigurationStyleTests {
+    let fixture: HostFixture
+    init() throws { fixture = try HostFixture() }
+
+    /// Installs the translate fixture, with the style its data directory names.
+    func installTranslate(style: String) throws -> AppExtensionProcess {
+        let id = "com.example.translate"
+        let path = try fixture.addExtension("Translate", id: id, inHost: true, unsigned: true)
+        try FileManager.default.removeItem(atPath: path + "/Extension")
+        try FileManager.default.copyItem(atPath: translateExecutable, toPath: path + "/Extension")
+        try AppexBundle.sign(at: path, with: fixture.world.team)
+        let data = fixture.world.environment.home + "/ExtensionData/" + id
+        try fixture.world.environment.makePrivateDirectory(fixture.world.environment.home + "/ExtensionData")
+        try fixture.world.environment.makePrivateDirectory(data)
+        try Data(style.utf8).write(to: URL(fileURLWithPath: data + "/style"))
+        let identity = try #require(try fixture.discovery().snapshot().extensions.first { $0.bundleIdentifier == id }?.identity)
+        return try AppExtensionProcess(configuration: .init(identity: identity, hostBundlePath: fixture.hostPath, environment: fixture.world.environment))
+    }
+
+    @Test("session style: the host's session sends typed messages to the extension's PeerHandler")
+    func sessionStyle() async throws {
+        let process = try installTranslate(style: "session")
+        defer { process.invalidate() }
+        let session = try process.makeSession()
+        let reply = try await session.send(TranslationRequest(text: "hello"), expecting: TranslationReply?.self)
+        #expect(reply == TranslationReply(text: "HELLO"))
+        // The session style exports no object: asking for one fails with a typed error.
+        let connection = try process.makeConnection()
+        let translator = try connection.remoteObject(as: $FixtureTranslator.self)
+        await #expect(throws: IPCError.self) { _ = try await translator.translate("x") }
+    }
+
+    @Test("accept(connection:) style: the exported object is the connection's remote object")
+    func connectionStyle() async throws {
+        let process = try installTranslate(style: "connection")
+        defer { process.invalidate() }
+        let connection = try process.makeConnection()
+        let translator = try connection.remoteObject(as: $FixtureTranslator.self)
+        let translated = try await translator.translate("bonjour")
+        #expect(translated.text == "BONJOUR")
+        #expect(translated.pid == process.processIdentifier)
+        // It set no request handler: a message is refused by the extension, with the reason.
+        await #expect {
+            _ = try await process.send(TranslationRequest(text: "x"), expecting: TranslationReply.self)
+        } throws: { error in
+            (error as? AppexError)?.code == .remoteFailure && "\(error)".contains("serves no messages")
+        }
+    }
+
+    @Test("an extension that rejects the session: the launch is refused with its reason, and no process is left")
+    func declined() async throws {
+        let process = try installTranslate(style: "decline")
+        defer { process.invalidate() }
+        #expect {
+            _ = try process.makeSession()
+        } throws: { error in
+            guard let error = error as? AppexError else { return false }
+            return error.code == .refused && error.message.contains("declined") && error.message.contains("switched off")
+        }
+        #expect(process.processIdentifier == nil)
+    }
+}

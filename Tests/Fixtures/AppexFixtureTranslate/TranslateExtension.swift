@@ -1,0 +1,58 @@
+// The seed's translate extension, in both of ExtensionKit's configuration styles.
+//
+// Which style serves is read from the file `style` in the extension's data directory (the
+// tests write it): `connection` — `accept(connection:)` with an exported distributed actor;
+// `decline` — refuse the host; anything else — an XPC-style session with a `PeerHandler`.
+import AppexCore
+import AppexExtension
+import AppexFixtureInterfaces
+import AppexIPC
+import Distributed
+import Foundation
+
+@main
+struct TranslateExtension: AppExtension {
+    static let boundAppExtensionPoint = ExtensionPointIdentifier(host: "com.example.hostapp", name: "HostAppFeature")
+
+    var configuration: ConnectionHandler {
+        switch Self.style {
+        case "connection":
+            ConnectionHandler(onConnection: { connection in
+                connection.exportedObject = Translator(actorSystem: connection.actorSystem)
+                connection.resume()
+                return true
+            })
+        case "decline":
+            ConnectionHandler(onSessionRequest: { request in
+                request.reject(reason: "translations for \(request.hostBundleIdentifier) are switched off")
+            })
+        default:
+            ConnectionHandler(onSessionRequest: { request in
+                request.accept { session in
+                    TranslationHandler()
+                }
+            })
+        }
+    }
+
+    static var style: String {
+        let directory = ProcessInfo.processInfo.environment["APPEX_DATA_DIRECTORY"] ?? "."
+        let text = (try? String(contentsOfFile: directory + "/style", encoding: .utf8)) ?? ""
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    init() {}
+}
+
+struct TranslationHandler: PeerHandler {
+    func handleIncomingRequest(_ message: TranslationRequest) -> TranslationReply? {
+        TranslationReply(text: message.text.uppercased())
+    }
+}
+
+distributed actor Translator: FixtureTranslator {
+    typealias ActorSystem = IPCActorSystem
+    distributed func translate(_ text: String) -> TranslatedText {
+        TranslatedText(text: text.uppercased(), pid: getpid())
+    }
+}
