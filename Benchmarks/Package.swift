@@ -36,7 +36,11 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)],
             // As docs/DESIGN.md advises for extensions: the Swift runtime and Foundation linked
             // in, so a launch does not spend milliseconds in the dynamic loader.
-            linkerSettings: [.unsafeFlags(["-static-stdlib"])]
+            linkerSettings: [
+                .unsafeFlags(["-static-stdlib"]),
+                .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationICU"),
+                .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationCollections"), .linkedLibrary("stdc++"),
+            ]
         ),
         .executableTarget(
             name: "IPCBenchmarks",

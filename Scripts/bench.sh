@@ -20,6 +20,7 @@ export TMPDIR="$out"
 declare -A baseline_of=(
   [discovery.snapshot.1000.cold]=discovery.snapshot.1000.baseline
   [discovery.snapshot.1000.warm]=discovery.snapshot.1000.baseline
+  [ipc.reply.64MiB.memfd]=ipc.reply.64MiB.baseline
 )
 # The benchmarks to run: the figures the filter selects, and their baselines.
 bench_filter="$filter"
@@ -39,16 +40,25 @@ to_ns = {"ns": 1, "us": 1e3, "μs": 1e3, "ms": 1e6, "s": 1e9}
 p50 = {}  # benchmark name -> p50 in ns
 p99 = {}
 # Benchmarks whose figures are latency distributions: NAME.p50 and NAME.p99.
-distributions = {"ipc.roundtrip.64B", "ipc.actor.roundtrip.64B"}
-for path in glob.glob(out + "/*.wallClock.histogram.percentiles.tsv"):
-    # <baseline>.<target>.<benchmark name>.wallClock.histogram.percentiles.tsv
-    name = os.path.basename(path).split(".", 2)[2].rsplit(".wallClock.histogram.percentiles.tsv", 1)[0]
+distributions = {"ipc.roundtrip.64B", "ipc.actor.roundtrip.64B", "ipc.roundtrip.64B.pool"}
+# A benchmark that records the custom metric "latency" (nanoseconds, one value per call) is
+# read from it; the others from their wall clock (one value per sample).
+paths = glob.glob(out + "/*.wallClock.histogram.percentiles.tsv") + glob.glob(out + "/*.latency.histogram.percentiles.tsv")
+paths.sort(key=lambda path: ".latency." in path)  # latency files last: they win
+for path in paths:
+    # <baseline>.<target>.<benchmark name>.<metric>.histogram.percentiles.tsv
+    metric = "latency" if path.endswith(".latency.histogram.percentiles.tsv") else "wallClock"
+    name = os.path.basename(path).split(".", 2)[2].rsplit(f".{metric}.histogram.percentiles.tsv", 1)[0]
     lines = open(path).read().splitlines()
     found = re.search(r"\(([^()]*)\)[\s*]*$", lines[0])
-    if found is None:
+    if found is None and metric != "latency":
         sys.exit(f"bench.sh: no unit in the header {lines[0]!r} of {path}")
-    unit = found.group(1)
-    scale = to_ns.get(unit.strip().replace("μ", "u").rstrip("*").strip(), None)
+    unit = found.group(1) if found else ""  # a custom metric shown unscaled has no unit
+    if metric == "latency":
+        # package-benchmark scales custom values for display: (K) is thousands of nanoseconds.
+        scale = {"": 1, "#": 1, "K": 1e3, "M": 1e6, "G": 1e9}.get(unit.strip().rstrip("*").strip(), None)
+    else:
+        scale = to_ns.get(unit.strip().replace("μ", "u").rstrip("*").strip(), None)
     if scale is None:
         sys.exit(f"bench.sh: unknown unit {unit!r} in {path}")
     rows = dict(line.split("\t") for line in lines[1:])
@@ -57,6 +67,7 @@ for path in glob.glob(out + "/*.wallClock.histogram.percentiles.tsv"):
 explicit = {
     "discovery.snapshot.1000.cold": "discovery.snapshot.1000.baseline",
     "discovery.snapshot.1000.warm": "discovery.snapshot.1000.baseline",
+    "ipc.reply.64MiB.memfd": "ipc.reply.64MiB.baseline",
 }
 def show(ns):
     for unit, factor in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):

@@ -123,6 +123,13 @@ public final class FrameChannel: Sendable {
             try writing.withLock { _ in
                 try header.withUnsafeBytes { try Socket.send(socket.rawValue, $0, descriptors: [memory.rawValue]) }
             }
+        } else if frame.payload.count > 64 * 1024 {
+            // A large payload goes as it is, after its header: no copy into one message.
+            let header = Frame.header(kind: frame.kind, flags: 0, requestID: frame.requestID, length: frame.payload.count)
+            try writing.withLock { _ in
+                try header.withUnsafeBytes { try Socket.send(socket.rawValue, $0, descriptors: []) }
+                try frame.payload.withUnsafeBytes { try Socket.send(socket.rawValue, $0, descriptors: []) }
+            }
         } else {
             var message = Frame.header(kind: frame.kind, flags: 0, requestID: frame.requestID, length: frame.payload.count)
             message.append(contentsOf: frame.payload)

@@ -1,5 +1,4 @@
 public import Distributed
-import Foundation
 import Synchronization
 
 /// A `DistributedActorSystem` over one ``IPCConnection``: a `distributed actor` in one process
@@ -20,8 +19,9 @@ import Synchronization
 /// try await translator.translate("hello")
 /// ```
 ///
-/// Arguments and results travel as JSON; a call's generic substitutions travel as mangled type
-/// names (the target is the protocol requirement, so they are needed to run it).
+/// Arguments and results travel in the compact binary coding (``CompactEncoder``: chosen by
+/// measurement over JSON); a call's generic substitutions travel as mangled type names (the
+/// target is the protocol requirement, so they are needed to run it).
 public final class IPCActorSystem: DistributedActorSystem, Sendable {
     /// Names an actor on one side of a connection.
     public struct ActorID: Hashable, Sendable, Codable, CustomStringConvertible {
@@ -111,7 +111,7 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
         on actor: Act, target: RemoteCallTarget, invocation: inout IPCInvocationEncoder, throwing: Err.Type, returning: Res.Type
     ) async throws -> Res where Act.ID == ActorID {
         let reply = try await send(actor.id, target: target, invocation: invocation)
-        return try JSONDecoder().decode(Res.self, from: reply)
+        return try CompactDecoder().decode(Res.self, from: reply)
     }
 
     public func remoteCallVoid<Act: DistributedActor, Err: Error>(
@@ -120,14 +120,13 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
         _ = try await send(actor.id, target: target, invocation: invocation)
     }
 
-    private func send(_ id: ActorID, target: RemoteCallTarget, invocation: IPCInvocationEncoder) async throws -> Data {
+    private func send(_ id: ActorID, target: RemoteCallTarget, invocation: IPCInvocationEncoder) async throws -> [UInt8] {
         guard let provider = connectionProvider.withLock({ $0 }) else {
             throw IPCError(.invalidated, "the actor system is not attached to a connection")
         }
         let connection = try await provider.connection()
         let envelope = Invocation(actor: id.name, target: target.identifier, generics: invocation.generics, arguments: invocation.arguments)
-        let reply = try await connection.call(Array(try JSONEncoder().encode(envelope)), kind: .invocation)
-        return Data(reply)
+        return try await connection.call(try CompactEncoder().encode(envelope), kind: .invocation)
     }
 
     // MARK: - Serving
@@ -135,7 +134,7 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
     /// Serves the other side's distributed calls: install it as the connection's invocation handler.
     public var invocationHandler: IPCConnection.Handler {
         { [self] bytes in
-            let invocation = try JSONDecoder().decode(Invocation.self, from: Data(bytes))
+            let invocation = try CompactDecoder().decode(Invocation.self, from: bytes)
             guard let actor = state.withLock({ $0.actors[ActorID(invocation.actor)] }) else {
                 throw IPCError(.remoteFailure, "no actor named \(invocation.actor) is exported here")
             }
@@ -143,7 +142,7 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
             let handler = IPCResultHandler()
             try await executeDistributedTarget(on: actor, target: RemoteCallTarget(invocation.target), invocationDecoder: &decoder, handler: handler)
             switch handler.outcome.withLock({ $0 }) {
-            case .value(let data): return Array(data)
+            case .value(let bytes): return bytes
             case .failure(let message): throw IPCError(.remoteFailure, message)
             case nil: throw IPCError(.remoteFailure, "the distributed target returned nothing")
             }
@@ -154,15 +153,15 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
         var actor: String
         var target: String
         var generics: [String]
-        var arguments: [Data]
+        var arguments: [[UInt8]]
     }
 }
 
-/// Records a distributed call's generic substitutions and arguments (JSON).
+/// Records a distributed call's generic substitutions and arguments (``CompactEncoder``).
 public struct IPCInvocationEncoder: DistributedTargetInvocationEncoder {
     public typealias SerializationRequirement = Codable
     var generics: [String] = []
-    var arguments: [Data] = []
+    var arguments: [[UInt8]] = []
 
     public mutating func recordGenericSubstitution<T>(_ type: T.Type) throws {
         guard let name = _mangledTypeName(type) else {
@@ -172,7 +171,7 @@ public struct IPCInvocationEncoder: DistributedTargetInvocationEncoder {
     }
 
     public mutating func recordArgument<Value: Codable>(_ argument: RemoteCallArgument<Value>) throws {
-        arguments.append(try JSONEncoder().encode(argument.value))
+        arguments.append(try CompactEncoder().encode(argument.value))
     }
 
     public mutating func recordErrorType<E: Error>(_ type: E.Type) throws {}
@@ -198,7 +197,7 @@ public struct IPCInvocationDecoder: DistributedTargetInvocationDecoder {
     public mutating func decodeNextArgument<Argument: Codable>() throws -> Argument {
         guard next < invocation.arguments.count else { throw IPCError(.coding, "a distributed call has too few arguments") }
         defer { next += 1 }
-        return try JSONDecoder().decode(Argument.self, from: invocation.arguments[next])
+        return try CompactDecoder().decode(Argument.self, from: invocation.arguments[next])
     }
 
     public mutating func decodeErrorType() throws -> Any.Type? { nil }
@@ -209,18 +208,18 @@ public struct IPCInvocationDecoder: DistributedTargetInvocationDecoder {
 public final class IPCResultHandler: DistributedTargetInvocationResultHandler, Sendable {
     public typealias SerializationRequirement = Codable
     enum Outcome: Sendable {
-        case value(Data)
+        case value([UInt8])
         case failure(String)
     }
     let outcome = Mutex<Outcome?>(nil)
 
     public func onReturn<Success: Codable>(value: Success) async throws {
-        let data = try JSONEncoder().encode(value)
-        outcome.withLock { $0 = .value(data) }
+        let bytes = try CompactEncoder().encode(value)
+        outcome.withLock { $0 = .value(bytes) }
     }
 
     public func onReturnVoid() async throws {
-        outcome.withLock { $0 = .value(Data("null".utf8)) }
+        outcome.withLock { $0 = .value([]) }
     }
 
     public func onThrow<Err: Error>(error: Err) async throws {

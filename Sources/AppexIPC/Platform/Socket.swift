@@ -210,10 +210,24 @@ enum SharedMemory {
             throw IPCError(.protocolViolation, "a shared-memory payload's size does not match its frame (\(length) bytes announced)")
         }
         guard length > 0 else { return [] }
-        guard let mapping = mmap(nil, length, PROT_READ, MAP_SHARED, fd.rawValue, 0), mapping != MAP_FAILED else {
-            throw IPCError(.system, "mmap of a shared-memory payload failed: errno \(errno)")
+        // pread straight into the payload: one copy, no mapping to fault in page by page.
+        var failure: Int32 = 0
+        let payload = [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
+            var offset = 0
+            while offset < length {
+                let count = pread(fd.rawValue, buffer.baseAddress! + offset, length - offset, off_t(offset))
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 {
+                    failure = count < 0 ? errno : EIO
+                    break
+                }
+                offset += count
+            }
+            initialized = failure == 0 ? length : 0
         }
-        defer { munmap(mapping, length) }
-        return Array(UnsafeRawBufferPointer(start: mapping, count: length))
+        guard failure == 0 else {
+            throw IPCError(.system, "cannot read a shared-memory payload: errno \(failure)")
+        }
+        return payload
     }
 }
