@@ -79,7 +79,7 @@ public protocol AppExtensionConfiguration: Sendable {
 /// connection accepted with `true` is resumed anyway.)
 public final class HostConnection: Sendable {
     private struct State {
-        var requestHandler: IPCConnection.Handler?
+        var requestHandler: IPCConnection.PayloadHandler?
         var resumed = false
         var declineReason: String?
     }
@@ -110,6 +110,24 @@ public final class HostConnection: Sendable {
     /// Serves the host's messages (``ExtensionSession``'s `send` on the host): takes a
     /// request's bytes, returns the reply's.
     public var requestHandler: (@Sendable ([UInt8]) async throws -> [UInt8])? {
+        get {
+            guard let handler = state.withLock({ $0.requestHandler }) else { return nil }
+            return { @Sendable bytes in try await handler(Payload(bytes)).bytes }
+        }
+        set {
+            guard let newValue else {
+                state.withLock { $0.requestHandler = nil }
+                return
+            }
+            let wrapped: IPCConnection.PayloadHandler = { @Sendable payload in Payload(try await newValue(payload.bytes)) }
+            state.withLock { $0.requestHandler = wrapped }
+        }
+    }
+
+    /// Serves the host's messages with bytes where they are: a large request is read in the
+    /// host's shared memory, and a reply made once with `Payload(sharing:)` is sent again and
+    /// again without a copy. Replaces ``requestHandler``.
+    public var payloadHandler: IPCConnection.PayloadHandler? {
         get { state.withLock { $0.requestHandler } }
         set { state.withLock { $0.requestHandler = newValue } }
     }
@@ -119,7 +137,7 @@ public final class HostConnection: Sendable {
         state.withLock { $0.resumed = true }
     }
 
-    var handler: IPCConnection.Handler? { state.withLock { $0.requestHandler } }
+    var handler: IPCConnection.PayloadHandler? { state.withLock { $0.requestHandler } }
 
     /// Why the connection was refused, when a rejected session request said so.
     var declineReason: String? {
@@ -335,9 +353,9 @@ struct ExtensionRuntime {
     /// Serves until the host closes the connection.
     func serve(_ host: HostConnection) async {
         let (closed, signal) = AsyncStream<Void>.makeStream()
-        let connection = IPCConnection(channel: connection, handler: { bytes in
+        let connection = IPCConnection(channel: connection, payloadHandler: { request in
             guard let handler = host.handler else { throw AppExtensionContext.Failure(description: "this extension serves no messages (its connection has no request handler)") }
-            return try await handler(bytes)
+            return try await handler(request)
         }, invocationHandler: AppExtensionContext.actorSystem.invocationHandler, onClose: { _ in
             signal.yield()
             signal.finish()

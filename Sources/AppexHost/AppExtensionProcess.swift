@@ -169,11 +169,17 @@ public final class AppExtensionProcess: Sendable {
 
     /// Sends raw bytes and returns the raw reply, launching the process if needed.
     public func call(_ request: [UInt8], timeout: Duration? = nil) async throws(AppexError) -> [UInt8] {
+        try await callInPlace(request, timeout: timeout).bytes
+    }
+
+    /// Sends raw bytes and returns the reply where it arrived: a large reply that came in the
+    /// extension's sealed shared memory is read in place, never copied (see `Payload`).
+    public func callInPlace(_ request: [UInt8], timeout: Duration? = nil) async throws(AppexError) -> Payload {
         let child = try running()
         child.activity.withLock { $0.inFlight += 1; $0.generation &+= 1 }
         defer { callEnded(child) }
         do {
-            return try await child.connection.call(request, timeout: timeout)
+            return try await child.connection.callInPlace(request, timeout: timeout)
         } catch {
             throw translate(error, child: child)
         }

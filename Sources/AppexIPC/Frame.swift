@@ -45,21 +45,35 @@ public struct Frame: Sendable, Hashable {
     public var kind: Kind
     /// The request this frame starts or answers; 0 for connection-level frames.
     public var requestID: UInt64
-    /// The frame's bytes.
-    public var payload: [UInt8]
+    /// The frame's bytes where they arrived (in place, for shared memory).
+    public var contents: Payload
+
+    /// The frame's bytes as an array (a copy, when they arrived in shared memory).
+    public var payload: [UInt8] {
+        get { contents.bytes }
+        set { contents = Payload(newValue) }
+    }
 
     /// Makes a frame.
     public init(kind: Kind, requestID: UInt64, payload: [UInt8]) {
+        self.init(kind: kind, requestID: requestID, contents: Payload(payload))
+    }
+
+    /// Makes a frame of bytes where they are.
+    public init(kind: Kind, requestID: UInt64, contents: Payload) {
         self.kind = kind
         self.requestID = requestID
-        self.payload = payload
+        self.contents = contents
     }
 
     static let headerSize = 16
     static let sharedMemoryFlag: UInt8 = 1
 
-    static func header(kind: Kind, flags: UInt8, requestID: UInt64, length: Int) -> [UInt8] {
+    /// The header's bytes, with room for `reserving` more (the payload, when it is sent in the
+    /// same message).
+    static func header(kind: Kind, flags: UInt8, requestID: UInt64, length: Int, reserving extra: Int = 0) -> [UInt8] {
         var header = [UInt8](repeating: 0, count: headerSize)
+        header.reserveCapacity(headerSize + extra)
         let length = UInt32(truncatingIfNeeded: length)
         for index in 0..<4 { header[index] = UInt8(truncatingIfNeeded: length >> (8 * UInt32(index))) }
         header[4] = kind.rawValue

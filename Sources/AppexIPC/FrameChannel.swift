@@ -1,3 +1,4 @@
+import CAppexSystem
 import Synchronization
 
 /// A blocking, framed, descriptor-passing channel over one end of a Unix stream socket.
@@ -96,13 +97,14 @@ public final class FrameChannel: Sendable {
     /// Sends one frame.
     public func send(_ frame: Frame) throws(IPCError) {
         let configuration = self.configuration
-        let useSharedMemory = frame.payload.count >= configuration.sharedMemoryThreshold
+        let size = frame.contents.count
+        let useSharedMemory = size >= configuration.sharedMemoryThreshold
         if useSharedMemory {
-            guard frame.payload.count <= configuration.maximumSharedPayloadSize else {
-                throw IPCError(.frameTooLarge, "a \(frame.kind) of \(frame.payload.count) bytes exceeds the shared-memory limit of \(configuration.maximumSharedPayloadSize)")
+            guard size <= configuration.maximumSharedPayloadSize else {
+                throw IPCError(.frameTooLarge, "a \(frame.kind) of \(size) bytes exceeds the shared-memory limit of \(configuration.maximumSharedPayloadSize)")
             }
-        } else if frame.payload.count > configuration.maximumFrameSize {
-            throw IPCError(.frameTooLarge, "a \(frame.kind) of \(frame.payload.count) bytes exceeds the frame limit of \(configuration.maximumFrameSize)")
+        } else if size > configuration.maximumFrameSize {
+            throw IPCError(.frameTooLarge, "a \(frame.kind) of \(size) bytes exceeds the frame limit of \(configuration.maximumFrameSize)")
         }
         do {
             try write(frame, sharedMemory: useSharedMemory)
@@ -118,21 +120,24 @@ public final class FrameChannel: Sendable {
 
     private func write(_ frame: Frame, sharedMemory: Bool) throws {
         if sharedMemory {
-            let memory = try frame.payload.withUnsafeBytes { try SharedMemory.make($0, name: "appex-payload") }
-            let header = Frame.header(kind: frame.kind, flags: Frame.sharedMemoryFlag, requestID: frame.requestID, length: frame.payload.count)
+            // Already in sealed shared memory: pass the same descriptor, copy nothing.
+            let memory = try frame.contents.sharedDescriptor
+                ?? frame.contents.withUnsafeBytes { raw throws(SystemCallError) in try SharedMemory.make(raw, name: "appex-payload") }
+            let header = Frame.header(kind: frame.kind, flags: Frame.sharedMemoryFlag, requestID: frame.requestID, length: frame.contents.count)
             try writing.withLock { _ in
                 try header.withUnsafeBytes { try Socket.send(socket.rawValue, $0, descriptors: [memory.rawValue]) }
             }
-        } else if frame.payload.count > 64 * 1024 {
+        } else if frame.contents.count > 64 * 1024 {
             // A large payload goes as it is, after its header: no copy into one message.
-            let header = Frame.header(kind: frame.kind, flags: 0, requestID: frame.requestID, length: frame.payload.count)
+            let header = Frame.header(kind: frame.kind, flags: 0, requestID: frame.requestID, length: frame.contents.count)
             try writing.withLock { _ in
                 try header.withUnsafeBytes { try Socket.send(socket.rawValue, $0, descriptors: []) }
-                try frame.payload.withUnsafeBytes { try Socket.send(socket.rawValue, $0, descriptors: []) }
+                try frame.contents.withUnsafeBytes { raw throws(SystemCallError) in try Socket.send(socket.rawValue, raw, descriptors: []) }
             }
         } else {
-            var message = Frame.header(kind: frame.kind, flags: 0, requestID: frame.requestID, length: frame.payload.count)
-            message.append(contentsOf: frame.payload)
+            var message = Frame.header(kind: frame.kind, flags: 0, requestID: frame.requestID, length: frame.contents.count,
+                                       reserving: frame.contents.count)
+            frame.contents.withUnsafeBytes { message.append(contentsOf: $0) }
             try writing.withLock { _ in
                 try message.withUnsafeBytes { try Socket.send(socket.rawValue, $0, descriptors: []) }
             }
@@ -203,7 +208,7 @@ public final class FrameChannel: Sendable {
                 throw IPCError(.protocolViolation, "a shared-memory \(kind) arrived without its descriptor")
             }
             let memory = state.descriptors.removeFirst()
-            return Frame(kind: kind, requestID: requestID, payload: try SharedMemory.read(memory, length: length))
+            return Frame(kind: kind, requestID: requestID, contents: try SharedMemory.map(memory, length: length))
         }
         guard length <= configuration.maximumFrameSize else {
             throw IPCError(.protocolViolation, "a \(kind) of \(length) bytes exceeds the frame limit of \(configuration.maximumFrameSize)")
@@ -232,6 +237,7 @@ public final class FrameChannel: Sendable {
         var descriptors = state.descriptors
         let payload = [UInt8](unsafeUninitializedCapacity: length) { raw, initialized in
             let target = UnsafeMutableRawBufferPointer(raw)
+            cappex_populate(target.baseAddress, length)
             state.buffer.withUnsafeBytes { bytes in
                 target.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[state.start..<state.buffer.count]))
             }

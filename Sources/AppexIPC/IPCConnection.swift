@@ -15,15 +15,19 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
     /// thrown error becomes a ``IPCError/Code/remoteFailure`` on the peer's side. Runs in a
     /// task of its own, cancelled when the peer cancels the call.
     public typealias Handler = @Sendable (_ request: [UInt8]) async throws -> [UInt8]
+    /// A ``Handler`` that takes and gives bytes where they are: a request that arrived in
+    /// shared memory is read in place, and a reply made with ``Payload/init(sharing:)`` is sent
+    /// without a copy.
+    public typealias PayloadHandler = @Sendable (_ request: Payload) async throws -> Payload
 
     private enum Outcome: Sendable {
-        case reply([UInt8])
+        case reply(Payload)
         case failure(IPCError)
     }
 
     private struct State: ~Copyable {
         var nextRequestID: UInt64 = 1
-        var pending: [UInt64: CheckedContinuation<Outcome, Never>] = [:]
+        var pending: [UInt64: UnsafeContinuation<Outcome, Never>] = [:]
         var serving: [UInt64: Task<Void, Never>] = [:]
         /// Deadline timers of pending calls, cancelled when the call ends another way.
         var timers: [UInt64: Task<Void, Never>] = [:]
@@ -36,8 +40,8 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
     /// The thread that reads this connection and starts its handlers (see ``IPCExecutor``).
     public let executor: IPCExecutor
     private let ownsExecutor: Bool
-    private let handler: Handler?
-    private let invocationHandler: Handler?
+    private let handler: PayloadHandler?
+    private let invocationHandler: PayloadHandler?
     private let onClose: @Sendable (IPCError) -> Void
     private let state = Mutex(State())
 
@@ -50,14 +54,25 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
     ///   - invocationHandler: serves distributed-actor calls (``IPCActorSystem/invocationHandler``).
     ///   - executor: the thread to read on, shared with other connections; by default one of
     ///     the connection's own, stopped when the connection ends.
-    public init(channel: FrameChannel, handler: Handler? = nil, invocationHandler: Handler? = nil, executor: IPCExecutor? = nil,
+    public convenience init(channel: FrameChannel, handler: Handler? = nil, invocationHandler: Handler? = nil, executor: IPCExecutor? = nil,
+                            onClose: @escaping @Sendable (IPCError) -> Void = { _ in }) {
+        self.init(channel: channel, payloadHandler: handler.map(Self.inPlace), invocationHandler: invocationHandler, executor: executor, onClose: onClose)
+    }
+
+    /// A connection whose requests are served with bytes where they are (``PayloadHandler``);
+    /// otherwise as ``init(channel:handler:invocationHandler:executor:onClose:)``.
+    public init(channel: FrameChannel, payloadHandler: PayloadHandler?, invocationHandler: Handler? = nil, executor: IPCExecutor? = nil,
                 onClose: @escaping @Sendable (IPCError) -> Void = { _ in }) {
         self.channel = channel
         self.executor = executor ?? IPCExecutor()
         self.ownsExecutor = executor == nil
-        self.handler = handler
-        self.invocationHandler = invocationHandler
+        self.handler = payloadHandler
+        self.invocationHandler = invocationHandler.map(Self.inPlace)
         self.onClose = onClose
+    }
+
+    private static func inPlace(_ handler: @escaping Handler) -> PayloadHandler {
+        { request in Payload(try await handler(request.bytes)) }
     }
 
     /// Starts receiving. Calls made before this wait for it.
@@ -92,12 +107,19 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
     ///   cases), `remoteFailure`, `closed` or `protocolViolation` (the connection ended),
     ///   `invalidated`.
     public func call(_ request: [UInt8], kind: Frame.Kind = .request, timeout: Duration? = nil) async throws(IPCError) -> [UInt8] {
+        try await callInPlace(request, kind: kind, timeout: timeout).bytes
+    }
+
+    /// Sends a request and returns its reply where it arrived: a large reply that came in
+    /// shared memory is read in place, never copied (see ``Payload``). Otherwise as
+    /// ``call(_:kind:timeout:)``.
+    public func callInPlace(_ request: [UInt8], kind: Frame.Kind = .request, timeout: Duration? = nil) async throws(IPCError) -> Payload {
         let id = state.withLock { state -> UInt64 in
             defer { state.nextRequestID &+= 1 }
             return state.nextRequestID
         }
         let outcome: Outcome = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Outcome, Never>) in
                 let refused = state.withLock { state -> IPCError? in
                     if let closed = state.closed { return closed }
                     state.pending[id] = continuation
@@ -157,6 +179,7 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
 
     var descriptor: Int32 { channel.socket.rawValue }
     var hasBufferedInput: Bool { channel.hasBufferedInput }
+    var expectsInput: Bool { state.withLock { !$0.pending.isEmpty } }
 
     func abandon(because reason: IPCError) {
         close(reason)
@@ -185,7 +208,7 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
         }
         switch frame.kind {
         case .reply:
-            finish(frame.requestID, with: .reply(frame.payload))
+            finish(frame.requestID, with: .reply(frame.contents))
         case .failure:
             let message = String(decoding: frame.payload, as: UTF8.self)
             finish(frame.requestID, with: .failure(IPCError(.remoteFailure, message)))
@@ -206,7 +229,7 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
         return true
     }
 
-    private func serve(_ frame: Frame, with handler: Handler?) {
+    private func serve(_ frame: Frame, with handler: PayloadHandler?) {
         guard let handler else {
             try? channel.send(Frame(kind: .failure, requestID: frame.requestID, payload: Array("this side serves no requests".utf8)))
             return
@@ -218,8 +241,7 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
             current.serving[id] = Task(executorPreference: executor) { [self] in
                 let reply: Frame
                 do {
-                    let bytes = try await handler(frame.payload)
-                    reply = Frame(kind: .reply, requestID: id, payload: bytes)
+                    reply = Frame(kind: .reply, requestID: id, contents: try await handler(frame.contents))
                 } catch {
                     reply = Frame(kind: .failure, requestID: id, payload: Array("\(error)".utf8))
                 }
@@ -231,7 +253,7 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
     }
 
     private func close(_ reason: IPCError) {
-        let (pending, serving, first) = state.withLock { state -> ([CheckedContinuation<Outcome, Never>], [Task<Void, Never>], Bool) in
+        let (pending, serving, first) = state.withLock { state -> ([UnsafeContinuation<Outcome, Never>], [Task<Void, Never>], Bool) in
             let first = state.closed == nil
             if first { state.closed = reason }
             let pending = Array(state.pending.values)

@@ -37,11 +37,18 @@ public final class IPCExecutor: TaskExecutor, Sendable {
 
     private let state = Mutex(State())
     private let wakePipe: WakePipe?
+    private let spin: Duration
 
     /// Starts the executor's thread.
     ///
-    /// - Parameter name: the thread's name, for debuggers and `/proc`.
-    public init(name: String = "appex.ipc") {
+    /// - Parameters:
+    ///   - name: the thread's name, for debuggers and `/proc`.
+    ///   - spin: how long the thread keeps checking for a reply, without sleeping, while a
+    ///     call of one of its connections waits for one (default 50 µs; `.zero` never spins).
+    ///     A reply that comes within it is read without a thread wake-up — about a third of a
+    ///     round trip on a VM. An executor with no call waiting never spins.
+    public init(name: String = "appex.ipc", spin: Duration = .microseconds(50)) {
+        self.spin = spin
         wakePipe = try? WakePipe()
         let started = wakePipe != nil && startDetachedThread(name: name) { [self] in self.run() }
         if !started { state.withLock { $0.stopped = true } }
@@ -110,6 +117,7 @@ public final class IPCExecutor: TaskExecutor, Sendable {
         state.withLock { $0.thread = pthread_self() }
         let me = asUnownedTaskExecutor()
         var ready: [Bool] = []
+        var descriptors: [Int32] = []
         while true {
             if let job = nextJob() {
                 job.runSynchronously(on: me)
@@ -127,7 +135,15 @@ public final class IPCExecutor: TaskExecutor, Sendable {
                 serve(buffered)
                 continue
             }
-            let descriptors = [wakePipe.readEnd.rawValue] + sources.map(\.descriptor)
+            // A reply is due: look for it for a moment before sleeping.
+            if spin > .zero, sources.contains(where: { $0.expectsInput }), let ready = spinForInput(sources) {
+                state.withLock { $0.sleeping = false }
+                if let ready { serve(ready) }
+                continue
+            }
+            descriptors.removeAll(keepingCapacity: true)
+            descriptors.append(wakePipe.readEnd.rawValue)
+            for source in sources { descriptors.append(source.descriptor) }
             do {
                 try Socket.waitReadable(descriptors, ready: &ready)
             } catch {
@@ -143,6 +159,21 @@ public final class IPCExecutor: TaskExecutor, Sendable {
                 serve(source)
             }
         }
+    }
+
+    /// Checks the sources that expect input, without blocking, until one is readable, a job
+    /// arrives, or the spin time is over. - Returns: `nil` when the time is over (then sleep);
+    /// `.some(nil)` for a job; `.some(source)` for a readable source.
+    private func spinForInput(_ sources: [any IPCExecutorSource]) -> (any IPCExecutorSource)?? {
+        let deadline = ContinuousClock.now + spin
+        let waiting = sources.filter { $0.expectsInput }
+        repeat {
+            for source in waiting where (try? Socket.waitReadable(source.descriptor, timeoutMilliseconds: 0)) == true {
+                return .some(source)
+            }
+            if state.withLock({ $0.head < $0.jobs.count || $0.stopped }) { return .some(nil) }
+        } while ContinuousClock.now < deadline
+        return nil
     }
 
     private func serve(_ source: any IPCExecutorSource) {
@@ -187,6 +218,8 @@ protocol IPCExecutorSource: AnyObject, Sendable {
     var descriptor: Int32 { get }
     /// Whether bytes were already read ahead (serve without waiting).
     var hasBufferedInput: Bool { get }
+    /// Whether input is due soon (a call waits for its reply): worth a short spin.
+    var expectsInput: Bool { get }
     /// Reads and handles one frame. - Returns: `false` when the source ended.
     func handleInput() -> Bool
     /// Ends the source because the executor cannot wait on it.

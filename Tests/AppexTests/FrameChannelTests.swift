@@ -89,4 +89,22 @@ import Testing
         }
         #expect(error.code == .closed)
     }
+
+    @Test("a shared-memory payload is read in place: mapped, not copied, equal to what was sent, valid after the channel ends")
+    func sharedPayloadInPlace() throws {
+        let (a, b) = try FrameChannel.pair()
+        let sent = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        try a.send(Frame(kind: .reply, requestID: 9, payload: sent))
+        let frame = try #require(try b.receive())
+        #expect(frame.contents.isShared)
+        #expect(frame.contents.count == sent.count)
+        a.shutdown()
+        b.shutdown()
+        #expect(frame.contents.withUnsafeBytes { Array($0) } == sent)
+        #expect(frame.payload == sent)
+        // Small payloads stay in the socket.
+        let (c, d) = try FrameChannel.pair()
+        try c.send(Frame(kind: .reply, requestID: 1, payload: [1, 2, 3]))
+        #expect(try #require(try d.receive()).contents.isShared == false)
+    }
 }

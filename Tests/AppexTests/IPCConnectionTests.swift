@@ -135,6 +135,26 @@ import Testing
         #expect(!left.executor.isCurrent)
     }
 
+    @Test("with or without spinning, a reply slower than the spin still arrives (the executor sleeps in poll and is woken)")
+    func spinThenSleep() async throws {
+        for spin in [Duration.zero, .microseconds(50)] {
+            let (a, b) = try FrameChannel.pair()
+            let executor = IPCExecutor(spin: spin)
+            let server = IPCConnection(channel: b, handler: { request in
+                try await Task.sleep(for: .milliseconds(30))
+                return request
+            })
+            let client = IPCConnection(channel: a, executor: executor)
+            server.start()
+            client.start()
+            let reply = try await withTaskExecutorPreference(executor) { try await client.call([4, 2]) }
+            #expect(reply == [4, 2])
+            client.invalidate()
+            server.invalidate()
+            executor.shutdown()
+        }
+    }
+
     @Test("jobs enqueued after shutdown still run, on the global executor")
     func shutdownLosesNoJob() async throws {
         let executor = IPCExecutor()
@@ -165,5 +185,37 @@ import Testing
         for (index, client) in connections.enumerated() where index.isMultiple(of: 2) {
             #expect(try await client.call([UInt8(index)]) == [UInt8(index), 9])
         }
+    }
+}
+
+/// Bytes where they are: shared payloads in place and passed on without copies.
+@Suite struct PayloadTests {
+    @Test("a reply made once with Payload(sharing:) is served again and again in shared memory, unchanged")
+    func sharedRepliesAreResent() async throws {
+        let reply = try Payload(sharing: (0..<(512 << 10)).map { UInt8(truncatingIfNeeded: $0) })
+        let (a, b) = try FrameChannel.pair()
+        let server = IPCConnection(channel: b, payloadHandler: { _ in reply })
+        let client = IPCConnection(channel: a)
+        server.start()
+        client.start()
+        defer { client.invalidate(); server.invalidate() }
+        for _ in 0..<3 {
+            let received = try await client.callInPlace([1])
+            #expect(received.isShared)
+            #expect(received == reply)
+        }
+    }
+
+    @Test("a shared payload sent on a channel that keeps everything in the socket travels as bytes")
+    func sharedPayloadRespectsTheThreshold() async throws {
+        var socketOnly = FrameChannel.Configuration()
+        socketOnly.sharedMemoryThreshold = .max
+        let (a, b) = try FrameChannel.pair(configuration: socketOnly)
+        // Small enough for the socket buffer: this test sends before it receives, on one thread.
+        let reply = try Payload(sharing: Array(repeating: 7, count: 100_000))
+        try a.send(Frame(kind: .reply, requestID: 1, contents: reply))
+        let frame = try #require(try b.receive())
+        #expect(!frame.contents.isShared)
+        #expect(frame.contents == reply)
     }
 }

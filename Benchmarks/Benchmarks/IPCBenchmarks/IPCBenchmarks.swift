@@ -158,16 +158,19 @@ let benchmarks: @Sendable () -> Void = {
 
     let bulk = Benchmark.Configuration(timeUnits: .milliseconds, warmupIterations: 2, maxDuration: .seconds(10), maxIterations: 40)
 
+    // Each reply is delivered and then read (a byte of every page) as its receiver would.
     Benchmark("ipc.reply.64MiB", configuration: bulk) { _ in
         let process = BenchWorld.shared.socketOnly
-        let reply = try await withTaskExecutorPreference(process.executor) { try await process.call(Array("reply:67108864".utf8)) }
-        precondition(reply.count == 64 << 20)
+        let reply = try await withTaskExecutorPreference(process.executor) { try await process.callInPlace(Array("reply:67108864".utf8)) }
+        precondition(reply.count == 64 << 20 && !reply.isShared)
+        blackHole(touchPages(reply))
     }
 
     Benchmark("ipc.reply.64MiB.memfd", configuration: bulk) { _ in
         let process = BenchWorld.shared.running
-        let reply = try await withTaskExecutorPreference(process.executor) { try await process.call(Array("reply:67108864".utf8)) }
-        precondition(reply.count == 64 << 20)
+        let reply = try await withTaskExecutorPreference(process.executor) { try await process.callInPlace(Array("reply:67108864".utf8)) }
+        precondition(reply.count == 64 << 20 && reply.isShared)
+        blackHole(touchPages(reply))
     }
 
     Benchmark("ipc.reply.64MiB.baseline", configuration: bulk) { _ in
@@ -199,4 +202,13 @@ let benchmarks: @Sendable () -> Void = {
 /// A duration in whole nanoseconds, for the "latency" metric.
 func nanoseconds(_ duration: Duration) -> Int {
     Int(duration.components.seconds) * 1_000_000_000 + Int(duration.components.attoseconds / 1_000_000_000)
+}
+
+/// Reads one byte of every 4 KiB page of `payload`.
+func touchPages(_ payload: Payload) -> UInt8 {
+    payload.withUnsafeBytes { raw in
+        var sum: UInt8 = 0
+        for offset in stride(from: 0, to: raw.count, by: 4096) { sum &+= raw[offset] }
+        return sum
+    }
 }

@@ -11,9 +11,10 @@ import Synchronization
 struct RawEcho: AppExtensionConfiguration {
     func accept(connection: HostConnection) -> Bool {
         connection.exportedObject = Echoer(actorSystem: connection.actorSystem)
-        connection.requestHandler = { request in
-            if request.starts(with: Array("reply:".utf8)), let size = Int(String(decoding: request.dropFirst(6), as: UTF8.self)) {
-                return Replies.shared.reply(of: size)
+        connection.payloadHandler = { request in
+            let bytes = request.bytes
+            if bytes.starts(with: Array("reply:".utf8)), let size = Int(String(decoding: bytes.dropFirst(6), as: UTF8.self)) {
+                return try Replies.shared.reply(of: size)
             }
             return request
         }
@@ -22,15 +23,16 @@ struct RawEcho: AppExtensionConfiguration {
     }
 }
 
-/// Replies made once per size and kept, as the C baseline keeps its buffer: the figures
-/// measure moving the bytes, not making them.
+/// Replies made once per size and kept in sealed shared memory (`Payload(sharing:)`), as the
+/// C baseline keeps its buffer: the figures measure moving the bytes, not making them. Sent
+/// to a host that keeps everything in the socket, their bytes go through the socket.
 final class Replies: Sendable {
     static let shared = Replies()
-    private let made = Mutex<[Int: [UInt8]]>([:])
-    func reply(of size: Int) -> [UInt8] {
-        made.withLock { made in
+    private let made = Mutex<[Int: Payload]>([:])
+    func reply(of size: Int) throws -> Payload {
+        try made.withLock { made in
             if let reply = made[size] { return reply }
-            let reply = [UInt8](repeating: 0x5a, count: size)
+            let reply = try Payload(sharing: [UInt8](repeating: 0x5a, count: size))
             made[size] = reply
             return reply
         }

@@ -133,16 +133,18 @@ package enum Socket {
 
     /// Waits until one of `descriptors` is readable (or closed); marks each in `ready`.
     static func waitReadable(_ descriptors: [Int32], ready: inout [Bool]) throws(SystemCallError) {
-        var entries = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        while true {
-            let count = poll(&entries, nfds_t(entries.count), -1)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw SystemCallError(call: "poll", errno: errno)
+        let count = descriptors.count
+        let failure = withUnsafeTemporaryAllocation(of: pollfd.self, capacity: count) { entries -> Int32 in
+            for index in 0..<count { entries[index] = pollfd(fd: descriptors[index], events: Int16(POLLIN), revents: 0) }
+            while true {
+                if poll(entries.baseAddress, nfds_t(count), -1) >= 0 { break }
+                if errno != EINTR { return errno }
             }
-            ready = entries.map { $0.revents != 0 }
-            return
+            ready.removeAll(keepingCapacity: true)
+            for index in 0..<count { ready.append(entries[index].revents != 0) }
+            return 0
         }
+        if failure != 0 { throw SystemCallError(call: "poll", errno: failure) }
     }
 
     /// Shuts both directions down, waking a blocked reader on this or the other end.
@@ -183,7 +185,8 @@ enum SharedMemory {
         let raw = cappex_memfd_create(name)
         guard raw >= 0 else { throw SystemCallError(call: "memfd_create", errno: errno) }
         let fd = FileDescriptor(taking: raw)
-        guard ftruncate(raw, off_t(bytes.count)) == 0 else { throw SystemCallError(call: "ftruncate", errno: errno) }
+        // All pages at once, rather than one fault per page as they are written.
+        guard cappex_allocate(raw, bytes.count) == 0 else { throw SystemCallError(call: "fallocate(memfd)", errno: errno) }
         var offset = 0
         while offset < bytes.count {
             let written = pwrite(raw, bytes.baseAddress! + offset, bytes.count - offset, off_t(offset))
@@ -197,9 +200,9 @@ enum SharedMemory {
         return fd
     }
 
-    /// Reads a sealed memfd of exactly `length` bytes; refuses an unsealed one (the sender could
-    /// still change it under us) or one of another size.
-    static func read(_ fd: FileDescriptor, length: Int) throws(IPCError) -> [UInt8] {
+    /// Maps a sealed memfd of exactly `length` bytes read-only (faulted in at once); refuses an
+    /// unsealed one (the sender could still change it under us) or one of another size.
+    static func map(_ fd: FileDescriptor, length: Int) throws(IPCError) -> Payload {
         let seals = cappex_memfd_seals(fd.rawValue)
         let required: Int32 = 0x0002 | 0x0004 | 0x0008  // F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE
         guard seals >= 0, seals & required == required else {
@@ -209,25 +212,11 @@ enum SharedMemory {
         guard fstat(fd.rawValue, &status) == 0, Int(status.st_size) == length else {
             throw IPCError(.protocolViolation, "a shared-memory payload's size does not match its frame (\(length) bytes announced)")
         }
-        guard length > 0 else { return [] }
-        // pread straight into the payload: one copy, no mapping to fault in page by page.
-        var failure: Int32 = 0
-        let payload = [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
-            var offset = 0
-            while offset < length {
-                let count = pread(fd.rawValue, buffer.baseAddress! + offset, length - offset, off_t(offset))
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 {
-                    failure = count < 0 ? errno : EIO
-                    break
-                }
-                offset += count
-            }
-            initialized = failure == 0 ? length : 0
+        guard length > 0 else { return Payload([]) }
+        guard let mapping = mmap(nil, length, PROT_READ, MAP_SHARED | MAP_POPULATE, fd.rawValue, 0), mapping != MAP_FAILED else {
+            throw IPCError(.system, "mmap of a shared-memory payload failed: errno \(errno)")
         }
-        guard failure == 0 else {
-            throw IPCError(.system, "cannot read a shared-memory payload: errno \(failure)")
-        }
-        return payload
+        return Payload(mapped: MappedMemory(buffer: UnsafeRawBufferPointer(start: mapping, count: length), descriptor: fd))
     }
+
 }

@@ -1,0 +1,112 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Bytes a peer sent, where they arrived: in this process's memory, or — for a payload that
+/// travelled in shared memory — in the sender's sealed memfd, mapped read-only and never copied.
+///
+/// Read it in place with ``withUnsafeBytes(_:)`` or as a collection; ``bytes`` makes an array
+/// (a copy when the payload is mapped). The mapping stays valid as long as any copy of the
+/// value lives; the memfd is sealed, so no process can change the bytes under it.
+public struct Payload: RandomAccessCollection, Hashable, Sendable {
+    private enum Storage: Sendable {
+        case array([UInt8])
+        case mapped(MappedMemory)
+    }
+
+    private let storage: Storage
+
+    /// Bytes of this process.
+    public init(_ bytes: [UInt8]) { storage = .array(bytes) }
+
+    /// Bytes copied once into a new sealed shared memory object: from then on, sending this
+    /// payload — as often as you like, to any peer — passes its descriptor and copies nothing
+    /// (when it is at least the channel's shared-memory threshold). For large replies an
+    /// extension serves again and again.
+    public init(sharing bytes: [UInt8]) throws(IPCError) {
+        let made = bytes.withUnsafeBytes { raw -> Result<FileDescriptor, SystemCallError> in
+            do throws(SystemCallError) { return .success(try SharedMemory.make(raw, name: "appex-shared")) } catch { return .failure(error) }
+        }
+        let descriptor: FileDescriptor
+        switch made {
+        case .success(let made): descriptor = made
+        case .failure(let error): throw IPCError(.system, "cannot make shared memory of \(bytes.count) bytes", underlying: error)
+        }
+        self = try SharedMemory.map(descriptor, length: bytes.count)
+    }
+
+    init(mapped memory: MappedMemory) { storage = .mapped(memory) }
+
+    /// The sealed memfd behind a shared payload (sent as is, never copied).
+    var sharedDescriptor: FileDescriptor? {
+        if case .mapped(let memory) = storage { memory.descriptor } else { nil }
+    }
+
+    /// Whether the bytes are read in place from the sender's shared memory.
+    public var isShared: Bool {
+        if case .mapped = storage { true } else { false }
+    }
+
+    /// The bytes as an array: free for bytes of this process, one copy for shared memory.
+    public var bytes: [UInt8] {
+        switch storage {
+        case .array(let bytes): bytes
+        case .mapped(let memory): Array(memory.buffer)
+        }
+    }
+
+    /// Calls `body` with the bytes where they are.
+    public func withUnsafeBytes<Value, Failure: Error>(_ body: (UnsafeRawBufferPointer) throws(Failure) -> Value) throws(Failure) -> Value {
+        switch storage {
+        case .array(let bytes):
+            let outcome: Result<Value, Failure> = bytes.withUnsafeBytes { raw in
+                do throws(Failure) { return .success(try body(raw)) } catch { return .failure(error) }
+            }
+            return try outcome.get()
+        case .mapped(let memory):
+            return try body(memory.buffer)
+        }
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int {
+        switch storage {
+        case .array(let bytes): bytes.count
+        case .mapped(let memory): memory.buffer.count
+        }
+    }
+
+    public subscript(position: Int) -> UInt8 {
+        switch storage {
+        case .array(let bytes): bytes[position]
+        case .mapped(let memory): memory.buffer[position]
+        }
+    }
+
+    public static func == (lhs: Payload, rhs: Payload) -> Bool {
+        lhs.count == rhs.count && lhs.withUnsafeBytes { left in rhs.withUnsafeBytes { right in left.elementsEqual(right) } }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+}
+
+/// A read-only mapping of a sealed memfd, unmapped when the last reference goes. Immutable:
+/// the seals forbid writes by any process, and the mapping is never written here.
+final class MappedMemory: @unchecked Sendable {
+    let buffer: UnsafeRawBufferPointer
+    /// The sealed memfd mapped, kept so the payload can be sent on without a copy.
+    let descriptor: FileDescriptor
+
+    init(buffer: UnsafeRawBufferPointer, descriptor: FileDescriptor) {
+        self.buffer = buffer
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        if let base = buffer.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), buffer.count) }
+    }
+}
