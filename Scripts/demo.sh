@@ -8,8 +8,10 @@ Scripts/setup.sh >/dev/null
 
 swift build --product appex >/dev/null
 swift build --product AppexFixtureEcho >/dev/null
+swift build --product AppexFixtureTranslate >/dev/null
 appex="$(swift build --show-bin-path)/appex"
 echo_extension="$(swift build --show-bin-path)/AppexFixtureEcho"
+translate_extension="$(swift build --show-bin-path)/AppexFixtureTranslate"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/appex-demo-XXXXXX")"
 trap 'rm -rf "$work"' EXIT
@@ -71,3 +73,9 @@ echo "\$ appex bundle --executable AppexFixtureEcho --output HostApp.app/Extensi
 echo "\$ appex call --host HostApp.app com.example.hostapp.echo '{\"command\":\"echo\",\"text\":\"hello from the host\"}'"
 "$appex" call --host "$host" com.example.hostapp.echo '{"command":"echo","text":"hello from the host"}'
 echo "(the reply came from a separate process: approved by discovery, launched, handshaken, then ended)"
+
+echo; echo "== the seed's translate extension: an XPC-style session with a PeerHandler"
+echo "\$ appex bundle --executable AppexFixtureTranslate --output HostApp.app/Extensions/Translator.appex --identifier com.example.hostapp.seed-translator --key team.key"
+"$appex" bundle --executable "$translate_extension" --output "$host/Extensions/Translator.appex" --identifier com.example.hostapp.seed-translator --key "$work/team.key"
+echo "\$ appex call --host HostApp.app com.example.hostapp.seed-translator '{\"text\":\"hello\"}'"
+"$appex" call --host "$host" com.example.hostapp.seed-translator '{"text":"hello"}'

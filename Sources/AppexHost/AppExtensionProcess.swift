@@ -331,10 +331,19 @@ public final class AppExtensionProcess: Sendable {
         guard spawnResult == 0 else {
             throw AppexError(.launchFailed, "cannot launch \(executable): \(String(cString: strerror(spawnResult)))")
         }
-        // `extensionEnd` and `outputWriter` close when this function returns: only the child
-        // keeps those ends, so its death is seen as the end of the stream.
+        // Close our copies of the child's ends now, before the handshake: only the child keeps
+        // them, so its death — even before it says hello — is the end of the stream at once.
+        _ = consume extensionEnd
+        _ = consume outputWriter
 
         let launched = pid
+        // Its output is logged from the start: what it printed before a failed handshake says why.
+        guard forwardOutput(outputReader, pid: launched) else {
+            kill(launched, SIGKILL)
+            var status: Int32 = 0
+            while waitpid(launched, &status, 0) < 0 && errno == EINTR {}
+            throw AppexError(.launchFailed, "cannot start the thread that logs \(identity.bundleIdentifier)'s output (pthread_create failed); the process was killed")
+        }
         do {
             try applyLimits(to: launched)
             try handshake(on: channel, pid: launched)
@@ -349,9 +358,9 @@ public final class AppExtensionProcess: Sendable {
                                                                    onClose: { [weak self] reason in
             self?.childEnded(pid: launched, reason: reason)
         }))
-        guard reap(child), forwardOutput(outputReader, pid: launched) else {
+        guard reap(child) else {
             kill(launched, SIGKILL)
-            throw AppexError(.launchFailed, "cannot start the threads that reap and log \(identity.bundleIdentifier) (pthread_create failed); the process was killed")
+            throw AppexError(.launchFailed, "cannot start the thread that reaps \(identity.bundleIdentifier) (pthread_create failed); the process was killed")
         }
         child.connection.start()
         return child
@@ -394,6 +403,9 @@ public final class AppExtensionProcess: Sendable {
             }
             answer = try Handshake.receive(Handshake.ExtensionHello.self, on: channel, timeout: configuration.launchTimeout)
         } catch {
+            if error.code == .closed {
+                throw AppexError(.launchFailed, "\(name) (pid \(pid)) ended before completing the handshake (\(error.message)); see its output in the host's log")
+            }
             throw AppexError(.launchFailed, "\(name) (pid \(pid)) did not complete the handshake: \(error.message)")
         }
         if let reason = answer.declined {

@@ -46,6 +46,27 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
         #expect(reply.text.utf8.count == text.utf8.count)
     }
 
+    @Test("an extension that exits before its hello fails the launch with that reason, not with the launch timeout")
+    func exitBeforeHello() async throws {
+        let id = "com.example.quitter"
+        let path = try fixture.addExtension("Quitter", id: id, inHost: true, unsigned: true)
+        try Data("#!/bin/sh\nexit 0\n".utf8).write(to: URL(fileURLWithPath: path + "/Extension"))
+        chmod(path + "/Extension", 0o755)
+        try AppexBundle.sign(at: path, with: fixture.world.team)
+        let identity = try #require(try fixture.discovery().snapshot().extensions.first { $0.bundleIdentifier == id }?.identity)
+        var configuration = AppExtensionProcess.Configuration(identity: identity, hostBundlePath: fixture.hostPath, environment: fixture.world.environment)
+        configuration.launchTimeout = .seconds(5)
+        let process = try AppExtensionProcess(configuration: configuration)
+        defer { process.invalidate() }
+        #expect {
+            _ = try process.makeSession()
+        } throws: { error in
+            guard let error = error as? AppexError else { return false }
+            // Without closing the host's copy of the child's end, this was "no hello within 5 s".
+            return error.code == .launchFailed && error.message.contains("ended before completing the handshake")
+        }
+    }
+
     @Test("a hello written by another process than the launched one is refused (kernel-attested sender)")
     func helloFromAnotherProcess() async throws {
         let id = "com.example.impostor"

@@ -114,7 +114,9 @@ package enum Socket {
         switch cappex_peek_sender_credentials(socket, &pid, &uid, &gid) {
         case 0: return PeerCredentials(processIdentifier: pid, userIdentifier: uid, groupIdentifier: gid)
         case 1: return nil
-        default: throw SystemCallError(call: "recvmsg(MSG_PEEK, SCM_CREDENTIALS)", errno: errno)
+        default:
+            if errno == ECONNRESET { return nil }  // the peer is gone: nothing to attest
+            throw SystemCallError(call: "recvmsg(MSG_PEEK, SCM_CREDENTIALS)", errno: errno)
         }
     }
 
