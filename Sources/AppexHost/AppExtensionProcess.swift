@@ -69,13 +69,26 @@ public final class AppExtensionProcess: Sendable {
 
     private final class Child: Sendable {
         let pid: Int32
+        /// A pidfd of the process where the kernel has them: signals through it can never reach
+        /// another process that reused the pid after the reaper collected this one.
+        let pidfd: FileDescriptor?
         let connection: IPCConnection
         let exitStatus = Mutex<Int32?>(nil)
         /// Calls in flight, and a counter that changes with every call (for idle checks).
         let activity = Mutex<(inFlight: Int, generation: UInt64)>((0, 0))
-        init(pid: Int32, connection: IPCConnection) {
+        init(pid: Int32, pidfd: FileDescriptor?, connection: IPCConnection) {
             self.pid = pid
+            self.pidfd = pidfd
             self.connection = connection
+        }
+
+        /// Kills the process (SIGKILL), and only it.
+        func kill() {
+            if let pidfd {
+                _ = cappex_pidfd_send_signal(pidfd.rawValue, SIGKILL)
+            } else if exitStatus.withLock({ $0 }) == nil {
+                _ = Glibc.kill(pid, SIGKILL)  // no pidfd (old kernel): a small window remains
+            }
         }
     }
 
@@ -145,7 +158,7 @@ public final class AppExtensionProcess: Sendable {
         }
         if let child {
             child.connection.invalidate()
-            kill(child.pid, SIGKILL)
+            child.kill()
         }
     }
 
@@ -203,7 +216,7 @@ public final class AppExtensionProcess: Sendable {
             }
             if ended {
                 child.connection.invalidate()
-                kill(child.pid, SIGKILL)
+                child.kill()
             }
         }
     }
@@ -269,12 +282,12 @@ public final class AppExtensionProcess: Sendable {
         }
         guard let winner else {
             child.connection.invalidate()
-            kill(child.pid, SIGKILL)
+            child.kill()
             throw AppexError(.invalidated, "\(configuration.identity.bundleIdentifier)'s process was invalidated")
         }
         if winner !== child {
             child.connection.invalidate()
-            kill(child.pid, SIGKILL)
+            child.kill()
         }
         return winner
     }
@@ -353,7 +366,9 @@ public final class AppExtensionProcess: Sendable {
             while waitpid(launched, &status, 0) < 0 && errno == EINTR {}
             throw error
         }
-        let child = Child(pid: launched, connection: IPCConnection(channel: channel, handler: configuration.exportedHandler,
+        // Opened before the reaper exists: until it is reaped, the pid cannot name another process.
+        let pidfd: FileDescriptor? = { let raw = cappex_pidfd_open(launched); return raw >= 0 ? FileDescriptor(taking: raw) : nil }()
+        let child = Child(pid: launched, pidfd: pidfd, connection: IPCConnection(channel: channel, handler: configuration.exportedHandler,
                                                                    invocationHandler: actorSystem.invocationHandler, executor: executor,
                                                                    onClose: { [weak self] reason in
             self?.childEnded(pid: launched, reason: reason)
@@ -495,7 +510,7 @@ public final class AppExtensionProcess: Sendable {
             return (true, false)
         }
         guard wasCurrent, !invalidated else { return }
-        kill(pid, SIGKILL)  // a broken protocol leaves a live process: end it
+        current?.kill()  // a broken protocol leaves a live process: end it
         configuration.onInterruption(AppexError(.interrupted, "\(configuration.identity.bundleIdentifier) (pid \(pid)) ended: \(reason.message)"))
     }
 }

@@ -221,6 +221,16 @@ int cappex_pidfd_open(pid_t pid) {
 #endif
 }
 
+int cappex_pidfd_send_signal(int pidfd, int signal) {
+#if defined(__linux__) && defined(SYS_pidfd_send_signal)
+    return (int)syscall(SYS_pidfd_send_signal, pidfd, signal, NULL, 0);
+#else
+    (void)pidfd; (void)signal;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
 int cappex_pipe_cloexec(int fds[2], int nonblocking) {
 #ifdef __linux__
     return pipe2(fds, O_CLOEXEC | (nonblocking ? O_NONBLOCK : 0));

@@ -46,6 +46,19 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
         #expect(reply.text.utf8.count == text.utf8.count)
     }
 
+    @Test("a running extension is held by a pidfd (signals can never reach a process that reused its pid)")
+    func heldByPidfd() async throws {
+        func pidfds() -> Int {
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+            return entries.filter { ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) ?? "").contains("pidfd") }.count
+        }
+        let before = pidfds()
+        let process = try process(try installEcho())
+        defer { process.invalidate() }
+        _ = try await process.send(EchoRequest(command: "echo", text: "x"), expecting: EchoReply.self)
+        #expect(pidfds() > before)
+    }
+
     @Test("an extension that exits before its hello fails the launch with that reason, not with the launch timeout")
     func exitBeforeHello() async throws {
         let id = "com.example.quitter"

@@ -56,6 +56,10 @@ int cappex_set_parent_death_signal(int signal);
 /// pidfd_open(pid, 0) through syscall(2); the descriptor or -1 with errno (ENOSYS on old kernels).
 int cappex_pidfd_open(pid_t pid);
 
+/// pidfd_send_signal(pidfd, signal, NULL, 0): signals exactly the process the pidfd names, even
+/// after its pid was reaped and reused (then ESRCH). 0 or -1 with errno.
+int cappex_pidfd_send_signal(int pidfd, int signal);
+
 /// pipe2(fds, O_CLOEXEC | (nonblocking ? O_NONBLOCK : 0)); 0 or -1 with errno.
 int cappex_pipe_cloexec(int fds[2], int nonblocking);
 
