@@ -133,7 +133,7 @@ public final class AppExtensionProcess: Sendable {
         try checkMayRun()
         actorSystem.attach(provider: { [weak self] in
             guard let self else { throw AppexError(.invalidated, "the extension process is gone") }
-            return try self.running().connection
+            return try await self.runningOffPool().connection
         })
     }
 
@@ -188,7 +188,7 @@ public final class AppExtensionProcess: Sendable {
     /// Sends raw bytes and returns the reply where it arrived: a large reply that came in the
     /// extension's sealed shared memory is read in place, never copied (see `Payload`).
     public func callInPlace(_ request: [UInt8], timeout: Duration? = nil) async throws(AppexError) -> Payload {
-        let child = try running()
+        let child = try await runningOffPool()
         child.activity.withLock { $0.inFlight += 1; $0.generation &+= 1 }
         defer { callEnded(child) }
         do {
@@ -251,6 +251,29 @@ public final class AppExtensionProcess: Sendable {
     }
 
     // MARK: - Launching
+
+    /// The running child; a launch (spawn, then a handshake that may wait up to
+    /// `launchTimeout`) happens on a thread of its own, never blocking Swift's cooperative pool.
+    private func runningOffPool() async throws(AppexError) -> Child {
+        let current = state.withLock { state -> Child? in
+            if case .running(let child) = state.phase { return child }
+            return nil
+        }
+        if let current { return current }
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Child, AppexError>, Never>) in
+            let started = startDetachedThread(name: "appex.launch") { [self] in
+                do throws(AppexError) {
+                    continuation.resume(returning: .success(try running()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+            if !started {
+                continuation.resume(returning: .failure(AppexError(.launchFailed, "cannot start a thread to launch \(configuration.identity.bundleIdentifier) (pthread_create failed)")))
+            }
+        }
+        return try outcome.get()
+    }
 
     /// Launches the process unless it runs.
     func launchIfNeeded() throws(AppexError) {
