@@ -27,6 +27,15 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
         return try #require(try fixture.discovery().snapshot().extensions.first { $0.bundleIdentifier == id }?.identity)
     }
 
+    /// Installs a signed extension whose executable is the shell `script`.
+    func installScript(_ script: String, name: String, id: String) throws -> AppExtensionIdentity {
+        let path = try fixture.addExtension(name, id: id, inHost: true, unsigned: true)
+        try Data(script.utf8).write(to: URL(fileURLWithPath: path + "/Extension"))
+        chmod(path + "/Extension", 0o755)
+        try AppexBundle.sign(at: path, with: fixture.world.team)
+        return try #require(try fixture.discovery().snapshot().extensions.first { $0.bundleIdentifier == id }?.identity)
+    }
+
     func process(_ identity: AppExtensionIdentity, onInterruption: @escaping @Sendable (AppexError) -> Void = { _ in }) throws -> AppExtensionProcess {
         try AppExtensionProcess(configuration: .init(identity: identity, hostBundlePath: fixture.hostPath,
                                                      environment: fixture.world.environment, onInterruption: onInterruption))
@@ -61,12 +70,7 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
 
     @Test("an extension that exits before its hello fails the launch with that reason, not with the launch timeout")
     func exitBeforeHello() async throws {
-        let id = "com.example.quitter"
-        let path = try fixture.addExtension("Quitter", id: id, inHost: true, unsigned: true)
-        try Data("#!/bin/sh\nexit 0\n".utf8).write(to: URL(fileURLWithPath: path + "/Extension"))
-        chmod(path + "/Extension", 0o755)
-        try AppexBundle.sign(at: path, with: fixture.world.team)
-        let identity = try #require(try fixture.discovery().snapshot().extensions.first { $0.bundleIdentifier == id }?.identity)
+        let identity = try installScript("#!/bin/sh\nexit 0\n", name: "Quitter", id: "com.example.quitter")
         var configuration = AppExtensionProcess.Configuration(identity: identity, hostBundlePath: fixture.hostPath, environment: fixture.world.environment)
         configuration.launchTimeout = .seconds(5)
         let process = try AppExtensionProcess(configuration: configuration)
@@ -82,9 +86,6 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
 
     @Test("a hello written by another process than the launched one is refused (kernel-attested sender)")
     func helloFromAnotherProcess() async throws {
-        let id = "com.example.impostor"
-        let path = try fixture.addExtension("Impostor", id: id, inHost: true, unsigned: true)
-        // A subshell (another pid) writes a well-formed hello naming the launched pid ($$).
         let script = #"""
         #!/bin/sh
         payload='{"protocolVersion":1,"extensionBundleIdentifier":"com.example.impostor","boundExtensionPoint":"com.example.hostapp.HostAppFeature","processIdentifier":'$$'}'
@@ -93,10 +94,7 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
         ( printf "$header\\000\\000\\001\\000\\000\\000\\000\\000\\000\\000\\000\\000\\000\\000%s" "$payload" >&3 )
         sleep 5
         """#
-        try Data(script.utf8).write(to: URL(fileURLWithPath: path + "/Extension"))
-        chmod(path + "/Extension", 0o755)
-        try AppexBundle.sign(at: path, with: fixture.world.team)
-        let identity = try #require(try fixture.discovery().snapshot().extensions.first { $0.bundleIdentifier == id }?.identity)
+        let identity = try installScript(script, name: "Impostor", id: "com.example.impostor")
         let process = try process(identity)
         defer { process.invalidate() }
         #expect {

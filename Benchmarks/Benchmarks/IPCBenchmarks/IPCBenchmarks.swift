@@ -99,25 +99,27 @@ let benchmarks: @Sendable () -> Void = {
                                         maxDuration: .seconds(10), maxIterations: 20)
     let callsPerSample = 1_000
 
+    /// Times each of `callsPerSample` calls of `call`, recording them in "latency".
+    @Sendable func timeEach(_ benchmark: Benchmark, _ call: () async throws -> Void) async rethrows {
+        for _ in 0..<callsPerSample {
+            let start = ContinuousClock.now
+            try await call()
+            benchmark.measurement(latency, nanoseconds(ContinuousClock.now - start))
+        }
+    }
+    let cRoundTrip: @Sendable (Benchmark) async throws -> Void = { benchmark in
+        await timeEach(benchmark) { precondition(cpingpong_roundtrip(BenchWorld.shared.cSocket, 64, 64) == 0) }
+    }
+
     Benchmark("ipc.roundtrip.64B", configuration: batch) { benchmark in
         let process = BenchWorld.shared.running
         let request = [UInt8](repeating: 1, count: 64)
         try await withTaskExecutorPreference(process.executor) {
-            for _ in 0..<callsPerSample {
-                let start = ContinuousClock.now
-                blackHole(try await process.call(request))
-                benchmark.measurement(latency, nanoseconds(ContinuousClock.now - start))
-            }
+            try await timeEach(benchmark) { blackHole(try await process.call(request)) }
         }
     }
 
-    Benchmark("ipc.roundtrip.64B.baseline", configuration: batch) { benchmark in
-        for _ in 0..<callsPerSample {
-            let start = ContinuousClock.now
-            precondition(cpingpong_roundtrip(BenchWorld.shared.cSocket, 64, 64) == 0)
-            benchmark.measurement(latency, nanoseconds(ContinuousClock.now - start))
-        }
-    }
+    Benchmark("ipc.roundtrip.64B.baseline", configuration: batch) { try await cRoundTrip($0) }
 
     Benchmark("ipc.roundtrip.64B.pool") { _ in
         blackHole(try await BenchWorld.shared.running.call([UInt8](repeating: 1, count: 64)))
@@ -131,21 +133,11 @@ let benchmarks: @Sendable () -> Void = {
         let world = BenchWorld.shared
         let bytes = [UInt8](repeating: 1, count: 64)
         try await withTaskExecutorPreference(world.running.executor) {
-            for _ in 0..<callsPerSample {
-                let start = ContinuousClock.now
-                blackHole(try await world.echo.echo(bytes))
-                benchmark.measurement(latency, nanoseconds(ContinuousClock.now - start))
-            }
+            try await timeEach(benchmark) { blackHole(try await world.echo.echo(bytes)) }
         }
     }
 
-    Benchmark("ipc.actor.roundtrip.64B.baseline", configuration: batch) { benchmark in
-        for _ in 0..<callsPerSample {
-            let start = ContinuousClock.now
-            precondition(cpingpong_roundtrip(BenchWorld.shared.cSocket, 64, 64) == 0)
-            benchmark.measurement(latency, nanoseconds(ContinuousClock.now - start))
-        }
-    }
+    Benchmark("ipc.actor.roundtrip.64B.baseline", configuration: batch) { try await cRoundTrip($0) }
 
     Benchmark("ipc.reply.1MiB", configuration: .init(warmupIterations: 5, maxIterations: 500)) { _ in
         let reply = try await BenchWorld.shared.running.call(Array("reply:1048576".utf8))
