@@ -132,7 +132,9 @@ public final class HostConnection: Sendable {
         set { state.withLock { $0.requestHandler = newValue } }
     }
 
-    /// Starts serving. Messages sent before it wait.
+    /// Marks the connection ready, for XPC-style code. Serving starts when `accept(connection:)`
+    /// returns `true` — no message arrives before that — so set the handlers and exported object
+    /// before returning; a handler set later misses the messages that came first.
     public func resume() {
         state.withLock { $0.resumed = true }
     }
@@ -200,6 +202,7 @@ public struct ConnectionHandler: AppExtensionConfiguration {
         })
     }
 
+    /// Runs the closure given at creation.
     public func accept(connection: HostConnection) -> Bool {
         decide(connection)
     }

@@ -113,7 +113,7 @@ public final class AppExtensionProcess: Sendable {
     /// handlers of the extension's calls. A caller that prefers it
     /// (`withTaskExecutorPreference(process.executor)`) resumes right where the reply is read,
     /// with no thread woken in between: the fastest way to make many calls in a row.
-    public let executor = IPCExecutor(name: "appex.process")
+    public let executor: IPCExecutor
     private let discovery: ExtensionDiscovery
     private let state = Mutex(State())
 
@@ -130,7 +130,11 @@ public final class AppExtensionProcess: Sendable {
         } else {
             self.discovery = try ExtensionDiscovery(hostBundleAt: configuration.hostBundlePath, environment: configuration.environment)
         }
-        try checkMayRun()
+        executor = IPCExecutor(name: "appex.process")
+        do { try checkMayRun() } catch {
+            executor.shutdown()  // deinit does not run for an init that throws
+            throw error
+        }
         actorSystem.attach(provider: { [weak self] in
             guard let self else { throw AppexError(.invalidated, "the extension process is gone") }
             return try await self.runningOffPool().connection

@@ -1,3 +1,4 @@
+import AppexCore
 import CAppexSystem
 import Synchronization
 
@@ -38,7 +39,21 @@ public final class FrameChannel: Sendable {
     public var configuration: Configuration { settings.withLock { $0 } }
     private let settings: Mutex<Configuration>
     private let reading = Mutex(ReadState())
-    private let writing = Mutex(())
+    /// Bytes (and a descriptor) still to send, in order.
+    private struct Outgoing: Sendable {
+        var bytes: Payload
+        var offset = 0
+        var descriptor: FileDescriptor?
+    }
+
+    /// Sends never block the sender: what the socket does not take at once waits in `backlog`,
+    /// which a writer thread sends in order; while it does, later frames queue behind it.
+    private struct WriteState: ~Copyable {
+        var backlog: [Outgoing] = []
+        var draining = false
+        var broken: SystemCallError?
+    }
+    private let writing = Mutex(WriteState())
 
     /// A channel over `socket`.
     public init(socket: FileDescriptor, configuration: Configuration = Configuration()) {
@@ -124,22 +139,77 @@ public final class FrameChannel: Sendable {
             let memory = try frame.contents.sharedDescriptor
                 ?? frame.contents.withUnsafeBytes { raw throws(SystemCallError) in try SharedMemory.make(raw, name: "appex-payload") }
             let header = Frame.header(kind: frame.kind, flags: Frame.sharedMemoryFlag, requestID: frame.requestID, length: frame.contents.count)
-            try writing.withLock { _ in
-                try header.withUnsafeBytes { try Socket.send(socket.rawValue, $0, descriptors: [memory.rawValue]) }
-            }
+            try transmit([Outgoing(bytes: Payload(header), descriptor: memory)])
         } else if frame.contents.count > 64 * 1024 {
             // A large payload goes as it is, after its header: no copy into one message.
             let header = Frame.header(kind: frame.kind, flags: 0, requestID: frame.requestID, length: frame.contents.count)
-            try writing.withLock { _ in
-                try header.withUnsafeBytes { try Socket.send(socket.rawValue, $0, descriptors: []) }
-                try frame.contents.withUnsafeBytes { raw throws(SystemCallError) in try Socket.send(socket.rawValue, raw, descriptors: []) }
-            }
+            try transmit([Outgoing(bytes: Payload(header)), Outgoing(bytes: frame.contents)])
         } else {
             var message = Frame.header(kind: frame.kind, flags: 0, requestID: frame.requestID, length: frame.contents.count,
                                        reserving: frame.contents.count)
             frame.contents.withUnsafeBytes { message.append(contentsOf: $0) }
-            try writing.withLock { _ in
-                try message.withUnsafeBytes { try Socket.send(socket.rawValue, $0, descriptors: []) }
+            try transmit([Outgoing(bytes: Payload(message))])
+        }
+    }
+
+    /// Sends `parts` in order without ever blocking: a reader thread that also sends (replies,
+    /// callers on its executor) must keep reading, or two peers that both fill each other's
+    /// socket buffer would wait on each other forever.
+    private func transmit(_ parts: [Outgoing]) throws(SystemCallError) {
+        let startWriter = try writing.withLock { state throws(SystemCallError) -> Bool in
+            if let broken = state.broken { throw broken }
+            if state.draining {
+                state.backlog.append(contentsOf: parts)
+                return false
+            }
+            for (index, part) in parts.enumerated() {
+                var part = part
+                while part.offset < part.bytes.count || part.descriptor != nil {
+                    let descriptors = part.descriptor.map { [$0.rawValue] } ?? []
+                    let sent = try part.bytes.withUnsafeBytes { raw throws(SystemCallError) in
+                        try Socket.trySend(socket.rawValue, UnsafeRawBufferPointer(rebasing: raw[part.offset...]), descriptors: descriptors)
+                    }
+                    if sent == 0 {
+                        state.backlog = [part] + parts[(index + 1)...]
+                        state.draining = true
+                        return true
+                    }
+                    part.offset += sent
+                    part.descriptor = nil
+                }
+            }
+            return false
+        }
+        guard startWriter else { return }
+        if !startDetachedThread(name: "appex.writer", { [self] in drainBacklog() }) {
+            drainBacklog()  // no thread to spare: send the rest here, blocking
+        }
+    }
+
+    /// The writer: sends the backlog in order, blocking, until it is empty.
+    private func drainBacklog() {
+        while true {
+            let next = writing.withLock { state -> Outgoing? in
+                if state.backlog.isEmpty {
+                    state.draining = false
+                    return nil
+                }
+                return state.backlog.removeFirst()
+            }
+            guard let part = next else { return }
+            do throws(SystemCallError) {
+                let descriptors = part.descriptor.map { [$0.rawValue] } ?? []
+                try part.bytes.withUnsafeBytes { raw throws(SystemCallError) in
+                    try Socket.send(socket.rawValue, UnsafeRawBufferPointer(rebasing: raw[part.offset...]), descriptors: descriptors)
+                }
+            } catch {
+                // The peer is gone: what waits is dropped, and later sends say why.
+                writing.withLock { state in
+                    state.broken = error
+                    state.backlog = []
+                    state.draining = false
+                }
+                return
             }
         }
     }

@@ -184,6 +184,10 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
     func abandon(because reason: IPCError) {
         close(reason)
         channel.shutdown()
+    }
+
+    deinit {
+        // Never started, or dropped: the thread of its own must not outlive it.
         if ownsExecutor { executor.shutdown() }
     }
 
@@ -253,7 +257,7 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
     }
 
     private func close(_ reason: IPCError) {
-        let (pending, serving, first) = state.withLock { state -> ([UnsafeContinuation<Outcome, Never>], [Task<Void, Never>], Bool) in
+        let (pending, serving, first, started) = state.withLock { state -> ([UnsafeContinuation<Outcome, Never>], [Task<Void, Never>], Bool, Bool) in
             let first = state.closed == nil
             if first { state.closed = reason }
             let pending = Array(state.pending.values)
@@ -261,10 +265,11 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
             state.pending = [:]
             state.serving = [:]
             state.timers = [:]
-            return (pending, serving, first)
+            return (pending, serving, first, state.started)
         }
         // Tell the owner first, so a caller that wakes up and calls again finds it updated.
         if first { onClose(reason) }
+        if first && ownsExecutor && !started { executor.shutdown() }  // nothing will ever read
         for continuation in pending { continuation.resume(returning: .failure(reason)) }
         for task in serving { task.cancel() }
     }

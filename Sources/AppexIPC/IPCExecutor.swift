@@ -42,7 +42,7 @@ public final class IPCExecutor: TaskExecutor, Sendable {
     /// Starts the executor's thread.
     ///
     /// - Parameters:
-    ///   - name: the thread's name, for debuggers and `/proc`.
+    ///   - name: the thread's name (for debuggers, on Darwin).
     ///   - spin: how long the thread keeps checking for a reply, without sleeping, while a
     ///     call of one of its connections waits for one (default 50 µs; `.zero` never spins).
     ///     A reply that comes within it is read without a thread wake-up — about a third of a
@@ -64,15 +64,15 @@ public final class IPCExecutor: TaskExecutor, Sendable {
     public var isRunning: Bool { state.withLock { !$0.stopped } }
 
     /// Stops the thread after the job it is running; queued jobs move to the global executor.
-    /// Connections still attached are no longer read: end them first.
+    /// Connections still attached end (their pending calls fail with `closed`).
     public func shutdown() {
-        let leftover = state.withLock { state -> [UnownedJob] in
+        let (leftover, sources) = state.withLock { state -> ([UnownedJob], [any IPCExecutorSource]) in
             state.stopped = true
-            state.sources = []
-            defer { state.jobs = []; state.head = 0 }
-            return Array(state.jobs[state.head...])
+            defer { state.jobs = []; state.head = 0; state.sources = [] }
+            return (Array(state.jobs[state.head...]), state.sources)
         }
         wakePipe?.wake()
+        for source in sources { source.abandon(because: IPCError(.closed, "the connection's executor was shut down")) }
         for job in leftover { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
     }
 

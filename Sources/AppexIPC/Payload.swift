@@ -34,7 +34,7 @@ public struct Payload: RandomAccessCollection, Hashable, Sendable {
         case .success(let made): descriptor = made
         case .failure(let error): throw IPCError(.system, "cannot make shared memory of \(bytes.count) bytes", underlying: error)
         }
-        self = try SharedMemory.map(descriptor, length: bytes.count)
+        self = try SharedMemory.map(descriptor, length: bytes.count, keepingDescriptor: true)
     }
 
     init(mapped memory: MappedMemory) { storage = .mapped(memory) }
@@ -70,7 +70,9 @@ public struct Payload: RandomAccessCollection, Hashable, Sendable {
         }
     }
 
+    /// The first index: 0.
     public var startIndex: Int { 0 }
+    /// One past the last byte: the payload's size.
     public var endIndex: Int {
         switch storage {
         case .array(let bytes): bytes.count
@@ -78,6 +80,7 @@ public struct Payload: RandomAccessCollection, Hashable, Sendable {
         }
     }
 
+    /// The byte at `position`.
     public subscript(position: Int) -> UInt8 {
         switch storage {
         case .array(let bytes): bytes[position]
@@ -85,10 +88,12 @@ public struct Payload: RandomAccessCollection, Hashable, Sendable {
         }
     }
 
+    /// Whether both hold the same bytes, wherever they are.
     public static func == (lhs: Payload, rhs: Payload) -> Bool {
         lhs.count == rhs.count && lhs.withUnsafeBytes { left in rhs.withUnsafeBytes { right in left.elementsEqual(right) } }
     }
 
+    /// Hashes the bytes.
     public func hash(into hasher: inout Hasher) {
         withUnsafeBytes { hasher.combine(bytes: $0) }
     }
@@ -98,10 +103,12 @@ public struct Payload: RandomAccessCollection, Hashable, Sendable {
 /// the seals forbid writes by any process, and the mapping is never written here.
 final class MappedMemory: @unchecked Sendable {
     let buffer: UnsafeRawBufferPointer
-    /// The sealed memfd mapped, kept so the payload can be sent on without a copy.
-    let descriptor: FileDescriptor
+    /// The sealed memfd mapped, kept (for `Payload(sharing:)` only) so the payload can be sent
+    /// again without a copy. Received payloads close theirs once mapped: a process that keeps
+    /// many of them must not run out of descriptors.
+    let descriptor: FileDescriptor?
 
-    init(buffer: UnsafeRawBufferPointer, descriptor: FileDescriptor) {
+    init(buffer: UnsafeRawBufferPointer, descriptor: FileDescriptor?) {
         self.buffer = buffer
         self.descriptor = descriptor
     }

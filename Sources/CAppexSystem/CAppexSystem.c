@@ -28,7 +28,17 @@ int cappex_socketpair_cloexec(int type, int fds[2]) {
 #endif
 }
 
+static ssize_t send_with_fds(int socket, const void *bytes, size_t length, const int *fds, int fd_count, int flags);
+
 ssize_t cappex_send_with_fds(int socket, const void *bytes, size_t length, const int *fds, int fd_count) {
+    return send_with_fds(socket, bytes, length, fds, fd_count, 0);
+}
+
+ssize_t cappex_try_send_with_fds(int socket, const void *bytes, size_t length, const int *fds, int fd_count) {
+    return send_with_fds(socket, bytes, length, fds, fd_count, MSG_DONTWAIT);
+}
+
+static ssize_t send_with_fds(int socket, const void *bytes, size_t length, const int *fds, int fd_count, int flags) {
     if (fd_count < 0 || fd_count > CAPPEX_MAX_FDS) { errno = EINVAL; return -1; }
     struct iovec iov = { .iov_base = (void *)bytes, .iov_len = length };
     union { struct cmsghdr header; char space[CMSG_SPACE(sizeof(int) * CAPPEX_MAX_FDS)]; } control;
@@ -47,9 +57,9 @@ ssize_t cappex_send_with_fds(int socket, const void *bytes, size_t length, const
         memcpy(CMSG_DATA(header), fds, sizeof(int) * fd_count);
     }
 #ifdef MSG_NOSIGNAL
-    return sendmsg(socket, &message, MSG_NOSIGNAL);
+    return sendmsg(socket, &message, MSG_NOSIGNAL | flags);
 #else
-    return sendmsg(socket, &message, 0);
+    return sendmsg(socket, &message, flags);
 #endif
 }
 
@@ -107,6 +117,7 @@ void cappex_populate(void *address, size_t length) {
 
 int cappex_allocate(int fd, size_t length) {
 #ifdef __linux__
+    if (length == 0) return 0;  // fallocate refuses an empty range; an empty memfd needs nothing
     int result;
     do { result = fallocate(fd, 0, 0, (off_t)length); } while (result != 0 && errno == EINTR);
     return result;
@@ -139,9 +150,10 @@ int cappex_peek_sender_credentials(int socket, pid_t *pid, uid_t *uid, gid_t *gi
     message.msg_control = control.space;
     message.msg_controllen = sizeof(control.space);
     ssize_t received;
-    do { received = recvmsg(socket, &message, MSG_PEEK); } while (received < 0 && errno == EINTR);
+    do { received = recvmsg(socket, &message, MSG_PEEK | MSG_CMSG_CLOEXEC); } while (received < 0 && errno == EINTR);
     if (received < 0) return -1;
     if (received == 0) return 1;
+    int found = 0;
     for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header != NULL; header = CMSG_NXTHDR(&message, header)) {
         if (header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_CREDENTIALS) {
             struct ucred credentials;
@@ -149,10 +161,18 @@ int cappex_peek_sender_credentials(int socket, pid_t *pid, uid_t *uid, gid_t *gi
             *pid = credentials.pid;
             *uid = credentials.uid;
             *gid = credentials.gid;
-            return 0;
+            found = 1;
+        } else if (header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_RIGHTS) {
+            // A peek installs the descriptors it sees: close them (the real read gets its own).
+            int count = (int)((header->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+            for (int index = 0; index < count; index++) {
+                int fd;
+                memcpy(&fd, CMSG_DATA(header) + index * sizeof(int), sizeof(int));
+                close(fd);
+            }
         }
     }
-    return 1;
+    return found ? 0 : 2;
 #else
     errno = ENOSYS;
     return -1;

@@ -155,6 +155,36 @@ import Testing
         }
     }
 
+    @Test("two peers that both send more than the socket holds, from their reader threads, never wait on each other")
+    func sendsNeverBlockTheReader() async throws {
+        let (a, b) = try FrameChannel.pair()
+        let left = IPCConnection(channel: a, handler: { $0 })
+        let right = IPCConnection(channel: b, handler: { $0 })
+        left.start()
+        right.start()
+        defer { left.invalidate(); right.invalidate() }
+        let payload = [UInt8](repeating: 3, count: 200_000)  // in the socket, not shared memory
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for side in [left, right] {
+                group.addTask {
+                    // Callers and handlers all on the reader threads: sends there must not block.
+                    try await withTaskExecutorPreference(side.executor) {
+                        try await withThrowingTaskGroup(of: Void.self) { calls in
+                            for _ in 0..<12 {
+                                calls.addTask {
+                                    let reply = try await side.call(payload, timeout: .seconds(60))
+                                    #expect(reply.count == payload.count)
+                                }
+                            }
+                            try await calls.waitForAll()
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
     @Test("jobs enqueued after shutdown still run, on the global executor")
     func shutdownLosesNoJob() async throws {
         let executor = IPCExecutor()

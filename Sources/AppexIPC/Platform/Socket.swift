@@ -68,6 +68,18 @@ package enum Socket {
         }
     }
 
+    /// Sends what the socket takes now, without blocking; descriptors travel with the first byte.
+    /// - Returns: the bytes sent; 0 when the socket's buffer is full.
+    static func trySend(_ socket: Int32, _ bytes: UnsafeRawBufferPointer, descriptors: [Int32]) throws(SystemCallError) -> Int {
+        while true {
+            let sent = cappex_try_send_with_fds(socket, bytes.baseAddress, bytes.count, descriptors, Int32(descriptors.count))
+            if sent >= 0 { return sent }
+            if errno == EINTR { continue }
+            if errno == EAGAIN || errno == EWOULDBLOCK { return 0 }
+            throw SystemCallError(call: "sendmsg", errno: errno)
+        }
+    }
+
     /// Reads what is available (at most `buffer.count` bytes), collecting passed descriptors.
     /// - Returns: the bytes read; 0 at end of stream.
     static func receive(_ socket: Int32, into buffer: UnsafeMutableRawBufferPointer, descriptors: inout [FileDescriptor]) throws(SystemCallError) -> Int {
@@ -114,6 +126,7 @@ package enum Socket {
         switch cappex_peek_sender_credentials(socket, &pid, &uid, &gid) {
         case 0: return PeerCredentials(processIdentifier: pid, userIdentifier: uid, groupIdentifier: gid)
         case 1: return nil
+        case 2: throw SystemCallError(call: "recvmsg(MSG_PEEK): bytes without the kernel's credentials", errno: EPROTO)
         default:
             if errno == ECONNRESET { return nil }  // the peer is gone: nothing to attest
             throw SystemCallError(call: "recvmsg(MSG_PEEK, SCM_CREDENTIALS)", errno: errno)
@@ -204,7 +217,7 @@ enum SharedMemory {
 
     /// Maps a sealed memfd of exactly `length` bytes read-only (faulted in at once); refuses an
     /// unsealed one (the sender could still change it under us) or one of another size.
-    static func map(_ fd: FileDescriptor, length: Int) throws(IPCError) -> Payload {
+    static func map(_ fd: FileDescriptor, length: Int, keepingDescriptor: Bool = false) throws(IPCError) -> Payload {
         let seals = cappex_memfd_seals(fd.rawValue)
         let required: Int32 = 0x0002 | 0x0004 | 0x0008  // F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE
         guard seals >= 0, seals & required == required else {
@@ -218,7 +231,7 @@ enum SharedMemory {
         guard let mapping = mmap(nil, length, PROT_READ, MAP_SHARED | MAP_POPULATE, fd.rawValue, 0), mapping != MAP_FAILED else {
             throw IPCError(.system, "mmap of a shared-memory payload failed: errno \(errno)")
         }
-        return Payload(mapped: MappedMemory(buffer: UnsafeRawBufferPointer(start: mapping, count: length), descriptor: fd))
+        return Payload(mapped: MappedMemory(buffer: UnsafeRawBufferPointer(start: mapping, count: length), descriptor: keepingDescriptor ? fd : nil))
     }
 
 }

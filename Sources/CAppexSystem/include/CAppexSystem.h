@@ -15,6 +15,10 @@ int cappex_socketpair_cloexec(int type, int fds[2]);
 /// Returns the bytes sent or -1 with errno.
 ssize_t cappex_send_with_fds(int socket, const void *bytes, size_t length, const int *fds, int fd_count);
 
+/// As cappex_send_with_fds, without blocking (MSG_DONTWAIT): -1 with EAGAIN when the socket's
+/// buffer is full.
+ssize_t cappex_try_send_with_fds(int socket, const void *bytes, size_t length, const int *fds, int fd_count);
+
 /// recvmsg into `buffer`, receiving up to `fd_capacity` descriptors (close-on-exec) into `fds`;
 /// `*fd_count` is set to how many arrived, `*truncated` to 1 when descriptors were cut off.
 /// Returns the bytes read (0 at end of stream) or -1 with errno.
@@ -37,8 +41,8 @@ int cappex_allocate(int fd, size_t length);
 int cappex_set_pass_credentials(int socket, int on);
 
 /// Peeks at the next message's sender credentials (SCM_CREDENTIALS, attached by the kernel when
-/// SO_PASSCRED was on as it was sent): 0 with pid, uid, gid set; 1 when the stream ended or the
-/// message carries none; -1 with errno.
+/// SO_PASSCRED was on as it was sent): 0 with pid, uid, gid set; 1 when the stream ended; 2 when
+/// bytes came without credentials; -1 with errno. Descriptors the peek installs are closed.
 int cappex_peek_sender_credentials(int socket, pid_t *pid, uid_t *uid, gid_t *gid);
 
 /// memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING); the descriptor or -1 with errno.
