@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "AppexIPC", targets: ["AppexIPC"]),
         .library(name: "AppexHost", targets: ["AppexHost"]),
         .library(name: "AppexExtension", targets: ["AppexExtension"]),
+        .library(name: "AppexStore", targets: ["AppexStore"]),
         .library(name: "AppexTesting", targets: ["AppexTesting"]),
         .executable(name: "appex", targets: ["AppexCLI"]),
     ],
@@ -31,6 +32,11 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .target(name: "CAppexSystem"),
+        .target(
+            name: "AppexStore",
+            dependencies: ["AppexCore"],
+            swiftSettings: strictSwift
+        ),
         .target(
             name: "AppexIPC",
             dependencies: ["AppexCore", "CAppexSystem"],
@@ -92,7 +98,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AppexTests",
-            dependencies: ["AppexCore", "AppexIPC", "AppexHost", "AppexTesting", "AppexCLI", "AppexFixtureEcho", "AppexFixtureTranslate", "AppexFixtureHost", "AppexFixtureInterfaces"],
+            dependencies: ["AppexCore", "AppexIPC", "AppexHost", "AppexTesting", "AppexCLI", "AppexStore", "AppexFixtureEcho", "AppexFixtureTranslate", "AppexFixtureHost", "AppexFixtureInterfaces"],
             exclude: ["Fixtures"],
             swiftSettings: strictSwift
         ),

@@ -1,0 +1,83 @@
+public import AppexCore
+public import Foundation
+
+/// An app group: a container shared by the host and extensions entitled to it.
+///
+/// ```swift
+/// let group = try AppGroup("group.com.example.app", context: try .current())
+/// let url = group.containerURL   // $APPEX_HOME/AppGroups/group.com.example.app/
+/// ```
+///
+/// Opening checks the process's signed entitlements (`com.apple.security.application-groups`)
+/// and that the group belongs to the process's signing team: the first entitled process to open
+/// a group records its team, and processes of any other team are refused, saying so.
+public struct AppGroup: Sendable, Hashable {
+    /// The group's identifier, as entitlements name it.
+    public let identifier: String
+    /// Who opened it.
+    public let context: ProcessContext
+    /// The group's private directory (mode 0700).
+    public let containerPath: String
+
+    /// The group's container directory, created on first open. Mirrors
+    /// `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)`.
+    public var containerURL: URL { URL(fileURLWithPath: containerPath, isDirectory: true) }
+
+    /// Opens the group for `context`.
+    ///
+    /// - Throws: ``StoreError``: `invalidName` (nothing is created), `missingEntitlement` (names
+    ///   the group and the entitlement key), `teamMismatch` (names both teams), `storage`.
+    public init(_ identifier: String, context: ProcessContext, environment: AppexEnvironment = .current()) throws(StoreError) {
+        try Self.checkName(identifier)
+        if !context.isOwner && !context.entitlements.applicationGroups.contains(identifier) {
+            throw StoreError(.missingEntitlement, "\(context.name) is not entitled to app group \(identifier): add it to \(Entitlements.Key.applicationGroups) in the bundle's Entitlements.plist and sign the bundle again")
+        }
+        self.identifier = identifier
+        self.context = context
+        self.containerPath = environment.home + "/AppGroups/" + identifier
+        do {
+            try environment.makePrivateDirectory(environment.home + "/AppGroups")
+            try environment.makePrivateDirectory(containerPath)
+        } catch {
+            throw StoreError(.storage, "cannot make the container of app group \(identifier) at \(containerPath): \(error.message)")
+        }
+        if let team = context.team {
+            let owner = try Self.claim(containerPath + "/.team", for: team, group: identifier)
+            if owner != team {
+                throw StoreError(.teamMismatch, "app group \(identifier) belongs to team \(owner); \(context.name) is signed by team \(team): a host and its extensions must be signed by the same team to share a group")
+            }
+        }
+    }
+
+    /// A group identifier names a directory: one path component, printable, not hidden.
+    static func checkName(_ identifier: String) throws(StoreError) {
+        let valid = !identifier.isEmpty && identifier.utf8.count <= 200 && !identifier.hasPrefix(".")
+            && identifier.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || "0123456789.-_".unicodeScalars.contains($0)) }
+        guard valid else {
+            throw StoreError(.invalidName, "\"\(identifier)\" cannot name an app group: use letters, digits, '.', '-' and '_' (for example group.com.example.app)")
+        }
+    }
+
+    /// Records `team` as the group's owner unless one is recorded; returns the owner. Atomic
+    /// across processes: the record is written whole to a temporary file, then linked into
+    /// place (`link` fails if another process was first).
+    private static func claim(_ path: String, for team: TeamIdentifier, group: String) throws(StoreError) -> TeamIdentifier {
+        if let recorded = try? String(contentsOfFile: path, encoding: .utf8) {
+            return TeamIdentifier(rawValue: recorded.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        let temporary = path + ".\(getpid()).\(UInt64.random(in: 0...UInt64.max))"
+        do {
+            try Data((team.rawValue + "\n").utf8).write(to: URL(fileURLWithPath: temporary))
+        } catch {
+            throw StoreError(.storage, "cannot record the team of app group \(group) at \(path): \(error)")
+        }
+        defer { unlink(temporary) }
+        if link(temporary, path) != 0 && errno != EEXIST {
+            throw StoreError(.storage, "cannot record the team of app group \(group) at \(path): \(String(cString: strerror(errno)))")
+        }
+        guard let recorded = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw StoreError(.storage, "cannot read the team of app group \(group) at \(path)")
+        }
+        return TeamIdentifier(rawValue: recorded.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+}

@@ -1,0 +1,72 @@
+public import AppexCore
+import Foundation
+
+/// Who is asking, for the shared stores: a bundle identifier, the signing team, and the
+/// entitlements its signed bundle grants.
+///
+/// A process's context comes from its own signed bundle (``init(bundleAt:)``; an extension
+/// finds its bundle in `APPEX_BUNDLE_PATH`, see ``current()``). Tests and tools may construct one
+/// explicitly (``init(bundleIdentifier:team:entitlements:)``); ``owner`` is the user's own
+/// authority, used by the `appex` tool unless told to act as a bundle.
+public struct ProcessContext: Sendable, Hashable {
+    /// The bundle the process runs as; `nil` for the owner.
+    public let bundleIdentifier: String?
+    /// The team that signed the bundle; `nil` for the owner.
+    public let team: TeamIdentifier?
+    /// What the bundle's signed `Entitlements.plist` grants.
+    public let entitlements: Entitlements
+    /// Whether this is the owner's authority (every group, every team).
+    public let isOwner: Bool
+
+    /// A context stated explicitly (tests, tools).
+    public init(bundleIdentifier: String, team: TeamIdentifier, entitlements: Entitlements) {
+        self.bundleIdentifier = bundleIdentifier
+        self.team = team
+        self.entitlements = entitlements
+        self.isOwner = false
+    }
+
+    /// The owner of the machine's Appex state: may open any group (the `appex` tool's default).
+    public static let owner = ProcessContext()
+
+    private init() {
+        bundleIdentifier = nil
+        team = nil
+        entitlements = .none
+        isOwner = true
+    }
+
+    /// The context a signed bundle vouches for: its identifier, its team, its entitlements.
+    ///
+    /// - Throws: ``StoreError`` `untrustedProcess` when the bundle is not valid or not signed
+    ///   (its problems are named): entitlements count only under a valid seal.
+    public init(bundleAt path: String) throws(StoreError) {
+        let bundle = AppexBundle.load(at: path)
+        guard bundle.isValid else {
+            let reasons = bundle.problems.map(\.description).joined(separator: "; ")
+            throw StoreError(.untrustedProcess, "the bundle at \(path) cannot vouch for this process: \(reasons)")
+        }
+        guard let team = bundle.team, let identifier = bundle.info.bundleIdentifier else {
+            throw StoreError(.untrustedProcess, "the bundle at \(path) is not signed, so its entitlements do not count")
+        }
+        self.init(bundleIdentifier: identifier, team: team, entitlements: bundle.entitlements)
+    }
+
+    /// The running extension's context, from the bundle its host launched it from
+    /// (`APPEX_BUNDLE_PATH`).
+    ///
+    /// - Throws: ``StoreError`` `untrustedProcess` when the process was not launched by a host,
+    ///   or its bundle cannot vouch for it.
+    public static func current() throws(StoreError) -> ProcessContext {
+        guard let path = ProcessInfo.processInfo.environment["APPEX_BUNDLE_PATH"], !path.isEmpty else {
+            throw StoreError(.untrustedProcess, "APPEX_BUNDLE_PATH is not set: not launched by an Appex host; make a context with ProcessContext(bundleAt:)")
+        }
+        return try ProcessContext(bundleAt: path)
+    }
+
+    /// Who this is, for messages.
+    var name: String {
+        if isOwner { return "the owner" }
+        return "\(bundleIdentifier ?? "?") (team \(team?.description ?? "?"))"
+    }
+}
