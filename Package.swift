@@ -33,8 +33,13 @@ let package = Package(
         ),
         .target(name: "CAppexSystem"),
         .target(
+            name: "AppexSQLite",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSwift
+        ),
+        .target(
             name: "AppexStore",
-            dependencies: ["AppexCore"],
+            dependencies: ["AppexCore", "AppexSQLite", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift
         ),
         .target(
@@ -75,6 +80,7 @@ let package = Package(
             name: "AppexHost",
             dependencies: [
                 "AppexCore",
+                "AppexSQLite",
                 "AppexIPC",
                 "CAppexSystem",
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -48,6 +48,16 @@ public enum PropertyListValue: Hashable, Sendable {
 }
 
 extension PropertyListValue {
+    /// Reads a property list dictionary in XML or binary form (what ``PropertyListFormat``
+    /// writes).
+    ///
+    /// - Throws: ``AppexError`` `coding`, saying why the bytes are not one.
+    public static func dictionary(fromPropertyList bytes: [UInt8]) throws(AppexError) -> [String: PropertyListValue] {
+        do { return try readDictionary(from: bytes) } catch {
+            throw AppexError(.coding, "not a property list dictionary: \(error.reason)")
+        }
+    }
+
     /// Reads a property list in XML or binary form.
     ///
     /// - Returns: the top-level dictionary.

@@ -1,5 +1,6 @@
 import AppexCore
 import Foundation
+import AppexSQLite
 import GRDB
 
 /// The owner's enable/disable decisions, per host, in `$APPEX_HOME/Registry/registry.sqlite`.
@@ -22,46 +23,18 @@ final class ApprovalRegistry: Sendable {
         try environment.makePrivateDirectory(environment.registryDirectory)
         // SQLite gives its -wal and -shm files the database file's mode: make it 0600 first.
         try environment.makePrivateFile(path)
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
-        configuration.journalMode = .wal
-        configuration.label = "appex.registry"
-        // A decision the CLI reports as made must survive a crash of anything, the machine included.
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-        // Several processes may create the registry at the same moment (the CLI run in
-        // parallel): the schema is created idempotently inside one IMMEDIATE transaction, and a
-        // lost race for the first WAL switch is retried.
-        var attempt = 0
-        while true {
-            do {
-                let queue = try DatabaseQueue(path: path, configuration: configuration)
-                // Reading the version costs no write (and no fsync): only a new file is set up.
-                let version = try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
-                if version >= 1 {
-                    database = queue
-                    break
-                }
-                try queue.inTransaction(.immediate) { db in
-                    try db.execute(sql: """
-                        CREATE TABLE IF NOT EXISTS decision (
-                            host TEXT NOT NULL,
-                            bundle TEXT NOT NULL,
-                            enabled BOOLEAN NOT NULL,
-                            team TEXT,
-                            updatedAt DATETIME NOT NULL,
-                            PRIMARY KEY (host, bundle));
-                        PRAGMA user_version = 1;
-                        """)
-                    return .commit
-                }
-                database = queue
-                break
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && attempt < 20 {
-                attempt += 1
-                usleep(useconds_t(5_000 * attempt))
-            } catch {
-                throw AppexError(.registry, "cannot open the approval registry \(path): \(error)", underlying: error)
-            }
+        do {
+            database = try SharedDatabase.open(path: path, label: "appex.registry", version: 1, schema: """
+                CREATE TABLE IF NOT EXISTS decision (
+                    host TEXT NOT NULL,
+                    bundle TEXT NOT NULL,
+                    enabled BOOLEAN NOT NULL,
+                    team TEXT,
+                    updatedAt DATETIME NOT NULL,
+                    PRIMARY KEY (host, bundle));
+                """)
+        } catch {
+            throw AppexError(.registry, "cannot open the approval registry \(path): \(error)", underlying: error)
         }
     }
 

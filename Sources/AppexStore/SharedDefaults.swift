@@ -1,0 +1,248 @@
+public import AppexCore
+import AppexSQLite
+public import Foundation
+import GRDB
+import Synchronization
+
+/// A defaults suite shared by the processes of an app group: the `UserDefaults` API shape,
+/// backed by SQLite in the group's container, durable when a setter returns.
+///
+/// ```swift
+/// let defaults = try SharedDefaults(group: AppGroup("group.com.example.app", context: try .current()))
+/// try defaults.set(true, forKey: "userLoggedIn")
+/// let count = try defaults.update("launches") { old in .integer((old?.integerValue ?? 0) + 1) }
+/// ```
+///
+/// Values are property-list values (``PropertyListValue``: strings, numbers, booleans, dates,
+/// data, arrays, dictionaries) or any `Codable` value (``set(encoded:forKey:)``).
+/// ``update(_:_:)`` is an atomic read-modify-write across processes: no concurrent update from
+/// another process is ever lost. The file is
+/// `<container>/Library/Preferences/<suite>.sqlite` (WAL, `synchronous = FULL`).
+public final class SharedDefaults: Sendable {
+    /// The suite's name (by default the group's identifier).
+    public let suiteName: String
+    /// The group whose container holds the suite.
+    public let group: AppGroup
+    /// The SQLite file.
+    public let path: String
+    private let database: DatabaseQueue
+    private let registered = Mutex<[String: PropertyListValue]>([:])
+
+    /// Opens (creating if needed) the suite `suiteName` of `group`.
+    ///
+    /// - Throws: ``StoreError`` `invalidName` for a suite name that cannot name a file,
+    ///   `storage` when the database cannot be opened (the path is named).
+    public init(suiteName: String? = nil, group: AppGroup) throws(StoreError) {
+        let suite = suiteName ?? group.identifier
+        try AppGroup.checkName(suite)
+        self.suiteName = suite
+        self.group = group
+        let directory = group.containerPath + "/Library/Preferences"
+        path = directory + "/" + suite + ".sqlite"
+        do {
+            // Only its file helpers (private modes) are used here.
+            let environment = AppexEnvironment(home: group.containerPath)
+            try environment.makePrivateDirectory(group.containerPath + "/Library")
+            try environment.makePrivateDirectory(directory)
+            try environment.makePrivateFile(path)
+        } catch {
+            throw StoreError(.storage, "cannot make the defaults file \(path): \(error.message)")
+        }
+        do {
+            database = try SharedDatabase.open(path: path, label: "appex.defaults", version: 1, schema: """
+                CREATE TABLE IF NOT EXISTS entry (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    value BLOB NOT NULL,
+                    sequence INTEGER NOT NULL);
+                CREATE TABLE IF NOT EXISTS change (
+                    sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                    key TEXT NOT NULL);
+                """)
+        } catch {
+            throw StoreError(.storage, "cannot open the defaults \(path): \(error)")
+        }
+    }
+
+    // MARK: - Writing
+
+    /// Stores `value` for `key` (`nil` removes it); durable when this returns.
+    public func set(_ value: PropertyListValue?, forKey key: String) throws(StoreError) {
+        try update(key) { _ in value }
+    }
+
+    /// Stores a Boolean.
+    public func set(_ value: Bool, forKey key: String) throws(StoreError) { try set(.boolean(value), forKey: key) }
+    /// Stores an integer.
+    public func set(_ value: Int, forKey key: String) throws(StoreError) { try set(.integer(value), forKey: key) }
+    /// Stores a floating-point number.
+    public func set(_ value: Double, forKey key: String) throws(StoreError) { try set(.real(value), forKey: key) }
+    /// Stores a string.
+    public func set(_ value: String, forKey key: String) throws(StoreError) { try set(.string(value), forKey: key) }
+    /// Stores bytes.
+    public func set(_ value: Data, forKey key: String) throws(StoreError) { try set(.data(value), forKey: key) }
+    /// Stores a date.
+    public func set(_ value: Date, forKey key: String) throws(StoreError) { try set(.date(value), forKey: key) }
+
+    /// Stores any `Encodable` value (JSON inside the entry); read it with ``decoded(_:forKey:)``.
+    public func set<Value: Encodable>(encoded value: Value, forKey key: String) throws(StoreError) {
+        let data: Data
+        do { data = try JSONEncoder().encode(value) } catch {
+            throw StoreError(.storage, "cannot encode the value for \(key) in \(path): \(error)")
+        }
+        try set(.data(data), forKey: key)
+    }
+
+    /// Removes `key`.
+    public func removeObject(forKey key: String) throws(StoreError) {
+        try set(nil, forKey: key)
+    }
+
+    /// Reads, changes and writes `key` in one transaction that excludes every other writer, in
+    /// any process: concurrent updates are applied one after the other, none lost.
+    ///
+    /// - Parameter transform: gets the stored value (`nil` when absent; registered defaults do
+    ///   not count) and returns the new one (`nil` removes the key).
+    /// - Returns: the new value.
+    @discardableResult
+    public func update(_ key: String, _ transform: (PropertyListValue?) throws -> PropertyListValue?) throws(StoreError) -> PropertyListValue? {
+        do {
+            var result: PropertyListValue?
+            try database.inTransaction(.immediate) { db in
+                let old = try Self.read(key, in: db)
+                let new = try transform(old)
+                if new != old {
+                    try db.execute(sql: "INSERT INTO change (key) VALUES (?)", arguments: [key])
+                    let sequence = db.lastInsertedRowID
+                    if let new {
+                        try db.execute(sql: """
+                            INSERT INTO entry (key, value, sequence) VALUES (?, ?, ?)
+                            ON CONFLICT(key) DO UPDATE SET value = excluded.value, sequence = excluded.sequence
+                            """, arguments: [key, try Self.encode(new), sequence])
+                    } else {
+                        try db.execute(sql: "DELETE FROM entry WHERE key = ?", arguments: [key])
+                    }
+                }
+                result = new
+                return .commit
+            }
+            return result
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.storage, "cannot write \(key) to \(path): \(error)")
+        }
+    }
+
+    // MARK: - Reading
+
+    /// Values used when a key is not stored (kept in this process only, as `UserDefaults` does).
+    public func register(defaults: [String: PropertyListValue]) {
+        registered.withLock { $0.merge(defaults) { _, new in new } }
+    }
+
+    /// The stored value of `key`, else its registered default, else `nil`. A database that
+    /// cannot be read reads as absent (writes report such failures).
+    public func object(forKey key: String) -> PropertyListValue? {
+        if let stored = try? database.read({ db in try Self.read(key, in: db) }) { return stored }
+        return registered.withLock { $0[key] }
+    }
+
+    /// The value as a Boolean: `false` when absent (numbers: not zero; strings: YES/true/1).
+    public func bool(forKey key: String) -> Bool {
+        switch object(forKey: key) {
+        case .boolean(let value): value
+        case .integer(let value): value != 0
+        case .real(let value): value != 0
+        case .string(let value): ["yes", "true", "1"].contains(value.lowercased())
+        default: false
+        }
+    }
+
+    /// The value as an integer: 0 when absent or not a number.
+    public func integer(forKey key: String) -> Int {
+        switch object(forKey: key) {
+        case .integer(let value): value
+        case .real(let value): value.isFinite ? Int(exactly: value.rounded(.towardZero)) ?? 0 : 0
+        case .boolean(let value): value ? 1 : 0
+        case .string(let value): Int(value) ?? 0
+        default: 0
+        }
+    }
+
+    /// The value as a floating-point number: 0 when absent or not a number.
+    public func double(forKey key: String) -> Double {
+        switch object(forKey: key) {
+        case .real(let value): value
+        case .integer(let value): Double(value)
+        case .boolean(let value): value ? 1 : 0
+        case .string(let value): Double(value) ?? 0
+        default: 0
+        }
+    }
+
+    /// The value as a string (numbers are written out), or `nil`.
+    public func string(forKey key: String) -> String? {
+        switch object(forKey: key) {
+        case .string(let value): value
+        case .integer(let value): String(value)
+        case .real(let value): String(value)
+        default: nil
+        }
+    }
+
+    /// The value as bytes, or `nil`.
+    public func data(forKey key: String) -> Data? {
+        if case .data(let value) = object(forKey: key) { value } else { nil }
+    }
+    /// The value as a date, or `nil`.
+    public func date(forKey key: String) -> Date? {
+        if case .date(let value) = object(forKey: key) { value } else { nil }
+    }
+    /// The value as an array, or `nil`.
+    public func array(forKey key: String) -> [PropertyListValue]? { object(forKey: key)?.arrayValue }
+    /// The value as a dictionary, or `nil`.
+    public func dictionary(forKey key: String) -> [String: PropertyListValue]? { object(forKey: key)?.dictionaryValue }
+
+    /// A value stored with ``set(encoded:forKey:)``, decoded; `nil` when absent.
+    ///
+    /// - Throws: ``StoreError`` `storage` when the stored value is not a `Value`.
+    public func decoded<Value: Decodable>(_ type: Value.Type, forKey key: String) throws(StoreError) -> Value? {
+        guard let data = data(forKey: key) else { return nil }
+        do { return try JSONDecoder().decode(Value.self, from: data) } catch {
+            throw StoreError(.storage, "the value of \(key) in \(path) is not a \(Value.self): \(error)")
+        }
+    }
+
+    /// Every registered default, overridden by every stored value.
+    public func dictionaryRepresentation() -> [String: PropertyListValue] {
+        var result = registered.withLock { $0 }
+        let stored = (try? database.read { db -> [String: PropertyListValue] in
+            var values: [String: PropertyListValue] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT key, value FROM entry")
+            while let row = try rows.next() {
+                let key: String = row["key"]
+                let blob: Data = row["value"]
+                if let value = try? Self.decode(blob) { values[key] = value }
+            }
+            return values
+        }) ?? [:]
+        result.merge(stored) { _, new in new }
+        return result
+    }
+
+    // MARK: - Storage
+
+    private static func read(_ key: String, in db: Database) throws -> PropertyListValue? {
+        guard let blob = try Data.fetchOne(db, sql: "SELECT value FROM entry WHERE key = ?", arguments: [key]) else { return nil }
+        return try decode(blob)
+    }
+
+    /// A value is stored as a binary property list `{"v": value}`.
+    private static func encode(_ value: PropertyListValue) throws -> Data {
+        try PropertyListFormat.binary.encode(["v": value])
+    }
+
+    private static func decode(_ blob: Data) throws -> PropertyListValue? {
+        try PropertyListValue.dictionary(fromPropertyList: Array(blob))["v"]
+    }
+}

@@ -1,0 +1,89 @@
+import AppexCore
+import AppexStore
+import AppexTesting
+import Foundation
+import Testing
+
+/// Shared defaults in an app group's container.
+@Suite struct SharedDefaultsTests {
+    let world: AppexTestEnvironment
+    let group: AppGroup
+    init() throws {
+        world = try AppexTestEnvironment()
+        let context = ProcessContext(bundleIdentifier: "com.example.hostapp", team: world.team.teamIdentifier,
+                                     entitlements: Entitlements(applicationGroups: ["group.com.example.app"], keychainAccessGroups: []))
+        group = try AppGroup("group.com.example.app", context: context, environment: world.environment)
+    }
+
+    struct Profile: Codable, Equatable {
+        var name: String
+        var instance: URL
+    }
+
+    @Test("every value type round-trips and survives reopening the suite")
+    func roundTrips() throws {
+        let defaults = try SharedDefaults(group: group)
+        let date = Date(timeIntervalSince1970: 1_700_000_000)
+        try defaults.set(true, forKey: "bool")
+        try defaults.set(42, forKey: "int")
+        try defaults.set(2.5, forKey: "double")
+        try defaults.set("héllo", forKey: "string")
+        try defaults.set(Data([1, 2, 3]), forKey: "data")
+        try defaults.set(date, forKey: "date")
+        try defaults.set(.array([.string("a"), .integer(1)]), forKey: "array")
+        try defaults.set(.dictionary(["k": .boolean(false)]), forKey: "dictionary")
+        try defaults.set(encoded: Profile(name: "Ada", instance: URL(string: "https://example.my.salesforce.com")!), forKey: "profile")
+        #expect(defaults.path == group.containerPath + "/Library/Preferences/group.com.example.app.sqlite")
+
+        let reopened = try SharedDefaults(group: group)
+        #expect(reopened.bool(forKey: "bool"))
+        #expect(reopened.integer(forKey: "int") == 42)
+        #expect(reopened.double(forKey: "double") == 2.5)
+        #expect(reopened.string(forKey: "string") == "héllo")
+        #expect(reopened.data(forKey: "data") == Data([1, 2, 3]))
+        #expect(reopened.date(forKey: "date") == date)
+        #expect(reopened.array(forKey: "array") == [.string("a"), .integer(1)])
+        #expect(reopened.dictionary(forKey: "dictionary") == ["k": .boolean(false)])
+        #expect(try reopened.decoded(Profile.self, forKey: "profile")?.name == "Ada")
+        #expect(throws: StoreError.self) { _ = try reopened.decoded([Int].self, forKey: "profile") }
+
+        try reopened.removeObject(forKey: "int")
+        #expect(defaults.object(forKey: "int") == nil)
+        #expect(defaults.integer(forKey: "int") == 0)
+    }
+
+    @Test("registered defaults fill in for absent keys, in this process only; dictionaryRepresentation merges")
+    func registeredDefaults() throws {
+        let defaults = try SharedDefaults(group: group)
+        defaults.register(defaults: ["theme": .string("dark"), "count": .integer(1)])
+        try defaults.set(5, forKey: "count")
+        #expect(defaults.string(forKey: "theme") == "dark")
+        #expect(defaults.integer(forKey: "count") == 5)
+        #expect(defaults.dictionaryRepresentation() == ["theme": .string("dark"), "count": .integer(5)])
+        #expect(try SharedDefaults(group: group).object(forKey: "theme") == nil)
+    }
+
+    @Test("concurrent read-modify-write through separate connections loses no update (8 writers x 50 increments)")
+    func atomicUpdates() async throws {
+        let group = self.group
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            for _ in 0..<8 {
+                tasks.addTask {
+                    let defaults = try SharedDefaults(group: group)  // its own SQLite connection
+                    for _ in 0..<50 {
+                        try defaults.update("counter") { old in .integer((old.flatMap { if case .integer(let n) = $0 { n } else { nil } } ?? 0) + 1) }
+                        await Task.yield()
+                    }
+                }
+            }
+            try await tasks.waitForAll()
+        }
+        #expect(try SharedDefaults(group: group).integer(forKey: "counter") == 400)
+    }
+
+    @Test("a suite name that cannot name a file is refused")
+    func badSuiteName() throws {
+        let error = try #require(throws: StoreError.self) { try SharedDefaults(suiteName: "../escape", group: group) }
+        #expect(error.code == .invalidName)
+    }
+}
