@@ -98,6 +98,7 @@ let package = Package(
             dependencies: [
                 "AppexCore",
                 "AppexHost",
+                "AppexStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift

@@ -87,3 +87,42 @@ import Testing
         #expect(error.code == .invalidName)
     }
 }
+
+/// `appex defaults`, like macOS `defaults`, in real processes.
+@Suite struct DefaultsCommandTests {
+    @Test("write then read prints the value alone; the suite as JSON; delete; writes from separate processes are seen by the library")
+    func writeReadDelete() async throws {
+        let world = try AppexTestEnvironment()
+        let group = "group.com.example.app"
+        #expect(try await appex("defaults", "write", "--group", group, "greeting", "hello world", in: world).status == 0)
+        #expect(try await appex("defaults", "write", "--group", group, "--int", "count", "7", in: world).status == 0)
+        #expect(try await appex("defaults", "write", "--group", group, "--bool", "loggedIn", "yes", in: world).status == 0)
+        #expect(try await appex("defaults", "read", "--group", group, "greeting", in: world).standardOutput == "hello world\n")
+        #expect(try await appex("defaults", "read", "--group", group, "loggedIn", in: world).standardOutput == "1\n")
+        let all = try await appex("defaults", "read", "--group", group, in: world)
+        #expect(all.standardOutput.contains("\"count\" : 7"))
+
+        let defaults = try SharedDefaults(group: AppGroup(group, context: .owner, environment: world.environment))
+        #expect(defaults.integer(forKey: "count") == 7)
+        #expect(defaults.bool(forKey: "loggedIn"))
+
+        #expect(try await appex("defaults", "delete", "--group", group, "count", in: world).status == 0)
+        let missing = try await appex("defaults", "read", "--group", group, "count", in: world)
+        #expect(missing.status == 1)
+        #expect(missing.standardError.contains("count"))
+    }
+
+    @Test("--as a bundle without the group's entitlement: exit 1, and the message names the group and the entitlement")
+    func refusedAsBundle() async throws {
+        let world = try AppexTestEnvironment()
+        let bundle = try FixtureBundles.makeExtension(in: world.root.appending("Bundles"), name: "Other", bundleIdentifier: "com.example.other",
+                                                      extensionPoint: "com.example.hostapp.HostAppFeature",
+                                                      entitlements: Entitlements(applicationGroups: ["group.com.example.else"], keychainAccessGroups: []),
+                                                      signedBy: world.team)
+        let refused = try await appex("defaults", "read", "--group", "group.com.example.app", "--as", bundle, "key", in: world)
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("group.com.example.app"))
+        #expect(refused.standardError.contains("com.apple.security.application-groups"))
+        #expect(refused.standardOutput.isEmpty)
+    }
+}
