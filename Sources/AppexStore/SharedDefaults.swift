@@ -230,6 +230,69 @@ public final class SharedDefaults: Sendable {
         return result
     }
 
+    // MARK: - Observing
+
+    /// One committed change, as an observer sees it.
+    public struct Change: Sendable, Equatable {
+        /// The change's number in the suite: strictly increasing in commit order, across processes.
+        public let sequence: Int64
+        /// The key that changed.
+        public let key: String
+        /// The key's value when the change was delivered (`nil`: removed).
+        public let value: PropertyListValue?
+    }
+
+    /// The suite's changes from now on, in commit order, made by any process.
+    ///
+    /// Not lossy, unlike Darwin notifications: every commit is numbered in the suite's change
+    /// log, and the observer reads the log from the last number it delivered, so a burst of
+    /// writes is delivered whole and in order. The observer's thread wakes on inotify events of
+    /// the suite's files (checking every 100 ms as well), and ends when the sequence is no longer
+    /// iterated.
+    ///
+    /// - Parameter key: only changes of this key; `nil`: every key.
+    public func changes(forKey key: String? = nil) -> AsyncStream<Change> {
+        let (stream, continuation) = AsyncStream<Change>.makeStream(bufferingPolicy: .unbounded)
+        let start = (try? database.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM change") }) ?? 0
+        let watcher: DirectoryWatcher
+        do { watcher = try DirectoryWatcher() } catch {
+            continuation.finish()
+            return stream
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        let ended = Mutex(false)
+        continuation.onTermination = { _ in
+            ended.withLock { $0 = true }
+            watcher.wake()
+        }
+        let started = startDetachedThread(name: "appex.defaults") { [self] in
+            var last = start
+            watcher.watch([directory])
+            while !ended.withLock({ $0 }) {
+                for change in self.changes(after: last) {
+                    last = change.sequence
+                    if key == nil || change.key == key { continuation.yield(change) }
+                }
+                _ = watcher.wait(timeoutMilliseconds: 100)
+            }
+        }
+        if !started { continuation.finish() }
+        return stream
+    }
+
+    /// The logged changes after `sequence`, oldest first, with the keys' current values.
+    private func changes(after sequence: Int64) -> [Change] {
+        (try? database.read { db -> [Change] in
+            var found: [Change] = []
+            let rows = try Row.fetchCursor(db, sql: "SELECT sequence, key FROM change WHERE sequence > ? ORDER BY sequence", arguments: [sequence])
+            while let row = try rows.next() {
+                let key: String = row["key"]
+                found.append(Change(sequence: row["sequence"], key: key, value: try Self.read(key, in: db)))
+            }
+            return found
+        }) ?? []
+    }
+
     // MARK: - Storage
 
     private static func read(_ key: String, in db: Database) throws -> PropertyListValue? {

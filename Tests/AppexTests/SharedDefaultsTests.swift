@@ -126,3 +126,56 @@ import Testing
         #expect(refused.standardOutput.isEmpty)
     }
 }
+
+/// Change observation across processes.
+@Suite struct DefaultsObservationTests {
+    @Test("a write by another process (the appex tool) reaches an observer of the key, with its value")
+    func crossProcessChange() async throws {
+        let world = try AppexTestEnvironment()
+        let group = "group.com.example.app"
+        let defaults = try SharedDefaults(group: AppGroup(group, context: .owner, environment: world.environment))
+        let changes = defaults.changes(forKey: "userLoggedIn")
+        let received = Task { () -> SharedDefaults.Change? in
+            for await change in changes { return change }
+            return nil
+        }
+        #expect(try await appex("defaults", "write", "--group", group, "--bool", "userLoggedIn", "true", in: world).status == 0)
+        let change = try #require(await withTimeout(seconds: 10) { await received.value } ?? nil)
+        #expect(change.key == "userLoggedIn")
+        #expect(change.value == .boolean(true))
+    }
+
+    @Test("a burst of writes is delivered whole and in commit order (no change lost)")
+    func burstInOrder() async throws {
+        let world = try AppexTestEnvironment()
+        let group = try AppGroup("group.com.example.app", context: .owner, environment: world.environment)
+        let observed = try SharedDefaults(group: group)
+        let changes = observed.changes()
+        let writer = try SharedDefaults(group: group)  // another connection
+        for index in 0..<50 { try writer.set(index, forKey: "key\(index % 5)") }
+        var sequences: [Int64] = []
+        var keys: [String] = []
+        for await change in changes {
+            sequences.append(change.sequence)
+            keys.append(change.key)
+            if sequences.count == 50 { break }
+        }
+        #expect(sequences == sequences.sorted())
+        #expect(Set(sequences).count == 50)
+        #expect(keys == (0..<50).map { "key\($0 % 5)" })
+    }
+}
+
+/// `body`'s result, or `nil` when it takes longer than `seconds` (the test then fails on `nil`).
+func withTimeout<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async -> T) async -> T? {
+    await withTaskGroup(of: T?.self) { group in
+        group.addTask { await body() }
+        group.addTask {
+            try? await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+}

@@ -4,14 +4,14 @@ import Synchronization
 
 /// Polling stand-in for the inotify watcher where inotify does not exist: reports a possible
 /// change every half second, and the monitor's snapshot comparison filters out non-changes.
-final class DirectoryWatcher: Sendable {
+package final class DirectoryWatcher: Sendable {
     private let woken = Mutex(false)
-    init() throws(AppexErrorBox) {}
+    package init() throws(AppexErrorBox) {}
 
     @discardableResult
-    func watch(_ directories: Set<String>) -> Bool { false }
+    package func watch(_ directories: Set<String>) -> Bool { false }
 
-    func wait(timeoutMilliseconds timeout: Int32) -> WaitResult {
+    package func wait(timeoutMilliseconds timeout: Int32) -> WaitResult {
         let step: UInt32 = 10_000
         var waited: UInt32 = 0
         let limit = timeout < 0 ? UInt32(500_000) : min(UInt32(timeout) * 1000, 500_000)
@@ -23,8 +23,8 @@ final class DirectoryWatcher: Sendable {
         return timeout < 0 || UInt32(timeout) * 1000 > 500_000 ? .changed : .timedOut
     }
 
-    func wake() { woken.withLock { $0 = true } }
+    package func wake() { woken.withLock { $0 = true } }
 
-    enum WaitResult { case changed, woken, timedOut }
+    package enum WaitResult { case changed, woken, timedOut }
 }
 #endif

@@ -5,7 +5,7 @@
 ///
 /// Used by one thread at a time (the monitor's), except ``wake()``, which any thread may call:
 /// it writes a byte to a pipe, which is safe from anywhere.
-final class DirectoryWatcher: @unchecked Sendable {
+package final class DirectoryWatcher: @unchecked Sendable {
     private let inotify: Int32
     private let wakeup: Int32
     private let wakeupWriter: Int32
@@ -13,7 +13,7 @@ final class DirectoryWatcher: @unchecked Sendable {
     private var watches: [String: Int32] = [:]
     private var paths: [Int32: Set<String>] = [:]
 
-    init() throws(AppexErrorBox) {
+    package init() throws(AppexErrorBox) {
         inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard inotify >= 0 else { throw AppexErrorBox("inotify_init1 failed: \(String(cString: strerror(errno)))") }
         var pipeEnds: [Int32] = [0, 0]
@@ -38,7 +38,7 @@ final class DirectoryWatcher: @unchecked Sendable {
     /// Watches exactly `directories` (missing ones are skipped; they appear through their parent).
     /// - Returns: whether a watch was added (the caller should look again for changes it missed).
     @discardableResult
-    func watch(_ directories: Set<String>) -> Bool {
+    package func watch(_ directories: Set<String>) -> Bool {
         var added = false
         for (path, descriptor) in watches where !directories.contains(path) {
             forget(path, descriptor: descriptor, removeWatch: true)
@@ -68,7 +68,7 @@ final class DirectoryWatcher: @unchecked Sendable {
     /// Blocks until something changes, ``wake()`` is called, or `timeout` milliseconds pass
     /// (-1: no limit). Drains pending events.
     /// - Returns: `.changed`, `.woken` or `.timedOut`.
-    func wait(timeoutMilliseconds timeout: Int32) -> WaitResult {
+    package func wait(timeoutMilliseconds timeout: Int32) -> WaitResult {
         var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeup, events: Int16(POLLIN), revents: 0)]
         let ready = poll(&fds, 2, timeout)
         if ready <= 0 { return .timedOut }
@@ -107,11 +107,11 @@ final class DirectoryWatcher: @unchecked Sendable {
     }
 
     /// Makes a blocked ``wait(timeoutMilliseconds:)`` return `.woken`.
-    func wake() {
+    package func wake() {
         var one: UInt8 = 1
         _ = write(wakeupWriter, &one, 1)
     }
 
-    enum WaitResult { case changed, woken, timedOut }
+    package enum WaitResult { case changed, woken, timedOut }
 }
 #endif
