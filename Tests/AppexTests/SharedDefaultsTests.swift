@@ -179,3 +179,43 @@ func withTimeout<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () as
         return first
     }
 }
+
+/// The store fixture executable built beside the test bundle.
+let storeExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathComponent().appendingPathComponent("AppexFixtureStore").path
+
+/// Several real processes on one suite.
+@Suite struct DefaultsProcessTests {
+    @Test("4 processes x 100 atomic increments = 400 exactly")
+    func processesIncrement() async throws {
+        let world = try AppexTestEnvironment()
+        let group = "group.com.example.app"
+        let results = try await withThrowingTaskGroup(of: ProcessOutput.self) { tasks in
+            for _ in 0..<4 {
+                tasks.addTask { try await run(storeExecutable, ["increment", group, "counter", "100"], environment: world.processVariables, timeout: 120) }
+            }
+            return try await tasks.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.allSatisfy { $0.status == 0 }, "\(results.map(\.standardError))")
+        let defaults = try SharedDefaults(group: AppGroup(group, context: .owner, environment: world.environment))
+        #expect(defaults.integer(forKey: "counter") == 400)
+    }
+
+    @Test("a writer killed with SIGKILL at random moments never leaves a torn or lost committed value")
+    func writerKilled() async throws {
+        let world = try AppexTestEnvironment()
+        let group = "group.com.example.app"
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<8 {
+            let lifetime = Double.random(in: 0.15...0.5, using: &generator)
+            let output = try await run(storeExecutable, ["write-loop", group, "value"], environment: world.processVariables, timeout: lifetime)
+            let printed = output.standardOutput.split(separator: "\n").compactMap { Int($0) }
+            // Reopened after the kill: the file is whole, and no value the writer reported is lost.
+            let defaults = try SharedDefaults(group: AppGroup(group, context: .owner, environment: world.environment))
+            guard case .integer(let stored) = defaults.object(forKey: "value") else {
+                Issue.record("no integer value after the kill (printed \(printed.suffix(1)))")
+                continue
+            }
+            #expect(stored >= (printed.last ?? 0))
+        }
+    }
+}
