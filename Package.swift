@@ -60,7 +60,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "AppexFixtureEcho",
-            dependencies: ["AppexExtension", "AppexFixtureInterfaces"],
+            dependencies: ["AppexExtension", "AppexFixtureInterfaces", "AppexStore"],
             path: "Tests/Fixtures/AppexFixtureEcho",
             swiftSettings: strictSwift
         ),

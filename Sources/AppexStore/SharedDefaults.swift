@@ -56,7 +56,8 @@ public final class SharedDefaults: Sendable {
                     sequence INTEGER NOT NULL);
                 CREATE TABLE IF NOT EXISTS change (
                     sequence INTEGER PRIMARY KEY AUTOINCREMENT,
-                    key TEXT NOT NULL);
+                    key TEXT NOT NULL,
+                    value BLOB);
                 """)
         } catch {
             throw StoreError(.storage, "cannot open the defaults \(path): \(error)")
@@ -111,13 +112,14 @@ public final class SharedDefaults: Sendable {
                 let old = try Self.read(key, in: db)
                 let new = try transform(old)
                 if new != old {
-                    try db.execute(sql: "INSERT INTO change (key) VALUES (?)", arguments: [key])
+                    let blob = try new.map(Self.encode)
+                    try db.execute(sql: "INSERT INTO change (key, value) VALUES (?, ?)", arguments: [key, blob])
                     let sequence = db.lastInsertedRowID
-                    if let new {
+                    if let blob {
                         try db.execute(sql: """
                             INSERT INTO entry (key, value, sequence) VALUES (?, ?, ?)
                             ON CONFLICT(key) DO UPDATE SET value = excluded.value, sequence = excluded.sequence
-                            """, arguments: [key, try Self.encode(new), sequence])
+                            """, arguments: [key, blob, sequence])
                     } else {
                         try db.execute(sql: "DELETE FROM entry WHERE key = ?", arguments: [key])
                     }
@@ -238,7 +240,7 @@ public final class SharedDefaults: Sendable {
         public let sequence: Int64
         /// The key that changed.
         public let key: String
-        /// The key's value when the change was delivered (`nil`: removed).
+        /// The value this change committed (`nil`: removed).
         public let value: PropertyListValue?
     }
 
@@ -280,14 +282,14 @@ public final class SharedDefaults: Sendable {
         return stream
     }
 
-    /// The logged changes after `sequence`, oldest first, with the keys' current values.
+    /// The logged changes after `sequence`, oldest first, each with the value it committed.
     private func changes(after sequence: Int64) -> [Change] {
         (try? database.read { db -> [Change] in
             var found: [Change] = []
-            let rows = try Row.fetchCursor(db, sql: "SELECT sequence, key FROM change WHERE sequence > ? ORDER BY sequence", arguments: [sequence])
+            let rows = try Row.fetchCursor(db, sql: "SELECT sequence, key, value FROM change WHERE sequence > ? ORDER BY sequence", arguments: [sequence])
             while let row = try rows.next() {
-                let key: String = row["key"]
-                found.append(Change(sequence: row["sequence"], key: key, value: try Self.read(key, in: db)))
+                let blob: Data? = row["value"]
+                found.append(Change(sequence: row["sequence"], key: row["key"], value: try blob.flatMap(Self.decode)))
             }
             return found
         }) ?? []

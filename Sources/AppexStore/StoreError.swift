@@ -11,6 +11,8 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case untrustedProcess = "untrusted-process"
         /// A group or suite name that cannot name a container.
         case invalidName = "invalid-name"
+        /// The call needs a signed-in user and there is none (the host has not logged in).
+        case notLoggedIn = "not-logged-in"
         /// The file system or database failed.
         case storage
     }

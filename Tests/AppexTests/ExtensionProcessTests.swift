@@ -2,6 +2,7 @@ import AppexCore
 import AppexFixtureInterfaces
 import AppexHost
 import AppexIPC
+import AppexStore
 import Distributed
 import AppexTesting
 import Foundation
@@ -18,11 +19,15 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
     init(fixture: HostFixture) { self.fixture = fixture }
 
     /// Installs the echo fixture as a signed extension and returns its identity.
-    func installEcho(inHost: Bool = true, id: String = "com.example.echo", point: String = HostFixture.point) throws -> AppExtensionIdentity {
+    func installEcho(inHost: Bool = true, id: String = "com.example.echo", point: String = HostFixture.point,
+                     entitlements: Entitlements? = nil) throws -> AppExtensionIdentity {
         let name = String(id.split(separator: ".").last ?? "Echo").capitalized
         let path = try fixture.addExtension(name, id: id, inHost: inHost, point: point, unsigned: true)
         try FileManager.default.removeItem(atPath: path + "/Extension")
         try FileManager.default.copyItem(atPath: echoExecutable, toPath: path + "/Extension")
+        if let entitlements {
+            try FixtureBundles.write(PropertyListFormat.xml.encode(entitlements.propertyList), to: path + "/Entitlements.plist")
+        }
         try AppexBundle.sign(at: path, with: fixture.world.team)
         return try #require(try fixture.discovery().snapshot().extensions.first { $0.bundleIdentifier == id }?.identity)
     }
@@ -102,6 +107,30 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
         } throws: { error in
             guard let error = error as? AppexError else { return false }
             return error.code == .launchFailed && error.message.contains("not the launched process")
+        }
+    }
+
+    @Test("an extension launched by the host sees the host's login and its changes; before login it is refused with not-logged-in")
+    func loginStatusReachesTheExtension() async throws {
+        let group = "group.com.example.app"
+        let identity = try installEcho(entitlements: Entitlements(applicationGroups: [group], keychainAccessGroups: []))
+        let process = try process(identity)
+        defer { process.invalidate() }
+        // The host, as its signed bundle would vouch for it: same team, entitled to the group.
+        let hostContext = ProcessContext(bundleIdentifier: HostFixture.hostIdentifier, team: fixture.world.team.teamIdentifier,
+                                         entitlements: Entitlements(applicationGroups: [group], keychainAccessGroups: []))
+        let host = try LoginStatus(group: AppGroup(group, context: hostContext, environment: fixture.world.environment))
+        await #expect {
+            _ = try await process.send(EchoRequest(command: "login", text: group), expecting: EchoReply.self)
+        } throws: { error in "\(error)".contains("not-logged-in") }
+
+        try host.publish(UserAccount(identifier: "005xx", name: "Ada", instanceURL: URL(string: "https://example.my.salesforce.com")!))
+        #expect(try await process.send(EchoRequest(command: "login", text: group), expecting: EchoReply.self).text == "Ada")
+        try host.publish(UserAccount(identifier: "005yy", name: "Grace", instanceURL: URL(string: "https://example.my.salesforce.com")!))
+        #expect(try await process.send(EchoRequest(command: "login", text: group), expecting: EchoReply.self).text == "Grace")
+        try host.publish(nil)
+        await #expect(throws: AppexError.self) {
+            _ = try await process.send(EchoRequest(command: "login", text: group), expecting: EchoReply.self)
         }
     }
 

@@ -219,3 +219,29 @@ let storeExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathComp
         }
     }
 }
+
+/// The host's login status, as extensions see it.
+@Suite struct LoginStatusTests {
+    @Test("before login requireUser refuses with not-logged-in; publish and logout arrive in order on changes")
+    func loginAndLogout() async throws {
+        let world = try AppexTestEnvironment()
+        let group = try AppGroup("group.com.example.app", context: .owner, environment: world.environment)
+        let host = try LoginStatus(group: group)
+        let extensionSide = try LoginStatus(group: group)  // another connection, as another process
+        #expect(!extensionSide.isUserLoggedIn)
+        let error = try #require(throws: StoreError.self) { try extensionSide.requireUser() }
+        #expect(error.code == .notLoggedIn)
+
+        let changes = extensionSide.changes
+        let ada = UserAccount(identifier: "005xx", name: "Ada", instanceURL: URL(string: "https://example.my.salesforce.com")!)
+        try host.publish(ada)
+        try host.publish(nil)
+        var seen: [UserAccount?] = []
+        for await user in changes {
+            seen.append(user)
+            if seen.count == 2 { break }
+        }
+        #expect(seen == [ada, nil])
+        #expect(!extensionSide.isUserLoggedIn)
+    }
+}

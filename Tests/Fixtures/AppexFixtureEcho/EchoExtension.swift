@@ -2,6 +2,7 @@ import AppexCore
 import AppexExtension
 import AppexFixtureInterfaces
 import AppexIPC
+import AppexStore
 import Distributed
 import Foundation
 
@@ -21,6 +22,11 @@ struct EchoExtension: AppExtension {
                 for index in 0..<10_000 { print("stray output \(index) that must not reach the channel") }
             case "fail":
                 throw EchoFailure(text: request.text)
+            case "login":
+                // Who is logged in to the host, through the app group named by the text; refuses
+                // with not-logged-in before login.
+                let status = try LoginStatus(group: AppGroup(request.text, context: try ProcessContext.current()))
+                return EchoReply(text: try status.requireUser().name, pid: getpid())
             case "callback":
                 // Ask the host, and answer with what it said.
                 let answer = try await AppExtensionContext.callHost(HostQuestion(text: request.text), expecting: HostAnswer.self)

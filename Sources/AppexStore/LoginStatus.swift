@@ -1,0 +1,71 @@
+public import Foundation
+
+/// The signed-in user, as the host publishes it to its extensions.
+public struct UserAccount: Codable, Sendable, Hashable {
+    /// The user's identifier at the service.
+    public var identifier: String
+    /// A name to show.
+    public var name: String
+    /// The service instance the user belongs to (the Salesforce seed's `instanceUrl`).
+    public var instanceURL: URL
+
+    /// Makes an account.
+    public init(identifier: String, name: String, instanceURL: URL) {
+        self.identifier = identifier
+        self.name = name
+        self.instanceURL = instanceURL
+    }
+}
+
+/// Who is logged in, shared from the host to its extensions through the app group.
+///
+/// The host calls ``publish(_:)`` when its user changes (`nil` at logout); an extension reads
+/// ``isUserLoggedIn``/``currentUser``, observes ``changes``, and uses ``requireUser()`` at the
+/// entry points that need a user: before login they refuse with ``StoreError/Code/notLoggedIn``
+/// instead of crashing or guessing. Stored in the group's suite `appex.login`.
+public final class LoginStatus: Sendable {
+    private let defaults: SharedDefaults
+    private static let key = "currentUser"
+
+    /// The status shared in `group`.
+    public init(group: AppGroup) throws(StoreError) {
+        defaults = try SharedDefaults(suiteName: "appex.login", group: group)
+    }
+
+    /// Publishes the signed-in user (`nil`: logged out); durable when this returns.
+    public func publish(_ user: UserAccount?) throws(StoreError) {
+        if let user { try defaults.set(encoded: user, forKey: Self.key) } else { try defaults.removeObject(forKey: Self.key) }
+    }
+
+    /// The signed-in user, or `nil`.
+    public var currentUser: UserAccount? { try? defaults.decoded(UserAccount.self, forKey: Self.key) }
+
+    /// Whether a user is signed in.
+    public var isUserLoggedIn: Bool { currentUser != nil }
+
+    /// The signed-in user. - Throws: ``StoreError`` `notLoggedIn` before login.
+    public func requireUser() throws(StoreError) -> UserAccount {
+        guard let user = currentUser else {
+            throw StoreError(.notLoggedIn, "no user is logged in to the host of app group \(defaults.group.identifier): log in in the host app first")
+        }
+        return user
+    }
+
+    /// Every change of the signed-in user from now on (`nil`: logged out), in order, from any process.
+    public var changes: AsyncStream<UserAccount?> {
+        let changes = defaults.changes(forKey: Self.key)
+        return AsyncStream { continuation in
+            let task = Task {
+                for await change in changes {
+                    if case .data(let data) = change.value {
+                        continuation.yield(try? JSONDecoder().decode(UserAccount.self, from: data))
+                    } else {
+                        continuation.yield(nil)
+                    }
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
