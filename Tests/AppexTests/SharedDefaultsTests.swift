@@ -166,20 +166,6 @@ import Testing
     }
 }
 
-/// `body`'s result, or `nil` when it takes longer than `seconds` (the test then fails on `nil`).
-func withTimeout<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async -> T) async -> T? {
-    await withTaskGroup(of: T?.self) { group in
-        group.addTask { await body() }
-        group.addTask {
-            try? await Task.sleep(for: .seconds(seconds))
-            return nil
-        }
-        let first = await group.next() ?? nil
-        group.cancelAll()
-        return first
-    }
-}
-
 /// The store fixture executable built beside the test bundle.
 let storeExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathComponent().appendingPathComponent("AppexFixtureStore").path
 

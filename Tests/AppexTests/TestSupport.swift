@@ -100,17 +100,10 @@ struct HostFixture {
     }
 }
 
-/// Waits until the monitor's updates show a snapshot that satisfies `condition`, or fails
-/// after `seconds`.
-func waitForUpdate(of monitor: AppExtensionPoint.Monitor, within seconds: Double = 10,
-                   where condition: @escaping @Sendable (AppExtensionPoint.Monitor.Snapshot) -> Bool,
-                   sourceLocation: SourceLocation = #_sourceLocation) async -> AppExtensionPoint.Monitor.Snapshot? {
-    let updates = monitor.updates
-    let result = await withTaskGroup(of: AppExtensionPoint.Monitor.Snapshot?.self) { group in
-        group.addTask {
-            for await snapshot in updates where condition(snapshot) { return snapshot }
-            return nil
-        }
+/// `body`'s result, or `nil` when it takes longer than `seconds` (the test then fails on `nil`).
+func withTimeout<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async -> T) async -> T? {
+    await withTaskGroup(of: T?.self) { group in
+        group.addTask { await body() }
         group.addTask {
             try? await Task.sleep(for: .seconds(seconds))
             return nil
@@ -119,6 +112,18 @@ func waitForUpdate(of monitor: AppExtensionPoint.Monitor, within seconds: Double
         group.cancelAll()
         return first
     }
+}
+
+/// Waits until the monitor's updates show a snapshot that satisfies `condition`, or fails
+/// after `seconds`.
+func waitForUpdate(of monitor: AppExtensionPoint.Monitor, within seconds: Double = 10,
+                   where condition: @escaping @Sendable (AppExtensionPoint.Monitor.Snapshot) -> Bool,
+                   sourceLocation: SourceLocation = #_sourceLocation) async -> AppExtensionPoint.Monitor.Snapshot? {
+    let updates = monitor.updates
+    let result = await withTimeout(seconds: seconds) { () -> AppExtensionPoint.Monitor.Snapshot? in
+        for await snapshot in updates where condition(snapshot) { return snapshot }
+        return nil
+    } ?? nil
     if result == nil { Issue.record("no monitor update satisfied the condition within \(seconds) s", sourceLocation: sourceLocation) }
     return result
 }
