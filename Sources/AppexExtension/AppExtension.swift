@@ -80,7 +80,6 @@ public protocol AppExtensionConfiguration: Sendable {
 public final class HostConnection: Sendable {
     private struct State {
         var requestHandler: IPCConnection.PayloadHandler?
-        var resumed = false
         var declineReason: String?
     }
 
@@ -136,7 +135,7 @@ public final class HostConnection: Sendable {
     /// returns `true` — no message arrives before that — so set the handlers and exported object
     /// before returning; a handler set later misses the messages that came first.
     public func resume() {
-        state.withLock { $0.resumed = true }
+        // Nothing to do: the runtime serves once accept(connection:) returns true.
     }
 
     var handler: IPCConnection.PayloadHandler? { state.withLock { $0.requestHandler } }

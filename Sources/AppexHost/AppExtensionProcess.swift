@@ -379,18 +379,14 @@ public final class AppExtensionProcess: Sendable {
         let launched = pid
         // Its output is logged from the start: what it printed before a failed handshake says why.
         guard forwardOutput(outputReader, pid: launched) else {
-            kill(launched, SIGKILL)
-            var status: Int32 = 0
-            while waitpid(launched, &status, 0) < 0 && errno == EINTR {}
+            Self.abandonLaunch(launched)
             throw AppexError(.launchFailed, "cannot start the thread that logs \(identity.bundleIdentifier)'s output (pthread_create failed); the process was killed")
         }
         do {
             try applyLimits(to: launched)
             try handshake(on: channel, pid: launched)
         } catch {
-            kill(launched, SIGKILL)
-            var status: Int32 = 0
-            while waitpid(launched, &status, 0) < 0 && errno == EINTR {}
+            Self.abandonLaunch(launched)
             throw error
         }
         // Opened before the reaper exists: until it is reaped, the pid cannot name another process.
@@ -406,6 +402,15 @@ public final class AppExtensionProcess: Sendable {
         }
         child.connection.start()
         return child
+    }
+
+    /// Ends a child whose launch failed — its whole process group, so nothing it forked stays
+    /// behind — and reaps it. Safe by pid: not yet reaped, the pid (and group id) cannot be reused.
+    private static func abandonLaunch(_ pid: Int32) {
+        kill(-pid, SIGKILL)
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     }
 
     /// Applies the extension point's `AppexResourceLimits` to the new process (`prlimit`), before

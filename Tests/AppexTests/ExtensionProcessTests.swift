@@ -93,6 +93,8 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
     func helloFromAnotherProcess() async throws {
         let script = #"""
         #!/bin/sh
+        sleep 30 &
+        echo $! > helper.pid
         payload='{"protocolVersion":1,"extensionBundleIdentifier":"com.example.impostor","boundExtensionPoint":"com.example.hostapp.HostAppFeature","processIdentifier":'$$'}'
         length=${#payload}
         header=$(printf '\\%03o\\%03o' $((length % 256)) $((length / 256)))
@@ -108,6 +110,10 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
             guard let error = error as? AppexError else { return false }
             return error.code == .launchFailed && error.message.contains("not the launched process")
         }
+        // The refused process's whole group is ended: the helper it forked does not live on.
+        let helperFile = fixture.world.environment.home + "/ExtensionData/com.example.impostor/helper.pid"
+        let helper = try #require(Int32(String(contentsOfFile: helperFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(await eventually(within: 5) { !isRunning(helper) }, "the impostor's helper \(helper) outlived the failed launch")
     }
 
     @Test("an extension launched by the host sees the host's login and its changes; before login it is refused with not-logged-in")

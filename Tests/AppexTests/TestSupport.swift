@@ -128,3 +128,22 @@ func waitForUpdate(of monitor: AppExtensionPoint.Monitor, within seconds: Double
     return result
 }
 
+
+/// Whether `pid` names a live process (not gone, not a zombie waiting for its parent).
+func isRunning(_ pid: Int32) -> Bool {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = stat.lastIndex(of: ")") else { return false }
+    let state = stat[stat.index(after: close)...].split(separator: " ").first
+    return state != "Z" && state != "X"
+}
+
+/// Checks `condition` until it holds or `seconds` pass (event-free conditions only, such as a
+/// process ending). - Returns: whether it held.
+func eventually(within seconds: Double, _ condition: @escaping @Sendable () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return condition()
+}
