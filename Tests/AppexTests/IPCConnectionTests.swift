@@ -164,6 +164,15 @@ import Testing
         right.start()
         defer { left.invalidate(); right.invalidate() }
         let payload = [UInt8](repeating: 3, count: 200_000)  // in the socket, not shared memory
+        // Bounded: peers stuck in sendmsg never time out their calls (the callers would resume on
+        // the stuck threads), so a watchdog breaks the connections and the calls fail instead.
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(60))
+            Issue.record("the peers waited on each other's full socket buffers")
+            left.invalidate()
+            right.invalidate()
+        }
+        defer { watchdog.cancel() }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for side in [left, right] {
                 group.addTask {
@@ -172,7 +181,7 @@ import Testing
                         try await withThrowingTaskGroup(of: Void.self) { calls in
                             for _ in 0..<12 {
                                 calls.addTask {
-                                    let reply = try await side.call(payload, timeout: .seconds(60))
+                                    let reply = try await side.call(payload)
                                     #expect(reply.count == payload.count)
                                 }
                             }

@@ -153,13 +153,10 @@ import Testing
         let changes = observed.changes()
         let writer = try SharedDefaults(group: group)  // another connection
         for index in 0..<50 { try writer.set(index, forKey: "key\(index % 5)") }
-        var sequences: [Int64] = []
-        var keys: [String] = []
-        for await change in changes {
-            sequences.append(change.sequence)
-            keys.append(change.key)
-            if sequences.count == 50 { break }
-        }
+        let received = await collect(50, of: changes)
+        let sequences = received.map(\.sequence)
+        let keys = received.map(\.key)
+        #expect(received.count == 50)
         #expect(sequences == sequences.sorted())
         #expect(Set(sequences).count == 50)
         #expect(keys == (0..<50).map { "key\($0 % 5)" })
@@ -222,11 +219,7 @@ let storeExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathComp
         let ada = UserAccount(identifier: "005xx", name: "Ada", instanceURL: URL(string: "https://example.my.salesforce.com")!)
         try host.publish(ada)
         try host.publish(nil)
-        var seen: [UserAccount?] = []
-        for await user in changes {
-            seen.append(user)
-            if seen.count == 2 { break }
-        }
+        let seen = await collect(2, of: changes)
         #expect(seen == [ada, nil])
         #expect(!extensionSide.isUserLoggedIn)
     }

@@ -2,6 +2,7 @@ import AppexCore
 import AppexHost
 import AppexTesting
 import Foundation
+import Synchronization
 import Testing
 
 /// The folder of fixture files committed with the tests.
@@ -146,4 +147,21 @@ func eventually(within seconds: Double, _ condition: @escaping @Sendable () -> B
         try? await Task.sleep(for: .milliseconds(10))
     }
     return condition()
+}
+
+/// The first `count` elements of `sequence`, or those that came within `seconds` (a test then
+/// fails on the count instead of hanging).
+func collect<Element: Sendable>(_ count: Int, of sequence: AsyncStream<Element>, within seconds: Double = 10) async -> [Element] {
+    let box = Mutex<[Element]>([])
+    _ = await withTimeout(seconds: seconds) {
+        for await element in sequence {
+            let total = box.withLock { items -> Int in
+                items.append(element)
+                return items.count
+            }
+            if total == count { break }
+        }
+        return true
+    }
+    return box.withLock { $0 }
 }
