@@ -18,6 +18,8 @@ public struct AppGroup: Sendable, Hashable {
     public let context: ProcessContext
     /// The group's private directory (mode 0700).
     public let containerPath: String
+    /// Where the group's state lives.
+    public let environment: AppexEnvironment
 
     /// The group's container directory, created on first open. Mirrors
     /// `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)`.
@@ -34,6 +36,7 @@ public struct AppGroup: Sendable, Hashable {
         }
         self.identifier = identifier
         self.context = context
+        self.environment = environment
         self.containerPath = environment.home + "/AppGroups/" + identifier
         do {
             try environment.makePrivateDirectory(environment.home + "/AppGroups")

@@ -40,11 +40,8 @@ public final class SharedDefaults: Sendable {
         let directory = group.containerPath + "/Library/Preferences"
         path = directory + "/" + suite + ".sqlite"
         do {
-            // Only its file helpers (private modes) are used here.
-            let environment = AppexEnvironment(home: group.containerPath)
-            try environment.makePrivateDirectory(group.containerPath + "/Library")
-            try environment.makePrivateDirectory(directory)
-            try environment.makePrivateFile(path)
+            try group.environment.makePrivateDirectory(directory)  // and Library/, 0700 both
+            try group.environment.makePrivateFile(path)
         } catch {
             throw StoreError(.storage, "cannot make the defaults file \(path): \(error.message)")
         }
