@@ -39,7 +39,7 @@ let package = Package(
         ),
         .target(
             name: "AppexStore",
-            dependencies: ["AppexCore", "AppexSQLite", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["AppexCore", "AppexSQLite", "CAppexSystem", .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
             swiftSettings: strictSwift
         ),
         .target(

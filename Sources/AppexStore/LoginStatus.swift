@@ -24,11 +24,14 @@ public struct UserAccount: Codable, Sendable, Hashable {
 /// entry points that need a user: before login they refuse with ``StoreError/Code/notLoggedIn``
 /// instead of crashing or guessing. Stored in the group's suite `appex.login`.
 public final class LoginStatus: Sendable {
+    /// The group the status is shared in.
+    public let group: AppGroup
     private let defaults: SharedDefaults
     private static let key = "currentUser"
 
     /// The status shared in `group`.
     public init(group: AppGroup) throws(StoreError) {
+        self.group = group
         defaults = try SharedDefaults(suiteName: "appex.login", group: group)
     }
 
@@ -46,7 +49,7 @@ public final class LoginStatus: Sendable {
     /// The signed-in user. - Throws: ``StoreError`` `notLoggedIn` before login.
     public func requireUser() throws(StoreError) -> UserAccount {
         guard let user = currentUser else {
-            throw StoreError(.notLoggedIn, "no user is logged in to the host of app group \(defaults.group.identifier): log in in the host app first")
+            throw StoreError(.notLoggedIn, "no user is logged in to the host of app group \(group.identifier): log in in the host app first")
         }
         return user
     }

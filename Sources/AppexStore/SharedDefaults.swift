@@ -21,32 +21,41 @@ import Synchronization
 public final class SharedDefaults: Sendable {
     /// The suite's name (by default the group's identifier).
     public let suiteName: String
-    /// The group whose container holds the suite.
-    public let group: AppGroup
+    /// The group whose container holds the suite; `nil` for a process's own suite
+    /// (``DataSharing/standard``).
+    public let group: AppGroup?
     /// The SQLite file.
     public let path: String
-    private let database: DatabaseQueue
+    let database: DatabaseQueue
     private let registered = Mutex<[String: PropertyListValue]>([:])
+    private let cache = Mutex(ReadCache())
+    /// The database's WAL index, mapped to tell, without a query, whether anything was committed
+    /// since the cache was filled; `nil` where it cannot be mapped (reads then always query).
+    private let walIndex: WALIndex?
 
     /// Opens (creating if needed) the suite `suiteName` of `group`.
     ///
     /// - Throws: ``StoreError`` `invalidName` for a suite name that cannot name a file,
     ///   `storage` when the database cannot be opened (the path is named).
-    public init(suiteName: String? = nil, group: AppGroup) throws(StoreError) {
-        let suite = suiteName ?? group.identifier
+    public convenience init(suiteName: String? = nil, group: AppGroup) throws(StoreError) {
+        try self.init(suiteName: suiteName ?? group.identifier, container: group.containerPath, environment: group.environment, group: group)
+    }
+
+    /// Opens the suite `suite` in `<container>/Library/Preferences/`.
+    init(suiteName suite: String, container: String, environment: AppexEnvironment, group: AppGroup?) throws(StoreError) {
         try AppGroup.checkName(suite)
         self.suiteName = suite
         self.group = group
-        let directory = group.containerPath + "/Library/Preferences"
+        let directory = container + "/Library/Preferences"
         path = directory + "/" + suite + ".sqlite"
         do {
-            try group.environment.makePrivateDirectory(directory)  // and Library/, 0700 both
-            try group.environment.makePrivateFile(path)
+            try environment.makePrivateDirectory(directory)  // and its parents, 0700 all
+            try environment.makePrivateFile(path)
         } catch {
             throw StoreError(.storage, "cannot make the defaults file \(path): \(error.message)")
         }
         do {
-            database = try SharedDatabase.open(path: path, label: "appex.defaults", version: 1, schema: """
+            database = try SharedDatabase.open(path: path, label: "appex.defaults", version: 2, schema: """
                 CREATE TABLE IF NOT EXISTS entry (
                     key TEXT PRIMARY KEY NOT NULL,
                     value BLOB NOT NULL,
@@ -55,10 +64,16 @@ public final class SharedDefaults: Sendable {
                     sequence INTEGER PRIMARY KEY AUTOINCREMENT,
                     key TEXT NOT NULL,
                     value BLOB);
+                CREATE TABLE IF NOT EXISTS meta (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    value TEXT NOT NULL);
                 """)
         } catch {
             throw StoreError(.storage, "cannot open the defaults \(path): \(error)")
         }
+        // Opening read the database, so its connection has mapped the WAL index; the connection
+        // lives as long as this instance.
+        walIndex = WALIndex(database: database)
     }
 
     // MARK: - Writing
@@ -108,19 +123,7 @@ public final class SharedDefaults: Sendable {
             try database.inTransaction(.immediate) { db in
                 let old = try Self.read(key, in: db)
                 let new = try transform(old)
-                if new != old {
-                    let blob = try new.map(Self.encode)
-                    try db.execute(sql: "INSERT INTO change (key, value) VALUES (?, ?)", arguments: [key, blob])
-                    let sequence = db.lastInsertedRowID
-                    if let blob {
-                        try db.execute(sql: """
-                            INSERT INTO entry (key, value, sequence) VALUES (?, ?, ?)
-                            ON CONFLICT(key) DO UPDATE SET value = excluded.value, sequence = excluded.sequence
-                            """, arguments: [key, blob, sequence])
-                    } else {
-                        try db.execute(sql: "DELETE FROM entry WHERE key = ?", arguments: [key])
-                    }
-                }
+                if new != old { try Self.write(new, forKey: key, in: db) }
                 result = new
                 return .commit
             }
@@ -141,8 +144,12 @@ public final class SharedDefaults: Sendable {
 
     /// The stored value of `key`, else its registered default, else `nil`. A database that
     /// cannot be read reads as absent (writes report such failures).
+    ///
+    /// Reads come from a cache in this instance, checked against the database's WAL index on
+    /// every read (a memory compare, no query): a read sees every write committed before it
+    /// began, by any process.
     public func object(forKey key: String) -> PropertyListValue? {
-        if let stored = try? database.read({ db in try Self.read(key, in: db) }) { return stored }
+        if let stored = storedValues({ $0[key] }) { return stored }
         return registered.withLock { $0[key] }
     }
 
@@ -215,17 +222,7 @@ public final class SharedDefaults: Sendable {
     /// Every registered default, overridden by every stored value.
     public func dictionaryRepresentation() -> [String: PropertyListValue] {
         var result = registered.withLock { $0 }
-        let stored = (try? database.read { db -> [String: PropertyListValue] in
-            var values: [String: PropertyListValue] = [:]
-            let rows = try Row.fetchCursor(db, sql: "SELECT key, value FROM entry")
-            while let row = try rows.next() {
-                let key: String = row["key"]
-                let blob: Data = row["value"]
-                if let value = try? Self.decode(blob) { values[key] = value }
-            }
-            return values
-        }) ?? [:]
-        result.merge(stored) { _, new in new }
+        result.merge(storedValues { $0 }) { _, new in new }
         return result
     }
 
@@ -252,7 +249,7 @@ public final class SharedDefaults: Sendable {
     /// - Parameter key: only changes of this key; `nil`: every key.
     public func changes(forKey key: String? = nil) -> AsyncStream<Change> {
         let (stream, continuation) = AsyncStream<Change>.makeStream(bufferingPolicy: .unbounded)
-        let start = (try? database.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM change") }) ?? 0
+        let start = (try? database.read(Self.lastSequence)) ?? 0
         let watcher: DirectoryWatcher
         do { watcher = try DirectoryWatcher() } catch {
             continuation.finish()
@@ -292,11 +289,102 @@ public final class SharedDefaults: Sendable {
         }) ?? []
     }
 
+    // MARK: - The read cache
+
+    /// The stored values as of a WAL-index header.
+    private struct ReadCache {
+        var values: [String: PropertyListValue] = [:]
+        /// The last change applied to `values` (`nil`: never filled).
+        var sequence: Int64?
+        /// The header `values` are current for; `nil`: unknown, query before trusting them.
+        var header: WALIndex.Header?
+    }
+
+    /// Runs `body` on the stored values, current as of the moment of the call: the cache when the
+    /// WAL index says nothing was committed since it was filled, else the cache brought up to
+    /// date from the change log. A database that cannot be read reads as empty.
+    private func storedValues<Result>(_ body: ([String: PropertyListValue]) -> Result) -> Result {
+        let header = walIndex?.header()
+        return cache.withLock { cache in
+            if header == nil || cache.header != header {
+                do {
+                    try refresh(&cache)
+                    cache.header = header
+                } catch {
+                    cache = ReadCache()
+                }
+            }
+            return body(cache.values)
+        }
+    }
+
+    /// Brings `cache` up to date: every change logged after its sequence, or a full load.
+    private func refresh(_ cache: inout ReadCache) throws {
+        try database.read { db in
+            if let sequence = cache.sequence {
+                let rows = try Row.fetchCursor(db, sql: "SELECT sequence, key, value FROM change WHERE sequence > ? ORDER BY sequence", arguments: [sequence])
+                while let row = try rows.next() {
+                    let blob: Data? = row["value"]
+                    cache.values[row["key"]] = try blob.flatMap(Self.decode)
+                    cache.sequence = row["sequence"]
+                }
+            } else {
+                cache.values = try Self.entries(in: db)
+                cache.sequence = try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM change") ?? 0
+            }
+        }
+    }
+
     // MARK: - Storage
 
-    private static func read(_ key: String, in db: Database) throws -> PropertyListValue? {
+    /// Every stored entry (values that cannot be decoded are left out).
+    static func entries(in db: Database) throws -> [String: PropertyListValue] {
+        var values: [String: PropertyListValue] = [:]
+        let rows = try Row.fetchCursor(db, sql: "SELECT key, value FROM entry")
+        while let row = try rows.next() {
+            let blob: Data = row["value"]
+            if let value = try? decode(blob) { values[row["key"]] = value }
+        }
+        return values
+    }
+
+    static func read(_ key: String, in db: Database) throws -> PropertyListValue? {
         guard let blob = try Data.fetchOne(db, sql: "SELECT value FROM entry WHERE key = ?", arguments: [key]) else { return nil }
         return try decode(blob)
+    }
+
+    /// Stores `value` (`nil`: removes the key) and logs the change; inside a write transaction.
+    static func write(_ value: PropertyListValue?, forKey key: String, in db: Database) throws {
+        let blob = try value.map(encode)
+        try db.execute(sql: "INSERT INTO change (key, value) VALUES (?, ?)", arguments: [key, blob])
+        let sequence = db.lastInsertedRowID
+        if let blob {
+            try db.execute(sql: """
+                INSERT INTO entry (key, value, sequence) VALUES (?, ?, ?)
+                ON CONFLICT(key) DO UPDATE SET value = excluded.value, sequence = excluded.sequence
+                """, arguments: [key, blob, sequence])
+        } else {
+            try db.execute(sql: "DELETE FROM entry WHERE key = ?", arguments: [key])
+        }
+    }
+
+    /// The suite's own bookkeeping (not a defaults key): `nil` when unset.
+    static func meta(_ name: String, in db: Database) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT value FROM meta WHERE name = ?", arguments: [name])
+    }
+
+    /// Sets (`nil`: removes) a bookkeeping value; inside a write transaction.
+    static func setMeta(_ name: String, _ value: String?, in db: Database) throws {
+        if let value {
+            try db.execute(sql: "INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value", arguments: [name, value])
+        } else {
+            try db.execute(sql: "DELETE FROM meta WHERE name = ?", arguments: [name])
+        }
+    }
+
+    /// The number of the last logged change (0: none).
+    static func lastSequence(in db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM change") ?? 0
     }
 
     /// A value is stored as a binary property list `{"v": value}`.

@@ -325,3 +325,16 @@ int cappex_set_limit(pid_t pid, int resource, uint64_t soft, uint64_t hard) {
     return -1;
 #endif
 }
+
+int cappex_wal_index_header(const void *shm, uint64_t header[6]) {
+    const uint64_t *first = (const uint64_t *)shm;
+    const uint64_t *second = first + 6;
+    // SQLite's writer stores the second copy, then (after a barrier) the first; its readers load
+    // the first, then the second. Agreeing copies are a header no writer is in the middle of.
+    for (int i = 0; i < 6; i++) header[i] = __atomic_load_n(&first[i], __ATOMIC_ACQUIRE);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    for (int i = 0; i < 6; i++) {
+        if (__atomic_load_n(&second[i], __ATOMIC_ACQUIRE) != header[i]) return 0;
+    }
+    return 1;
+}

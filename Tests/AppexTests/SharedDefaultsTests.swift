@@ -81,6 +81,25 @@ import Testing
         #expect(try SharedDefaults(group: group).integer(forKey: "counter") == 400)
     }
 
+    @Test("cached reads see every write committed before them, by another connection, at once (no stale cache)")
+    func cachedReadsAreCurrent() throws {
+        let group = try AppGroup("group.com.example.app", context: .owner, environment: world.environment)
+        let reader = try SharedDefaults(group: group)
+        let writer = try SharedDefaults(group: group)  // its own connection, as another process has
+        try writer.set(0, forKey: "n")
+        #expect(reader.integer(forKey: "n") == 0)
+        for value in 1...300 {
+            if value % 3 == 0 {
+                try writer.removeObject(forKey: "n")
+                #expect(reader.object(forKey: "n") == nil)
+            } else {
+                try writer.set(value, forKey: "n")
+                #expect(reader.integer(forKey: "n") == value)
+                #expect(reader.dictionaryRepresentation()["n"] == .integer(value))
+            }
+        }
+    }
+
     @Test("a suite name that cannot name a file is refused")
     func badSuiteName() throws {
         let error = try #require(throws: StoreError.self) { try SharedDefaults(suiteName: "../escape", group: group) }

@@ -163,10 +163,24 @@ enum Syscalls {
     }
 
     /// Creates an empty file with `mode` if none exists yet.
+    ///
+    /// Never opens an existing file: closing any descriptor of a file drops every POSIX lock the
+    /// process holds on it, which would silently drop the locks of a SQLite connection this
+    /// process has open on that file (the corruption SQLite's manual warns of).
     static func createFileIfMissing(_ path: String, mode: UInt32) throws(Errno) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, mode_t(mode))
-        guard fd >= 0 else { throw Errno.current }
+        if access(path, F_OK) == 0 { return }
+        #if os(Linux)
+        // mknod makes the file without opening it, so not even a racing opener's locks can be dropped.
+        if mknod(path, S_IFREG | mode_t(mode), 0) == 0 || errno == EEXIST { return }
+        throw Errno.current
+        #else
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(mode))
+        if fd < 0 {
+            if errno == EEXIST { return }
+            throw Errno.current
+        }
         close(fd)
+        #endif
     }
 }
 

@@ -81,4 +81,11 @@ int cappex_spawn_extension(const char *path, char *const argv[], char *const env
                            int connection_fd, int stdout_fd, int stderr_fd,
                            const char *directory, pid_t *pid);
 
+/// Reads the WAL-index header at the start of a SQLite `-shm` file mapped at `shm` (the format is
+/// documented at sqlite.org/walformat.html: two 48-byte copies of the header, written by every
+/// commit). Copies the first into `header` and returns 1 when both copies agree, 0 when a writer
+/// is changing them (the caller must then read the database itself). Loads are atomic and
+/// ordered as SQLite's own readers order them.
+int cappex_wal_index_header(const void *shm, uint64_t header[6]);
+
 #endif
