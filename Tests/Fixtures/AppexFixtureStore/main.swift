@@ -3,6 +3,10 @@
 //     AppexFixtureStore increment GROUP KEY COUNT   — COUNT atomic increments of KEY
 //     AppexFixtureStore write-loop GROUP KEY        — writes 1, 2, 3, ... to KEY forever,
 //                                                     printing each value once it is committed
+//     AppexFixtureStore sharing-loop GROUP BUNDLE TEAM — as BUNDLE of TEAM (entitled to GROUP): writes k0...k19
+//                                                     once, then forever increments "counter" in
+//                                                     its defaults (printing each committed value)
+//                                                     and turns data sharing on and off
 //
 // Acts with the owner's authority; APPEX_HOME says where state lives.
 import AppexCore
@@ -15,6 +19,7 @@ import Foundation
         FileHandle.standardError.write(Data("usage: AppexFixtureStore increment|write-loop GROUP KEY [COUNT]\n".utf8))
         return 2
     }
+    if arguments[1] == "sharing-loop", arguments.count >= 5 { return try sharingLoop(group: arguments[2], bundle: arguments[3], team: arguments[4]) }
     let defaults = try SharedDefaults(group: AppGroup(arguments[2], context: .owner))
     let key = arguments[3]
     switch arguments[1] {
@@ -37,6 +42,26 @@ import Foundation
         }
     default:
         return 2
+    }
+}
+
+/// Toggles data sharing forever while writing, to be killed at a random moment.
+func sharingLoop(group: String, bundle: String, team: String) throws -> Int32 {
+    let context = ProcessContext(bundleIdentifier: bundle, team: TeamIdentifier(rawValue: team),
+                                 entitlements: Entitlements(applicationGroups: [group], keychainAccessGroups: []))
+    let sharing = try DataSharing(context: context)
+    let first = try sharing.defaults()
+    for index in 0..<20 where first.object(forKey: "k\(index)") == nil { try first.set("v\(index)", forKey: "k\(index)") }
+    var round = 0
+    while true {
+        round += 1
+        let defaults = try sharing.defaults()
+        let value = try defaults.update("counter") { old in
+            if case .integer(let value) = old { return .integer(value + 1) }
+            return .integer(1)
+        }
+        if case .integer(let value) = value { FileHandle.standardOutput.write(Data("\(value)\n".utf8)) }
+        if round % 2 == 1 { try sharing.enableAppGroup(group) } else { try sharing.disableAppGroup() }
     }
 }
 

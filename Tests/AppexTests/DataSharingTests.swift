@@ -1,0 +1,112 @@
+import AppexCore
+import AppexStore
+import AppexTesting
+import Foundation
+import Testing
+
+/// The data-sharing helper: a process's defaults in its own suite or its app group's, moved
+/// between the two without losing a key.
+@Suite struct DataSharingTests {
+    let world: AppexTestEnvironment
+    init() throws { world = try AppexTestEnvironment() }
+
+    static let group = "group.com.example.app"
+
+    func context(_ id: String, groups: [String] = [Self.group]) -> ProcessContext {
+        ProcessContext(bundleIdentifier: id, team: world.team.teamIdentifier,
+                       entitlements: Entitlements(applicationGroups: groups, keychainAccessGroups: []))
+    }
+
+    @Test("off by default: standardOrGroup is the process's own suite, in its own container")
+    func ownSuiteByDefault() throws {
+        let sharing = try DataSharing(context: context("com.example.hostapp.widget"), environment: world.environment)
+        #expect(!sharing.appGroupEnabled)
+        #expect(sharing.appGroupName == nil)
+        let defaults = try SharedDefaults.standardOrGroup(context: context("com.example.hostapp.widget"), environment: world.environment)
+        #expect(defaults.group == nil)
+        #expect(defaults.path == world.environment.home + "/Containers/com.example.hostapp.widget/Library/Preferences/com.example.hostapp.widget.sqlite")
+    }
+
+    @Test("turning on moves every own key into the group (own value wins), records it, and standardOrGroup follows; off copies the group back")
+    func onAndOff() throws {
+        let widget = context("com.example.hostapp.widget")
+        let sharing = try DataSharing(context: widget, environment: world.environment)
+        let own = sharing.standard
+        try own.set("ada", forKey: "user")
+        try own.set(3, forKey: "launches")
+        try own.set(.dictionary(["a": .integer(1)]), forKey: "nested")
+        let hostSide = try SharedDefaults(group: AppGroup(Self.group, context: context("com.example.hostapp"), environment: world.environment))
+        try hostSide.set("host", forKey: "theme")
+        try hostSide.set(99, forKey: "launches")
+
+        try sharing.enableAppGroup(Self.group)
+        #expect(sharing.appGroupEnabled && sharing.appGroupName == Self.group)
+        #expect(hostSide.string(forKey: "user") == "ada")
+        #expect(hostSide.integer(forKey: "launches") == 3)
+        #expect(hostSide.dictionary(forKey: "nested") == ["a": .integer(1)])
+        #expect(hostSide.string(forKey: "theme") == "host")
+        #expect(own.dictionaryRepresentation().isEmpty)
+        let shared = try SharedDefaults.standardOrGroup(context: widget, environment: world.environment)
+        #expect(shared.group?.identifier == Self.group)
+        try sharing.enableAppGroup(Self.group)  // again: nothing moves
+        #expect(own.dictionaryRepresentation().isEmpty)
+
+        try shared.set("grace", forKey: "user")
+        try sharing.disableAppGroup()
+        #expect(!sharing.appGroupEnabled && sharing.appGroupName == Self.group)
+        #expect(own.dictionaryRepresentation() == ["user": .string("grace"), "launches": .integer(3), "nested": .dictionary(["a": .integer(1)]), "theme": .string("host")])
+        #expect(hostSide.string(forKey: "user") == "grace")  // the group keeps its keys
+        #expect(try SharedDefaults.standardOrGroup(context: widget, environment: world.environment).group == nil)
+    }
+
+    @Test("switching on again copies only what the process wrote while off: a newer group value is not overwritten by an old copy")
+    func onAgainCopiesOnlyNewWrites() throws {
+        let sharing = try DataSharing(context: context("com.example.hostapp.widget"), environment: world.environment)
+        try sharing.standard.set("one", forKey: "theme")
+        try sharing.enableAppGroup(Self.group)
+        try sharing.disableAppGroup()  // the own suite now holds theme = one
+        let hostSide = try SharedDefaults(group: AppGroup(Self.group, context: context("com.example.hostapp"), environment: world.environment))
+        try hostSide.set("two", forKey: "theme")       // newer, by the host, while the widget is off
+        try sharing.standard.set(7, forKey: "written-while-off")
+        try sharing.standard.removeObject(forKey: "never-there")
+        try sharing.enableAppGroup(Self.group)
+        #expect(hostSide.string(forKey: "theme") == "two")
+        #expect(hostSide.integer(forKey: "written-while-off") == 7)
+    }
+
+    @Test("a process without the group's entitlement cannot turn sharing on, and nothing changes")
+    func unentitled() throws {
+        let sharing = try DataSharing(context: context("com.example.other", groups: []), environment: world.environment)
+        try sharing.standard.set(1, forKey: "kept")
+        let error = try #require(throws: StoreError.self) { try sharing.enableAppGroup(Self.group) }
+        #expect(error.code == .missingEntitlement)
+        #expect(error.message.contains(Self.group) && error.message.contains(Entitlements.Key.applicationGroups))
+        #expect(!sharing.appGroupEnabled && sharing.appGroupName == nil)
+        #expect(sharing.standard.integer(forKey: "kept") == 1)
+    }
+
+    @Test("a process killed with SIGKILL while switching on and off, again and again, loses no key and no committed write")
+    func killedWhileSwitching() async throws {
+        let bundle = "com.example.hostapp.widget"
+        var generator = SystemRandomNumberGenerator()
+        var reported = 0
+        for _ in 0..<8 {
+            let lifetime = Double.random(in: 0.2...0.6, using: &generator)
+            let output = try await run(storeExecutable, ["sharing-loop", Self.group, bundle, world.team.teamIdentifier.rawValue], environment: world.processVariables, timeout: lifetime)
+            reported = output.standardOutput.split(separator: "\n").compactMap { Int($0) }.last ?? reported
+            // Whatever the state it was killed in, the process's defaults hold every key.
+            let sharing = try DataSharing(context: context(bundle), environment: world.environment)
+            let defaults = try sharing.defaults()
+            for index in 0..<20 { #expect(defaults.string(forKey: "k\(index)") == "v\(index)", "k\(index) in \(defaults.path)") }
+            #expect(defaults.integer(forKey: "counter") >= reported, "\(defaults.path)")
+        }
+        #expect(reported > 0, "the fixture never committed a write")
+        // And it settles either way.
+        let sharing = try DataSharing(context: context(bundle), environment: world.environment)
+        let before = try sharing.defaults().dictionaryRepresentation()
+        try sharing.enableAppGroup(Self.group)
+        #expect(try sharing.defaults().dictionaryRepresentation() == before)
+        try sharing.disableAppGroup()
+        #expect(try sharing.defaults().dictionaryRepresentation() == before)
+    }
+}
