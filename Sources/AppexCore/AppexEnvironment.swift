@@ -11,15 +11,21 @@ public struct AppexEnvironment: Sendable, Hashable {
     /// Folders searched for extensions beyond the host's own `Extensions/`
     /// (`APPEX_EXTENSIONS_PATH`, colon-separated).
     public var extensionSearchPath: [String]
+    /// Where the keys that protect the shared keychain live: outside `home`, so a copy of the
+    /// state (a backup, a synced folder, a stray `cp -r`) does not carry the keys that open it
+    /// (`APPEX_KEYS_DIR`; default `$XDG_CONFIG_HOME/appex/keys`, else `~/.config/appex/keys`;
+    /// for an explicit `home`, `<home>-keys` beside it).
+    public var keysDirectory: String
 
-    /// An environment rooted at `home`.
-    public init(home: String, extensionSearchPath: [String] = []) {
+    /// An environment rooted at `home`, its keys in `keysDirectory` (default `<home>-keys`).
+    public init(home: String, extensionSearchPath: [String] = [], keysDirectory: String? = nil) {
         self.home = home
         self.extensionSearchPath = extensionSearchPath
+        self.keysDirectory = keysDirectory ?? home + "-keys"
     }
 
-    /// The environment the process's variables describe (`APPEX_HOME`,
-    /// `APPEX_EXTENSIONS_PATH`, `XDG_DATA_HOME`, `HOME`).
+    /// The environment the process's variables describe (`APPEX_HOME`, `APPEX_KEYS_DIR`,
+    /// `APPEX_EXTENSIONS_PATH`, `XDG_DATA_HOME`, `XDG_CONFIG_HOME`, `HOME`).
     public static func current() -> AppexEnvironment {
         from(variables: ProcessInfo.processInfo.environment)
     }
@@ -27,17 +33,32 @@ public struct AppexEnvironment: Sendable, Hashable {
     /// The environment a set of variables describes.
     public static func from(variables: [String: String]) -> AppexEnvironment {
         let home: String
+        let userHome = variables["HOME"] ?? NSHomeDirectory()
+        var keys: String?
         if let explicit = variables["APPEX_HOME"], !explicit.isEmpty {
             home = explicit
-        } else if let xdg = variables["XDG_DATA_HOME"], !xdg.isEmpty {
-            home = xdg + "/appex"
         } else {
-            home = (variables["HOME"] ?? NSHomeDirectory()) + "/.local/share/appex"
+            if let xdg = variables["XDG_DATA_HOME"], !xdg.isEmpty {
+                home = xdg + "/appex"
+            } else {
+                home = userHome + "/.local/share/appex"
+            }
+            if let xdg = variables["XDG_CONFIG_HOME"], !xdg.isEmpty {
+                keys = xdg + "/appex/keys"
+            } else {
+                keys = userHome + "/.config/appex/keys"
+            }
         }
+        if let explicit = variables["APPEX_KEYS_DIR"], !explicit.isEmpty { keys = explicit }
         let searchPath = (variables["APPEX_EXTENSIONS_PATH"] ?? "")
             .split(separator: ":", omittingEmptySubsequences: true)
             .map(String.init)
-        return AppexEnvironment(home: home, extensionSearchPath: searchPath)
+        return AppexEnvironment(home: home, extensionSearchPath: searchPath, keysDirectory: keys)
+    }
+
+    /// The variables that describe this environment to a child process.
+    public var variables: [String: String] {
+        ["APPEX_HOME": home, "APPEX_KEYS_DIR": keysDirectory, "APPEX_EXTENSIONS_PATH": extensionSearchPath.joined(separator: ":")]
     }
 
     /// `$APPEX_HOME/Registry`: where approval decisions live.

@@ -483,6 +483,7 @@ public final class AppExtensionProcess: Sendable {
             "HOME=\(inherited["HOME"] ?? "/")",
             "TMPDIR=\(inherited["TMPDIR"] ?? "/tmp")",
             "APPEX_HOME=\(configuration.environment.home)",
+            "APPEX_KEYS_DIR=\(configuration.environment.keysDirectory)",
             "APPEX_CONNECTION_FD=3",
             "APPEX_HOST_PID=\(getpid())",
             "APPEX_BUNDLE_PATH=\(configuration.identity.bundlePath)",

@@ -9,14 +9,18 @@ package enum SharedDatabase {
     /// Opens (creating if needed) the database at `path`; `schema` runs once, when the file's
     /// `user_version` is below `version`, and must be idempotent (`CREATE ... IF NOT EXISTS`).
     /// The file should exist with its final mode first: SQLite gives its `-wal` and `-shm` files
-    /// the database file's mode.
-    package static func open(path: String, label: String, version: Int, schema: String) throws -> DatabaseQueue {
+    /// the database file's mode. `secureDelete` overwrites deleted content with zeros (for
+    /// secrets: a deleted item does not linger in free pages).
+    package static func open(path: String, label: String, version: Int, schema: String, secureDelete: Bool = false) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.journalMode = .wal
         configuration.label = label
         // What a caller was told is written must survive a crash of anything, the machine included.
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            if secureDelete { try db.execute(sql: "PRAGMA secure_delete = ON") }
+        }
         var attempt = 0
         while true {
             do {

@@ -17,13 +17,16 @@ public struct ProcessContext: Sendable, Hashable {
     public let entitlements: Entitlements
     /// Whether this is the owner's authority (every group, every team).
     public let isOwner: Bool
+    /// Whether the bundle is a host app or an app extension (the owner counts as a host).
+    public let kind: AppexBundle.Kind
 
     /// A context stated explicitly (tests, tools).
-    public init(bundleIdentifier: String, team: TeamIdentifier, entitlements: Entitlements) {
+    public init(bundleIdentifier: String, team: TeamIdentifier, entitlements: Entitlements, kind: AppexBundle.Kind = .hostApp) {
         self.bundleIdentifier = bundleIdentifier
         self.team = team
         self.entitlements = entitlements
         self.isOwner = false
+        self.kind = kind
     }
 
     /// The owner of the machine's Appex state: may open any group (the `appex` tool's default).
@@ -34,6 +37,7 @@ public struct ProcessContext: Sendable, Hashable {
         team = nil
         entitlements = .none
         isOwner = true
+        kind = .hostApp
     }
 
     /// The context a signed bundle vouches for: its identifier, its team, its entitlements.
@@ -49,7 +53,7 @@ public struct ProcessContext: Sendable, Hashable {
         guard let team = bundle.team, let identifier = bundle.info.bundleIdentifier else {
             throw StoreError(.untrustedProcess, "the bundle at \(path) is not signed, so its entitlements do not count")
         }
-        self.init(bundleIdentifier: identifier, team: team, entitlements: bundle.entitlements)
+        self.init(bundleIdentifier: identifier, team: team, entitlements: bundle.entitlements, kind: bundle.kind)
     }
 
     /// The running extension's context, from the bundle its host launched it from

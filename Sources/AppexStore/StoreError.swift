@@ -13,6 +13,19 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidName = "invalid-name"
         /// The call needs a signed-in user and there is none (the host has not logged in).
         case notLoggedIn = "not-logged-in"
+        /// A keychain item with the same service, account and access group exists
+        /// (`errSecDuplicateItem`, -25299).
+        case duplicateItem = "duplicate-item"
+        /// No keychain item matches (`errSecItemNotFound`, -25300).
+        case itemNotFound = "item-not-found"
+        /// The keychain's root key is missing or does not open this keychain (it was deleted,
+        /// replaced, or belongs to another keychain): its items cannot be decrypted.
+        case keyUnavailable = "key-unavailable"
+        /// A stored item failed authentication: the database was edited or damaged outside Appex
+        /// (`errSecDecode`, -26275).
+        case corruptItem = "corrupt-item"
+        /// Only the host app may do this (an extension asked).
+        case hostOnly = "host-only"
         /// The file system or database failed.
         case storage
     }

@@ -26,8 +26,7 @@ public final class AppexTestEnvironment: Sendable {
     /// `APPEX_EXTENSIONS_PATH`), merged over the current process's.
     public var processVariables: [String: String] {
         var variables = ProcessInfo.processInfo.environment
-        variables["APPEX_HOME"] = environment.home
-        variables["APPEX_EXTENSIONS_PATH"] = environment.extensionSearchPath.joined(separator: ":")
+        variables.merge(environment.variables) { _, new in new }
         return variables
     }
 }

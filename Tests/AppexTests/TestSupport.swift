@@ -29,15 +29,20 @@ struct ProcessOutput {
 /// Runs `executable` with `arguments` and waits for it, killing it after `timeout` seconds so a
 /// hung child can never outlive the test. The waiting happens on a thread of its own, never on
 /// Swift's cooperative pool, so tests that run children do not starve tests that await.
-func run(_ executable: String, _ arguments: [String], environment: [String: String], timeout: Double = 30) async throws -> ProcessOutput {
+func run(_ executable: String, _ arguments: [String], environment: [String: String], input: String? = nil, timeout: Double = 30) async throws -> ProcessOutput {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     process.environment = environment
-    let out = Pipe(), err = Pipe()
+    let out = Pipe(), err = Pipe(), inPipe = Pipe()
     process.standardOutput = out
     process.standardError = err
+    if input != nil { process.standardInput = inPipe }
     try process.run()
+    if let input {
+        inPipe.fileHandleForWriting.write(Data(input.utf8))
+        try inPipe.fileHandleForWriting.close()
+    }
     let pid = process.processIdentifier
     let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
     DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
@@ -64,8 +69,8 @@ struct UncheckedBox<Value>: @unchecked Sendable {
 }
 
 /// Runs the `appex` CLI in `world`.
-func appex(_ arguments: String..., in world: AppexTestEnvironment) async throws -> ProcessOutput {
-    try await run(appexExecutable, arguments, environment: world.processVariables)
+func appex(_ arguments: String..., in world: AppexTestEnvironment, input: String? = nil) async throws -> ProcessOutput {
+    try await run(appexExecutable, arguments, environment: world.processVariables, input: input)
 }
 
 /// A host app with one point, `com.example.hostapp.HostAppFeature`, and a world to put it in.

@@ -7,6 +7,11 @@
 //                                                     once, then forever increments "counter" in
 //                                                     its defaults (printing each committed value)
 //                                                     and turns data sharing on and off
+//     AppexFixtureStore keychain-add GROUP PREFIX COUNT — adds COUNT items PREFIX-0... to access
+//                                                     group GROUP, then updates each once
+//     AppexFixtureStore keychain-loop GROUP ACCOUNT — stores secret-1, secret-2, ... as the item
+//                                                     (loop, ACCOUNT) forever, printing each number
+//                                                     once committed
 //
 // Acts with the owner's authority; APPEX_HOME says where state lives.
 import AppexCore
@@ -19,6 +24,7 @@ import Foundation
         FileHandle.standardError.write(Data("usage: AppexFixtureStore increment|write-loop GROUP KEY [COUNT]\n".utf8))
         return 2
     }
+    if arguments[1].hasPrefix("keychain-") { return try keychain(arguments) }
     if arguments[1] == "sharing-loop", arguments.count >= 5 { return try sharingLoop(group: arguments[2], bundle: arguments[3], team: arguments[4]) }
     let defaults = try SharedDefaults(group: AppGroup(arguments[2], context: .owner))
     let key = arguments[3]
@@ -39,6 +45,32 @@ import Foundation
             try defaults.set(value, forKey: key)
             // Straight to the descriptor: a value printed is a value committed, even under kill -9.
             FileHandle.standardOutput.write(Data("\(value)\n".utf8))
+        }
+    default:
+        return 2
+    }
+}
+
+/// The keychain commands.
+func keychain(_ arguments: [String]) throws -> Int32 {
+    let keychain = try SharedKeychain(context: .owner)
+    let group = arguments[2]
+    switch arguments[1] {
+    case "keychain-add":
+        let count = arguments.count > 4 ? Int(arguments[4]) ?? 0 : 0
+        for index in 0..<count {
+            try keychain.add(Data("first-\(index)".utf8), service: "svc", account: "\(arguments[3])-\(index)", label: "item \(index)", accessGroup: group)
+        }
+        for index in 0..<count {
+            try keychain.update(Data("\(arguments[3])-\(index)-secret".utf8), service: "svc", account: "\(arguments[3])-\(index)", accessGroup: group)
+        }
+        return 0
+    case "keychain-loop":
+        var number = 0
+        while true {
+            number += 1
+            try keychain.set(Data("secret-\(number)".utf8), service: "loop", account: arguments[3], accessGroup: group)
+            FileHandle.standardOutput.write(Data("\(number)\n".utf8))
         }
     default:
         return 2

@@ -1,0 +1,283 @@
+public import AppexCore
+import AppexSQLite
+public import Foundation
+import GRDB
+
+/// Generic-password items shared by the processes of a keychain access group: the shape of
+/// Apple's keychain sharing, encrypted at rest.
+///
+/// ```swift
+/// let keychain = try SharedKeychain(context: try .current())
+/// try keychain.add(Data("s3cret".utf8), service: "api.example.com", account: "ada")
+/// let token = try keychain.item(service: "api.example.com", account: "ada")?.data
+/// ```
+///
+/// A process reaches the access groups its signed `keychain-access-groups` entitlement lists;
+/// the first is its default (items added without a group go there). Any other group is refused
+/// with `missingEntitlement`, naming the group and the entitlement (the Linux answer to
+/// `errSecMissingEntitlement`, -34018), and a group claimed by another signing team with
+/// `teamMismatch`. Items live in `$APPEX_HOME/Keychains/keychain.sqlite` (WAL,
+/// `synchronous = FULL`, `secure_delete`); their data and labels are sealed with AES-256-GCM
+/// under keys derived from a root key kept outside `APPEX_HOME` (``KeychainKeys``,
+/// docs/threat-model.md). Every operation is one transaction: a writer killed at any point
+/// leaves every item as it was before or after, and concurrent writers in any number of
+/// processes never corrupt the store.
+public final class SharedKeychain: Sendable {
+    /// Who is asking.
+    public let context: ProcessContext
+    /// The database file.
+    public let path: String
+    private let database: DatabaseQueue
+    private let keys: KeychainKeys
+
+    /// Opens the keychain for `context`, creating it (and its root key) on first use.
+    ///
+    /// - Throws: ``StoreError`` `keyUnavailable` when the root key is missing or is not this
+    ///   keychain's, `storage` when the files cannot be opened.
+    public init(context: ProcessContext, environment: AppexEnvironment = .current()) throws(StoreError) {
+        self.context = context
+        let directory = environment.home + "/Keychains"
+        path = directory + "/keychain.sqlite"
+        do {
+            try environment.makePrivateDirectory(directory)
+            try environment.makePrivateFile(path)
+        } catch {
+            throw StoreError(.storage, "cannot make the keychain \(path): \(error.message)")
+        }
+        do {
+            database = try SharedDatabase.open(path: path, label: "appex.keychain", version: 1, schema: """
+                CREATE TABLE IF NOT EXISTS item (
+                    access_group TEXT NOT NULL,
+                    service TEXT NOT NULL,
+                    account TEXT NOT NULL,
+                    wrapped_key BLOB NOT NULL,
+                    data BLOB NOT NULL,
+                    label BLOB,
+                    created REAL NOT NULL,
+                    modified REAL NOT NULL,
+                    PRIMARY KEY (access_group, service, account));
+                CREATE TABLE IF NOT EXISTS access_group (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    team TEXT NOT NULL);
+                CREATE TABLE IF NOT EXISTS meta (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    value BLOB NOT NULL);
+                INSERT OR IGNORE INTO meta (name, value) VALUES ('salt', randomblob(32));
+                """, secureDelete: true)
+        } catch {
+            throw StoreError(.storage, "cannot open the keychain \(path): \(error)")
+        }
+        keys = try Self.openKeys(database: database, path: path, environment: environment)
+    }
+
+    /// Reads the keychain's salt and check value and opens its keys, storing the check value of
+    /// a new keychain (under a write lock, so concurrent first openers agree).
+    private static func openKeys(database: DatabaseQueue, path: String, environment: AppexEnvironment) throws(StoreError) -> KeychainKeys {
+        do {
+            let (salt, check) = try database.read { db in
+                (try Data.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'salt'"),
+                 try Data.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'check'"))
+            }
+            guard let salt else { throw StoreError(.storage, "the keychain \(path) has no salt") }
+            if check != nil {
+                return try KeychainKeys.load(directory: environment.keysDirectory, environment: environment, salt: salt, check: check, database: path).keys
+            }
+            var opened: KeychainKeys?
+            try database.inTransaction(.immediate) { db in
+                let check = try Data.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'check'")
+                let (keys, newCheck) = try KeychainKeys.load(directory: environment.keysDirectory, environment: environment, salt: salt, check: check, database: path)
+                if let newCheck { try db.execute(sql: "INSERT INTO meta (name, value) VALUES ('check', ?)", arguments: [newCheck]) }
+                opened = keys
+                return .commit
+            }
+            guard let opened else { throw StoreError(.storage, "cannot open the keys of \(path)") }
+            return opened
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.storage, "cannot read the keychain \(path): \(error)")
+        }
+    }
+
+    /// The access group items go to when none is named: the first of the process's
+    /// `keychain-access-groups` (`nil` for the owner and for bundles without the entitlement).
+    public var defaultAccessGroup: String? { context.entitlements.keychainAccessGroups.first }
+
+    // MARK: - Writing
+
+    /// Adds an item.
+    ///
+    /// - Parameter accessGroup: where; `nil`: ``defaultAccessGroup``.
+    /// - Throws: ``StoreError`` `duplicateItem` when the group holds an item of this service and
+    ///   account (nothing changes); `missingEntitlement`/`teamMismatch` for a group the process
+    ///   may not use.
+    public func add(_ data: Data, service: String, account: String, label: String? = nil, accessGroup: String? = nil) throws(StoreError) {
+        let group = try resolve(accessGroup)
+        try write("add", service: service, account: account, group: group) { db in
+            if try Self.exists(group: group, service: service, account: account, in: db) {
+                throw StoreError(.duplicateItem, "access group \(group) already holds an item for service \(service), account \(account): update it instead")
+            }
+            try insert(data, label: label, created: Date(), group: group, service: service, account: account, in: db)
+        }
+    }
+
+    /// Replaces an item's data (and its label, when one is given).
+    ///
+    /// - Throws: ``StoreError`` `itemNotFound` when there is no such item (nothing changes).
+    public func update(_ data: Data, service: String, account: String, label: String? = nil, accessGroup: String? = nil) throws(StoreError) {
+        let group = try resolve(accessGroup)
+        try write("update", service: service, account: account, group: group) { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT wrapped_key, data, label, created FROM item WHERE access_group = ? AND service = ? AND account = ?", arguments: [group, service, account]) else {
+                throw StoreError(.itemNotFound, "access group \(group) holds no item for service \(service), account \(account)")
+            }
+            let keptLabel = try label ?? keys.unseal(Self.sealed(row), group: group, service: service, account: account).label
+            try insert(data, label: keptLabel, created: row["created"], group: group, service: service, account: account, in: db)
+        }
+    }
+
+    /// Adds the item, or replaces its data (and label, when one is given) if it exists: one
+    /// atomic step, for callers that just want the secret stored.
+    public func set(_ data: Data, service: String, account: String, label: String? = nil, accessGroup: String? = nil) throws(StoreError) {
+        let group = try resolve(accessGroup)
+        try write("store", service: service, account: account, group: group) { db in
+            if let row = try Row.fetchOne(db, sql: "SELECT wrapped_key, data, label, created FROM item WHERE access_group = ? AND service = ? AND account = ?", arguments: [group, service, account]) {
+                let keptLabel = try label ?? keys.unseal(Self.sealed(row), group: group, service: service, account: account).label
+                try insert(data, label: keptLabel, created: row["created"], group: group, service: service, account: account, in: db)
+            } else {
+                try insert(data, label: label, created: Date(), group: group, service: service, account: account, in: db)
+            }
+        }
+    }
+
+    /// Deletes an item; its sealed bytes are overwritten in the file (`secure_delete`).
+    ///
+    /// - Throws: ``StoreError`` `itemNotFound` when there is no such item.
+    public func delete(service: String, account: String, accessGroup: String? = nil) throws(StoreError) {
+        let group = try resolve(accessGroup)
+        try write("delete", service: service, account: account, group: group) { db in
+            try db.execute(sql: "DELETE FROM item WHERE access_group = ? AND service = ? AND account = ?", arguments: [group, service, account])
+            if db.changesCount == 0 {
+                throw StoreError(.itemNotFound, "access group \(group) holds no item for service \(service), account \(account)")
+            }
+        }
+    }
+
+    // MARK: - Reading
+
+    /// The item of `service` and `account`, or `nil`.
+    ///
+    /// - Parameter accessGroup: where to look; `nil`: every group the process is entitled to,
+    ///   in the order its entitlement lists them.
+    /// - Throws: ``StoreError`` for a group the process may not use; `corruptItem` when the
+    ///   stored item fails authentication.
+    public func item(service: String, account: String, accessGroup: String? = nil) throws(StoreError) -> KeychainItem? {
+        try items(matching: KeychainQuery(service: service, account: account, accessGroup: accessGroup)).first
+    }
+
+    /// Every item that matches `query`, with its attributes and data (the `kSecMatchLimitAll`
+    /// form), in the order of the process's access groups, then by service and account.
+    ///
+    /// - Throws: ``StoreError`` for a group the process may not use; `corruptItem` when a
+    ///   matching item fails authentication.
+    public func items(matching query: KeychainQuery = KeychainQuery()) throws(StoreError) -> [KeychainItem] {
+        let groups: [String]?  // nil: every group (the owner)
+        if let group = query.accessGroup {
+            groups = [try check(group)]
+        } else if context.isOwner {
+            groups = nil
+        } else {
+            groups = context.entitlements.keychainAccessGroups
+        }
+        var sql = "SELECT access_group, service, account, wrapped_key, data, label, created, modified FROM item WHERE 1"
+        var arguments: StatementArguments = []
+        if let service = query.service { sql += " AND service = ?"; arguments += [service] }
+        if let account = query.account { sql += " AND account = ?"; arguments += [account] }
+        if let groups {
+            if groups.isEmpty { return [] }
+            sql += " AND access_group IN (\(groups.map { _ in "?" }.joined(separator: ",")))"
+            arguments += StatementArguments(groups)
+        }
+        sql += " ORDER BY access_group, service, account"
+        let rows: [Row]
+        do { rows = try database.read { db in try Row.fetchAll(db, sql: sql, arguments: arguments) } } catch {
+            throw StoreError(.storage, "cannot read the keychain \(path): \(error)")
+        }
+        var found: [KeychainItem] = []
+        for row in rows {
+            let group: String = row["access_group"], service: String = row["service"], account: String = row["account"]
+            let (data, label) = try keys.unseal(Self.sealed(row), group: group, service: service, account: account)
+            found.append(KeychainItem(service: service, account: account, accessGroup: group, label: label, data: data,
+                                      creationDate: row["created"], modificationDate: row["modified"]))
+        }
+        if let groups {
+            let order = Dictionary(groups.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+            found.sort { (order[$0.accessGroup] ?? 0) < (order[$1.accessGroup] ?? 0) }  // stable: keeps service, account order
+        }
+        return found
+    }
+
+    // MARK: - Access
+
+    /// The group to use: `group`, or the default; checked against the entitlements.
+    private func resolve(_ group: String?) throws(StoreError) -> String {
+        if let group { return try check(group) }
+        guard let group = defaultAccessGroup else {
+            if context.isOwner {
+                throw StoreError(.invalidName, "the owner has no default keychain access group: name one")
+            }
+            throw StoreError(.missingEntitlement, "\(context.name) has no keychain access group: add one to \(Entitlements.Key.keychainAccessGroups) in the bundle's Entitlements.plist and sign the bundle again")
+        }
+        return try check(group)
+    }
+
+    /// Checks that the process may use `group`: entitled, and of the group's team.
+    private func check(_ group: String) throws(StoreError) -> String {
+        guard !group.isEmpty, group.utf8.count <= 256 else {
+            throw StoreError(.invalidName, "\"\(group)\" cannot name a keychain access group")
+        }
+        if context.isOwner { return group }
+        guard context.entitlements.keychainAccessGroups.contains(group) else {
+            throw StoreError(.missingEntitlement, "\(context.name) is not entitled to keychain access group \(group): add it to \(Entitlements.Key.keychainAccessGroups) in the bundle's Entitlements.plist and sign the bundle again")
+        }
+        return group
+    }
+
+    /// Runs one write in an IMMEDIATE transaction, after recording (or checking) the group's team.
+    private func write(_ what: String, service: String, account: String, group: String, _ body: (Database) throws -> Void) throws(StoreError) {
+        do {
+            try database.inTransaction(.immediate) { db in
+                if let team = context.team {
+                    try db.execute(sql: "INSERT OR IGNORE INTO access_group (name, team) VALUES (?, ?)", arguments: [group, team.rawValue])
+                    let owner = try String.fetchOne(db, sql: "SELECT team FROM access_group WHERE name = ?", arguments: [group]) ?? team.rawValue
+                    if owner != team.rawValue {
+                        throw StoreError(.teamMismatch, "keychain access group \(group) belongs to team \(owner); \(context.name) is signed by team \(team.rawValue): a host and its extensions must be signed by the same team to share a group")
+                    }
+                }
+                try body(db)
+                return .commit
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.storage, "cannot \(what) the item (service \(service), account \(account)) in access group \(group) of \(path): \(error)")
+        }
+    }
+
+    private func insert(_ data: Data, label: String?, created: Date, group: String, service: String, account: String, in db: Database) throws {
+        let sealed = try keys.seal(data, label: label, group: group, service: service, account: account)
+        try db.execute(sql: """
+            INSERT INTO item (access_group, service, account, wrapped_key, data, label, created, modified)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(access_group, service, account) DO UPDATE SET
+                wrapped_key = excluded.wrapped_key, data = excluded.data, label = excluded.label, modified = excluded.modified
+            """, arguments: [group, service, account, sealed.wrappedKey, sealed.data, sealed.label, created, Date()])
+    }
+
+    private static func exists(group: String, service: String, account: String, in db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT 1 FROM item WHERE access_group = ? AND service = ? AND account = ?", arguments: [group, service, account]) ?? false
+    }
+
+    private static func sealed(_ row: Row) -> KeychainKeys.Sealed {
+        KeychainKeys.Sealed(wrappedKey: row["wrapped_key"], data: row["data"], label: row["label"])
+    }
+}
