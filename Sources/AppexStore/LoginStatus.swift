@@ -36,11 +36,18 @@ public final class LoginStatus: Sendable {
     }
 
     /// Publishes the signed-in user (`nil`: logged out); durable when this returns.
+    ///
+    /// - Throws: ``StoreError`` `hostOnly` when the group was opened by an app extension: only
+    ///   the host app logs users in and out.
     public func publish(_ user: UserAccount?) throws(StoreError) {
+        guard group.context.kind == .hostApp else {
+            throw StoreError(.hostOnly, "\(group.context.name) is an app extension: only the host app publishes who is logged in to app group \(group.identifier)")
+        }
         if let user { try defaults.set(encoded: user, forKey: Self.key) } else { try defaults.removeObject(forKey: Self.key) }
     }
 
-    /// The signed-in user, or `nil`.
+    /// The signed-in user, or `nil` (also when the stored account cannot be read: entry points
+    /// that need a user then refuse with `notLoggedIn` rather than act for a guessed one).
     public var currentUser: UserAccount? { try? defaults.decoded(UserAccount.self, forKey: Self.key) }
 
     /// Whether a user is signed in.

@@ -116,7 +116,7 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
         #expect(await eventually(within: 5) { !isRunning(helper) }, "the impostor's helper \(helper) outlived the failed launch")
     }
 
-    @Test("an extension launched by the host sees the host's login and its changes; before login it is refused with not-logged-in")
+    @Test("an extension launched by the host sees the host's login and its changes; before login it is refused with not-logged-in; its own publish is refused with host-only")
     func loginStatusReachesTheExtension() async throws {
         let group = "group.com.example.app"
         let identity = try installEcho(entitlements: Entitlements(applicationGroups: [group], keychainAccessGroups: []))
@@ -134,6 +134,11 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
         #expect(try await process.send(EchoRequest(command: "login", text: group), expecting: EchoReply.self).text == "Ada")
         try host.publish(UserAccount(identifier: "005yy", name: "Grace", instanceURL: URL(string: "https://example.my.salesforce.com")!))
         #expect(try await process.send(EchoRequest(command: "login", text: group), expecting: EchoReply.self).text == "Grace")
+        // Only the host publishes: the extension's attempt is refused, and changes nothing.
+        await #expect {
+            _ = try await process.send(EchoRequest(command: "publish-login", text: group), expecting: EchoReply.self)
+        } throws: { error in "\(error)".contains("host-only") }
+        #expect(host.currentUser?.name == "Grace")
         try host.publish(nil)
         await #expect(throws: AppexError.self) {
             _ = try await process.send(EchoRequest(command: "login", text: group), expecting: EchoReply.self)

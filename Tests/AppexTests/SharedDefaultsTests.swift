@@ -242,4 +242,18 @@ let storeExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathComp
         #expect(seen == [ada, nil])
         #expect(!extensionSide.isUserLoggedIn)
     }
+
+    @Test("an app extension's context cannot publish: host-only, and the status is unchanged")
+    func extensionCannotPublish() throws {
+        let world = try AppexTestEnvironment()
+        let widget = ProcessContext(bundleIdentifier: "com.example.hostapp.widget", team: world.team.teamIdentifier,
+                                    entitlements: Entitlements(applicationGroups: ["group.com.example.app"], keychainAccessGroups: []),
+                                    kind: .appExtension)
+        let status = try LoginStatus(group: AppGroup("group.com.example.app", context: widget, environment: world.environment))
+        let error = try #require(throws: StoreError.self) {
+            try status.publish(UserAccount(identifier: "x", name: "Mallory", instanceURL: URL(fileURLWithPath: "/")))
+        }
+        #expect(error.code == .hostOnly && error.message.contains("com.example.hostapp.widget"))
+        #expect(!status.isUserLoggedIn)
+    }
 }

@@ -27,6 +27,11 @@ struct EchoExtension: AppExtension {
                 // with not-logged-in before login.
                 let status = try LoginStatus(group: AppGroup(request.text, context: try ProcessContext.current()))
                 return EchoReply(text: try status.requireUser().name, pid: getpid())
+            case "publish-login":
+                // Tries to log a user in from the extension: refused with host-only.
+                let status = try LoginStatus(group: AppGroup(request.text, context: try ProcessContext.current()))
+                try status.publish(UserAccount(identifier: "intruder", name: "Mallory", instanceURL: URL(fileURLWithPath: "/")))
+                return EchoReply(text: "published", pid: getpid())
             case "callback":
                 // Ask the host, and answer with what it said.
                 let answer = try await AppExtensionContext.callHost(HostQuestion(text: request.text), expecting: HostAnswer.self)
