@@ -36,6 +36,16 @@ public enum PropertyListValue: Hashable, Sendable {
         if case .boolean(let value) = self { value } else { nil }
     }
 
+    /// The integer, when this is an integer.
+    public var integerValue: Int? {
+        if case .integer(let value) = self { value } else { nil }
+    }
+
+    /// The bytes, when this is data.
+    public var dataValue: Data? {
+        if case .data(let value) = self { value } else { nil }
+    }
+
     /// The dictionary, when this is a dictionary.
     public var dictionaryValue: [String: PropertyListValue]? {
         if case .dictionary(let value) = self { value } else { nil }
