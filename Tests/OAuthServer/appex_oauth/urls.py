@@ -1,0 +1,17 @@
+"""Routes: the toolkit's endpoints under /o/, its RFC 8414 metadata at the server root, a login
+form for the authorization-code flow, two bearer-protected resources, and the test counters."""
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+from django.views.decorators.csrf import csrf_exempt
+from oauth2_provider import urls as toolkit
+
+from . import stats, views
+
+urlpatterns = [
+    path("", include((toolkit.metadata_urlpatterns, "metadata"))),
+    path("o/", include("oauth2_provider.urls", namespace="oauth2_provider")),
+    path("accounts/login/", auth_views.LoginView.as_view(template_name="login.html"), name="login"),
+    path("api/me", views.Me.as_view()),
+    path("api/contacts", views.Contacts.as_view()),
+    path("test/stats", csrf_exempt(stats.stats)),
+]
