@@ -21,7 +21,9 @@ public struct AppexEnvironment: Sendable, Hashable {
     public init(home: String, extensionSearchPath: [String] = [], keysDirectory: String? = nil) {
         self.home = home
         self.extensionSearchPath = extensionSearchPath
-        self.keysDirectory = keysDirectory ?? home + "-keys"
+        var trimmed = home
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        self.keysDirectory = keysDirectory ?? trimmed + "-keys"
     }
 
     /// The environment the process's variables describe (`APPEX_HOME`, `APPEX_KEYS_DIR`,

@@ -24,7 +24,7 @@ final class ApprovalRegistry: Sendable {
         // SQLite gives its -wal and -shm files the database file's mode: make it 0600 first.
         try environment.makePrivateFile(path)
         do {
-            database = try SharedDatabase.open(path: path, label: "appex.registry", version: 1, schema: """
+            database = try SharedDatabase.open(path: path, label: "appex.registry", version: 1, schema: { _ in """
                 CREATE TABLE IF NOT EXISTS decision (
                     host TEXT NOT NULL,
                     bundle TEXT NOT NULL,
@@ -32,7 +32,7 @@ final class ApprovalRegistry: Sendable {
                     team TEXT,
                     updatedAt DATETIME NOT NULL,
                     PRIMARY KEY (host, bundle));
-                """)
+                """ })
         } catch {
             throw AppexError(.registry, "cannot open the approval registry \(path): \(error)", underlying: error)
         }

@@ -2,16 +2,17 @@ package import GRDB
 import Foundation
 
 /// Opens SQLite files that several processes share: WAL, `synchronous = FULL`, a busy timeout,
-/// and a schema created once, idempotently, inside an IMMEDIATE transaction — so processes that
+/// and a schema created or upgraded once, inside an IMMEDIATE transaction — so processes that
 /// open a new file at the same moment agree, and a lost race for the first switch to WAL is
 /// retried. Used by the approval registry (AppexHost) and the shared stores (AppexStore).
 package enum SharedDatabase {
-    /// Opens (creating if needed) the database at `path`; `schema` runs once, when the file's
-    /// `user_version` is below `version`, and must be idempotent (`CREATE ... IF NOT EXISTS`).
+    /// Opens (creating if needed) the database at `path`; `schema(current)` runs once, under the
+    /// write lock, when the file's `user_version` (`current`, 0 for a new file) is below
+    /// `version`: it returns the SQL that brings a file at `current` to `version`.
     /// The file should exist with its final mode first: SQLite gives its `-wal` and `-shm` files
     /// the database file's mode. `secureDelete` overwrites deleted content with zeros (for
     /// secrets: a deleted item does not linger in free pages).
-    package static func open(path: String, label: String, version: Int, schema: String, secureDelete: Bool = false) throws -> DatabaseQueue {
+    package static func open(path: String, label: String, version: Int, schema: (Int) -> String, secureDelete: Bool = false) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.journalMode = .wal
@@ -29,7 +30,11 @@ package enum SharedDatabase {
                 let current = try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
                 if current >= version { return queue }
                 try queue.inTransaction(.immediate) { db in
-                    try db.execute(sql: schema + "\nPRAGMA user_version = \(version);")
+                    // Again under the write lock: another process may have upgraded it meanwhile,
+                    // and a schema step that alters a table must run once.
+                    let locked = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+                    if locked >= version { return .commit }
+                    try db.execute(sql: schema(locked) + "\nPRAGMA user_version = \(version);")
                     return .commit
                 }
                 return queue

@@ -53,18 +53,19 @@ public struct AppGroup: Sendable, Hashable {
     }
 
     /// A group identifier names a directory: one path component, printable, not hidden.
-    static func checkName(_ identifier: String) throws(StoreError) {
+    static func checkName(_ identifier: String, naming what: String = "an app group") throws(StoreError) {
         let valid = !identifier.isEmpty && identifier.utf8.count <= 200 && !identifier.hasPrefix(".")
             && identifier.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || "0123456789.-_".unicodeScalars.contains($0)) }
         guard valid else {
-            throw StoreError(.invalidName, "\"\(identifier)\" cannot name an app group: use letters, digits, '.', '-' and '_' (for example group.com.example.app)")
+            throw StoreError(.invalidName, "\"\(identifier)\" cannot name \(what): use letters, digits, '.', '-' and '_' (for example group.com.example.app)")
         }
     }
 
-    /// Records `team` as the group's owner unless one is recorded; returns the owner. Atomic
+    /// Records `team` as the owner of a container (`group` names it in messages) unless one is
+    /// recorded; returns the owner. Atomic
     /// across processes: the record is written whole to a temporary file, then linked into
     /// place (`link` fails if another process was first).
-    private static func claim(_ path: String, for team: TeamIdentifier, group: String) throws(StoreError) -> TeamIdentifier {
+    static func claim(_ path: String, for team: TeamIdentifier, group: String) throws(StoreError) -> TeamIdentifier {
         if let recorded = try? String(contentsOfFile: path, encoding: .utf8) {
             return TeamIdentifier(rawValue: recorded.trimmingCharacters(in: .whitespacesAndNewlines))
         }

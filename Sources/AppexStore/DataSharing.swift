@@ -13,6 +13,8 @@ import GRDB
 /// ```
 ///
 /// A process's own suite lives in `$APPEX_HOME/Containers/<bundle id>/Library/Preferences/`.
+/// Only the process's own writes move: the copies a switch makes are marked as migrations in
+/// the change log, and never count as the process's writes in a later switch.
 /// Turning the group on copies every key of the own suite into the group's suite (the own value
 /// wins over a group value of the same key), then empties the own suite; turning it off copies
 /// every key of the group's suite back (the group keeps its keys: other processes use them).
@@ -34,19 +36,39 @@ public final class DataSharing: Sendable {
     /// The process's own suite: `<bundle id>` in its own container.
     public let standard: SharedDefaults
 
-    private static let groupName = "app-group"
-    private static let groupEnabled = "app-group-enabled"
+    static let groupName = "app-group"
+    static let groupEnabled = "app-group-enabled"
     private static let instance = "instance"
     private static let synced = "synced-with:"
+    /// How many times a switch starts over because the own suite kept changing under it.
+    private static let attempts = 50
 
-    /// Opens the data-sharing state of `context` (the owner's is `appex.owner`).
+    /// Opens the data-sharing state of `context`.
     ///
-    /// - Throws: ``StoreError`` `storage` when the own suite cannot be opened.
+    /// The own container is `$APPEX_HOME/Containers/<bundle id>/` (the owner's:
+    /// `Containers/.owner/`, a name no bundle identifier can take), claimed by the bundle's team
+    /// the first time, as app groups are.
+    ///
+    /// - Throws: ``StoreError`` `teamMismatch` when a bundle of another team owns the container,
+    ///   `storage` when the own suite cannot be opened.
     public init(context: ProcessContext, environment: AppexEnvironment = .current()) throws(StoreError) {
         self.context = context
         self.environment = environment
-        let name = context.bundleIdentifier ?? "appex.owner"
-        standard = try SharedDefaults(suiteName: name, container: environment.home + "/Containers/" + name, environment: environment, group: nil)
+        let suite = context.bundleIdentifier ?? "owner"
+        let container = environment.home + "/Containers/" + (context.bundleIdentifier ?? ".owner")
+        try AppGroup.checkName(suite, naming: "a bundle's own container")
+        do {
+            try environment.makePrivateDirectory(container)
+        } catch {
+            throw StoreError(.storage, "cannot make the container \(container): \(error.message)")
+        }
+        if let team = context.team {
+            let owner = try AppGroup.claim(container + "/.team", for: team, group: suite)
+            if owner != team {
+                throw StoreError(.teamMismatch, "the container of \(suite) belongs to team \(owner); \(context.name) is signed by team \(team): a bundle identifier's container is its first team's")
+            }
+        }
+        standard = try SharedDefaults(suiteName: suite, container: container, environment: environment, group: nil, refusesWritesWhenShared: true)
     }
 
     /// The app group this process shares its defaults through, when one was ever enabled
@@ -58,6 +80,9 @@ public final class DataSharing: Sendable {
 
     /// The process's defaults: the app group's suite when sharing is on, its own suite otherwise.
     ///
+    /// Ask again after a switch: a suite returned before keeps pointing where it pointed. The own
+    /// suite refuses writes once sharing is on (`conflict`), so none lands where nobody reads.
+    ///
     /// - Throws: ``StoreError`` from opening the group (the entitlement may have been removed
     ///   since sharing was turned on: `missingEntitlement` names it).
     public func defaults() throws(StoreError) -> SharedDefaults {
@@ -66,12 +91,15 @@ public final class DataSharing: Sendable {
         return try SharedDefaults(group: AppGroup(name, context: context, environment: environment))
     }
 
-    /// Shares this process's defaults through `name`: copies the own suite's keys into the
-    /// group's suite, once, then empties the own suite. Does nothing when already on for `name`;
-    /// turns off another group first.
+    /// Shares this process's defaults through `name`: copies the process's own keys into the
+    /// group's suite — all of them the first time, afterwards only those the process wrote
+    /// since it last left the group — then empties the own suite. Does nothing when already on
+    /// for `name`; turns off another group first.
     ///
     /// - Throws: ``StoreError`` `missingEntitlement`/`teamMismatch` when the process may not
-    ///   open the group (nothing changes), `storage` when a step fails (a repeated call resumes).
+    ///   open the group (nothing changes); `conflict` when another process of this bundle
+    ///   switches to another group at the same moment, or keeps writing the own suite
+    ///   throughout; `storage` when a step fails (a repeated call resumes).
     public func enableAppGroup(_ name: String) throws(StoreError) {
         let group = try AppGroup(name, context: context, environment: environment)
         let current = try state()
@@ -82,37 +110,43 @@ public final class DataSharing: Sendable {
         let target = try SharedDefaults(group: group)
         // Named first: a process killed before the end knows which group holds its copy.
         let instance = try prepare(naming: name)
-        let marker = "copied:" + (context.bundleIdentifier ?? "appex.owner") + ":" + instance
+        let marker = "copied:" + (context.bundleIdentifier ?? "owner") + ":" + instance
         try attempt("turn on app group \(name)") {
-            while true {
-                // 1. What the own suite holds beyond what the group already has: changes after the
-                // group's copy mark, or after the last copy back from the group, whichever is later.
+            for _ in 0..<Self.attempts {
+                // 1. What the process wrote beyond what the group has: its own changes after the
+                // group's copy mark, or after its last copy back from the group, if later.
                 let mark = try target.database.read { db in try SharedDefaults.meta(marker, in: db).flatMap(Int64.init) }
-                guard let found = try standard.database.read({ db in try Self.changes(after: mark ?? 0, syncedWith: name, in: db) }) else {
+                guard let found = try standard.database.read({ db in try Self.changes(after: mark ?? 0, toward: name, in: db) }) else {
                     return  // another process of this bundle finished the switch
                 }
                 // 2. Copy it into the group and move the mark, in one transaction.
                 var copied = false
                 try target.database.inTransaction(.immediate) { db in
                     guard try SharedDefaults.meta(marker, in: db).flatMap(Int64.init) == mark else { return .rollback }
-                    for (key, value) in found.changes { try SharedDefaults.write(value, forKey: key, in: db) }
+                    for (key, value) in found.changes { try SharedDefaults.write(value, forKey: key, migrated: true, in: db) }
                     try SharedDefaults.setMeta(marker, String(found.through), in: db)
                     copied = true
                     return .commit
                 }
                 guard copied else { continue }  // a sibling process copied meanwhile
+                target.didCommit()
                 // 3. Empty the own suite and switch, unless it was written to since step 1.
                 var switched = false
                 try standard.database.inTransaction(.immediate) { db in
+                    try Self.requireRecorded(name, in: db)
                     if try SharedDefaults.meta(Self.groupEnabled, in: db) == "1" { switched = true; return .commit }
                     guard try SharedDefaults.lastSequence(in: db) == found.through else { return .rollback }
-                    for (key, _) in try SharedDefaults.entries(in: db) { try SharedDefaults.write(nil, forKey: key, in: db) }
+                    for (key, _) in try SharedDefaults.entries(in: db) { try SharedDefaults.write(nil, forKey: key, migrated: true, in: db) }
                     try SharedDefaults.setMeta(Self.groupEnabled, "1", in: db)
                     switched = true
                     return .commit
                 }
-                if switched { return }
+                if switched {
+                    standard.didCommit()
+                    return
+                }
             }
+            throw StoreError(.conflict, "\(standard.path) kept changing during \(Self.attempts) attempts to turn on app group \(name): another process of \(context.name) writes its own defaults without pause; try again")
         }
     }
 
@@ -129,15 +163,22 @@ public final class DataSharing: Sendable {
             // 1. Read the group.
             let values = try target.database.read(SharedDefaults.entries)
             // 2. Copy it into the own suite, note how far the own suite is in step with the group,
-            // and switch, in one transaction. Killed before, the process still uses the group,
-            // which holds everything; switched on again later, only what the process writes
-            // after this is copied to the group, so no newer group value is overwritten by this copy.
+            // and switch, in one transaction — unless another process of this bundle switched
+            // first: then the own suite may already hold writes newer than this copy. Killed
+            // before, the process still uses the group, which holds everything; switched on
+            // again later, only what the process writes after this is copied to the group.
+            var switched = false
             try standard.database.inTransaction(.immediate) { db in
-                for (key, value) in values.sorted(by: { $0.key < $1.key }) { try SharedDefaults.write(value, forKey: key, in: db) }
+                guard try SharedDefaults.meta(Self.groupEnabled, in: db) == "1", try SharedDefaults.meta(Self.groupName, in: db) == name else {
+                    return .rollback
+                }
+                for (key, value) in values.sorted(by: { $0.key < $1.key }) { try SharedDefaults.write(value, forKey: key, migrated: true, in: db) }
                 try SharedDefaults.setMeta(Self.synced + name, String(try SharedDefaults.lastSequence(in: db)), in: db)
                 try SharedDefaults.setMeta(Self.groupEnabled, "0", in: db)
+                switched = true
                 return .commit
             }
+            if switched { standard.didCommit() }
         }
     }
 
@@ -145,7 +186,7 @@ public final class DataSharing: Sendable {
 
     private func state() throws(StoreError) -> (name: String?, enabled: Bool) {
         do {
-            return try standard.database.read { db in
+            return try standard.database.unsafeReentrantRead { db in
                 (try SharedDefaults.meta(Self.groupName, in: db), try SharedDefaults.meta(Self.groupEnabled, in: db) == "1")
             }
         } catch {
@@ -159,6 +200,7 @@ public final class DataSharing: Sendable {
         do {
             var instance = ""
             try standard.database.inTransaction(.immediate) { db in
+                try Self.refuseIfOnElsewhere(name, in: db)
                 try SharedDefaults.setMeta(Self.groupName, name, in: db)
                 if let existing = try SharedDefaults.meta(Self.instance, in: db) {
                     instance = existing
@@ -169,21 +211,39 @@ public final class DataSharing: Sendable {
                 return .commit
             }
             return instance
+        } catch let error as StoreError {
+            throw error
         } catch {
             throw StoreError(.storage, "cannot record app group \(name) in \(standard.path): \(error)")
         }
     }
 
-    /// The final value of every key the own suite changed after `sequence` (or after its last
-    /// copy back from `group`, if later; `nil` value: removed), and the last change's number;
-    /// `nil` when the suite already switched to the group.
-    private static func changes(after sequence: Int64, syncedWith group: String, in db: Database) throws -> (changes: [(String, PropertyListValue?)], through: Int64)? {
+    /// Refuses when the own suite is on with another group than `name`: another process of this
+    /// bundle switched there meanwhile (a switch turns the old group off before it starts).
+    private static func refuseIfOnElsewhere(_ name: String, in db: Database) throws {
+        guard try SharedDefaults.meta(groupEnabled, in: db) == "1", let recorded = try SharedDefaults.meta(groupName, in: db), recorded != name else { return }
+        throw StoreError(.conflict, "another process of this bundle turned on app group \(recorded) meanwhile: nothing was changed")
+    }
+
+    /// Refuses unless `name` is still the group being switched to: another process of this
+    /// bundle started a switch to another group meanwhile, and only one may finish.
+    private static func requireRecorded(_ name: String, in db: Database) throws {
+        let recorded = try SharedDefaults.meta(groupName, in: db)
+        guard recorded != name else { return }
+        throw StoreError(.conflict, "another process of this bundle started turning on app group \(recorded ?? "?") meanwhile: the keys copied to \(name) stay there, the process's defaults follow \(recorded ?? "?")")
+    }
+
+    /// The final value of every key the process itself changed (not a migration) after
+    /// `sequence`, or after its last copy back from `group` if later (`nil` value: removed),
+    /// and the last change's number; `nil` when the suite already switched to `group`.
+    private static func changes(after sequence: Int64, toward group: String, in db: Database) throws -> (changes: [(String, PropertyListValue?)], through: Int64)? {
+        try requireRecorded(group, in: db)
         if try SharedDefaults.meta(groupEnabled, in: db) == "1" { return nil }
         let start = max(sequence, try SharedDefaults.meta(synced + group, in: db).flatMap(Int64.init) ?? 0)
         let through = try SharedDefaults.lastSequence(in: db)
         let entries = try SharedDefaults.entries(in: db)
         guard start > 0 else { return (entries.sorted { $0.key < $1.key }, through) }
-        let keys = try String.fetchAll(db, sql: "SELECT DISTINCT key FROM change WHERE sequence > ? ORDER BY key", arguments: [start])
+        let keys = try String.fetchAll(db, sql: "SELECT DISTINCT key FROM change WHERE sequence > ? AND origin = 0 ORDER BY key", arguments: [start])
         return (keys.map { ($0, entries[$0]) }, through)
     }
 

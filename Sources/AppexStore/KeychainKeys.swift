@@ -112,10 +112,13 @@ final class KeychainKeys: Sendable {
     }
 
     /// What every seal of an item authenticates: where the item is.
+    /// Each part is prefixed with its length, so no two different places bind alike (names may
+    /// hold any character).
     private static func binding(_ what: String, group: String, service: String, account: String) -> Data {
-        var data = Data(what.utf8)
-        for part in [group, service, account] {
-            data.append(0)
+        var data = Data()
+        for part in [what, group, service, account] {
+            var length = UInt32(part.utf8.count).bigEndian
+            withUnsafeBytes(of: &length) { data.append(contentsOf: $0) }
             data.append(contentsOf: part.utf8)
         }
         return data

@@ -26,6 +26,12 @@ public final class SharedDefaults: Sendable {
     public let group: AppGroup?
     /// The SQLite file.
     public let path: String
+    /// Touched after every commit, so observers wake when the commit is visible (a WAL write
+    /// wakes them earlier, before the commit can be read).
+    private let commitSignal: String
+    /// Set on a process's own suite: writes are refused once data sharing moved the process's
+    /// defaults into a group (they would land where nobody reads them).
+    let refusesWritesWhenShared: Bool
     let database: DatabaseQueue
     private let registered = Mutex<[String: PropertyListValue]>([:])
     private let cache = Mutex(ReadCache())
@@ -41,13 +47,17 @@ public final class SharedDefaults: Sendable {
         try self.init(suiteName: suiteName ?? group.identifier, container: group.containerPath, environment: group.environment, group: group)
     }
 
-    /// Opens the suite `suite` in `<container>/Library/Preferences/`.
-    init(suiteName suite: String, container: String, environment: AppexEnvironment, group: AppGroup?) throws(StoreError) {
-        try AppGroup.checkName(suite)
+    /// Opens the suite `suite` in `<container>/Library/Preferences/`; `refusesWritesWhenShared`
+    /// for a process's own suite (``DataSharing``).
+
+    init(suiteName suite: String, container: String, environment: AppexEnvironment, group: AppGroup?, refusesWritesWhenShared: Bool = false) throws(StoreError) {
+        try AppGroup.checkName(suite, naming: "a defaults suite")
         self.suiteName = suite
         self.group = group
+        self.refusesWritesWhenShared = refusesWritesWhenShared
         let directory = container + "/Library/Preferences"
         path = directory + "/" + suite + ".sqlite"
+        commitSignal = path + "-committed"
         do {
             try environment.makePrivateDirectory(directory)  // and its parents, 0700 all
             try environment.makePrivateFile(path)
@@ -55,19 +65,24 @@ public final class SharedDefaults: Sendable {
             throw StoreError(.storage, "cannot make the defaults file \(path): \(error.message)")
         }
         do {
-            database = try SharedDatabase.open(path: path, label: "appex.defaults", version: 2, schema: """
-                CREATE TABLE IF NOT EXISTS entry (
-                    key TEXT PRIMARY KEY NOT NULL,
-                    value BLOB NOT NULL,
-                    sequence INTEGER NOT NULL);
-                CREATE TABLE IF NOT EXISTS change (
-                    sequence INTEGER PRIMARY KEY AUTOINCREMENT,
-                    key TEXT NOT NULL,
-                    value BLOB);
-                CREATE TABLE IF NOT EXISTS meta (
-                    name TEXT PRIMARY KEY NOT NULL,
-                    value TEXT NOT NULL);
-                """)
+            database = try SharedDatabase.open(path: path, label: "appex.defaults", version: 3) { current in
+                var sql = """
+                    CREATE TABLE IF NOT EXISTS entry (
+                        key TEXT PRIMARY KEY NOT NULL,
+                        value BLOB NOT NULL,
+                        sequence INTEGER NOT NULL);
+                    CREATE TABLE IF NOT EXISTS change (
+                        sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                        key TEXT NOT NULL,
+                        value BLOB);
+                    CREATE TABLE IF NOT EXISTS meta (
+                        name TEXT PRIMARY KEY NOT NULL,
+                        value TEXT NOT NULL);
+                    """
+                // 3: who made a change: the process (0) or a data-sharing migration (1).
+                if current < 3 { sql += "\nALTER TABLE change ADD COLUMN origin INTEGER NOT NULL DEFAULT 0;" }
+                return sql
+            }
         } catch {
             throw StoreError(.storage, "cannot open the defaults \(path): \(error)")
         }
@@ -118,21 +133,34 @@ public final class SharedDefaults: Sendable {
     /// - Returns: the new value.
     @discardableResult
     public func update(_ key: String, _ transform: (PropertyListValue?) throws -> PropertyListValue?) throws(StoreError) -> PropertyListValue? {
+        var result: PropertyListValue?
+        var failure: (any Error)?
         do {
-            var result: PropertyListValue?
             try database.inTransaction(.immediate) { db in
+                if refusesWritesWhenShared, let group = try Self.meta(DataSharing.groupName, in: db), try Self.meta(DataSharing.groupEnabled, in: db) == "1" {
+                    throw StoreError(.conflict, "this process's defaults moved to app group \(group) (data sharing is on), so \(path) no longer holds them: write through DataSharing.defaults() or SharedDefaults.standardOrGroup")
+                }
                 let old = try Self.read(key, in: db)
-                let new = try transform(old)
+                let new: PropertyListValue?
+                do { new = try transform(old) } catch {
+                    failure = error
+                    return .rollback
+                }
                 if new != old { try Self.write(new, forKey: key, in: db) }
                 result = new
                 return .commit
             }
-            return result
         } catch let error as StoreError {
             throw error
         } catch {
             throw StoreError(.storage, "cannot write \(key) to \(path): \(error)")
         }
+        if let failure {
+            if let error = failure as? StoreError { throw error }
+            throw StoreError(.storage, "the update of \(key) in \(path) was abandoned by its transform, which threw: \(failure)")
+        }
+        didCommit()
+        return result
     }
 
     // MARK: - Reading
@@ -226,6 +254,9 @@ public final class SharedDefaults: Sendable {
         return result
     }
 
+    /// Wakes observers in every process: called after each commit, once it is visible.
+    func didCommit() { touchFile(commitSignal) }
+
     // MARK: - Observing
 
     /// One committed change, as an observer sees it.
@@ -243,8 +274,9 @@ public final class SharedDefaults: Sendable {
     /// Not lossy, unlike Darwin notifications: every commit is numbered in the suite's change
     /// log, and the observer reads the log from the last number it delivered, so a burst of
     /// writes is delivered whole and in order. The observer's thread wakes on inotify events of
-    /// the suite's files (checking every 100 ms as well), and ends when the sequence is no longer
-    /// iterated.
+    /// the suite's files — every writer touches `<suite>.sqlite-committed` once its commit is
+    /// visible — and checks every 100 ms as well (for writers that are not Appex), and ends
+    /// when the sequence is no longer iterated.
     ///
     /// - Parameter key: only changes of this key; `nil`: every key.
     public func changes(forKey key: String? = nil) -> AsyncStream<Change> {
@@ -280,10 +312,18 @@ public final class SharedDefaults: Sendable {
     private func changes(after sequence: Int64) -> [Change] {
         (try? database.read { db -> [Change] in
             var found: [Change] = []
-            let rows = try Row.fetchCursor(db, sql: "SELECT sequence, key, value FROM change WHERE sequence > ? ORDER BY sequence", arguments: [sequence])
+            let statement = try db.cachedStatement(sql: "SELECT sequence, key, value FROM change WHERE sequence > ? ORDER BY sequence")
+            let rows = try Row.fetchCursor(statement, arguments: [sequence])
             while let row = try rows.next() {
                 let blob: Data? = row["value"]
-                found.append(Change(sequence: row["sequence"], key: row["key"], value: try blob.flatMap(Self.decode)))
+                guard let blob else {
+                    found.append(Change(sequence: row["sequence"], key: row["key"], value: nil))
+                    continue
+                }
+                // A value no reader can decode (written outside Appex) is passed over, not
+                // delivered as a removal, and does not stop the observer.
+                guard let value = try? Self.decode(blob) else { continue }
+                found.append(Change(sequence: row["sequence"], key: row["key"], value: value))
             }
             return found
         }) ?? []
@@ -305,27 +345,41 @@ public final class SharedDefaults: Sendable {
     /// date from the change log. A database that cannot be read reads as empty.
     private func storedValues<Result>(_ body: ([String: PropertyListValue]) -> Result) -> Result {
         let header = walIndex?.header()
-        return cache.withLock { cache in
-            if header == nil || cache.header != header {
-                do {
-                    try refresh(&cache)
-                    cache.header = header
-                } catch {
-                    cache = ReadCache()
-                }
+        if let header {
+            var answer: Result?
+            let current = cache.withLock { cache in
+                guard cache.header == header else { return false }
+                answer = body(cache.values)
+                return true
             }
-            return body(cache.values)
+            if current, let answer { return answer }
         }
+        // Refreshed outside the lock: the query may wait for the database's queue, whose holder
+        // (an `update` transform reading the suite) may be waiting for this lock.
+        var refreshed = cache.withLock { $0 }
+        do {
+            try refresh(&refreshed)
+            refreshed.header = header
+        } catch {
+            refreshed = ReadCache()
+        }
+        cache.withLock { cache in
+            if (refreshed.sequence ?? -1) >= (cache.sequence ?? -1) { cache = refreshed }
+        }
+        return body(refreshed.values)
     }
 
     /// Brings `cache` up to date: every change logged after its sequence, or a full load.
     private func refresh(_ cache: inout ReadCache) throws {
-        try database.read { db in
+        // Reentrant: an `update` transform may read the suite inside the write transaction.
+        try database.unsafeReentrantRead { db in
             if let sequence = cache.sequence {
-                let rows = try Row.fetchCursor(db, sql: "SELECT sequence, key, value FROM change WHERE sequence > ? ORDER BY sequence", arguments: [sequence])
+                let statement = try db.cachedStatement(sql: "SELECT sequence, key, value FROM change WHERE sequence > ? ORDER BY sequence")
+                let rows = try Row.fetchCursor(statement, arguments: [sequence])
                 while let row = try rows.next() {
                     let blob: Data? = row["value"]
-                    cache.values[row["key"]] = try blob.flatMap(Self.decode)
+                    // A value no reader can decode (written outside Appex) reads as absent.
+                    cache.values[row["key"]] = blob.flatMap { try? Self.decode($0) }
                     cache.sequence = row["sequence"]
                 }
             } else {
@@ -340,7 +394,7 @@ public final class SharedDefaults: Sendable {
     /// Every stored entry (values that cannot be decoded are left out).
     static func entries(in db: Database) throws -> [String: PropertyListValue] {
         var values: [String: PropertyListValue] = [:]
-        let rows = try Row.fetchCursor(db, sql: "SELECT key, value FROM entry")
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT key, value FROM entry"))
         while let row = try rows.next() {
             let blob: Data = row["value"]
             if let value = try? decode(blob) { values[row["key"]] = value }
@@ -348,15 +402,24 @@ public final class SharedDefaults: Sendable {
         return values
     }
 
+    /// The stored value of `key`; a value no reader can decode (written outside Appex) reads as
+    /// absent, so it can still be replaced or removed.
     static func read(_ key: String, in db: Database) throws -> PropertyListValue? {
-        guard let blob = try Data.fetchOne(db, sql: "SELECT value FROM entry WHERE key = ?", arguments: [key]) else { return nil }
-        return try decode(blob)
+        guard let blob = try Data.fetchOne(db.cachedStatement(sql: "SELECT value FROM entry WHERE key = ?"), arguments: [key]) else { return nil }
+        return try? decode(blob)
     }
 
     /// Stores `value` (`nil`: removes the key) and logs the change; inside a write transaction.
-    static func write(_ value: PropertyListValue?, forKey key: String, in db: Database) throws {
+    ///
+    /// - Parameter migrated: the change is a data-sharing migration's copy, not the process's
+    ///   own write (``DataSharing`` copies only the process's own writes).
+    /// - Throws: ``StoreError`` `invalidValue` when the value could not be read back.
+    static func write(_ value: PropertyListValue?, forKey key: String, migrated: Bool = false, in db: Database) throws {
         let blob = try value.map(encode)
-        try db.execute(sql: "INSERT INTO change (key, value) VALUES (?, ?)", arguments: [key, blob])
+        if let blob, (try? decode(blob)) == nil {
+            throw StoreError(.invalidValue, "the value for \(key) cannot be stored: it is too large or too deeply nested to be read back (at most 100,000 elements, 256 levels)")
+        }
+        try db.execute(sql: "INSERT INTO change (key, value, origin) VALUES (?, ?, ?)", arguments: [key, blob, migrated ? 1 : 0])
         let sequence = db.lastInsertedRowID
         if let blob {
             try db.execute(sql: """

@@ -36,6 +36,11 @@ public final class SharedKeychain: Sendable {
     ///   keychain's, `storage` when the files cannot be opened.
     public init(context: ProcessContext, environment: AppexEnvironment = .current()) throws(StoreError) {
         self.context = context
+        let home = URL(fileURLWithPath: environment.home).standardizedFileURL.resolvingSymlinksInPath().path
+        let keysDirectory = URL(fileURLWithPath: environment.keysDirectory).standardizedFileURL.resolvingSymlinksInPath().path
+        if keysDirectory == home || keysDirectory.hasPrefix(home.hasSuffix("/") ? home : home + "/") {
+            throw StoreError(.keyUnavailable, "the keys directory \(environment.keysDirectory) is inside APPEX_HOME (\(environment.home)): a copy of the state would carry the key that opens it; set APPEX_KEYS_DIR to a directory outside it")
+        }
         let directory = environment.home + "/Keychains"
         path = directory + "/keychain.sqlite"
         do {
@@ -45,7 +50,7 @@ public final class SharedKeychain: Sendable {
             throw StoreError(.storage, "cannot make the keychain \(path): \(error.message)")
         }
         do {
-            database = try SharedDatabase.open(path: path, label: "appex.keychain", version: 1, schema: """
+            database = try SharedDatabase.open(path: path, label: "appex.keychain", version: 1, schema: { _ in """
                 CREATE TABLE IF NOT EXISTS item (
                     access_group TEXT NOT NULL,
                     service TEXT NOT NULL,
@@ -63,7 +68,7 @@ public final class SharedKeychain: Sendable {
                     name TEXT PRIMARY KEY NOT NULL,
                     value BLOB NOT NULL);
                 INSERT OR IGNORE INTO meta (name, value) VALUES ('salt', randomblob(32));
-                """, secureDelete: true)
+                """ }, secureDelete: true)
         } catch {
             throw StoreError(.storage, "cannot open the keychain \(path): \(error)")
         }
@@ -117,7 +122,8 @@ public final class SharedKeychain: Sendable {
             if try Self.exists(group: group, service: service, account: account, in: db) {
                 throw StoreError(.duplicateItem, "access group \(group) already holds an item for service \(service), account \(account): update it instead")
             }
-            try insert(data, label: label, created: Date(), group: group, service: service, account: account, in: db)
+            let now = Date()
+            try insert(data, label: label, created: now, modified: now, group: group, service: service, account: account, in: db)
         }
     }
 
@@ -144,7 +150,8 @@ public final class SharedKeychain: Sendable {
                 let keptLabel = try label ?? keys.unseal(Self.sealed(row), group: group, service: service, account: account).label
                 try insert(data, label: keptLabel, created: row["created"], group: group, service: service, account: account, in: db)
             } else {
-                try insert(data, label: label, created: Date(), group: group, service: service, account: account, in: db)
+                let now = Date()
+                try insert(data, label: label, created: now, modified: now, group: group, service: service, account: account, in: db)
             }
         }
     }
@@ -160,6 +167,10 @@ public final class SharedKeychain: Sendable {
                 throw StoreError(.itemNotFound, "access group \(group) holds no item for service \(service), account \(account)")
             }
         }
+        // Best effort: move the WAL into the file (where secure_delete zeroed the item) and empty
+        // it, so the deleted item's sealed bytes do not wait in the -wal file for reuse. A reader
+        // in another process can keep the WAL from being reset; see docs/threat-model.md.
+        _ = try? database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
     }
 
     // MARK: - Reading
@@ -197,9 +208,24 @@ public final class SharedKeychain: Sendable {
             sql += " AND access_group IN (\(groups.map { _ in "?" }.joined(separator: ",")))"
             arguments += StatementArguments(groups)
         }
+        if let team = context.team {
+            // A group claimed by another team is not this process's, whatever its entitlements say.
+            sql += " AND access_group NOT IN (SELECT name FROM access_group WHERE team <> ?)"
+            arguments += [team.rawValue]
+        }
         sql += " ORDER BY access_group, service, account"
         let rows: [Row]
-        do { rows = try database.read { db in try Row.fetchAll(db, sql: sql, arguments: arguments) } } catch {
+        do {
+            rows = try database.read { db in
+                if let group = query.accessGroup, let team = context.team,
+                   let owner = try String.fetchOne(db, sql: "SELECT team FROM access_group WHERE name = ?", arguments: [group]), owner != team.rawValue {
+                    throw Self.teamMismatch(group: group, owner: owner, context: context)
+                }
+                return try Row.fetchAll(db, sql: sql, arguments: arguments)
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
             throw StoreError(.storage, "cannot read the keychain \(path): \(error)")
         }
         var found: [KeychainItem] = []
@@ -249,9 +275,7 @@ public final class SharedKeychain: Sendable {
                 if let team = context.team {
                     try db.execute(sql: "INSERT OR IGNORE INTO access_group (name, team) VALUES (?, ?)", arguments: [group, team.rawValue])
                     let owner = try String.fetchOne(db, sql: "SELECT team FROM access_group WHERE name = ?", arguments: [group]) ?? team.rawValue
-                    if owner != team.rawValue {
-                        throw StoreError(.teamMismatch, "keychain access group \(group) belongs to team \(owner); \(context.name) is signed by team \(team.rawValue): a host and its extensions must be signed by the same team to share a group")
-                    }
+                    if owner != team.rawValue { throw Self.teamMismatch(group: group, owner: owner, context: context) }
                 }
                 try body(db)
                 return .commit
@@ -263,14 +287,18 @@ public final class SharedKeychain: Sendable {
         }
     }
 
-    private func insert(_ data: Data, label: String?, created: Date, group: String, service: String, account: String, in db: Database) throws {
+    private static func teamMismatch(group: String, owner: String, context: ProcessContext) -> StoreError {
+        StoreError(.teamMismatch, "keychain access group \(group) belongs to team \(owner); \(context.name) is signed by team \(context.team?.rawValue ?? "?"): a host and its extensions must be signed by the same team to share a group")
+    }
+
+    private func insert(_ data: Data, label: String?, created: Date, modified: Date = Date(), group: String, service: String, account: String, in db: Database) throws {
         let sealed = try keys.seal(data, label: label, group: group, service: service, account: account)
         try db.execute(sql: """
             INSERT INTO item (access_group, service, account, wrapped_key, data, label, created, modified)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(access_group, service, account) DO UPDATE SET
                 wrapped_key = excluded.wrapped_key, data = excluded.data, label = excluded.label, modified = excluded.modified
-            """, arguments: [group, service, account, sealed.wrappedKey, sealed.data, sealed.label, created, Date()])
+            """, arguments: [group, service, account, sealed.wrappedKey, sealed.data, sealed.label, created, modified])
     }
 
     private static func exists(group: String, service: String, account: String, in db: Database) throws -> Bool {

@@ -26,6 +26,12 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case corruptItem = "corrupt-item"
         /// Only the host app may do this (an extension asked).
         case hostOnly = "host-only"
+        /// A value that cannot be stored so that every process can read it back (too many
+        /// elements or too deeply nested for the property-list reader's limits).
+        case invalidValue = "invalid-value"
+        /// Another process changed the state this call relied on (a data-sharing switch at the
+        /// same moment, or a suite that is no longer the process's defaults); nothing was changed.
+        case conflict
         /// The file system or database failed.
         case storage
     }

@@ -74,6 +74,91 @@ import Testing
         #expect(hostSide.integer(forKey: "written-while-off") == 7)
     }
 
+    @Test("switching one -> off -> two -> off -> one copies only the process's own writes: a newer value in one survives, no key is deleted there")
+    func betweenTwoGroups() throws {
+        let second = "group.com.example.second"
+        let widget = context("com.example.hostapp.widget", groups: [Self.group, second])
+        let sharing = try DataSharing(context: widget, environment: world.environment)
+        try sharing.standard.set(1, forKey: "k")
+        try sharing.standard.set("x", forKey: "only-in-one")
+        try sharing.enableAppGroup(Self.group)
+        try sharing.disableAppGroup()
+        try sharing.enableAppGroup(second)
+        let secondSuite = try SharedDefaults(group: AppGroup(second, context: widget, environment: world.environment))
+        try secondSuite.removeObject(forKey: "only-in-one")  // removed in two by someone else
+        try sharing.disableAppGroup()
+        let one = try SharedDefaults(group: AppGroup(Self.group, context: context("com.example.hostapp"), environment: world.environment))
+        try one.set(2, forKey: "k")  // newer, by the host
+        try sharing.enableAppGroup(Self.group)
+        #expect(one.integer(forKey: "k") == 2)
+        #expect(one.string(forKey: "only-in-one") == "x")
+    }
+
+    @Test("the own suite refuses writes while sharing is on (conflict), so none lands where nobody reads it")
+    func ownSuiteRefusesWritesWhenShared() throws {
+        let sharing = try DataSharing(context: context("com.example.hostapp.widget"), environment: world.environment)
+        let own = sharing.standard
+        try sharing.enableAppGroup(Self.group)
+        let error = try #require(throws: StoreError.self) { try own.set(1, forKey: "late") }
+        #expect(error.code == .conflict && error.message.contains(Self.group))
+        try sharing.disableAppGroup()
+        try own.set(1, forKey: "late")
+    }
+
+    @Test("two processes of one bundle turning sharing off at once never undo a write made after the first switch")
+    func concurrentDisables() async throws {
+        for trial in 0..<10 {
+            let bundle = "com.example.race\(trial)"
+            let sharing = try DataSharing(context: context(bundle), environment: world.environment)
+            try sharing.standard.set("old", forKey: "k")
+            try sharing.enableAppGroup(Self.group)
+            let first = try DataSharing(context: context(bundle), environment: world.environment)
+            let second = try DataSharing(context: context(bundle), environment: world.environment)
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try first.disableAppGroup() }
+                tasks.addTask { try second.disableAppGroup() }
+                tasks.addTask {
+                    // As soon as sharing is off, write: that write must survive the other switch.
+                    let writer = try DataSharing(context: self.context(bundle), environment: self.world.environment)
+                    while writer.appGroupEnabled { try await Task.sleep(for: .microseconds(50)) }
+                    try writer.defaults().set("mine", forKey: "k")
+                }
+                try await tasks.waitForAll()
+            }
+            #expect(try sharing.defaults().string(forKey: "k") == "mine", "trial \(trial)")
+        }
+    }
+
+    @Test("two processes of one bundle turning sharing on to two groups at once: the one recorded holds every key")
+    func concurrentEnables() async throws {
+        let second = "group.com.example.second"
+        for trial in 0..<10 {
+            let widget = context("com.example.both\(trial)", groups: [Self.group, second])
+            let sharing = try DataSharing(context: widget, environment: world.environment)
+            for index in 0..<20 { try sharing.standard.set(index, forKey: "k\(index)") }
+            let first = try DataSharing(context: widget, environment: world.environment)
+            let other = try DataSharing(context: widget, environment: world.environment)
+            await withTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { _ = try? first.enableAppGroup(Self.group) }   // one may be refused with conflict
+                tasks.addTask { _ = try? other.enableAppGroup(second) }
+            }
+            let defaults = try sharing.defaults()
+            for index in 0..<20 { #expect(defaults.integer(forKey: "k\(index)") == index, "trial \(trial): k\(index) in \(defaults.path)") }
+        }
+    }
+
+    @Test("a bundle of another team cannot open a bundle identifier's own container; the owner's container is no bundle's")
+    func ownContainerTeam() throws {
+        let mine = try DataSharing(context: context("com.example.hostapp.widget"), environment: world.environment)
+        try mine.standard.set("private", forKey: "k")
+        let stranger = ProcessContext(bundleIdentifier: "com.example.hostapp.widget", team: TeamIdentifier(rawValue: "ZZZZZZZZZZ"),
+                                      entitlements: Entitlements(applicationGroups: [], keychainAccessGroups: []))
+        let error = try #require(throws: StoreError.self) { try DataSharing(context: stranger, environment: world.environment) }
+        #expect(error.code == .teamMismatch)
+        let owner = try DataSharing(context: .owner, environment: world.environment)
+        #expect(owner.standard.path.contains("/Containers/.owner/"))
+    }
+
     @Test("a process without the group's entitlement cannot turn sharing on, and nothing changes")
     func unentitled() throws {
         let sharing = try DataSharing(context: context("com.example.other", groups: []), environment: world.environment)

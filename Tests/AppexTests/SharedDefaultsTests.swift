@@ -100,6 +100,32 @@ import Testing
         }
     }
 
+    @Test("a value too large to read back is refused with invalid-value naming the key; reads and observers go on")
+    func oversizedValue() async throws {
+        let defaults = try SharedDefaults(group: group)
+        try defaults.set("kept", forKey: "other")
+        let changes = defaults.changes()
+        let error = try #require(throws: StoreError.self) {
+            try defaults.set(.array(Array(repeating: .integer(1), count: 100_001)), forKey: "big")
+        }
+        #expect(error.code == .invalidValue && error.message.contains("big"))
+        #expect(defaults.string(forKey: "other") == "kept")
+        try defaults.set("after", forKey: "other")
+        let seen = await collect(1, of: changes)
+        #expect(seen.map(\.value) == [.string("after")])
+    }
+
+    @Test("an update's transform may read the suite, from a stale cache too, without crashing or deadlocking")
+    func transformReadsTheSuite() throws {
+        let defaults = try SharedDefaults(group: group)
+        let other = try SharedDefaults(group: group)
+        try defaults.set(1, forKey: "a")
+        _ = defaults.integer(forKey: "a")  // fill the cache
+        try other.set(5, forKey: "b")       // and make it stale
+        try defaults.update("a") { old in .integer((old?.integerValue ?? 0) + defaults.integer(forKey: "b")) }
+        #expect(defaults.integer(forKey: "a") == 6)
+    }
+
     @Test("a suite name that cannot name a file is refused")
     func badSuiteName() throws {
         let error = try #require(throws: StoreError.self) { try SharedDefaults(suiteName: "../escape", group: group) }

@@ -87,7 +87,36 @@ import Testing
         let mismatch = try #require(throws: StoreError.self) { try stranger.set(Data("y".utf8), service: "svc", account: "a") }
         #expect(mismatch.code == .teamMismatch)
         #expect(mismatch.message.contains("ZZZZZZZZZZ") && mismatch.message.contains(world.team.teamIdentifier.rawValue))
+        // Reading too: entitled by its own (forged) entitlements, but not of the group's team.
+        let readMismatch = try #require(throws: StoreError.self) { try stranger.item(service: "svc", account: "a", accessGroup: Self.shared) }
+        #expect(readMismatch.code == .teamMismatch)
+        #expect(try stranger.items().isEmpty)
+        #expect(try stranger.item(service: "svc", account: "a") == nil)
         #expect(try host.item(service: "svc", account: "a")?.string == "x")
+    }
+
+    @Test("a keys directory inside APPEX_HOME is refused with key-unavailable (a copy of the state would carry the key)")
+    func keysInsideHome() throws {
+        let inside = AppexEnvironment(home: world.environment.home + "/", keysDirectory: world.environment.home + "/keys")
+        let error = try #require(throws: StoreError.self) { try SharedKeychain(context: .owner, environment: inside) }
+        #expect(error.code == .keyUnavailable && error.message.contains("APPEX_KEYS_DIR"))
+        #expect(AppexEnvironment(home: world.environment.home + "/").keysDirectory == world.environment.home + "-keys")
+    }
+
+    @Test("names are bound unambiguously: a sealed value moved between (b\\0c, d) and (b, c\\0d) does not open")
+    func unambiguousBinding() throws {
+        let host = try keychain()
+        try host.add(Data("first".utf8), service: "b\0c", account: "d")
+        try host.add(Data("second".utf8), service: "b", account: "c\0d")
+        let queue = try DatabaseQueue(path: host.path)
+        try queue.write { db in
+            try db.execute(sql: """
+                UPDATE item SET wrapped_key = (SELECT wrapped_key FROM item WHERE service = ?), data = (SELECT data FROM item WHERE service = ?)
+                WHERE service = ?
+                """, arguments: ["b\0c", "b\0c", "b"])
+        }
+        try queue.close()
+        #expect(throws: StoreError.self) { try host.item(service: "b", account: "c\0d") }
     }
 
     @Test("at rest: neither the secret nor the label is in the database files; the root key lives outside APPEX_HOME")

@@ -269,6 +269,17 @@ extension AppexBundle {
     }
 }
 
+// MARK: - Files
+
+/// Sets `path`'s times to now (an `IN_ATTRIB` event for directory watchers), without opening it;
+/// creates it (0600) first if it is missing. Used to signal "committed" to observers.
+package func touchFile(_ path: String) {
+    if utimensat(AT_FDCWD, path, nil, 0) == 0 { return }
+    if errno == ENOENT, (try? Syscalls.createFileIfMissing(path, mode: 0o600)) != nil {
+        _ = utimensat(AT_FDCWD, path, nil, 0)
+    }
+}
+
 // MARK: - Threads
 
 /// Runs `body` on a new detached POSIX thread (named `name` where the C library lets us).
