@@ -281,27 +281,31 @@ public final class SharedDefaults: Sendable {
     /// - Parameter key: only changes of this key; `nil`: every key.
     public func changes(forKey key: String? = nil) -> AsyncStream<Change> {
         let (stream, continuation) = AsyncStream<Change>.makeStream(bufferingPolicy: .unbounded)
-        let start = (try? database.read(Self.lastSequence)) ?? 0
-        let watcher: DirectoryWatcher
-        do { watcher = try DirectoryWatcher() } catch {
-            continuation.finish()
-            return stream
-        }
+        // "From now on": the number of the last change before the call. If the database cannot
+        // be read now, the observer's thread takes it at its first successful read instead of
+        // replaying the whole log as new.
+        let start = try? database.read(Self.lastSequence)
+        // Without inotify (a file system or limit that refuses it), the thread polls every 20 ms.
+        let watcher = try? DirectoryWatcher()
         let directory = (path as NSString).deletingLastPathComponent
         let ended = Mutex(false)
         continuation.onTermination = { _ in
             ended.withLock { $0 = true }
-            watcher.wake()
+            watcher?.wake()
         }
         let started = startDetachedThread(name: "appex.defaults") { [self] in
             var last = start
-            watcher.watch([directory])
+            watcher?.watch([directory])
             while !ended.withLock({ $0 }) {
-                for change in self.changes(after: last) {
-                    last = change.sequence
-                    if key == nil || change.key == key { continuation.yield(change) }
+                if let from = last {
+                    for change in self.changes(after: from) {
+                        last = change.sequence
+                        if key == nil || change.key == key { continuation.yield(change) }
+                    }
+                } else {
+                    last = try? database.read(Self.lastSequence)
                 }
-                _ = watcher.wait(timeoutMilliseconds: 100)
+                if let watcher { _ = watcher.wait(timeoutMilliseconds: 100) } else { usleep(20_000) }
             }
         }
         if !started { continuation.finish() }
