@@ -87,5 +87,18 @@ let package = Package(
             path: "Fixtures/DefaultsObserver",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        .executableTarget(
+            name: "StoreBenchmarks",
+            dependencies: [
+                "DefaultsObserver", "RawSQLite",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "AppexCore", package: appexFolder),
+                .product(name: "AppexStore", package: appexFolder),
+                .product(name: "AppexTesting", package: appexFolder),
+            ],
+            path: "Benchmarks/StoreBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )
