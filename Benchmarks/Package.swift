@@ -15,6 +15,9 @@ let package = Package(
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        // The raw SQLite baselines call the sqlite3 C API through GRDB's system-library module,
+        // the same SQLite the main package links.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .target(name: "CPingPong", path: "Sources/CPingPong"),
@@ -65,6 +68,35 @@ let package = Package(
                 .product(name: "AppexTesting", package: appexFolder),
             ],
             path: "Benchmarks/DiscoveryBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .target(
+            name: "RawSQLite",
+            dependencies: [.product(name: "GRDBSQLite", package: "GRDB.swift")],
+            path: "Sources/RawSQLite",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "DefaultsObserver",
+            dependencies: [
+                "RawSQLite",
+                .product(name: "AppexCore", package: appexFolder),
+                .product(name: "AppexStore", package: appexFolder),
+            ],
+            path: "Fixtures/DefaultsObserver",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "StoreBenchmarks",
+            dependencies: [
+                "DefaultsObserver", "RawSQLite",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "AppexCore", package: appexFolder),
+                .product(name: "AppexStore", package: appexFolder),
+                .product(name: "AppexTesting", package: appexFolder),
+            ],
+            path: "Benchmarks/StoreBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),

@@ -6,7 +6,7 @@
 #
 # Every figure NAME is the p50 of benchmark NAME beside the p50 of NAME.baseline, measured in
 # the same run (docs/DESIGN.md, "Performance: measured, not assumed"); latency distributions
-# (ipc.roundtrip.*) give NAME.p50 and NAME.p99 figures.
+# (ipc.roundtrip.*, defaults.notify) give NAME.p50 and NAME.p99 figures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Scripts/setup.sh >/dev/null
@@ -40,7 +40,7 @@ to_ns = {"ns": 1, "us": 1e3, "μs": 1e3, "ms": 1e6, "s": 1e9}
 p50 = {}  # benchmark name -> p50 in ns
 p99 = {}
 # Benchmarks whose figures are latency distributions: NAME.p50 and NAME.p99.
-distributions = {"ipc.roundtrip.64B", "ipc.actor.roundtrip.64B", "ipc.roundtrip.64B.pool"}
+distributions = {"ipc.roundtrip.64B", "ipc.actor.roundtrip.64B", "ipc.roundtrip.64B.pool", "defaults.notify"}
 # A benchmark that records the custom metric "latency" (nanoseconds, one value per call) is
 # read from it; the others from their wall clock (one value per sample).
 paths = glob.glob(out + "/*.wallClock.histogram.percentiles.tsv") + glob.glob(out + "/*.latency.histogram.percentiles.tsv")
