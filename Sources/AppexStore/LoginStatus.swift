@@ -37,10 +37,12 @@ public final class LoginStatus: Sendable {
 
     /// Publishes the signed-in user (`nil`: logged out); durable when this returns.
     ///
-    /// - Throws: ``StoreError`` `hostOnly` when the group was opened by an app extension: only
-    ///   the host app logs users in and out.
+    /// Any process may end a session (an extension whose refresh token was refused publishes
+    /// `nil`); only the host app may start one.
+    ///
+    /// - Throws: ``StoreError`` `hostOnly` when an app extension publishes a user.
     public func publish(_ user: UserAccount?) throws(StoreError) {
-        guard group.context.kind == .hostApp else {
+        if user != nil && group.context.kind != .hostApp {
             throw StoreError(.hostOnly, "\(group.context.name) is an app extension: only the host app publishes who is logged in to app group \(group.identifier)")
         }
         if let user { try defaults.set(encoded: user, forKey: Self.key) } else { try defaults.removeObject(forKey: Self.key) }
