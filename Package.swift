@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "AppexHost", targets: ["AppexHost"]),
         .library(name: "AppexExtension", targets: ["AppexExtension"]),
         .library(name: "AppexStore", targets: ["AppexStore"]),
+        .library(name: "AppexAuth", targets: ["AppexAuth"]),
+        .library(name: "AppexAuthLogin", targets: ["AppexAuthLogin"]),
         .library(name: "AppexTesting", targets: ["AppexTesting"]),
         .executable(name: "appex", targets: ["AppexCLI"]),
     ],
@@ -40,6 +42,16 @@ let package = Package(
         .target(
             name: "AppexStore",
             dependencies: ["AppexCore", "AppexSQLite", "CAppexSystem", .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "AppexAuth",
+            dependencies: ["AppexCore", "AppexStore"],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "AppexAuthLogin",
+            dependencies: ["AppexCore", "AppexStore", "AppexAuth"],
             swiftSettings: strictSwift
         ),
         .target(
@@ -111,7 +123,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AppexTests",
-            dependencies: ["AppexCore", "AppexIPC", "AppexHost", "AppexTesting", "AppexCLI", "AppexStore", "AppexFixtureStore", "AppexFixtureEcho", "AppexFixtureTranslate", "AppexFixtureHost", "AppexFixtureInterfaces"],
+            dependencies: ["AppexCore", "AppexIPC", "AppexHost", "AppexTesting", "AppexCLI", "AppexStore", "AppexAuth", "AppexAuthLogin", "AppexFixtureStore", "AppexFixtureEcho", "AppexFixtureTranslate", "AppexFixtureHost", "AppexFixtureInterfaces"],
             exclude: ["Fixtures"],
             swiftSettings: strictSwift
         ),

@@ -50,9 +50,10 @@ case "$command" in
     export APPEX_OAUTH_STATE="$state" PYTHONDONTWRITEBYTECODE=1
     "$venv/bin/python" "$server/manage.py" migrate -v 0
     "$venv/bin/python" "$server/manage.py" seed >/dev/null
-    # Detached from this shell: it outlives the script, and `stop` ends it.
+    # Detached from this shell: it outlives the script, and `stop` ends it. It must not inherit
+  # the lock descriptors (8, 9), or it would hold the locks for its whole life.
     setsid "$venv/bin/python" "$server/manage.py" runserver "127.0.0.1:$port" --noreload --skip-checks \
-      >"$state/server.log" 2>&1 < /dev/null &
+      >"$state/server.log" 2>&1 < /dev/null 8>&- 9>&- &
     echo $! > "$pidfile"
     for _ in $(seq 1 300); do
       if curl -fsS "$url" >/dev/null 2>&1; then cat "$pidfile"; exit 0; fi

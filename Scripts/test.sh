@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every Appex test on a fresh machine: installs what the tests need (idempotent), builds
+# Runs every Appex test on a fresh machine: installs what the tests need (idempotent: Debian
+# packages, the OAuth server's virtualenv), builds
 # the package and its tests once, and runs them (Swift Testing, real processes and files).
 #
 # Two suites run on their own: the 500-launch soak (beside the others it keeps both cores busy)
@@ -8,6 +9,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Scripts/setup.sh
+# The real OAuth server the token tests use (installed on first use into .build-oauth/), stopped
+# when the tests end; the tests start it themselves too when run alone.
+Scripts/oauth-server.sh start >/dev/null
+trap 'Scripts/oauth-server.sh stop' EXIT
 swift build --build-tests
 swift test --skip-build --filter LaunchCycleTests
 swift test --skip-build --filter HostDeathTests

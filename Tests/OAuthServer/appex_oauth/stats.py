@@ -1,5 +1,6 @@
-"""Counts token-endpoint requests by grant type, so tests prove from the server's side how many
-refreshes happened (GET /test/stats; POST /test/stats/reset)."""
+"""Counts token-endpoint requests by grant type and status, overall ("refresh_token.200") and per
+client ("swift-race.refresh_token.200"), so tests prove from the server's side how many refreshes
+happened (GET /test/stats; POST /test/stats resets)."""
 import json
 import threading
 
@@ -14,12 +15,14 @@ class TokenRequestCounter:
         self.get_response = get_response
 
     def __call__(self, request):
-        grant = request.POST.get("grant_type") if request.method == "POST" and request.path == "/o/token/" else None
+        is_token = request.method == "POST" and request.path == "/o/token/"
+        grant = request.POST.get("grant_type") if is_token else None
+        client = request.POST.get("client_id", "?") if is_token else None
         response = self.get_response(request)
         if grant:
-            key = f"{grant}.{response.status_code}"
             with _lock:
-                _counts[key] = _counts.get(key, 0) + 1
+                for key in (f"{grant}.{response.status_code}", f"{client}.{grant}.{response.status_code}"):
+                    _counts[key] = _counts.get(key, 0) + 1
         return response
 
 

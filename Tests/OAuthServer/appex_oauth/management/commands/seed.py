@@ -5,7 +5,8 @@ from oauth2_provider.models import Application
 
 USERS = [("ada", "lovelace", "Ada", "Lovelace"), ("grace", "hopper", "Grace", "Hopper")]
 # Public clients (no secret), as a native app is. "-short": access tokens live 2 seconds.
-CLIENTS = ["swift-public", "swift-short"]
+# Tests that count refreshes from the server's side use a client of their own.
+CLIENTS = ["swift-public", "swift-short", "swift-race-short", "swift-expiry-short", "swift-revoke", "swift-401"]
 
 
 class Command(BaseCommand):

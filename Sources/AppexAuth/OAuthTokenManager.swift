@@ -1,0 +1,211 @@
+public import AppexStore
+public import Foundation
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+
+/// Uses, refreshes and revokes the tokens the host obtained — everything an extension may do
+/// with a session, and nothing that starts one.
+///
+/// ```swift
+/// let manager = try AccessorBuilder(configuration: configuration, context: .current()).option(.oauth).build().tokenManager
+/// let (data, response) = try await manager.data(for: URLRequest(url: contacts))   // refreshed when needed
+/// ```
+///
+/// At most one refresh is in flight across every process that shares the storage (a `flock`
+/// in the app group's container). A process that waited re-reads the storage and uses the token
+/// a sibling already rotated instead of refreshing again; a refresh answered `invalid_grant`
+/// checks the storage for a newer token before giving up. Only then is the session cleared, the
+/// login status set to logged out, and `reauthenticationRequired` returned: only the host can
+/// log in again. Failures that may pass are returned as `retryable`, never retried in a loop.
+public final class OAuthTokenManager: Sendable {
+    /// The configuration.
+    public let configuration: OAuthConfiguration
+    /// Where the session is kept.
+    public let storage: any TokenStorage
+    /// The login status the session's end is published to.
+    public let loginStatus: LoginStatus
+    /// How close to its expiry an access token is refreshed before use.
+    public let leeway: TimeInterval
+    private let lock: RefreshLock
+    private let clientIDOverride: String?
+
+    /// The storage key of the session's token set.
+    public var storageKey: String { "tokens:" + clientID }
+    /// The client the tokens belong to: the configuration's, or a registered one (RFC 7591).
+    public var clientID: String { clientIDOverride ?? configuration.clientID }
+
+    /// A manager for the session in `storage`, shared through `group`.
+    public init(configuration: OAuthConfiguration, storage: any TokenStorage, group: AppGroup, leeway: TimeInterval = 5, clientID: String? = nil) throws(AuthError) {
+        self.configuration = configuration
+        self.storage = storage
+        self.leeway = leeway
+        self.clientIDOverride = clientID
+        do { loginStatus = try LoginStatus(group: group) } catch {
+            throw AuthError(.storage, "cannot open the login status of \(group.identifier): \(error)")
+        }
+        let directory = group.containerPath + "/Library/Auth"
+        do { try group.environment.makePrivateDirectory(directory) } catch {
+            throw AuthError(.storage, "cannot make \(directory): \(error.message)")
+        }
+        lock = RefreshLock(path: directory + "/refresh.lock")
+    }
+
+    // MARK: - The stored session
+
+    /// The stored token set, or `nil` when no one is logged in.
+    public func storedTokens() throws(AuthError) -> TokenSet? {
+        guard let data = try storage.read(key: storageKey) else { return nil }
+        return try TokenSet.decoded(from: data, key: storageKey)
+    }
+
+    /// Stores a token set (the host after login; the manager after each refresh).
+    package func store(_ tokens: TokenSet) throws(AuthError) {
+        try storage.write(key: storageKey, data: tokens.encoded())
+    }
+
+    /// Clears the session and publishes "logged out" (any process may end a session).
+    public func clearSession() throws(AuthError) {
+        try storage.delete(key: storageKey)
+        do { try loginStatus.publish(nil) } catch {
+            throw AuthError(.storage, "cannot publish the logout: \(error)")
+        }
+    }
+
+    // MARK: - Refresh
+
+    /// The outcome of one refresh request, as the server gave it.
+    public enum RefreshResult: Sendable {
+        /// New tokens (not yet stored).
+        case success(TokenSet)
+        /// The server's error answer: `error` (`invalid_grant`, ...), its description, the status.
+        case errorResponse(error: String, description: String?, status: Int)
+        /// No usable answer: the network, or a 5xx.
+        case transportError(AuthError)
+    }
+
+    /// One refresh request with `refreshToken` (RFC 6749 §6), exactly as the server answers it:
+    /// nothing is stored and nothing is retried. Most callers want ``withFreshAccessToken(_:)``.
+    public func refreshAccessToken(refreshToken: String) async -> RefreshResult {
+        do {
+            let endpoints = try await configuration.resolvedEndpoints()
+            let (data, response) = try await HTTP.postForm(endpoints.token, [
+                ("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", clientID),
+            ])
+            if response.statusCode == 200, let tokens = try? JSONDecoder().decode(TokenResponse.self, from: data) {
+                return .success(TokenSet(response: tokens, previous: try? storedTokens()))
+            }
+            if (400..<500).contains(response.statusCode), let error = try? JSONDecoder().decode(ErrorResponse.self, from: data) {
+                return .errorResponse(error: error.error, description: error.error_description, status: response.statusCode)
+            }
+            return .transportError(AuthError(.retryable, "the token endpoint \(endpoints.token) answered HTTP \(response.statusCode)", status: response.statusCode))
+        } catch {
+            return .transportError(error)
+        }
+    }
+
+    /// A token set whose access token is not about to expire: the stored one, or one refreshed
+    /// under the cross-process lock.
+    ///
+    /// - Throws: ``AuthError``: `notLoggedIn`, `reauthenticationRequired`, `retryable`, `storage`.
+    public func freshTokens() async throws(AuthError) -> TokenSet {
+        guard let current = try storedTokens() else { throw notLoggedIn() }
+        if !current.expires(within: leeway) { return current }
+        return try await refresh(replacing: current)
+    }
+
+    /// Refreshes `stale` unless a sibling already did: at most one refresh in flight across all
+    /// processes sharing the storage.
+    package func refresh(replacing stale: TokenSet) async throws(AuthError) -> TokenSet {
+        try await lock.withLock { () async throws(AuthError) -> TokenSet in
+            // Under the lock: what is stored now? A sibling may have rotated the tokens while we waited.
+            guard let latest = try storedTokens() else { throw notLoggedIn() }
+            if latest.accessToken != stale.accessToken && !latest.expires(within: leeway) { return latest }
+            guard let refreshToken = latest.refreshToken else {
+                try clearSession()
+                throw AuthError(.reauthenticationRequired, "the session of client \(clientID) has no refresh token and its access token expired: log in again in the host app")
+            }
+            switch await refreshAccessToken(refreshToken: refreshToken) {
+            case .success(let tokens):
+                try store(tokens)
+                return tokens
+            case .transportError(let error):
+                throw error
+            case .errorResponse(let error, let description, let status):
+                if error == "invalid_grant" {
+                    // A newer session may have been stored meanwhile (the host logged in again).
+                    if let again = try storedTokens(), again.refreshToken != refreshToken { return again }
+                    try clearSession()
+                    throw AuthError(.reauthenticationRequired, "the server refused the refresh token of client \(clientID) (invalid_grant\(description.map { ": \($0)" } ?? "")): the session was cleared and the login status says logged out; log in again in the host app", oauthError: error, status: status)
+                }
+                throw AuthError(.rejected, "the server refused the refresh of client \(clientID): \(error)\(description.map { " (\($0))" } ?? "")", oauthError: error, status: status)
+            }
+        }
+    }
+
+    /// Runs `body` with an access token that is not about to expire.
+    public func withFreshAccessToken<Result: Sendable>(_ body: (String) async throws -> Result) async throws -> Result {
+        try await body(freshTokens().accessToken)
+    }
+
+    // MARK: - Authorized requests
+
+    /// `request` with `Authorization: Bearer <fresh access token>`.
+    public func authorizedRequest(_ request: URLRequest) async throws(AuthError) -> URLRequest {
+        let tokens = try await freshTokens()
+        var authorized = request
+        authorized.setValue("\(tokens.tokenType.lowercased() == "bearer" ? "Bearer" : tokens.tokenType) \(tokens.accessToken)", forHTTPHeaderField: "Authorization")
+        return authorized
+    }
+
+    /// Sends `request` authorized with a fresh access token; on a 401 whose `WWW-Authenticate`
+    /// says `error="invalid_token"`, refreshes (under the lock) and sends it once more.
+    ///
+    /// - Throws: ``AuthError`` from getting a token, or `retryable` when the request got no answer.
+    public func data(for request: URLRequest) async throws(AuthError) -> (Data, HTTPURLResponse) {
+        let tokens = try await freshTokens()
+        let first = try await send(request, with: tokens)
+        guard first.1.statusCode == 401, Self.saysInvalidToken(first.1) else { return first }
+        let refreshed = try await refresh(replacing: tokens)
+        return try await send(request, with: refreshed)
+    }
+
+    private func send(_ request: URLRequest, with tokens: TokenSet) async throws(AuthError) -> (Data, HTTPURLResponse) {
+        var authorized = request
+        authorized.setValue("Bearer \(tokens.accessToken)", forHTTPHeaderField: "Authorization")
+        return try await HTTP.send(authorized)
+    }
+
+    /// Whether a 401 is RFC 6750's `invalid_token` (expired, revoked): worth one refresh.
+    static func saysInvalidToken(_ response: HTTPURLResponse) -> Bool {
+        guard let challenge = response.value(forHTTPHeaderField: "WWW-Authenticate") else { return false }
+        return challenge.range(of: "error=\"invalid_token\"", options: .caseInsensitive) != nil
+    }
+
+    // MARK: - Revocation
+
+    /// Revokes the stored refresh token (RFC 7009; the server also ends its access tokens).
+    /// The session stays stored: the next use finds out and reports `reauthenticationRequired`.
+    public func revoke(refreshToken: String) async throws(AuthError) { try await revoke(refreshToken, hint: "refresh_token") }
+
+    /// Revokes an access token (RFC 7009).
+    public func revoke(accessToken: String) async throws(AuthError) { try await revoke(accessToken, hint: "access_token") }
+
+    private func revoke(_ token: String, hint: String) async throws(AuthError) {
+        let endpoints = try await configuration.resolvedEndpoints()
+        guard let endpoint = endpoints.revocation else {
+            throw AuthError(.configuration, "the server of \(configuration.issuer) names no revocation endpoint")
+        }
+        let (data, response) = try await HTTP.postForm(endpoint, [("token", token), ("token_type_hint", hint), ("client_id", clientID)])
+        guard response.statusCode == 200 else {
+            let error = try? JSONDecoder().decode(ErrorResponse.self, from: data)
+            throw AuthError(response.statusCode >= 500 ? .retryable : .rejected,
+                            "the revocation endpoint \(endpoint) answered HTTP \(response.statusCode)\(error.map { ": \($0.error)" } ?? "")",
+                            oauthError: error?.error, status: response.statusCode)
+        }
+    }
+
+    private func notLoggedIn() -> AuthError {
+        AuthError(.notLoggedIn, "no session of client \(clientID) is stored for app group \(configuration.appGroup): log in in the host app first")
+    }
+}

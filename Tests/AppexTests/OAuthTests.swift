@@ -1,0 +1,194 @@
+import AppexAuth
+import AppexAuthLogin
+import AppexCore
+import AppexStore
+import AppexTesting
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+import Testing
+
+/// The real authorization server on 127.0.0.1 (Scripts/oauth-server.sh), started once per test
+/// process; the script is idempotent and installs the server on first use.
+enum OAuthServer {
+    static let port = ProcessInfo.processInfo.environment["APPEX_OAUTH_PORT"] ?? "8765"
+    static let issuer = URL(string: "http://127.0.0.1:\(port)")!
+    private static let started = Mutex(false)
+
+    /// Starts the server unless this process already did.
+    static func start() async throws {
+        if started.withLock({ $0 }) { return }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let output = try await run("/bin/bash", [root + "/Scripts/oauth-server.sh", "start", port], environment: ProcessInfo.processInfo.environment, timeout: 600)
+        guard output.status == 0 else {
+            Issue.record("the OAuth server did not start: \(output.standardError)")
+            throw AuthError(.configuration, "no OAuth server")
+        }
+        started.withLock { $0 = true }
+    }
+
+    /// The server's token-request counters ("<client>.refresh_token.200", ...).
+    static func stats() async throws -> [String: Int] {
+        let (data, _) = try await URLSession.shared.data(from: issuer.appendingPathComponent("test/stats"))
+        return try JSONDecoder().decode([String: Int].self, from: data)
+    }
+}
+
+/// A host and an extension of one team sharing an app group and a keychain access group.
+struct AuthWorld {
+    static let group = "group.com.example.app"
+    static let keychainGroup = "TEAMID.com.example.shared"
+    let world: AppexTestEnvironment
+
+    init() throws { world = try AppexTestEnvironment() }
+
+    func configuration(client: String = "swift-public", storage: OAuthConfiguration.Storage = .keychain) -> OAuthConfiguration {
+        OAuthConfiguration(issuer: OAuthServer.issuer, clientID: client, scopes: ["read", "write"], appGroup: Self.group, storage: storage,
+                           userInfoEndpoint: OAuthServer.issuer.appendingPathComponent("api/me"))
+    }
+
+    func context(_ kind: AppexBundle.Kind) -> ProcessContext {
+        ProcessContext(bundleIdentifier: kind == .hostApp ? "com.example.hostapp" : "com.example.hostapp.widget",
+                       team: world.team.teamIdentifier,
+                       entitlements: Entitlements(applicationGroups: [Self.group], keychainAccessGroups: [Self.keychainGroup]), kind: kind)
+    }
+
+    func host(client: String = "swift-public", storage: OAuthConfiguration.Storage = .keychain) throws -> HostAccessor {
+        try HostAccessorBuilder(configuration: configuration(client: client, storage: storage), context: context(.hostApp), environment: world.environment)
+            .option(.oauth).build()
+    }
+
+    func extensionManager(client: String = "swift-public", storage: OAuthConfiguration.Storage = .keychain) throws -> OAuthTokenManager {
+        try AccessorBuilder(configuration: configuration(client: client, storage: storage), context: context(.appExtension), environment: world.environment)
+            .option(.oauth).build().tokenManager
+    }
+}
+
+@Suite(.serialized) struct OAuthTests {
+    init() async throws { try await OAuthServer.start() }
+
+    @Test("password login by the host stores the tokens (keychain) and publishes the user; the extension reads them and calls the API")
+    func passwordLogin() async throws {
+        let auth = try AuthWorld()
+        let host = try auth.host()
+        let user = try await host.login.password(user: "ada", password: "lovelace")
+        #expect(user.name == "Ada Lovelace" && user.identifier == "1")
+        let widget = try auth.extensionManager()
+        #expect(widget.loginStatus.currentUser == user)
+        let (data, response) = try await widget.data(for: URLRequest(url: OAuthServer.issuer.appendingPathComponent("api/me")))
+        #expect(response.statusCode == 200)
+        #expect(String(decoding: data, as: UTF8.self).contains("\"username\": \"ada\""))
+        // Encrypted at rest: the access token is not in the keychain file.
+        let token = try #require(try widget.storedTokens()?.accessToken)
+        let file = FileManager.default.contents(atPath: auth.world.environment.home + "/Keychains/keychain.sqlite") ?? Data()
+        #expect(file.range(of: Data(token.utf8)) == nil)
+    }
+
+    @Test("a wrong password is rejected with invalid_grant; nothing is stored, nobody is logged in")
+    func wrongPassword() async throws {
+        let auth = try AuthWorld()
+        let host = try auth.host()
+        let error = await #expect(throws: AuthError.self) { try await host.login.password(user: "ada", password: "wrong") }
+        #expect(error?.code == .rejected && error?.oauthError == "invalid_grant")
+        #expect(try host.tokenManager.storedTokens() == nil)
+        #expect(!host.tokenManager.loginStatus.isUserLoggedIn)
+    }
+
+    @Test("refresh rotates the refresh token; the old one is then rejected with invalid_grant")
+    func refreshRotates() async throws {
+        let auth = try AuthWorld(), host = try auth.host(storage: .defaults)
+        try await host.login.password(user: "ada", password: "lovelace")
+        let widget = try auth.extensionManager(storage: .defaults)
+        let before = try #require(try widget.storedTokens())
+        let refreshed = try await widget.refresh(replacing: before)
+        #expect(refreshed.refreshToken != before.refreshToken && refreshed.accessToken != before.accessToken)
+        #expect(try widget.storedTokens() == refreshed)
+        guard case .errorResponse(let error, _, let status) = await widget.refreshAccessToken(refreshToken: try #require(before.refreshToken)) else {
+            Issue.record("the rotated refresh token was accepted again")
+            return
+        }
+        #expect(error == "invalid_grant" && status == 400)
+    }
+
+    @Test("an expired access token (2 s) is refreshed transparently before the request, once, counted by the server")
+    func expiredRefreshedTransparently() async throws {
+        let auth = try AuthWorld(), client = "swift-expiry-short"
+        let host = try auth.host(client: client)
+        try await host.login.password(user: "ada", password: "lovelace")
+        let widget = try auth.extensionManager(client: client)
+        let before = try await OAuthServer.stats()["\(client).refresh_token.200"] ?? 0
+        try await Task.sleep(for: .seconds(2.5))
+        let (_, response) = try await widget.data(for: URLRequest(url: OAuthServer.issuer.appendingPathComponent("api/me")))
+        #expect(response.statusCode == 200)
+        let after = try await OAuthServer.stats()["\(client).refresh_token.200"] ?? 0
+        #expect(after == before + 1)
+    }
+
+    @Test("a 401 with error=invalid_token refreshes once and retries: 200")
+    func unauthorizedRetriedOnce() async throws {
+        let auth = try AuthWorld(), client = "swift-401"
+        let host = try auth.host(client: client)
+        try await host.login.password(user: "ada", password: "lovelace")
+        // The stored access token is one the server does not know, though not expired.
+        var tokens = try #require(try host.tokenManager.storedTokens())
+        tokens.accessToken = "not-a-token-the-server-issued"
+        let storage = KeychainTokenStorage(keychain: try SharedKeychain(context: auth.context(.hostApp), environment: auth.world.environment))
+        try storage.write(key: host.tokenManager.storageKey, data: JSONEncoder.secondsSince1970.encode(tokens))
+        let widget = try auth.extensionManager(client: client)
+        let (_, response) = try await widget.data(for: URLRequest(url: OAuthServer.issuer.appendingPathComponent("api/me")))
+        #expect(response.statusCode == 200)
+        #expect(try widget.storedTokens()?.accessToken != "not-a-token-the-server-issued")
+    }
+
+    @Test("revoke, then a refresh: reauthentication-required, the session cleared, and another process sees the logout")
+    func revokeThenRefresh() async throws {
+        let auth = try AuthWorld(), client = "swift-revoke"
+        let host = try auth.host(client: client)
+        try await host.login.password(user: "ada", password: "lovelace")
+        let loggedIn = try await appex("defaults", "read", "--group", AuthWorld.group, "--suite", "appex.login", "currentUser", in: auth.world)
+        #expect(loggedIn.status == 0)
+        let widget = try auth.extensionManager(client: client)
+        let tokens = try #require(try widget.storedTokens())
+        try await widget.revoke(refreshToken: try #require(tokens.refreshToken))
+        let error = await #expect(throws: AuthError.self) { _ = try await widget.refresh(replacing: tokens) }
+        #expect(error?.code == .reauthenticationRequired && error?.oauthError == "invalid_grant")
+        #expect(try widget.storedTokens() == nil)
+        let other = try await appex("defaults", "read", "--group", AuthWorld.group, "--suite", "appex.login", "currentUser", in: auth.world)
+        #expect(other.status == 1, "another process still sees a user: \(other.standardOutput)")
+        let next = await #expect(throws: AuthError.self) { _ = try await widget.freshTokens() }
+        #expect(next?.code == .notLoggedIn)
+    }
+
+    @Test("an extension's context cannot build the host's accessor; before login it is refused with not-logged-in")
+    func extensionCannotLogIn() async throws {
+        let auth = try AuthWorld()
+        let error = #expect(throws: AuthError.self) {
+            _ = try HostAccessorBuilder(configuration: auth.configuration(), context: auth.context(.appExtension), environment: auth.world.environment)
+                .option(.oauth).build()
+        }
+        #expect(error?.code == .configuration)
+        let refused = await #expect(throws: AuthError.self) { _ = try await auth.extensionManager().withFreshAccessToken { $0 } }
+        #expect(refused?.code == .notLoggedIn)
+    }
+
+    @Test("RFC 8414: endpoints are discovered from the issuer's metadata; a configuration file in the issue's form loads")
+    func discovery() async throws {
+        let json = #"{"issuer": "http://127.0.0.1:8765", "clientID": "swift-public", "scopes": ["read", "write"], "appGroup": "group.com.example.app", "storage": "keychain"}"#
+        let configuration = try JSONDecoder().decode(OAuthConfiguration.self, from: Data(json.utf8))
+        #expect(configuration.storage == .keychain && configuration.scopes == ["read", "write"])
+        let endpoints = try await OAuthConfiguration(issuer: OAuthServer.issuer, clientID: "swift-public", appGroup: AuthWorld.group).resolvedEndpoints()
+        #expect(endpoints.token.absoluteString == "\(OAuthServer.issuer.absoluteString)/o/token/")
+        #expect(endpoints.revocation != nil && endpoints.registration != nil && endpoints.authorization != nil)
+    }
+}
+
+extension JSONEncoder {
+    /// Token sets are stored with dates as seconds since 1970.
+    static var secondsSince1970: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        return encoder
+    }
+}
