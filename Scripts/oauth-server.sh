@@ -21,6 +21,8 @@ server="$root/Tests/OAuthServer"
 url="http://127.0.0.1:$port/.well-known/oauth-authorization-server"
 
 running() { [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
+# Whether the metadata answers (Python's urllib: no curl needed on a fresh machine).
+answers() { [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "import urllib.request; urllib.request.urlopen('$url', timeout=2)" >/dev/null 2>&1; }
 
 install() {
   # One installer at a time (tests in several processes may start the server together).
@@ -46,7 +48,7 @@ case "$command" in
     mkdir -p "$state"
     exec 8>"$state.lock"
     flock 8
-    if running && curl -fsS "$url" >/dev/null 2>&1; then cat "$pidfile"; exit 0; fi
+    if running && answers; then cat "$pidfile"; exit 0; fi
     export APPEX_OAUTH_STATE="$state" PYTHONDONTWRITEBYTECODE=1
     "$venv/bin/python" "$server/manage.py" migrate -v 0
     "$venv/bin/python" "$server/manage.py" seed >/dev/null
@@ -56,7 +58,7 @@ case "$command" in
       >"$state/server.log" 2>&1 < /dev/null 8>&- 9>&- &
     echo $! > "$pidfile"
     for _ in $(seq 1 300); do
-      if curl -fsS "$url" >/dev/null 2>&1; then cat "$pidfile"; exit 0; fi
+      if answers; then cat "$pidfile"; exit 0; fi
       if ! running; then echo "oauth-server: the server exited; its log:" >&2; cat "$state/server.log" >&2; exit 1; fi
       sleep 0.1
     done
@@ -68,7 +70,7 @@ case "$command" in
     rm -f "$pidfile"
     ;;
   status)
-    if running && curl -fsS "$url" >/dev/null 2>&1; then echo "running $(cat "$pidfile") on 127.0.0.1:$port"; else echo "stopped"; exit 1; fi
+    if running && answers; then echo "running $(cat "$pidfile") on 127.0.0.1:$port"; else echo "stopped"; exit 1; fi
     ;;
   *)
     echo "usage: $0 start|stop|status [PORT]" >&2
