@@ -89,6 +89,12 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .executableTarget(
+            name: "AppexFixtureAuth",
+            dependencies: ["AppexCore", "AppexStore", "AppexAuth"],
+            path: "Tests/Fixtures/AppexFixtureAuth",
+            swiftSettings: strictSwift
+        ),
+        .executableTarget(
             name: "AppexFixtureHost",
             dependencies: ["AppexCore", "AppexHost", "AppexFixtureInterfaces"],
             path: "Tests/Fixtures/AppexFixtureHost",
@@ -123,7 +129,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AppexTests",
-            dependencies: ["AppexCore", "AppexIPC", "AppexHost", "AppexTesting", "AppexCLI", "AppexStore", "AppexAuth", "AppexAuthLogin", "AppexFixtureStore", "AppexFixtureEcho", "AppexFixtureTranslate", "AppexFixtureHost", "AppexFixtureInterfaces"],
+            dependencies: ["AppexCore", "AppexIPC", "AppexHost", "AppexTesting", "AppexCLI", "AppexStore", "AppexAuth", "AppexAuthLogin", "AppexFixtureStore", "AppexFixtureAuth", "AppexFixtureEcho", "AppexFixtureTranslate", "AppexFixtureHost", "AppexFixtureInterfaces"],
             exclude: ["Fixtures"],
             swiftSettings: strictSwift
         ),

@@ -52,9 +52,14 @@ case "$command" in
     export APPEX_OAUTH_STATE="$state" PYTHONDONTWRITEBYTECODE=1
     "$venv/bin/python" "$server/manage.py" migrate -v 0
     "$venv/bin/python" "$server/manage.py" seed >/dev/null
-    # Detached from this shell: it outlives the script, and `stop` ends it. It must not inherit
-  # the lock descriptors (8, 9), or it would hold the locks for its whole life.
-    setsid "$venv/bin/python" "$server/manage.py" runserver "127.0.0.1:$port" --noreload --skip-checks \
+    # WAL is a property of the file: set once here, not by every request's connection.
+    "$venv/bin/python" -c "import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA journal_mode=WAL')" "$state/db.sqlite3"
+    # waitress, threaded (Django's development server left reused keep-alive connections hanging
+    # under many concurrent clients). Detached from this shell: it outlives the script, and
+    # `stop` ends it. It must not inherit the lock descriptors (8, 9), or it would hold the
+    # locks for its whole life.
+    PYTHONPATH="$server" setsid "$venv/bin/waitress-serve" --listen="127.0.0.1:$port" --threads=16 \
+      appex_oauth.wsgi:application \
       >"$state/server.log" 2>&1 < /dev/null 8>&- 9>&- &
     echo $! > "$pidfile"
     for _ in $(seq 1 300); do

@@ -25,7 +25,7 @@ public final class OAuthTokenManager: Sendable {
     public let storage: any TokenStorage
     /// The login status the session's end is published to.
     public let loginStatus: LoginStatus
-    /// How close to its expiry an access token is refreshed before use.
+    /// How close to its expiry an access token is refreshed before use (at most half its lifetime).
     public let leeway: TimeInterval
     private let lock: RefreshLock
     private let clientIDOverride: String?
@@ -110,7 +110,7 @@ public final class OAuthTokenManager: Sendable {
     /// - Throws: ``AuthError``: `notLoggedIn`, `reauthenticationRequired`, `retryable`, `storage`.
     public func freshTokens() async throws(AuthError) -> TokenSet {
         guard let current = try storedTokens() else { throw notLoggedIn() }
-        if !current.expires(within: leeway) { return current }
+        if !current.needsRefresh(leeway: leeway) { return current }
         return try await refresh(replacing: current)
     }
 
@@ -120,7 +120,8 @@ public final class OAuthTokenManager: Sendable {
         try await lock.withLock { () async throws(AuthError) -> TokenSet in
             // Under the lock: what is stored now? A sibling may have rotated the tokens while we waited.
             guard let latest = try storedTokens() else { throw notLoggedIn() }
-            if latest.accessToken != stale.accessToken && !latest.expires(within: leeway) { return latest }
+            // Rotated by a sibling while we waited: use it while it lives, do not refresh again.
+            if latest.accessToken != stale.accessToken && !latest.expires(within: 0) { return latest }
             guard let refreshToken = latest.refreshToken else {
                 try clearSession()
                 throw AuthError(.reauthenticationRequired, "the session of client \(clientID) has no refresh token and its access token expired: log in again in the host app")

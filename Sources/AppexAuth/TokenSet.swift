@@ -39,6 +39,14 @@ public struct TokenSet: Codable, Sendable, Hashable {
         return expiresAt.timeIntervalSince(now) <= leeway
     }
 
+    /// Whether the access token should be refreshed before use: it expires within `leeway`, or
+    /// within half its lifetime when that is shorter (a 2-second token is not stale at birth).
+    public func needsRefresh(leeway: TimeInterval, now: Date = Date()) -> Bool {
+        guard let expiresAt else { return false }
+        let lifetime = expiresAt.timeIntervalSince(obtainedAt)
+        return expires(within: min(leeway, max(lifetime / 2, 0)), from: now)
+    }
+
     /// The token set a token endpoint's success answer makes; a refresh answer without a
     /// refresh token keeps `previous`'s (RFC 6749 §6).
     package init(response: TokenResponse, previous: TokenSet? = nil, now: Date = Date()) {

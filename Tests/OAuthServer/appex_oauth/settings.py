@@ -34,8 +34,13 @@ DATABASES = {
     "default": {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": os.path.join(STATE, "db.sqlite3"),
-        # Concurrent refreshes from many processes: take the write lock at BEGIN, no "database is locked".
+        # Concurrent refreshes from many processes: take the write lock at BEGIN, no "database is
+        # locked". The file is switched to WAL once by Scripts/oauth-server.sh (a persistent
+        # mode), so token checks read while a refresh writes.
         "OPTIONS": {"transaction_mode": "IMMEDIATE", "timeout": 20},
+        # One connection per server thread, kept: no open/close churn (the last connection to
+        # close checkpoints the WAL under an exclusive lock).
+        "CONN_MAX_AGE": None,
     }
 }
 # Client secrets are checked on every token request: a fast hasher keeps the tests about Appex.

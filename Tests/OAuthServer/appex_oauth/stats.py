@@ -1,13 +1,16 @@
 """Counts token-endpoint requests by grant type and status, overall ("refresh_token.200") and per
 client ("swift-race.refresh_token.200"), so tests prove from the server's side how many refreshes
-happened (GET /test/stats; POST /test/stats resets)."""
+happened (GET /test/stats; POST /test/stats resets). GET /test/stats?slow=1 adds the requests
+that took more than 0.5 s."""
 import json
 import threading
+import time
 
 from django.http import JsonResponse
 
 _lock = threading.Lock()
 _counts = {}
+_slow = []
 
 
 class TokenRequestCounter:
@@ -18,7 +21,12 @@ class TokenRequestCounter:
         is_token = request.method == "POST" and request.path == "/o/token/"
         grant = request.POST.get("grant_type") if is_token else None
         client = request.POST.get("client_id", "?") if is_token else None
+        started = time.monotonic()
         response = self.get_response(request)
+        elapsed = time.monotonic() - started
+        if elapsed > 0.5:
+            with _lock:
+                _slow.append(f"{request.method} {request.path} {response.status_code} {elapsed:.3f}s")
         if grant:
             with _lock:
                 for key in (f"{grant}.{response.status_code}", f"{client}.{grant}.{response.status_code}"):
@@ -30,5 +38,6 @@ def stats(request):
     if request.method == "POST":
         with _lock:
             _counts.clear()
+            _slow.clear()
     with _lock:
-        return JsonResponse(dict(_counts))
+        return JsonResponse(dict(_counts, slow=list(_slow)) if request.GET.get("slow") else dict(_counts))
