@@ -12,6 +12,21 @@ package enum SharedDatabase {
     /// The file should exist with its final mode first: SQLite gives its `-wal` and `-shm` files
     /// the database file's mode. `secureDelete` overwrites deleted content with zeros (for
     /// secrets: a deleted item does not linger in free pages).
+    /// Runs `body` in a deferred read transaction on `queue`'s connection. Unlike
+    /// `DatabaseQueue.read`, it does not toggle `query_only`, which makes SQLite recompile every
+    /// cached statement: hot reads keep their prepared statements. Not reentrant.
+    package static func snapshot<Result>(_ queue: DatabaseQueue, _ body: (Database) throws -> Result) throws -> Result {
+        try queue.inDatabase { db in
+            var result: Result?
+            try db.inTransaction(.deferred) {
+                result = try body(db)
+                return .commit
+            }
+            guard let result else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the read produced no result") }
+            return result
+        }
+    }
+
     package static func open(path: String, label: String, version: Int, schema: (Int) -> String, secureDelete: Bool = false) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
@@ -19,13 +34,17 @@ package enum SharedDatabase {
         configuration.label = label
         // What a caller was told is written must survive a crash of anything, the machine included.
         configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
             if secureDelete { try db.execute(sql: "PRAGMA secure_delete = ON") }
         }
         var attempt = 0
         while true {
             do {
                 let queue = try DatabaseQueue(path: path, configuration: configuration)
+                // After GRDB's WAL setup, which sets `synchronous = NORMAL` (after
+                // `prepareDatabase` runs, so it cannot be set there): NORMAL does not sync each
+                // commit in WAL mode, and a commit could be lost to a power cut. (Found by strace:
+                // 18 fdatasync for 2,000 commits; with this, one per commit.)
+                try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
                 // Reading the version costs no write (and no fsync): only a new file is set up.
                 let current = try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
                 if current >= version { return queue }

@@ -314,7 +314,7 @@ public final class SharedDefaults: Sendable {
 
     /// The logged changes after `sequence`, oldest first, each with the value it committed.
     private func changes(after sequence: Int64) -> [Change] {
-        (try? database.read { db -> [Change] in
+        (try? SharedDatabase.snapshot(database) { db -> [Change] in
             var found: [Change] = []
             let statement = try db.cachedStatement(sql: "SELECT sequence, key, value FROM change WHERE sequence > ? ORDER BY sequence")
             let rows = try Row.fetchCursor(statement, arguments: [sequence])
@@ -423,21 +423,21 @@ public final class SharedDefaults: Sendable {
         if let blob, (try? decode(blob)) == nil {
             throw StoreError(.invalidValue, "the value for \(key) cannot be stored: it is too large or too deeply nested to be read back (at most 100,000 elements, 256 levels)")
         }
-        try db.execute(sql: "INSERT INTO change (key, value, origin) VALUES (?, ?, ?)", arguments: [key, blob, migrated ? 1 : 0])
+        try db.cachedStatement(sql: "INSERT INTO change (key, value, origin) VALUES (?, ?, ?)").execute(arguments: [key, blob, migrated ? 1 : 0])
         let sequence = db.lastInsertedRowID
         if let blob {
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO entry (key, value, sequence) VALUES (?, ?, ?)
                 ON CONFLICT(key) DO UPDATE SET value = excluded.value, sequence = excluded.sequence
-                """, arguments: [key, blob, sequence])
+                """).execute(arguments: [key, blob, sequence])
         } else {
-            try db.execute(sql: "DELETE FROM entry WHERE key = ?", arguments: [key])
+            try db.cachedStatement(sql: "DELETE FROM entry WHERE key = ?").execute(arguments: [key])
         }
     }
 
     /// The suite's own bookkeeping (not a defaults key): `nil` when unset.
     static func meta(_ name: String, in db: Database) throws -> String? {
-        try String.fetchOne(db, sql: "SELECT value FROM meta WHERE name = ?", arguments: [name])
+        try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM meta WHERE name = ?"), arguments: [name])
     }
 
     /// Sets (`nil`: removes) a bookkeeping value; inside a write transaction.

@@ -133,7 +133,7 @@ public final class SharedKeychain: Sendable {
     public func update(_ data: Data, service: String, account: String, label: String? = nil, accessGroup: String? = nil) throws(StoreError) {
         let group = try resolve(accessGroup)
         try write("update", service: service, account: account, group: group) { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT wrapped_key, data, label, created FROM item WHERE access_group = ? AND service = ? AND account = ?", arguments: [group, service, account]) else {
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT wrapped_key, data, label, created FROM item WHERE access_group = ? AND service = ? AND account = ?"), arguments: [group, service, account]) else {
                 throw StoreError(.itemNotFound, "access group \(group) holds no item for service \(service), account \(account)")
             }
             let keptLabel = try label ?? keys.unseal(Self.sealed(row), group: group, service: service, account: account).label
@@ -146,7 +146,7 @@ public final class SharedKeychain: Sendable {
     public func set(_ data: Data, service: String, account: String, label: String? = nil, accessGroup: String? = nil) throws(StoreError) {
         let group = try resolve(accessGroup)
         try write("store", service: service, account: account, group: group) { db in
-            if let row = try Row.fetchOne(db, sql: "SELECT wrapped_key, data, label, created FROM item WHERE access_group = ? AND service = ? AND account = ?", arguments: [group, service, account]) {
+            if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT wrapped_key, data, label, created FROM item WHERE access_group = ? AND service = ? AND account = ?"), arguments: [group, service, account]) {
                 let keptLabel = try label ?? keys.unseal(Self.sealed(row), group: group, service: service, account: account).label
                 try insert(data, label: keptLabel, created: row["created"], group: group, service: service, account: account, in: db)
             } else {
@@ -162,7 +162,7 @@ public final class SharedKeychain: Sendable {
     public func delete(service: String, account: String, accessGroup: String? = nil) throws(StoreError) {
         let group = try resolve(accessGroup)
         try write("delete", service: service, account: account, group: group) { db in
-            try db.execute(sql: "DELETE FROM item WHERE access_group = ? AND service = ? AND account = ?", arguments: [group, service, account])
+            try db.cachedStatement(sql: "DELETE FROM item WHERE access_group = ? AND service = ? AND account = ?").execute(arguments: [group, service, account])
             if db.changesCount == 0 {
                 throw StoreError(.itemNotFound, "access group \(group) holds no item for service \(service), account \(account)")
             }
@@ -216,12 +216,13 @@ public final class SharedKeychain: Sendable {
         sql += " ORDER BY access_group, service, account"
         let rows: [Row]
         do {
-            rows = try database.read { db in
+            rows = try SharedDatabase.snapshot(database) { db in
                 if let group = query.accessGroup, let team = context.team,
-                   let owner = try String.fetchOne(db, sql: "SELECT team FROM access_group WHERE name = ?", arguments: [group]), owner != team.rawValue {
+                   let owner = try String.fetchOne(db.cachedStatement(sql: "SELECT team FROM access_group WHERE name = ?"), arguments: [group]),
+                   owner != team.rawValue {
                     throw Self.teamMismatch(group: group, owner: owner, context: context)
                 }
-                return try Row.fetchAll(db, sql: sql, arguments: arguments)
+                return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
             }
         } catch let error as StoreError {
             throw error
@@ -273,8 +274,8 @@ public final class SharedKeychain: Sendable {
         do {
             try database.inTransaction(.immediate) { db in
                 if let team = context.team {
-                    try db.execute(sql: "INSERT OR IGNORE INTO access_group (name, team) VALUES (?, ?)", arguments: [group, team.rawValue])
-                    let owner = try String.fetchOne(db, sql: "SELECT team FROM access_group WHERE name = ?", arguments: [group]) ?? team.rawValue
+                    try db.cachedStatement(sql: "INSERT OR IGNORE INTO access_group (name, team) VALUES (?, ?)").execute(arguments: [group, team.rawValue])
+                    let owner = try String.fetchOne(db.cachedStatement(sql: "SELECT team FROM access_group WHERE name = ?"), arguments: [group]) ?? team.rawValue
                     if owner != team.rawValue { throw Self.teamMismatch(group: group, owner: owner, context: context) }
                 }
                 try body(db)
@@ -293,16 +294,16 @@ public final class SharedKeychain: Sendable {
 
     private func insert(_ data: Data, label: String?, created: Date, modified: Date = Date(), group: String, service: String, account: String, in db: Database) throws {
         let sealed = try keys.seal(data, label: label, group: group, service: service, account: account)
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO item (access_group, service, account, wrapped_key, data, label, created, modified)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(access_group, service, account) DO UPDATE SET
                 wrapped_key = excluded.wrapped_key, data = excluded.data, label = excluded.label, modified = excluded.modified
-            """, arguments: [group, service, account, sealed.wrappedKey, sealed.data, sealed.label, created, modified])
+            """).execute(arguments: [group, service, account, sealed.wrappedKey, sealed.data, sealed.label, created, modified])
     }
 
     private static func exists(group: String, service: String, account: String, in db: Database) throws -> Bool {
-        try Bool.fetchOne(db, sql: "SELECT 1 FROM item WHERE access_group = ? AND service = ? AND account = ?", arguments: [group, service, account]) ?? false
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM item WHERE access_group = ? AND service = ? AND account = ?"), arguments: [group, service, account]) ?? false
     }
 
     private static func sealed(_ row: Row) -> KeychainKeys.Sealed {

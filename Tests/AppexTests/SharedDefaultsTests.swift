@@ -1,5 +1,7 @@
 import AppexCore
+import AppexSQLite
 import AppexStore
+import GRDB
 import AppexTesting
 import Foundation
 import Testing
@@ -281,5 +283,16 @@ let storeExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathComp
         }
         #expect(error.code == .hostOnly && error.message.contains("com.example.hostapp.widget"))
         #expect(!status.isUserLoggedIn)
+    }
+}
+
+/// The SQLite files every store shares.
+@Suite struct SharedDatabaseTests {
+    @Test("every connection syncs each commit: synchronous is FULL after GRDB's WAL setup (which sets NORMAL)")
+    func synchronousFull() throws {
+        let directory = try TemporaryDirectory(prefix: "appex-shared-db")
+        let queue = try SharedDatabase.open(path: directory.appending("a.sqlite"), label: "test", version: 1) { _ in "CREATE TABLE t (x);" }
+        #expect(try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2)
+        #expect(try queue.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == "wal")
     }
 }
