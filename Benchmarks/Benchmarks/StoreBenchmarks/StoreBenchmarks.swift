@@ -1,8 +1,11 @@
-// Shared-defaults figures (issue 4), each beside its raw SQLite baseline measured in the same run.
-// Ours is SharedDefaults(group:) of app group group.com.example.bench in a temporary APPEX_HOME;
-// the baselines use the sqlite3 C API (RawSQLite) on a table t (key TEXT PRIMARY KEY, value BLOB)
-// in a WAL database with synchronous = FULL, in a directory of its own. Every figure is read
-// from the custom metric "latency" (nanoseconds, one value per operation).
+// Store figures, each beside its raw SQLite baseline measured in the same run: shared defaults
+// (issue 4) and the shared keychain. Every figure is read from the custom metric "latency"
+// (nanoseconds, one value per operation).
+//
+// Shared defaults: ours is SharedDefaults(group:) of app group group.com.example.bench in a
+// temporary APPEX_HOME; the baselines use the sqlite3 C API (RawSQLite's RawTable) on a table
+// t (key TEXT PRIMARY KEY, value BLOB) in a WAL database with synchronous = FULL, in a directory
+// of its own.
 //
 // - defaults.read.cached: SharedDefaults.integer(forKey:) of a stored key, with no write in
 //   between (every read a cache hit, checked against the WAL index). Reads are timed 1,000 at a
@@ -19,6 +22,33 @@
 //   executable in `raw` mode (inotify IN_MODIFY on the raw database's directory, a raw SELECT of
 //   the key on each wake-up, a byte written when the value differs), after a raw durable write
 //   as above. Target: p99 ≤ 20 ms.
+//
+// Shared keychain: ours is SharedKeychain(context: .owner) in a temporary APPEX_HOME (its root
+// key in <home>-keys, outside it), holding one item of access group TEAMID.com.example.bench:
+// a 64-byte secret with a label, both sealed with AES-256-GCM (WAL, synchronous = FULL,
+// secure_delete). The baselines use the sqlite3 C API (RawSQLite's RawKeychain) on a table item
+// with the same columns unencrypted (access_group, service, account, data BLOB, label, created,
+// modified; primary key (access_group, service, account)) in a WAL database with
+// synchronous = FULL, in a directory of its own, holding the same item.
+//
+// - keychain.read: SharedKeychain.item(service:account:accessGroup:) of the item (a read
+//   transaction, the row, the item key unwrapped and the data and label opened). Reads are timed
+//   100 at a time and each value is that time / 100. Baseline: the prepared
+//   `SELECT access_group, service, account, data, label, created, modified FROM item WHERE
+//   access_group = ? AND service = ? AND account = ?` bound, stepped, every column read out
+//   (strings, the data as Data, the dates as doubles) and reset, timed the same way.
+// - keychain.write: SharedKeychain.set(_:service:account:accessGroup:) replacing the item's
+//   secret with a new 64-byte one, label kept (an IMMEDIATE transaction: the old row read and its
+//   label opened, a new item key, the data and label sealed, the upsert, a commit meant to be
+//   synced to disk: see the caution below).
+//   Each write is timed. Baseline: BEGIN IMMEDIATE, `INSERT ... ON CONFLICT(access_group,
+//   service, account) DO UPDATE SET data, modified` of the same row, COMMIT, each prepared once.
+//
+// Caution (measured when the keychain figures were added): SharedDatabase.open asks for
+// synchronous = FULL in GRDB's prepareDatabase, but GRDB's DatabaseQueue then switches the file
+// to WAL and sets synchronous = NORMAL, so ours did not sync each commit (strace: about one
+// fdatasync per 100 writes, at checkpoints) while the baselines do. Until that is fixed,
+// defaults.write.durable and keychain.write compare unsynced commits with synced ones.
 import AppexCore
 import AppexStore
 import AppexTesting
@@ -62,6 +92,52 @@ final class StoreWorld: Sendable {
     }
 
     func next() -> Int { counter.add(1, ordering: .relaxed).newValue }
+}
+
+/// A shared keychain and a raw SQLite table of the same columns side by side, made once per
+/// benchmark process (each holding the item the figures read and replace).
+final class KeychainWorld: Sendable {
+    static let shared: KeychainWorld = {
+        do { return try KeychainWorld() } catch {
+            FileHandle.standardError.write(Data("cannot build the keychain benchmark fixture: \(error)\n".utf8))
+            exit(1)
+        }
+    }()
+
+    static let group = "TEAMID.com.example.bench"
+    static let service = "api.example.com"
+    static let account = "ada"
+    static let label = "Ada's API token"
+
+    let world: AppexTestEnvironment
+    let keychain: SharedKeychain
+    let raw: RawKeychain
+    /// The secret both hold at the start (64 bytes).
+    let secret: Data
+    private let counter = Atomic<UInt64>(0)
+
+    init() throws {
+        world = try AppexTestEnvironment(prefix: "appex-bench-keychain")
+        // The root key goes to <home>-keys, beside APPEX_HOME, never inside it.
+        keychain = try SharedKeychain(context: .owner, environment: world.environment)
+        let rawDirectory = world.root.appending("Raw")
+        try FileManager.default.createDirectory(atPath: rawDirectory, withIntermediateDirectories: true)
+        raw = try RawKeychain(path: rawDirectory + "/keychain.sqlite")
+        secret = Self.secret(0)
+        try keychain.set(secret, service: Self.service, account: Self.account, label: Self.label, accessGroup: Self.group)
+        try raw.set(secret, label: Self.label, group: Self.group, service: Self.service, account: Self.account)
+    }
+
+    /// A 64-byte secret unlike every earlier one.
+    func nextSecret() -> Data { Self.secret(counter.add(1, ordering: .relaxed).newValue) }
+
+    /// Secret number `number`: 64 bytes, eight copies of the number.
+    static func secret(_ number: UInt64) -> Data {
+        var word = number
+        var secret = Data(capacity: 64)
+        for _ in 0..<8 { withUnsafeBytes(of: &word) { secret.append(contentsOf: $0) } }
+        return secret
+    }
 }
 
 /// A running DefaultsObserver: its stdin (closed to end it) and its stdout (one byte a change).
@@ -154,14 +230,12 @@ let benchmarks: @Sendable () -> Void = {
     // Reads: each sample times `unitsPerSample` runs of 1,000 reads and records the time per read.
     let reads = Benchmark.Configuration(metrics: [.wallClock, latency], timeUnits: .microseconds, warmupIterations: 2,
                                         maxDuration: .seconds(10), maxIterations: 20)
-    let unitsPerSample = 200
-    let readsPerUnit = 1_000
 
-    /// Times `unitsPerSample` runs of `readsPerUnit` calls of `read`, recording the time per read.
-    @Sendable func timeReads(_ benchmark: Benchmark, _ read: () -> Void) {
-        for _ in 0..<unitsPerSample {
+    /// Times `units` runs of `readsPerUnit` calls of `read`, recording the time per read.
+    @Sendable func timeReads(_ benchmark: Benchmark, units: Int = 200, readsPerUnit: Int = 1_000, _ read: () throws -> Void) rethrows {
+        for _ in 0..<units {
             let start = ContinuousClock.now
-            for _ in 0..<readsPerUnit { read() }
+            for _ in 0..<readsPerUnit { try read() }
             benchmark.measurement(latency, nanoseconds(ContinuousClock.now - start) / readsPerUnit)
         }
     }
@@ -176,6 +250,26 @@ let benchmarks: @Sendable () -> Void = {
         let raw = StoreWorld.shared.raw
         precondition(raw.read("cached") == 42)
         timeReads(benchmark) { blackHole(raw.read("cached")) }
+    }
+
+    // Keychain reads take tens of microseconds (a read transaction and three AES-GCM opens), so
+    // their samples are smaller: 20 runs of 100 reads.
+    Benchmark("keychain.read", configuration: reads) { benchmark in
+        let world = KeychainWorld.shared
+        let item = try world.keychain.item(service: KeychainWorld.service, account: KeychainWorld.account, accessGroup: KeychainWorld.group)
+        precondition(item?.data == world.secret && item?.label == KeychainWorld.label)
+        try timeReads(benchmark, units: 20, readsPerUnit: 100) {
+            blackHole(try world.keychain.item(service: KeychainWorld.service, account: KeychainWorld.account, accessGroup: KeychainWorld.group))
+        }
+    }
+
+    Benchmark("keychain.read.baseline", configuration: reads) { benchmark in
+        let world = KeychainWorld.shared
+        let item = world.raw.item(group: KeychainWorld.group, service: KeychainWorld.service, account: KeychainWorld.account)
+        precondition(item?.data == world.secret && item?.label == KeychainWorld.label)
+        timeReads(benchmark, units: 20, readsPerUnit: 100) {
+            blackHole(world.raw.item(group: KeychainWorld.group, service: KeychainWorld.service, account: KeychainWorld.account))
+        }
     }
 
     // Writes and notifications: each sample times `operationsPerSample` operations, one by one.
@@ -200,6 +294,30 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("defaults.write.durable.baseline", configuration: operations) { benchmark in
         let world = StoreWorld.shared
         try timeEach(benchmark) { try world.raw.write(Int64(world.next()), forKey: "durable") }
+    }
+
+    // Each write replaces the item's secret with a new one; the label and creation date stay.
+    Benchmark("keychain.write", configuration: operations) { benchmark in
+        let world = KeychainWorld.shared
+        var last = Data()
+        try timeEach(benchmark) {
+            last = world.nextSecret()
+            try world.keychain.set(last, service: KeychainWorld.service, account: KeychainWorld.account, accessGroup: KeychainWorld.group)
+        }
+        let item = try world.keychain.item(service: KeychainWorld.service, account: KeychainWorld.account, accessGroup: KeychainWorld.group)
+        precondition(item?.data == last && item?.label == KeychainWorld.label)
+    }
+
+    Benchmark("keychain.write.baseline", configuration: operations) { benchmark in
+        let world = KeychainWorld.shared
+        var last = Data()
+        try timeEach(benchmark) {
+            last = world.nextSecret()
+            try world.raw.set(last, label: KeychainWorld.label, group: KeychainWorld.group,
+                              service: KeychainWorld.service, account: KeychainWorld.account)
+        }
+        let item = world.raw.item(group: KeychainWorld.group, service: KeychainWorld.service, account: KeychainWorld.account)
+        precondition(item?.data == last && item?.label == KeychainWorld.label)
     }
 
     /// Writes with `write`, then times until the observer echoes the value, `operationsPerSample` times.
