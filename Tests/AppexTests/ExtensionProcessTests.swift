@@ -145,6 +145,21 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
         }
     }
 
+    @Test("an extension launched by the host without the group's entitlement is refused with missing-entitlement naming the group and the key")
+    func unentitledExtensionRefused() async throws {
+        let group = "group.com.example.app"
+        let identity = try installEcho(entitlements: Entitlements(applicationGroups: ["group.com.example.other"], keychainAccessGroups: []))
+        let process = try process(identity)
+        defer { process.invalidate() }
+        await #expect {
+            _ = try await process.send(EchoRequest(command: "login", text: group), expecting: EchoReply.self)
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("missing-entitlement") && text.contains(group) && text.contains("com.apple.security.application-groups")
+        }
+        #expect(!FileManager.default.fileExists(atPath: fixture.world.environment.home + "/AppGroups/" + group))
+    }
+
     @Test("an enabled extension is launched on first use and answers typed messages")
     func echo() async throws {
         let process = try process(try installEcho())
