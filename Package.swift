@@ -123,6 +123,8 @@ let package = Package(
                 "AppexCore",
                 "AppexHost",
                 "AppexStore",
+                "AppexAuth",
+                "AppexAuthLogin",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift

@@ -62,7 +62,7 @@ public struct AccessorBuilder: Sendable {
         case .keychain:
             do {
                 storage = KeychainTokenStorage(keychain: try SharedKeychain(context: context, environment: environment),
-                                               accessGroup: configuration.keychainAccessGroup)
+                                               accessGroup: configuration.tokenAccessGroup)
             } catch {
                 throw AuthError(.storage, "cannot open the shared keychain: \(error)")
             }

@@ -29,8 +29,12 @@ public struct OAuthConfiguration: Codable, Sendable, Hashable {
     public var appGroup: String
     /// Where the tokens are kept.
     public var storage: Storage
-    /// The keychain access group for `keychain` storage (default: the process's first).
+    /// The keychain access group for `keychain` storage (default: the app group's name).
     public var keychainAccessGroup: String?
+
+    /// The access group the tokens are kept in: one fixed name, so that every process (host,
+    /// extensions, the `appex` tool) finds the same item. A process must be entitled to it.
+    public var tokenAccessGroup: String { keychainAccessGroup ?? appGroup }
     /// Endpoints given explicitly; the others come from the issuer's metadata.
     public var endpoints: Endpoints?
     /// An endpoint that answers a bearer `GET` with the user (`sub` or `id`, and `name` or

@@ -46,7 +46,7 @@ struct AuthWorld {
 
     func configuration(client: String = "swift-public", storage: OAuthConfiguration.Storage = .keychain) -> OAuthConfiguration {
         OAuthConfiguration(issuer: OAuthServer.issuer, clientID: client, scopes: ["read", "write"], appGroup: Self.group, storage: storage,
-                           userInfoEndpoint: OAuthServer.issuer.appendingPathComponent("api/me"))
+                           keychainAccessGroup: Self.keychainGroup, userInfoEndpoint: OAuthServer.issuer.appendingPathComponent("api/me"))
     }
 
     func context(_ kind: AppexBundle.Kind) -> ProcessContext {
@@ -134,7 +134,8 @@ struct AuthWorld {
         // The stored access token is one the server does not know, though not expired.
         var tokens = try #require(try host.tokenManager.storedTokens())
         tokens.accessToken = "not-a-token-the-server-issued"
-        let storage = KeychainTokenStorage(keychain: try SharedKeychain(context: auth.context(.hostApp), environment: auth.world.environment))
+        let storage = KeychainTokenStorage(keychain: try SharedKeychain(context: auth.context(.hostApp), environment: auth.world.environment),
+                                           accessGroup: AuthWorld.keychainGroup)
         try storage.write(key: host.tokenManager.storageKey, data: JSONEncoder.secondsSince1970.encode(tokens))
         let widget = try auth.extensionManager(client: client)
         let (_, response) = try await widget.data(for: URLRequest(url: OAuthServer.issuer.appendingPathComponent("api/me")))
@@ -190,5 +191,63 @@ extension JSONEncoder {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
         return encoder
+    }
+}
+
+/// `appex auth`, in real processes, against the live server.
+@Suite(.serialized) struct AuthCommandTests {
+    init() async throws { try await OAuthServer.start() }
+
+    /// The issue's configuration file, with the test server's issuer and `client`.
+    func writeConfiguration(in world: AppexTestEnvironment, client: String) throws -> String {
+        let path = world.root.appending("oauth-\(client).json")
+        let json = #"{"issuer": "\#(OAuthServer.issuer.absoluteString)", "clientID": "\#(client)", "scopes": ["read", "write"], "appGroup": "group.com.example.app", "storage": "keychain"}"#
+        try Data(json.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test("login (password on standard input), status without tokens, token prints a working token alone, revoke then reauthentication-required, logout")
+    func loginStatusTokenRevokeLogout() async throws {
+        let world = try AppexTestEnvironment()
+        let config = try writeConfiguration(in: world, client: "swift-short")
+        let before = try await appex("auth", "status", "--config", config, in: world)
+        #expect(before.status == 1 && before.standardOutput.contains("not logged in"))
+
+        let login = try await appex("auth", "login", "--config", config, "--user", "ada", "--password-stdin", in: world, input: "lovelace\n")
+        #expect(login.status == 0, "\(login.standardError)")
+        let status = try await appex("auth", "status", "--config", config, in: world)
+        #expect(status.status == 0 && status.standardOutput.contains("ada") && status.standardOutput.contains("expires"))
+        let token = try await appex("auth", "token", "--config", config, in: world)
+        let printed = token.standardOutput.trimmingCharacters(in: .newlines)
+        #expect(token.status == 0 && !printed.isEmpty && !printed.contains(" "))
+        #expect(!status.standardOutput.contains(printed), "status must never print a token")
+        var request = URLRequest(url: OAuthServer.issuer.appendingPathComponent("api/me"))
+        request.setValue("Bearer \(printed)", forHTTPHeaderField: "Authorization")
+        let (_, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+
+        #expect(try await appex("auth", "revoke", "--config", config, in: world).status == 0)
+        try await Task.sleep(for: .seconds(2.2))  // the 2-second access token expires: the next use must refresh
+        let refused = try await appex("auth", "token", "--config", config, in: world)
+        #expect(refused.status == 1 && refused.standardError.contains("reauthentication-required") && refused.standardOutput.isEmpty)
+        #expect(try await appex("auth", "status", "--config", config, in: world).status == 1)
+
+        #expect(try await appex("auth", "login", "--config", config, "--user", "ada", "--password-stdin", in: world, input: "lovelace").status == 0)
+        #expect(try await appex("auth", "logout", "--config", config, in: world).status == 0)
+        #expect(try await appex("auth", "status", "--config", config, in: world).status == 1)
+    }
+
+    @Test("--as an app extension's bundle cannot log in: exit 1, only the host app logs in")
+    func extensionCannotLogIn() async throws {
+        let world = try AppexTestEnvironment()
+        let config = try writeConfiguration(in: world, client: "swift-public")
+        let bundle = try FixtureBundles.makeExtension(in: world.root.appending("Bundles"), name: "Widget", bundleIdentifier: "com.example.hostapp.widget",
+                                                      extensionPoint: "com.example.hostapp.HostAppFeature",
+                                                      entitlements: Entitlements(applicationGroups: ["group.com.example.app"], keychainAccessGroups: ["group.com.example.app"]),
+                                                      signedBy: world.team)
+        let refused = try await appex("auth", "login", "--config", config, "--user", "ada", "--password-stdin", "--as", bundle, in: world, input: "lovelace")
+        #expect(refused.status == 1 && refused.standardError.contains("only the host app logs in"))
+        let status = try await appex("auth", "status", "--config", config, "--as", bundle, in: world)
+        #expect(status.status == 1 && status.standardOutput.contains("not logged in"))
     }
 }

@@ -1,0 +1,136 @@
+import AppexAuth
+import AppexAuthLogin
+import AppexCore
+import AppexStore
+import ArgumentParser
+import Foundation
+
+/// `appex auth`: the shared OAuth session from the shell. Logging in acts as the host; the other
+/// commands go through the same token manager (and single-flight refresh) as extensions do.
+struct Auth: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "auth",
+        abstract: "Log in, inspect, use, revoke and end the OAuth session host and extensions share.",
+        discussion: "--config FILE is the JSON form of OAuthConfiguration: issuer, clientID, scopes, appGroup, storage (keychain or defaults). Acts with the owner's authority unless --as names a bundle.",
+        subcommands: [AuthLogin.self, AuthStatus.self, AuthToken.self, AuthRevoke.self, AuthLogout.self]
+    )
+}
+
+/// Which configuration, and on whose authority.
+struct SessionOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The OAuth configuration (JSON).", valueName: "FILE"))
+    var config: String
+
+    @Option(name: .customLong("as"), help: ArgumentHelp("Act with this signed bundle's entitlements.", valueName: "BUNDLE"))
+    var bundle: String?
+
+    func context() throws(StoreError) -> ProcessContext {
+        try bundle.map { path throws(StoreError) in try ProcessContext(bundleAt: path) } ?? .owner
+    }
+
+    /// The token manager, or prints why not and fails with exit code 1.
+    func tokenManager() throws -> OAuthTokenManager {
+        do {
+            return try AccessorBuilder(configuration: OAuthConfiguration.load(from: config), context: context()).option(.oauth).build().tokenManager
+        } catch {
+            printError("appex: \(error)")
+            throw ExitCode.failure
+        }
+    }
+
+    /// The host's accessor (refused for an app extension's bundle), or prints why not.
+    func host() throws -> HostAccessor {
+        do {
+            return try HostAccessorBuilder(configuration: OAuthConfiguration.load(from: config), context: context()).option(.oauth).build()
+        } catch {
+            printError("appex: \(error)")
+            throw ExitCode.failure
+        }
+    }
+}
+
+/// Runs `body`; an error is printed and fails with exit code 1.
+func reporting<Result>(_ body: () async throws -> Result) async throws -> Result {
+    do { return try await body() } catch {
+        printError("appex: \(error)")
+        throw ExitCode.failure
+    }
+}
+
+struct AuthLogin: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "login", abstract: "Log in as the host: the password grant, the password read from standard input.")
+    @OptionGroup var session: SessionOptions
+    @Option(help: ArgumentHelp("The user.", valueName: "USER")) var user: String
+    @Flag(help: "Read the password from standard input (required: never on the command line).") var passwordStdin = false
+
+    func validate() throws {
+        guard passwordStdin else { throw ValidationError("pass --password-stdin and write the password to standard input") }
+    }
+
+    func run() async throws {
+        var read = FileHandle.standardInput.readDataToEndOfFile()
+        if read.last == UInt8(ascii: "\n") { read.removeLast() }
+        let password = String(decoding: read, as: UTF8.self)
+        let host = try session.host()
+        let account = try await reporting { try await host.login.password(user: user, password: password) }
+        print("logged in as \(account.name) (\(account.identifier))")
+    }
+}
+
+struct AuthStatus: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Whether a user is logged in, who, and when the access token expires (never the tokens). Exit 1 when logged out.")
+    @OptionGroup var session: SessionOptions
+
+    func run() async throws {
+        let manager = try session.tokenManager()
+        let tokens = try await reporting { try manager.storedTokens() }
+        guard let tokens, let user = manager.loginStatus.currentUser else {
+            print("not logged in")
+            throw ExitCode.failure
+        }
+        print("logged in as \(user.name) (\(user.identifier)) at \(user.instanceURL.absoluteString)")
+        if let expiry = tokens.expiresAt {
+            let left = Int(expiry.timeIntervalSinceNow.rounded())
+            print("access token expires \(ISO8601DateFormatter().string(from: expiry)) (\(left >= 0 ? "in \(left) s" : "\(-left) s ago"))")
+        }
+        print("refresh token: \(tokens.refreshToken == nil ? "none" : "stored")")
+    }
+}
+
+struct AuthToken: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "token", abstract: "Print a fresh access token alone (refreshed through the shared single-flight path when needed).")
+    @OptionGroup var session: SessionOptions
+
+    func run() async throws {
+        let manager = try session.tokenManager()
+        print(try await reporting { try await manager.freshTokens().accessToken })
+    }
+}
+
+struct AuthRevoke: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke the stored refresh token at the server (RFC 7009); the next use reports reauthentication-required.")
+    @OptionGroup var session: SessionOptions
+
+    func run() async throws {
+        let manager = try session.tokenManager()
+        try await reporting {
+            guard let refresh = try manager.storedTokens()?.refreshToken else {
+                throw AuthError(.notLoggedIn, "no refresh token is stored for \(manager.clientID)")
+            }
+            try await manager.revoke(refreshToken: refresh)
+        }
+    }
+}
+
+struct AuthLogout: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "logout", abstract: "Revoke the tokens, clear the session and publish logged out.")
+    @OptionGroup var session: SessionOptions
+
+    func run() async throws {
+        let manager = try session.tokenManager()
+        try await reporting {
+            if let refresh = try manager.storedTokens()?.refreshToken { try? await manager.revoke(refreshToken: refresh) }
+            try manager.clearSession()
+        }
+    }
+}
