@@ -51,7 +51,7 @@ let package = Package(
         ),
         .target(
             name: "AppexAuthLogin",
-            dependencies: ["AppexCore", "AppexStore", "AppexAuth"],
+            dependencies: ["AppexCore", "AppexStore", "AppexAuth", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSwift
         ),
         .target(

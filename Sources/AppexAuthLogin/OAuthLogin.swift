@@ -1,7 +1,8 @@
 public import AppexAuth
 public import AppexCore
 public import AppexStore
-import Foundation
+public import Foundation
+import Crypto
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -120,5 +121,74 @@ public struct OAuthLogin: Sendable {
             throw AuthError(.configuration, "the user-info endpoint \(endpoint) answered HTTP \(response.statusCode) without sub or id")
         }
         return UserAccount(identifier: identifier, name: info.name ?? info.username ?? identifier, instanceURL: configuration.issuer)
+    }
+}
+
+extension OAuthLogin {
+    /// The authorization code flow with PKCE (RFC 7636, `S256`) and a loopback redirect
+    /// (RFC 8252): `open` shows the authorization URL to the user (a browser); the server
+    /// redirects to a listener on 127.0.0.1, and the code is exchanged for tokens.
+    ///
+    /// - Parameters:
+    ///   - open: opens the URL (a browser, or a test driving the server's login form).
+    ///   - timeout: how long to wait for the user.
+    /// - Returns: the user now logged in.
+    /// - Throws: ``AuthError`` `rejected` (the user or server refused: `access_denied`, a wrong
+    ///   state, `invalid_grant`), `retryable` (no callback in time), `configuration`.
+    @discardableResult
+    public func authorizationCode(timeout: Duration = .seconds(300), open: @Sendable (URL) async throws -> Void) async throws(AuthError) -> UserAccount {
+        let configuration = tokenManager.configuration
+        let endpoints = try await configuration.resolvedEndpoints()
+        guard let authorization = endpoints.authorization else {
+            throw AuthError(.configuration, "the server of \(configuration.issuer) names no authorization endpoint")
+        }
+        let redirect = try LoopbackRedirect()
+        let verifier = Self.randomURLSafe(bytes: 32)
+        let challenge = Data(SHA256.hash(data: Data(verifier.utf8))).base64URLEncoded
+        let state = Self.randomURLSafe(bytes: 16)
+        guard var components = URLComponents(url: authorization, resolvingAgainstBaseURL: false) else {
+            throw AuthError(.configuration, "the authorization endpoint \(authorization) is not a URL")
+        }
+        components.queryItems = (components.queryItems ?? []) + [
+            URLQueryItem(name: "response_type", value: "code"),
+            URLQueryItem(name: "client_id", value: tokenManager.clientID),
+            URLQueryItem(name: "redirect_uri", value: redirect.redirectURI.absoluteString),
+            URLQueryItem(name: "scope", value: configuration.scopes.joined(separator: " ")),
+            URLQueryItem(name: "state", value: state),
+            URLQueryItem(name: "code_challenge", value: challenge),
+            URLQueryItem(name: "code_challenge_method", value: "S256"),
+        ]
+        guard let url = components.url else { throw AuthError(.configuration, "cannot make the authorization URL from \(authorization)") }
+        async let answer = redirect.callback(timeout: timeout)
+        do { try await open(url) } catch {
+            redirect.cancel()
+            _ = await answer
+            throw AuthError(.retryable, "cannot open the authorization URL: \(error)")
+        }
+        let query = try await answer.get()
+        if let error = query["error"] {
+            throw AuthError(.rejected, "the authorization was refused: \(error)\(query["error_description"].map { " (\($0))" } ?? "")", oauthError: error)
+        }
+        guard query["state"] == state else {
+            throw AuthError(.rejected, "the callback's state does not match the request's: a forged or stale redirect was ignored")
+        }
+        guard let code = query["code"] else { throw AuthError(.rejected, "the callback carries no code") }
+        let tokens = try await requestTokens([
+            ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirect.redirectURI.absoluteString),
+            ("client_id", tokenManager.clientID), ("code_verifier", verifier),
+        ])
+        return try await finish(tokens, fallbackUser: nil)
+    }
+
+    static func randomURLSafe(bytes count: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }).base64URLEncoded
+    }
+}
+
+extension Data {
+    /// Base64url without padding (RFC 4648 §5), as PKCE wants it.
+    var base64URLEncoded: String {
+        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 }
