@@ -58,21 +58,35 @@ func reporting<Result>(_ body: () async throws -> Result) async throws -> Result
 }
 
 struct AuthLogin: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "login", abstract: "Log in as the host: the password grant, the password read from standard input.")
+    static let configuration = CommandConfiguration(commandName: "login", abstract: "Log in as the host: --user with --password-stdin (the password grant), or --pkce (a browser, code + PKCE, loopback redirect).")
     @OptionGroup var session: SessionOptions
-    @Option(help: ArgumentHelp("The user.", valueName: "USER")) var user: String
-    @Flag(help: "Read the password from standard input (required: never on the command line).") var passwordStdin = false
+    @Option(help: ArgumentHelp("The user (with --password-stdin).", valueName: "USER")) var user: String?
+    @Flag(help: "Read the password from standard input (never on the command line).") var passwordStdin = false
+    @Flag(help: "Sign in in a browser: prints the URL to open and waits for the redirect to 127.0.0.1.") var pkce = false
 
     func validate() throws {
-        guard passwordStdin else { throw ValidationError("pass --password-stdin and write the password to standard input") }
+        guard pkce != (user != nil && passwordStdin) else {
+            throw ValidationError("pass either --user USER --password-stdin (the password on standard input) or --pkce")
+        }
     }
 
     func run() async throws {
-        var read = FileHandle.standardInput.readDataToEndOfFile()
-        if read.last == UInt8(ascii: "\n") { read.removeLast() }
-        let password = String(decoding: read, as: UTF8.self)
         let host = try session.host()
-        let account = try await reporting { try await host.login.password(user: user, password: password) }
+        let account: UserAccount
+        if pkce {
+            account = try await reporting {
+                try await host.login.authorizationCode { url in
+                    // Straight to the descriptor: a pipe would hold it in stdio's buffer.
+                    FileHandle.standardOutput.write(Data("Open this URL to sign in: \(url.absoluteString)\n".utf8))
+                }
+            }
+        } else {
+            var read = FileHandle.standardInput.readDataToEndOfFile()
+            if read.last == UInt8(ascii: "\n") { read.removeLast() }
+            let password = String(decoding: read, as: UTF8.self)
+            let user = user ?? ""
+            account = try await reporting { try await host.login.password(user: user, password: password) }
+        }
         print("logged in as \(account.name) (\(account.identifier))")
     }
 }

@@ -199,10 +199,12 @@ extension JSONEncoder {
 @Suite(.serialized) struct AuthCommandTests {
     init() async throws { try await OAuthServer.start() }
 
-    /// The issue's configuration file, with the test server's issuer and `client`.
-    func writeConfiguration(in world: AppexTestEnvironment, client: String) throws -> String {
+    /// The issue's configuration file, with the test server's issuer and `client` (and, when
+    /// `userInfo`, the endpoint that names the user).
+    func writeConfiguration(in world: AppexTestEnvironment, client: String, userInfo: Bool = false) throws -> String {
         let path = world.root.appending("oauth-\(client).json")
-        let json = #"{"issuer": "\#(OAuthServer.issuer.absoluteString)", "clientID": "\#(client)", "scopes": ["read", "write"], "appGroup": "group.com.example.app", "storage": "keychain"}"#
+        let extra = userInfo ? #", "userInfoEndpoint": "\#(OAuthServer.issuer.absoluteString)/api/me""# : ""
+        let json = #"{"issuer": "\#(OAuthServer.issuer.absoluteString)", "clientID": "\#(client)", "scopes": ["read", "write"], "appGroup": "group.com.example.app", "storage": "keychain"\#(extra)}"#
         try Data(json.utf8).write(to: URL(fileURLWithPath: path))
         return path
     }
@@ -236,6 +238,22 @@ extension JSONEncoder {
         #expect(try await appex("auth", "login", "--config", config, "--user", "ada", "--password-stdin", in: world, input: "lovelace").status == 0)
         #expect(try await appex("auth", "logout", "--config", config, in: world).status == 0)
         #expect(try await appex("auth", "status", "--config", config, in: world).status == 1)
+    }
+
+    @Test("login --pkce prints the URL to open, and finishes when the browser's redirect reaches it")
+    func loginWithPKCE() async throws {
+        let world = try AppexTestEnvironment()
+        let config = try writeConfiguration(in: world, client: "swift-public", userInfo: true)
+        let child = try LineChild(appexExecutable, ["auth", "login", "--config", config, "--pkce"], environment: world.processVariables)
+        let first = await readLines([child]).first ?? nil
+        let line = try #require(first)
+        let url = try #require(line.split(separator: " ").last.flatMap { URL(string: String($0)) }, "\(line)")
+        try await HeadlessBrowser.signIn(at: url, user: "ada", password: "lovelace")
+        let last = await readLines([child]).first ?? nil
+        #expect(last == "logged in as Ada Lovelace (1)")
+        child.end()
+        #expect(child.process.terminationStatus == 0)
+        #expect(try await appex("auth", "status", "--config", config, in: world).status == 0)
     }
 
     @Test("--as an app extension's bundle cannot log in: exit 1, only the host app logs in")
