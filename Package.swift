@@ -72,7 +72,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "AppexFixtureEcho",
-            dependencies: ["AppexExtension", "AppexFixtureInterfaces", "AppexStore"],
+            dependencies: ["AppexExtension", "AppexFixtureInterfaces", "AppexStore", "AppexAuth"],
             path: "Tests/Fixtures/AppexFixtureEcho",
             swiftSettings: strictSwift
         ),

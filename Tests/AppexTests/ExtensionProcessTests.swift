@@ -1,3 +1,5 @@
+import AppexAuth
+import AppexAuthLogin
 import AppexCore
 import AppexFixtureInterfaces
 import AppexHost
@@ -143,6 +145,28 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
         await #expect(throws: AppexError.self) {
             _ = try await process.send(EchoRequest(command: "login", text: group), expecting: EchoReply.self)
         }
+    }
+
+    @Test("an extension process uses the host's OAuth session: refused with not-logged-in before the host logs in, served after (live server)")
+    func extensionUsesHostSession() async throws {
+        try await OAuthServer.start()
+        let group = "group.com.example.app", keychainGroup = "TEAMID.com.example.shared"
+        let entitlements = Entitlements(applicationGroups: [group], keychainAccessGroups: [keychainGroup])
+        let process = try process(try installEcho(entitlements: entitlements))
+        defer { process.invalidate() }
+        let configuration = OAuthConfiguration(issuer: OAuthServer.issuer, clientID: "swift-public", scopes: ["read"], appGroup: group,
+                                               keychainAccessGroup: keychainGroup)
+        let path = fixture.world.root.appending("oauth.json")
+        try JSONEncoder().encode(configuration).write(to: URL(fileURLWithPath: path))
+        await #expect {
+            _ = try await process.send(EchoRequest(command: "token", text: path), expecting: EchoReply.self)
+        } throws: { error in "\(error)".contains("not-logged-in") }
+
+        let hostContext = ProcessContext(bundleIdentifier: HostFixture.hostIdentifier, team: fixture.world.team.teamIdentifier, entitlements: entitlements)
+        let host = try HostAccessorBuilder(configuration: configuration, context: hostContext, environment: fixture.world.environment).option(.oauth).build()
+        try await host.login.password(user: "ada", password: "lovelace")
+        let reply = try await process.send(EchoRequest(command: "token", text: path), expecting: EchoReply.self)
+        #expect(reply.text.hasPrefix("token of "))
     }
 
     @Test("an extension launched by the host without the group's entitlement is refused with missing-entitlement naming the group and the key")

@@ -1,4 +1,5 @@
 import AppexCore
+import AppexAuth
 import AppexExtension
 import AppexFixtureInterfaces
 import AppexIPC
@@ -27,6 +28,13 @@ struct EchoExtension: AppExtension {
                 // with not-logged-in before login.
                 let status = try LoginStatus(group: AppGroup(request.text, context: try ProcessContext.current()))
                 return EchoReply(text: try status.requireUser().name, pid: getpid())
+            case "token":
+                // A fresh access token from the host's session (the configuration file named by
+                // the text), as an extension gets one; refused with not-logged-in before login.
+                let configuration = try OAuthConfiguration.load(from: request.text)
+                let manager = try AccessorBuilder(configuration: configuration, context: try ProcessContext.current()).option(.oauth).build().tokenManager
+                let token = try await manager.withFreshAccessToken { $0 }
+                return EchoReply(text: "token of \(token.count) characters", pid: getpid())
             case "publish-login":
                 // Tries to log a user in from the extension: refused with host-only.
                 let status = try LoginStatus(group: AppGroup(request.text, context: try ProcessContext.current()))
