@@ -32,8 +32,23 @@ public final class OAuthTokenManager: Sendable {
 
     /// The storage key of the session's token set.
     public var storageKey: String { "tokens:" + clientID }
-    /// The client the tokens belong to: the configuration's, or a registered one (RFC 7591).
-    public var clientID: String { clientIDOverride ?? configuration.clientID }
+    /// The client the tokens belong to: a registered one (RFC 7591) when the host stored one,
+    /// else the configuration's.
+    public var clientID: String { registeredClient?.clientID ?? clientIDOverride ?? configuration.clientID }
+
+    /// The client the host registered, when it stored one.
+    public var registeredClient: RegisteredClient? {
+        guard let data = try? storage.read(key: RegisteredClient.storageKey) else { return nil }
+        return try? JSONDecoder().decode(RegisteredClient.self, from: data)
+    }
+
+    /// The client's credentials for a token-endpoint form: its id, and its secret if it has one.
+    package var clientCredentials: [(String, String)] {
+        let registered = registeredClient
+        var form = [("client_id", registered?.clientID ?? clientIDOverride ?? configuration.clientID)]
+        if let secret = registered?.clientSecret { form.append(("client_secret", secret)) }
+        return form
+    }
 
     /// A manager for the session in `storage`, shared through `group`.
     public init(configuration: OAuthConfiguration, storage: any TokenStorage, group: AppGroup, leeway: TimeInterval = 5, clientID: String? = nil) throws(AuthError) {
@@ -90,8 +105,8 @@ public final class OAuthTokenManager: Sendable {
         do {
             let endpoints = try await configuration.resolvedEndpoints()
             let (data, response) = try await HTTP.postForm(endpoints.token, [
-                ("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", clientID),
-            ])
+                ("grant_type", "refresh_token"), ("refresh_token", refreshToken),
+            ] + clientCredentials)
             if response.statusCode == 200, let tokens = try? JSONDecoder().decode(TokenResponse.self, from: data) {
                 return .success(TokenSet(response: tokens, previous: try? storedTokens()))
             }
@@ -197,7 +212,7 @@ public final class OAuthTokenManager: Sendable {
         guard let endpoint = endpoints.revocation else {
             throw AuthError(.configuration, "the server of \(configuration.issuer) names no revocation endpoint")
         }
-        let (data, response) = try await HTTP.postForm(endpoint, [("token", token), ("token_type_hint", hint), ("client_id", clientID)])
+        let (data, response) = try await HTTP.postForm(endpoint, [("token", token), ("token_type_hint", hint)] + clientCredentials)
         guard response.statusCode == 200 else {
             let error = try? JSONDecoder().decode(ErrorResponse.self, from: data)
             throw AuthError(response.statusCode >= 500 ? .retryable : .rejected,

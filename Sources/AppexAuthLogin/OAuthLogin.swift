@@ -63,7 +63,7 @@ public struct OAuthLogin: Sendable {
     ///   `configuration`, `storage`.
     @discardableResult
     public func password(user: String, password: String) async throws(AuthError) -> UserAccount {
-        var form = [("grant_type", "password"), ("username", user), ("password", password), ("client_id", tokenManager.clientID)]
+        var form = [("grant_type", "password"), ("username", user), ("password", password)] + tokenManager.clientCredentials
         let scopes = tokenManager.configuration.scopes
         if !scopes.isEmpty { form.append(("scope", scopes.joined(separator: " "))) }
         let tokens = try await requestTokens(form)
@@ -175,8 +175,8 @@ extension OAuthLogin {
         guard let code = query["code"] else { throw AuthError(.rejected, "the callback carries no code") }
         let tokens = try await requestTokens([
             ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirect.redirectURI.absoluteString),
-            ("client_id", tokenManager.clientID), ("code_verifier", verifier),
-        ])
+            ("code_verifier", verifier),
+        ] + tokenManager.clientCredentials)
         return try await finish(tokens, fallbackUser: nil)
     }
 

@@ -175,6 +175,26 @@ struct AuthWorld {
         #expect(refused?.code == .notLoggedIn)
     }
 
+    @Test("DCR (RFC 7591): the host registers a client and logs in with it; the extension refreshes with it; the registration deleted, a refresh fails with invalid_client")
+    func dynamicClientRegistration() async throws {
+        let auth = try AuthWorld()
+        let host = try auth.host()
+        let client = try await host.login.registerClient(name: "swift-dcr-\(UUID().uuidString.prefix(8))")
+        #expect(client.clientID != "swift-public" && client.registrationAccessToken != nil)
+        try await host.login.password(user: "ada", password: "lovelace")
+        let widget = try auth.extensionManager()
+        #expect(widget.clientID == client.clientID)  // read from the shared keychain
+        let stale = try #require(try widget.storedTokens())
+        let refreshed = try await widget.refresh(replacing: stale)
+        #expect(refreshed.refreshToken != stale.refreshToken)
+        let before = try await OAuthServer.stats()["\(client.clientID).refresh_token.200"] ?? 0
+        #expect(before == 1)
+
+        try await host.login.deleteRegistration()
+        let error = await #expect(throws: AuthError.self) { _ = try await widget.refresh(replacing: refreshed) }
+        #expect(error?.code == .rejected && error?.oauthError == "invalid_client")
+    }
+
     @Test("RFC 8414: endpoints are discovered from the issuer's metadata; a configuration file in the issue's form loads")
     func discovery() async throws {
         let json = #"{"issuer": "http://127.0.0.1:8765", "clientID": "swift-public", "scopes": ["read", "write"], "appGroup": "group.com.example.app", "storage": "keychain"}"#
