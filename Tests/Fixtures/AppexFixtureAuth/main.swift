@@ -4,18 +4,14 @@
 //                                           configuration's app group and to the keychain group
 //                                           TEAMID.com.example.shared): for each line "go" on
 //                                           standard input, gets a fresh access token through the
-//                                           shared single-flight path, calls GET /api/me with it
-//                                           (through the library's URLSession), and prints
-//                                           "ok <status>" or "error <code> <message>"
+//                                           shared single-flight path and prints "ok <token>" or
+//                                           "error <code> <message>"
 //
 // APPEX_HOME and APPEX_KEYS_DIR say where state lives.
 import AppexAuth
 import AppexCore
 import AppexStore
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 
@@ -41,15 +37,9 @@ say("ready")
 while let line = readLine() {
     guard line == "go" else { continue }
     do {
-        let me = configuration.issuer.appendingPathComponent("api/me")
-        let status = try await manager.withFreshAccessToken { token in
-            var request = URLRequest(url: me)
-            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-            let (_, response) = try await HTTP.send(request)
-            let code = response.statusCode
-            return code == 200 ? "200" : "\(code) \(response.value(forHTTPHeaderField: "WWW-Authenticate") ?? "")"
-        }
-        say("ok \(status)")
+        // The token itself, for the test to compare across processes (a test fixture only).
+        let token = try await manager.withFreshAccessToken { $0 }
+        say("ok \(token)")
     } catch let error as AuthError {
         say("error \(error.code.rawValue) \(error.message)")
     } catch {
