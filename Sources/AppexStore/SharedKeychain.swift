@@ -2,6 +2,7 @@ public import AppexCore
 import AppexSQLite
 public import Foundation
 import GRDB
+import Synchronization
 
 /// Generic-password items shared by the processes of a keychain access group: the shape of
 /// Apple's keychain sharing, encrypted at rest.
@@ -29,6 +30,22 @@ public final class SharedKeychain: Sendable {
     public let path: String
     private let database: DatabaseQueue
     private let keys: KeychainKeys
+    /// The database's WAL index: an unchanged header means nothing was committed (see
+    /// ``SharedDefaults``), so an item opened before is still the stored one.
+    private let walIndex: WALIndex?
+    /// Items opened by ``item(service:account:accessGroup:)``, valid under `header`.
+    private let cache = Mutex(ItemCache())
+
+    private struct ItemCache {
+        var header: WALIndex.Header?
+        var items: [ItemKey: KeychainItem?] = [:]
+    }
+
+    private struct ItemKey: Hashable {
+        var service: String
+        var account: String
+        var accessGroup: String?
+    }
 
     /// Opens the keychain for `context`, creating it (and its root key) on first use.
     ///
@@ -73,6 +90,7 @@ public final class SharedKeychain: Sendable {
             throw StoreError(.storage, "cannot open the keychain \(path): \(error)")
         }
         keys = try Self.openKeys(database: database, path: path, environment: environment)
+        walIndex = WALIndex(database: database)
     }
 
     /// Reads the keychain's salt and check value and opens its keys, storing the check value of
@@ -181,8 +199,22 @@ public final class SharedKeychain: Sendable {
     ///   in the order its entitlement lists them.
     /// - Throws: ``StoreError`` for a group the process may not use; `corruptItem` when the
     ///   stored item fails authentication.
+    ///
+    /// Repeated reads of an item no process changed are answered from memory: every commit
+    /// rewrites the WAL-index header, which is compared on each read (no query, no decryption).
     public func item(service: String, account: String, accessGroup: String? = nil) throws(StoreError) -> KeychainItem? {
-        try items(matching: KeychainQuery(service: service, account: account, accessGroup: accessGroup)).first
+        if let accessGroup { _ = try check(accessGroup) }
+        let key = ItemKey(service: service, account: account, accessGroup: accessGroup)
+        let header = walIndex?.header()
+        if let header, let cached = cache.withLock({ $0.header == header ? $0.items[key] : nil }) { return cached }
+        let found = try items(matching: KeychainQuery(service: service, account: account, accessGroup: accessGroup)).first
+        if let header {
+            cache.withLock { cache in
+                if cache.header != header { cache = ItemCache(header: header) }
+                cache.items[key] = .some(found)
+            }
+        }
+        return found
     }
 
     /// Every item that matches `query`, with its attributes and data (the `kSecMatchLimitAll`

@@ -41,6 +41,25 @@ import Testing
         #expect(try widget.item(service: "api.example.com", account: "ada") == nil)
     }
 
+    @Test("cached item reads see every update and delete committed by another connection, at once")
+    func cachedReadsAreCurrent() throws {
+        let reader = try keychain("com.example.hostapp.widget")
+        let writer = try keychain()
+        try writer.add(Data("v0".utf8), service: "svc", account: "ada")
+        #expect(try reader.item(service: "svc", account: "ada")?.string == "v0")
+        for round in 1...100 {
+            if round % 10 == 0 {
+                try writer.delete(service: "svc", account: "ada")
+                #expect(try reader.item(service: "svc", account: "ada") == nil)
+                try writer.add(Data("v\(round)".utf8), service: "svc", account: "ada")
+            } else {
+                try writer.update(Data("v\(round)".utf8), service: "svc", account: "ada")
+            }
+            #expect(try reader.item(service: "svc", account: "ada")?.string == "v\(round)")
+            #expect(try reader.item(service: "svc", account: "ada")?.string == "v\(round)")  // from the cache
+        }
+    }
+
     @Test("a duplicate add is refused with duplicate-item; update and delete of a missing item with item-not-found; nothing changes")
     func duplicatesAndMissing() throws {
         let host = try keychain()
