@@ -265,6 +265,8 @@ extension JSONEncoder {
         let world = try AppexTestEnvironment()
         let config = try writeConfiguration(in: world, client: "swift-public", userInfo: true)
         let child = try LineChild(appexExecutable, ["auth", "login", "--config", config, "--pkce"], environment: world.processVariables)
+        // A failing test must not leave the login waiting for its callback.
+        defer { if child.process.isRunning { child.process.terminate() } }
         let first = await readLines([child]).first ?? nil
         let line = try #require(first)
         let url = try #require(line.split(separator: " ").last.flatMap { URL(string: String($0)) }, "\(line)")
