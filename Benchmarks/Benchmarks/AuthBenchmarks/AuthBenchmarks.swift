@@ -111,7 +111,7 @@ final class AuthWorld: Sendable {
 
 let benchmarks: @Sendable () -> Void = {
     let latency = BenchmarkMetric.custom("latency", polarity: .prefersSmaller, useScalingFactor: false)
-    let requests = Benchmark.Configuration(metrics: [.wallClock, latency], timeUnits: .milliseconds, warmupIterations: 1,
+    let requests = Benchmark.Configuration(metrics: [.wallClock, latency], timeUnits: .microseconds, warmupIterations: 1,
                                            maxDuration: .seconds(20), maxIterations: 20)
     /// Pairs of requests a sample sends; one of each pair is timed.
     let pairsPerSample = 50
