@@ -100,5 +100,19 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "AuthBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "AppexAuth", package: appexFolder),
+                .product(name: "AppexAuthLogin", package: appexFolder),
+                .product(name: "AppexStore", package: appexFolder),
+                .product(name: "AppexCore", package: appexFolder),
+                .product(name: "AppexTesting", package: appexFolder),
+            ],
+            path: "Benchmarks/AuthBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )

@@ -16,6 +16,18 @@ trap 'rm -rf "$out"' EXIT
 # The benchmarks build their fixtures (1,000 signed bundles) under TMPDIR: keep them in $out.
 export TMPDIR="$out"
 
+# auth.* talks to the real OAuth server (Scripts/oauth-server.sh) on APPEX_OAUTH_PORT (default
+# 8765): started when the filter selects it, and stopped on exit unless it was already running.
+if [[ "auth.request.fresh" =~ $filter || "auth.request.fresh.baseline" =~ $filter ]]; then
+  export APPEX_OAUTH_PORT="${APPEX_OAUTH_PORT:-8765}"
+  if Scripts/oauth-server.sh status "$APPEX_OAUTH_PORT" >/dev/null 2>&1; then
+    echo "bench.sh: using the OAuth server already running on port $APPEX_OAUTH_PORT" >&2
+  else
+    Scripts/oauth-server.sh start "$APPEX_OAUTH_PORT" >/dev/null
+    trap 'Scripts/oauth-server.sh stop "$APPEX_OAUTH_PORT"; rm -rf "$out"' EXIT
+  fi
+fi
+
 # Figures whose baseline benchmark has another name.
 declare -A baseline_of=(
   [discovery.snapshot.1000.cold]=discovery.snapshot.1000.baseline
