@@ -44,10 +44,21 @@ struct DefaultsRead: ParsableCommand {
     func run() throws {
         let defaults = try suite.open()
         guard let key else {
+            // Every readable key; each unreadable one is named on stderr, and the exit status says so.
             try printJSON(defaults.dictionaryRepresentation())
+            let unreadable = defaults.unreadableKeys
+            for (key, reason) in unreadable.sorted(by: { $0.key < $1.key }) {
+                printError("appex: corrupt-value: the value of \(key) in \(defaults.path) cannot be read: \(reason)")
+            }
+            if !unreadable.isEmpty { throw ExitCode.failure }
             return
         }
-        guard let value = defaults.object(forKey: key) else {
+        let stored: PropertyListValue?
+        do { stored = try defaults.value(forKey: key) } catch {
+            printError("appex: \(error)")
+            throw ExitCode.failure
+        }
+        guard let value = stored else {
             printError("appex: the key \(key) does not exist in \(defaults.path)")
             throw ExitCode.failure
         }

@@ -44,6 +44,9 @@ public struct AppexError: Error, Sendable, CustomStringConvertible {
         public static let protocolViolation = Code("protocol-violation")
         /// A message could not be encoded or decoded.
         public static let coding = Code("coding")
+        /// Bytes that should be a property list are not one, or hold what Appex refuses to read
+        /// (a set, a UID, a repeated key, an entity declaration); the message says what and where.
+        public static let invalidPropertyList = Code("invalid-property-list")
     }
 
     /// What kind of failure this is.

@@ -58,118 +58,8 @@ public enum PropertyListValue: Hashable, Sendable {
 }
 
 extension PropertyListValue {
-    /// Reads a property list dictionary in XML or binary form (what ``PropertyListFormat``
-    /// writes).
-    ///
-    /// - Throws: ``AppexError`` `coding`, saying why the bytes are not one.
-    public static func dictionary(fromPropertyList bytes: [UInt8]) throws(AppexError) -> [String: PropertyListValue] {
-        do { return try readDictionary(from: bytes) } catch {
-            throw AppexError(.coding, "not a property list dictionary: \(error.reason)")
-        }
-    }
-
-    /// Reads a property list in XML or binary form.
-    ///
-    /// - Returns: the top-level dictionary.
-    /// - Throws: a message that says why the bytes are not a property list dictionary.
-    static func readDictionary(from bytes: [UInt8]) throws(PropertyListReadError) -> [String: PropertyListValue] {
-        if bytes.isEmpty { throw PropertyListReadError(reason: "the file is empty") }
-        // Built bundles' plists are binary: read those without Foundation when we can. What the
-        // fast reader refuses, Foundation's reader decides.
-        if BinaryPropertyList.isBinary(bytes) {
-            do {
-                let value = try BinaryPropertyList.parse(bytes)
-                guard case .dictionary(let dictionary) = value else {
-                    throw PropertyListReadError(reason: "the top-level value is \(value.typeName), expected dictionary")
-                }
-                return dictionary
-            } catch let failure as BinaryPropertyList.Failure where !failure.mayFallBack {
-                throw PropertyListReadError(reason: "not a valid binary property list (\(failure.reason))")
-            } catch let error as PropertyListReadError {
-                throw error
-            } catch {
-                // Unsupported by the fast reader: Foundation decides below.
-            }
-        }
-        let object: Any
-        do {
-            object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
-        } catch {
-            throw PropertyListReadError(reason: "not a property list (\(Self.shortReason(error)))")
-        }
-        var budget = BinaryPropertyList.maximumValues
-        guard let converted = PropertyListValue(foundationObject: object, budget: &budget) else {
-            throw PropertyListReadError(reason: budget < 0
-                ? "the property list expands to more than \(BinaryPropertyList.maximumValues) values"
-                : "the property list holds a value of an unknown type")
-        }
-        guard case .dictionary(let dictionary) = converted else {
-            throw PropertyListReadError(reason: "the top-level value is \(converted.typeName), expected dictionary")
-        }
-        return dictionary
-    }
-
-    private static func shortReason(_ error: any Error) -> String {
-        let nsError = error as NSError
-        if let debug = nsError.userInfo[NSDebugDescriptionErrorKey] as? String { return debug }
-        return nsError.localizedDescription
-    }
-
-    /// Converts what `PropertyListSerialization` returns.
-    init?(foundationObject object: Any) {
-        var budget = Int.max
-        self.init(foundationObject: object, budget: &budget)
-    }
-
-    /// Converts at most `budget` values; `nil` (with a negative budget) past that.
-    init?(foundationObject object: Any, budget: inout Int) {
-        budget -= 1
-        if budget < 0 { return nil }
-        switch object {
-        case let value as String:
-            self = .string(value)
-        case let value as Data:
-            self = .data(value)
-        case let value as Date:
-            self = .date(value)
-        case let value as [Any]:
-            var items: [PropertyListValue] = []
-            items.reserveCapacity(value.count)
-            for item in value {
-                guard let converted = PropertyListValue(foundationObject: item, budget: &budget) else { return nil }
-                items.append(converted)
-            }
-            self = .array(items)
-        case let value as [String: Any]:
-            var items: [String: PropertyListValue] = [:]
-            items.reserveCapacity(value.count)
-            for (key, item) in value {
-                guard let converted = PropertyListValue(foundationObject: item, budget: &budget) else { return nil }
-                items[key] = converted
-            }
-            self = .dictionary(items)
-        case let value as NSNumber:
-            self = Self.number(value)
-        case let value as Bool:
-            self = .boolean(value)
-        case let value as Int:
-            self = .integer(value)
-        case let value as Double:
-            self = .real(value)
-        default:
-            return nil
-        }
-    }
-
-    private static func number(_ value: NSNumber) -> PropertyListValue {
-        // A boolean arrives as an NSNumber whose type is `c` (char) on every platform.
-        let type = String(cString: value.objCType)
-        if type == "c" || type == "B" { return .boolean(value.boolValue) }
-        if type == "f" || type == "d" { return .real(value.doubleValue) }
-        return .integer(value.intValue)
-    }
-
-    /// The Foundation object `PropertyListSerialization` writes.
+    /// The Foundation object `PropertyListSerialization` writes (writing only: Appex never hands
+    /// bytes it did not make to Foundation's reader).
     var foundationObject: Any {
         switch self {
         case .string(let value): value
@@ -182,11 +72,6 @@ extension PropertyListValue {
         case .dictionary(let value): value.mapValues(\.foundationObject)
         }
     }
-}
-
-/// Why bytes could not be read as a property list.
-struct PropertyListReadError: Error {
-    var reason: String
 }
 
 /// The two encodings of a property list that Apple's tools write.

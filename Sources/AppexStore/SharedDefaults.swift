@@ -176,9 +176,38 @@ public final class SharedDefaults: Sendable {
     /// Reads come from a cache in this instance, checked against the database's WAL index on
     /// every read (a memory compare, no query): a read sees every write committed before it
     /// began, by any process.
+    /// A stored value that cannot be read (written outside Appex, or damaged) reads as absent
+    /// here, as `UserDefaults` has no way to say otherwise; ``value(forKey:)`` names the problem.
     public func object(forKey key: String) -> PropertyListValue? {
-        if let stored = storedValues({ $0[key] }) { return stored }
+        if let stored = storedValues({ $0.values[key] }) { return stored }
         return registered.withLock { $0[key] }
+    }
+
+    /// The stored value of `key`, else its registered default, else `nil` — as
+    /// ``object(forKey:)``, except that a stored value that cannot be read is an error rather
+    /// than absent. Only that key fails: every other key reads as before.
+    ///
+    /// - Throws: ``StoreError`` `corrupt-value`, naming the key, the suite's file and what is
+    ///   wrong with the bytes (a set, a UID, damage); `storage` when the database cannot be read.
+    public func value(forKey key: String) throws(StoreError) -> PropertyListValue? {
+        var failure: StoreError?
+        let stored = storedValues { cache -> PropertyListValue? in
+            if let reason = cache.unreadable[key] {
+                failure = StoreError(.corruptValue, "the value of \(key) in \(path) cannot be read: \(reason)")
+            }
+            if cache.failed {
+                failure = StoreError(.storage, "cannot read the defaults \(path)")
+            }
+            return cache.values[key]
+        }
+        if let failure { throw failure }
+        if let stored { return stored }
+        return registered.withLock { $0[key] }
+    }
+
+    /// The keys whose stored value cannot be read, each with what is wrong with it.
+    package var unreadableKeys: [String: String] {
+        storedValues { $0.unreadable }
     }
 
     /// The value as a Boolean: `false` when absent (numbers: not zero; strings: YES/true/1).
@@ -241,7 +270,7 @@ public final class SharedDefaults: Sendable {
     ///
     /// - Throws: ``StoreError`` `storage` when the stored value is not a `Value`.
     public func decoded<Value: Decodable>(_ type: Value.Type, forKey key: String) throws(StoreError) -> Value? {
-        guard let data = data(forKey: key) else { return nil }
+        guard case .data(let data) = try value(forKey: key) else { return nil }
         do { return try JSONDecoder().decode(Value.self, from: data) } catch {
             throw StoreError(.storage, "the value of \(key) in \(path) is not a \(Value.self): \(error)")
         }
@@ -250,7 +279,7 @@ public final class SharedDefaults: Sendable {
     /// Every registered default, overridden by every stored value.
     public func dictionaryRepresentation() -> [String: PropertyListValue] {
         var result = registered.withLock { $0 }
-        result.merge(storedValues { $0 }) { _, new in new }
+        result.merge(storedValues { $0.values }) { _, new in new }
         return result
     }
 
@@ -325,7 +354,7 @@ public final class SharedDefaults: Sendable {
                     continue
                 }
                 // A value no reader can decode (written outside Appex) is passed over, not
-                // delivered as a removal, and does not stop the observer.
+                // delivered as a removal, and does not stop the observer or touch other keys.
                 guard let value = try? Self.decode(blob) else { continue }
                 found.append(Change(sequence: row["sequence"], key: row["key"], value: value))
             }
@@ -338,6 +367,10 @@ public final class SharedDefaults: Sendable {
     /// The stored values as of a WAL-index header.
     private struct ReadCache {
         var values: [String: PropertyListValue] = [:]
+        /// Keys whose stored value cannot be read, with the reason (absent from `values`).
+        var unreadable: [String: String] = [:]
+        /// The database could not be read at all (`values` is then empty).
+        var failed = false
         /// The last change applied to `values` (`nil`: never filled).
         var sequence: Int64?
         /// The header `values` are current for; `nil`: unknown, query before trusting them.
@@ -347,13 +380,13 @@ public final class SharedDefaults: Sendable {
     /// Runs `body` on the stored values, current as of the moment of the call: the cache when the
     /// WAL index says nothing was committed since it was filled, else the cache brought up to
     /// date from the change log. A database that cannot be read reads as empty.
-    private func storedValues<Result>(_ body: ([String: PropertyListValue]) -> Result) -> Result {
+    private func storedValues<Result>(_ body: (ReadCache) -> Result) -> Result {
         let header = walIndex?.header()
         if let header {
             var answer: Result?
             let current = cache.withLock { cache in
                 guard cache.header == header else { return false }
-                answer = body(cache.values)
+                answer = body(cache)
                 return true
             }
             if current, let answer { return answer }
@@ -366,11 +399,12 @@ public final class SharedDefaults: Sendable {
             refreshed.header = header
         } catch {
             refreshed = ReadCache()
+            refreshed.failed = true
         }
         cache.withLock { cache in
             if (refreshed.sequence ?? -1) >= (cache.sequence ?? -1) { cache = refreshed }
         }
-        return body(refreshed.values)
+        return body(refreshed)
     }
 
     /// Brings `cache` up to date: every change logged after its sequence, or a full load.
@@ -381,13 +415,26 @@ public final class SharedDefaults: Sendable {
                 let statement = try db.cachedStatement(sql: "SELECT sequence, key, value FROM change WHERE sequence > ? ORDER BY sequence")
                 let rows = try Row.fetchCursor(statement, arguments: [sequence])
                 while let row = try rows.next() {
+                    let key: String = row["key"]
                     let blob: Data? = row["value"]
-                    // A value no reader can decode (written outside Appex) reads as absent.
-                    cache.values[row["key"]] = blob.flatMap { try? Self.decode($0) }
                     cache.sequence = row["sequence"]
+                    guard let blob else {
+                        cache.values[key] = nil
+                        cache.unreadable[key] = nil
+                        continue
+                    }
+                    // A value no reader can decode (written outside Appex) is an error for its
+                    // key alone.
+                    do throws(StoreError) {
+                        cache.values[key] = try Self.decode(blob)
+                        cache.unreadable[key] = nil
+                    } catch {
+                        cache.values[key] = nil
+                        cache.unreadable[key] = error.message
+                    }
                 }
             } else {
-                cache.values = try Self.entries(in: db)
+                (cache.values, cache.unreadable) = try Self.contents(in: db)
                 cache.sequence = try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM change") ?? 0
             }
         }
@@ -397,13 +444,20 @@ public final class SharedDefaults: Sendable {
 
     /// Every stored entry (values that cannot be decoded are left out).
     static func entries(in db: Database) throws -> [String: PropertyListValue] {
+        try contents(in: db).values
+    }
+
+    /// Every stored entry, and the keys whose value cannot be decoded with the reason.
+    static func contents(in db: Database) throws -> (values: [String: PropertyListValue], unreadable: [String: String]) {
         var values: [String: PropertyListValue] = [:]
+        var unreadable: [String: String] = [:]
         let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT key, value FROM entry"))
         while let row = try rows.next() {
+            let key: String = row["key"]
             let blob: Data = row["value"]
-            if let value = try? decode(blob) { values[row["key"]] = value }
+            do throws(StoreError) { values[key] = try decode(blob) } catch { unreadable[key] = error.message }
         }
-        return values
+        return (values, unreadable)
     }
 
     /// The stored value of `key`; a value no reader can decode (written outside Appex) reads as
@@ -459,7 +513,18 @@ public final class SharedDefaults: Sendable {
         try PropertyListFormat.binary.encode(["v": value])
     }
 
-    private static func decode(_ blob: Data) throws -> PropertyListValue? {
-        try PropertyListValue.dictionary(fromPropertyList: Array(blob))["v"]
+    /// Reads a stored value with Appex's own property-list reader (never Foundation's: the
+    /// bytes may come from any process that can write the group).
+    ///
+    /// - Throws: what is wrong with the bytes, as a ``StoreError`` `corrupt-value` message.
+    private static func decode(_ blob: Data) throws(StoreError) -> PropertyListValue {
+        let stored: [String: PropertyListValue]
+        do { stored = try PropertyListValue.dictionary(fromPropertyList: Array(blob)) } catch {
+            throw StoreError(.corruptValue, error.message)
+        }
+        guard let value = stored["v"] else {
+            throw StoreError(.corruptValue, "the stored entry holds no value (no key \"v\")")
+        }
+        return value
     }
 }

@@ -29,6 +29,9 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         /// A value that cannot be stored so that every process can read it back (too many
         /// elements or too deeply nested for the property-list reader's limits).
         case invalidValue = "invalid-value"
+        /// A stored value cannot be read: it was written outside Appex or damaged (it may hold
+        /// what Appex refuses to read, such as a set). Only that key is affected.
+        case corruptValue = "corrupt-value"
         /// Another process changed the state this call relied on (a data-sharing switch at the
         /// same moment, or a suite that is no longer the process's defaults); nothing was changed.
         case conflict
