@@ -3,6 +3,8 @@
 # packages, the OAuth server's virtualenv), builds
 # the package and its tests once, and runs them (Swift Testing, real processes and files).
 #
+# Then each fuzz target runs for 15 seconds.
+#
 # Two suites run on their own: the 500-launch soak (beside the others it keeps both cores busy)
 # and the host-death check ("extension gone within 1 s of its host"), which beside dozens of
 # tests spawning processes on 2 cores would measure them instead of Appex.
@@ -17,3 +19,6 @@ swift build --build-tests
 swift test --skip-build --filter LaunchCycleTests
 swift test --skip-build --filter HostDeathTests
 swift test --skip-build --skip 'LaunchCycleTests|HostDeathTests'
+# The libFuzzer targets (Fuzz/): every property-list reader, bundle loading and the IPC decoder,
+# 15 seconds each from the committed seeds; a crash fails the run (docs/DESIGN.md, "Fuzzing").
+Scripts/fuzz.sh all 15

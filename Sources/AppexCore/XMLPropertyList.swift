@@ -70,7 +70,8 @@ struct XMLPropertyList {
             skipWhitespace()
             if starts(with: "<?") {
                 let start = index
-                guard let end = find("?>") else { throw failure("an unterminated processing instruction", at: start) }
+                // Searched after the `<?`: in `<?>`, the `?` of `<?` is no terminator.
+                guard let end = find("?>", from: start + 2) else { throw failure("an unterminated processing instruction", at: start) }
                 let instruction = bytes[(start + 2)..<end]
                 if instruction.starts(with: "xml".utf8) { try checkEncoding(instruction, at: start) }
                 index = end + 2
@@ -119,7 +120,7 @@ struct XMLPropertyList {
                 try comment()
             } else if starts(with: "<?") {
                 let start = index
-                guard let end = find("?>") else { throw failure("an unterminated processing instruction", at: start) }
+                guard let end = find("?>", from: start + 2) else { throw failure("an unterminated processing instruction", at: start) }
                 index = end + 2
             } else {
                 return

@@ -19,12 +19,16 @@ import Testing
         Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/" + file)))
     }
 
-    /// What the reader names as the problem with `file` (for these fixtures: a set).
-    static let expectedProblem = "is a set, which is not a property-list value"
+    /// What the reader must name as the problem with each file.
+    static let expectedProblems = [
+        "plist-set-segv.bplist": "object 0 (marker 0xCD at byte 8) is a set, which is not a property-list value",
+        "xml-empty-processing-instruction.plist": "an unterminated processing instruction (line 1, column 1)",
+    ]
 
     @Test("the fixture folder holds the inputs of shared/fixtures/hostile")
     func folderIsComplete() throws {
         #expect(Self.files.contains("plist-set-segv.bplist"))
+        #expect(Set(Self.files) == Set(Self.expectedProblems.keys), "every hostile input needs the problem it must be refused with")
         let shared = URL(fileURLWithPath: fixturesFolder).appendingPathComponent("../../../../shared/fixtures/hostile").standardized.path
         for file in (try? FileManager.default.contentsOfDirectory(atPath: shared)) ?? [] where file != "README.md" {
             #expect(Self.files.contains(file), "\(file) from \(shared) is missing from Tests/AppexTests/Fixtures/Hostile")
@@ -36,7 +40,7 @@ import Testing
         let bytes = try Self.bytes(file)
         let error = try #require(throws: AppexError.self) { try PropertyListValue(propertyList: bytes) }
         #expect(error.code == .invalidPropertyList)
-        #expect(error.message.contains(Self.expectedProblem), "\(error.message)")
+        #expect(error.message.contains(Self.expectedProblems[file] ?? "?"), "\(error.message)")
         let info = BundleInfo(data: bytes, file: "/x/Info.plist", role: .appExtension)
         #expect(info.problems.map(\.kind) == [.malformedPropertyList])
         let entitlements = Entitlements(data: bytes, file: "/x/Entitlements.plist")
@@ -52,7 +56,7 @@ import Testing
         try FixtureBundles.write(Data(try Self.bytes(file)), to: bundle + "/Info.plist")
         let output = try await appex("validate", bundle, in: world)
         #expect(output.status == 1, "\(output.standardError)")
-        #expect(output.standardOutput.contains(bundle + "/Info.plist: object 0 (marker 0xCD at byte 8) " + Self.expectedProblem), "\(output.standardOutput)")
+        #expect(output.standardOutput.contains(bundle + "/Info.plist: " + (Self.expectedProblems[file] ?? "?")), "\(output.standardOutput)")
     }
 
     @Test("on the search path: listed as invalid with its reason, every other extension still listed, the monitor starts", arguments: files)
@@ -71,7 +75,7 @@ import Testing
         #expect(Set(listed.compactMap(\.bundleIdentifier)) == ["com.example.translate", "com.example.summarize"])
         let invalid = try #require(listed.first { $0.path == bad })
         #expect(invalid.state == "invalid")
-        #expect(invalid.problems.contains { $0.contains(Self.expectedProblem) }, "\(invalid.problems)")
+        #expect(invalid.problems.contains { $0.contains(Self.expectedProblems[file] ?? "?") }, "\(invalid.problems)")
 
         let point = AppExtensionPoint(host: HostFixture.hostIdentifier, name: "HostAppFeature")
         let monitor = try await AppExtensionPoint.Monitor(appExtensionPoint: point, hostBundleAt: fixture.hostPath, environment: fixture.world.environment)
@@ -108,11 +112,12 @@ import Testing
         let sqlite = try await run("/usr/bin/env", ["sqlite3", "-bail", defaults.path], environment: world.processVariables, input: sql)
         #expect(sqlite.status == 0, "\(sqlite.standardError)")
 
-        for key in ["poisoned", "wrapped"] {
+        let expected = ["poisoned": Self.expectedProblems[file] ?? "?", "wrapped": "object 2 (marker 0xC1 at byte 13) is a set"]
+        for (key, problem) in expected {
             let read = try await appex("defaults", "read", "--group", groupName, key, in: world)
             #expect(read.status == 1)
             #expect(read.standardError.contains("corrupt-value: the value of \(key) in \(defaults.path) cannot be read"), "\(read.standardError)")
-            #expect(read.standardError.contains(Self.expectedProblem), "\(read.standardError)")
+            #expect(read.standardError.contains(problem), "\(read.standardError)")
             let error = try #require(throws: StoreError.self) { try defaults.value(forKey: key) }
             #expect(error.code == .corruptValue)
             #expect(defaults.object(forKey: key) == nil)

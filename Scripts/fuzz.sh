@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Runs Appex's libFuzzer targets (the sibling package in Fuzz/; Fuzz/README.md says what each exercises) and ends
+# each run with one line:
+#     fuzz: TARGET runs=N seconds=S crashes=0
+# Usage: Scripts/fuzz.sh TARGET SECONDS, Scripts/fuzz.sh all SECONDS (every target in turn) or Scripts/fuzz.sh list.
+#
+# A target fuzzes a working copy of its seeds (Fuzz/Corpus/TARGET) in Fuzz/.build/fuzz/corpus/TARGET, where
+# libFuzzer adds what it finds, so a run never dirties git and the next run starts from there. A crash, timeout or
+# OOM is written to Fuzz/.build/fuzz/artifacts/TARGET/ (.build/artifacts is SwiftPM's) and makes the exit status
+# non-zero (libFuzzer's own); the run's output is kept in Fuzz/.build/fuzz/logs/TARGET.log.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Every executable target in Fuzz/Sources is a fuzz target; FuzzSupport is their shared driver.
+targets=()
+for folder in Fuzz/Sources/*/; do
+  name="$(basename "$folder")"
+  [[ "$name" == FuzzSupport ]] || targets+=("$name")
+done
+usage() { echo "usage: Scripts/fuzz.sh TARGET|all SECONDS | list   (targets: ${targets[*]})" >&2; exit 2; }
+if [[ "${1:-}" == list ]]; then printf '%s\n' "${targets[@]}"; exit 0; fi
+[[ $# -eq 2 && "$2" =~ ^[0-9]+$ ]] || usage
+if [[ "$1" == all ]]; then selected=("${targets[@]}")
+elif [[ " ${targets[*]} " == *" $1 "* ]]; then selected=("$1")
+else usage
+fi
+seconds="$2"
+
+# Coverage and AddressSanitizer on every Swift module, Appex's included; gold fails on these objects, lld links them.
+swift build -c release --package-path Fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld >&2
+# Swift's backtracer, under ASan, ends a crash with a second, misleading ASan report of its own; libFuzzer's report
+# shows the same stack, the runtime failure's message included (pipe it through `swift demangle` to read it).
+export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=no}"
+
+# Runs one target; prints its fuzz: line and returns libFuzzer's exit status.
+fuzz() {
+  local target="$1" work="Fuzz/.build/fuzz"
+  local corpus="$work/corpus/$1" artifacts="$work/artifacts/$1" log="$work/logs/$1.log"
+  mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
+  cp -R "Fuzz/Corpus/$target/." "$corpus/"
+  local marker="$log.start" status=0 start=$SECONDS
+  touch "$marker"
+  "Fuzz/.build/release/$target" "$corpus" -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=10 \
+    -print_final_stats=1 -artifact_prefix="$artifacts/" 2>&1 | tee "$log" || status=$?
+  local runs crashes
+  runs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)"
+  # What this run wrote to the artifacts folder; a failure that wrote none still counts as one.
+  crashes="$(find "$artifacts" -type f -newer "$marker" | wc -l)"
+  if [[ $status -ne 0 && $crashes -eq 0 ]]; then crashes=1; fi
+  echo "fuzz: $target runs=${runs:-0} seconds=$((SECONDS - start)) crashes=$crashes"
+  return "$status"
+}
+
+# Every selected target runs even if an earlier one crashed; the first failure's status is the script's.
+result=0
+for target in "${selected[@]}"; do
+  fuzz "$target" || { status=$?; [[ $result -ne 0 ]] || result=$status; }
+done
+exit "$result"
