@@ -9,7 +9,6 @@ let strictSwift: [SwiftSetting] = [
 
 let package = Package(
     name: "Appex",
-    platforms: [.macOS(.v15)],
     products: [
         .library(name: "AppexCore", targets: ["AppexCore"]),
         .library(name: "AppexIPC", targets: ["AppexIPC"]),
@@ -26,42 +25,49 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
+        // The only module that touches the OS: syscalls, descriptors, locks, threads, spawn.
         .target(
-            name: "AppexCore",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            name: "AppexSystem",
+            dependencies: ["CAppexSystem", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift
         ),
         .target(name: "CAppexSystem"),
         .target(
+            name: "AppexCore",
+            dependencies: ["AppexSystem", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictSwift
+        ),
+        .target(
             name: "AppexSQLite",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["AppexSystem", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
             swiftSettings: strictSwift
         ),
         .target(
             name: "AppexStore",
-            dependencies: ["AppexCore", "AppexSQLite", "CAppexSystem", .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
+            dependencies: ["AppexCore", "AppexSQLite", "AppexSystem", .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
             swiftSettings: strictSwift
         ),
         .target(
             name: "AppexAuth",
-            dependencies: ["AppexCore", "AppexStore"],
+            dependencies: ["AppexCore", "AppexStore", "AppexSystem"],
             swiftSettings: strictSwift
         ),
         .target(
             name: "AppexAuthLogin",
-            dependencies: ["AppexCore", "AppexStore", "AppexAuth", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["AppexCore", "AppexStore", "AppexAuth", "AppexSystem", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSwift
         ),
         .target(
             name: "AppexIPC",
-            dependencies: ["AppexCore", "CAppexSystem"],
+            dependencies: ["AppexCore", "AppexSystem", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift
         ),
         .target(
             name: "AppexExtension",
-            dependencies: ["AppexCore", "AppexIPC", "CAppexSystem"],
+            dependencies: ["AppexCore", "AppexIPC", "AppexSystem", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift
         ),
         .target(
@@ -106,7 +112,8 @@ let package = Package(
                 "AppexCore",
                 "AppexSQLite",
                 "AppexIPC",
-                "CAppexSystem",
+                "AppexSystem",
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -125,13 +132,14 @@ let package = Package(
                 "AppexStore",
                 "AppexAuth",
                 "AppexAuthLogin",
+                "AppexSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "AppexTests",
-            dependencies: ["AppexCore", "AppexIPC", "AppexHost", "AppexTesting", "AppexCLI", "AppexStore", "AppexSQLite", "AppexAuth", "AppexAuthLogin", "AppexFixtureStore", "AppexFixtureAuth", "AppexFixtureEcho", "AppexFixtureTranslate", "AppexFixtureHost", "AppexFixtureInterfaces"],
+            dependencies: ["AppexCore", "AppexIPC", "AppexHost", "AppexSystem", "AppexTesting", "AppexCLI", "AppexStore", "AppexSQLite", "AppexAuth", "AppexAuthLogin", "AppexFixtureStore", "AppexFixtureAuth", "AppexFixtureEcho", "AppexFixtureTranslate", "AppexFixtureHost", "AppexFixtureInterfaces"],
             exclude: ["Fixtures"],
             swiftSettings: strictSwift
         ),

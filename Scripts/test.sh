@@ -11,6 +11,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Scripts/setup.sh
+# Only AppexSystem touches the OS: no other module imports the C library or the C shim.
+if grep -rlnE 'import (Glibc|Musl|Darwin)|CAppexSystem' Sources --include='*.swift' | grep -v '^Sources/AppexSystem/'; then
+  echo "test.sh: the files above import the C library or CAppexSystem; only Sources/AppexSystem may (docs/DESIGN.md, \"Modules\")" >&2
+  exit 1
+fi
 # The real OAuth server the token tests use (installed on first use into .build-oauth/), stopped
 # when the tests end; the tests start it themselves too when run alone.
 Scripts/oauth-server.sh start >/dev/null

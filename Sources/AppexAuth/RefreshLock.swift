@@ -1,10 +1,6 @@
 import AppexCore
+import AppexSystem
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The lock that keeps at most one refresh in flight across every process sharing a session:
 /// `flock` on a file in the app group's container. `flock` locks belong to an open file
@@ -21,15 +17,17 @@ package struct RefreshLock: Sendable {
     /// - Throws: ``AuthError`` `retryable` when the lock stays held (naming the file), `storage`
     ///   when the file cannot be opened; and what `body` throws.
     package func withLock<Result: Sendable>(timeout: Duration = .seconds(60), _ body: () async throws(AuthError) -> Result) async throws(AuthError) -> Result {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw AuthError(.storage, "cannot open the refresh lock \(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }  // releases the lock
+        let lock: FileLock
+        do { lock = try FileLock(path: path) } catch {
+            throw AuthError(.storage, "cannot open the refresh lock \(path): \(error.errno)")
+        }
+        defer { lock.unlock() }
         let deadline = ContinuousClock.now + timeout
         var pause = Duration.microseconds(200)
         // Polled, not blocking: a blocked flock would hold a thread of Swift's pool.
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR else {
-                throw AuthError(.storage, "cannot lock \(path): \(String(cString: strerror(errno)))")
+        while true {
+            do { if try lock.tryLock() { break } } catch {
+                throw AuthError(.storage, "cannot lock \(path): \(error.errno)")
             }
             guard ContinuousClock.now < deadline else {
                 throw AuthError(.retryable, "another process has held the refresh lock \(path) for \(timeout): try again later")

@@ -1,3 +1,4 @@
+import AppexSystem
 import AppexCore
 import ArgumentParser
 import Foundation
@@ -65,7 +66,7 @@ struct MakeBundle: ParsableCommand {
         }
 
         // Build beside the destination, then rename into place: a watcher never sees half a bundle.
-        let staging = outputPath + ".partial-\(getpid())"
+        let staging = outputPath + ".partial-\(ProcessControl.processIdentifier)"
         try? fileManager.removeItem(atPath: staging)
         try fileManager.createDirectory(atPath: staging, withIntermediateDirectories: true)
         do {
@@ -108,7 +109,7 @@ struct MakeBundle: ParsableCommand {
             throw fail(AppexError(.launchFailed, "cannot run \(executable) to read its binding: \(error)"))
         }
         let pid = process.processIdentifier
-        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+        let watchdog = DispatchWorkItem { ProcessControl.signal(Signal.kill, toProcess: pid) }
         DispatchQueue.global().asyncAfter(deadline: .now() + 10, execute: watchdog)
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()

@@ -1,3 +1,4 @@
+import AppexSystem
 import Crypto
 import Foundation
 import Synchronization
@@ -152,7 +153,7 @@ extension AppexBundle {
         return entries.count
     }
 
-    static func sha256(ofFile path: String) throws(Errno) -> [UInt8] {
+    static func sha256(ofFile path: String) throws(SystemError) -> [UInt8] {
         var hasher = SHA256()
         try Syscalls.readChunks(path) { hasher.update(bufferPointer: $0) }
         return Array(hasher.finalize())
@@ -213,12 +214,12 @@ struct BundleWalk {
     private var rootStatus: FileStatus
     private var sealStatus: FileStatus?
 
-    init(root: String, kind: AppexBundle.Kind) throws(Errno) {
+    init(root: String, kind: AppexBundle.Kind) throws(SystemError) {
         self.root = root
         self.kind = kind
         rootStatus = try Syscalls.lstat(root)
         if rootStatus.kind == .symbolicLink { rootStatus = try Syscalls.stat(root) }
-        guard rootStatus.kind == .directory else { throw Errno(rawValue: 20) } // ENOTDIR
+        guard rootStatus.kind == .directory else { throw SystemError("opendir", .notDirectory) }
         try visit(relative: "")
         entries.sort { $0.relativePath.utf8.lexicographicallyPrecedes($1.relativePath.utf8) }
     }
@@ -251,7 +252,7 @@ struct BundleWalk {
         return BundleObservation(entries: observed)
     }
 
-    private mutating func visit(relative: String) throws(Errno) {
+    private mutating func visit(relative: String) throws(SystemError) {
         let directory = relative.isEmpty ? root : root + "/" + relative
         for (validName, printable, status) in try Syscalls.directoryEntriesWithStatus(directory) {
             guard let name = validName else {
@@ -410,11 +411,11 @@ private struct BundleLoader {
         let bytes: [UInt8]
         do {
             bytes = try Syscalls.readFile(sealPath, limit: CodeSeal.maximumSize)
-        } catch where error == .noSuchFileOrDirectory {
+        } catch where error.errno == .noSuchFileOrDirectory {
             problems.append(BundleProblem(.unsigned, file: sealPath,
                                           message: "the bundle is not signed (no _CodeSignature/CodeResources); sign it with `appex sign \(root) --key TEAM.key`"))
             return nil
-        } catch where error.rawValue == EFBIG {
+        } catch where error.errno == .fileTooLarge {
             problems.append(BundleProblem(.badSignature, file: sealPath, message: "the seal is larger than \(CodeSeal.maximumSize) bytes, the most a seal may be"))
             return nil
         } catch {

@@ -1,3 +1,4 @@
+import AppexSystem
 import Foundation
 
 /// Where Appex keeps its state and looks for extensions.

@@ -1,3 +1,5 @@
+import AppexSystem
+
 /// An error from Appex that says what was wrong and where.
 ///
 /// The code is a stable name a program can match; the message is for people and names the
@@ -73,7 +75,7 @@ public struct AppexError: Error, Sendable, CustomStringConvertible {
 }
 
 extension AppexError {
-    static func fileSystem(_ action: String, _ path: String, _ errno: Errno) -> AppexError {
-        AppexError(.fileSystem, "cannot \(action) \(path): \(errno)", underlying: errno)
+    static func fileSystem(_ action: String, _ path: String, _ error: SystemError) -> AppexError {
+        AppexError(.fileSystem, "cannot \(action) \(path): \(error.errno)", underlying: error)
     }
 }

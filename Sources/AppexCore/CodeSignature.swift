@@ -1,3 +1,4 @@
+import AppexSystem
 import Crypto
 import Foundation
 

@@ -1,7 +1,7 @@
 public import AppexCore
 public import AppexIPC
 public import Distributed
-import CAppexSystem
+import AppexSystem
 import Foundation
 import Synchronization
 
@@ -320,12 +320,17 @@ struct ExtensionRuntime {
         guard let fdText = environment["APPEX_CONNECTION_FD"], let fd = Int32(fdText) else {
             throw LaunchError(description: "not launched by an Appex host: APPEX_CONNECTION_FD is not set (run the extension through its host)")
         }
-        _ = cappex_set_parent_death_signal(SIGKILL)
-        if let hostText = environment["APPEX_HOST_PID"], let host = Int32(hostText), getppid() != host {
-            exit(0)  // the host died before we could arm the signal
+        do { try ProcessControl.setParentDeathSignal(Signal.kill) } catch {
+            throw LaunchError(description: "cannot arm the parent-death signal: \(error)")
         }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        return ExtensionRuntime(connection: FrameChannel(socket: FileDescriptor(taking: fd)))
+        if let hostText = environment["APPEX_HOST_PID"], let host = Int32(hostText), ProcessControl.parentProcessIdentifier != host {
+            ProcessControl.exitImmediately(0)  // the host died before we could arm the signal
+        }
+        let socket: OwnedDescriptor
+        do { socket = try ProcessControl.adoptInheritedDescriptor(fd) } catch {
+            throw LaunchError(description: "the connection descriptor \(fd) is not usable: \(error)")
+        }
+        return ExtensionRuntime(connection: FrameChannel(owning: socket))
     }
 
     /// Waits for the host's hello and checks it is meant for this extension and speaks this
@@ -347,7 +352,7 @@ struct ExtensionRuntime {
     func answerHello(boundExtensionPoint: ExtensionPointIdentifier, declined: String?) throws {
         let me = ProcessInfo.processInfo.environment["APPEX_BUNDLE_IDENTIFIER"] ?? ""
         var answer = Handshake.ExtensionHello(extensionBundleIdentifier: me, boundExtensionPoint: boundExtensionPoint.description,
-                                              processIdentifier: getpid())
+                                              processIdentifier: ProcessControl.processIdentifier)
         answer.declined = declined
         try Handshake.send(answer, on: connection)
     }

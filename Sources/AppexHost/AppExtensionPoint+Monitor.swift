@@ -1,4 +1,5 @@
 public import AppexCore
+import AppexSystem
 import Foundation
 public import Logging
 import Synchronization
@@ -147,7 +148,7 @@ final class MonitorCore: Sendable {
         do {
             watcher = try DirectoryWatcher()
         } catch {
-            throw AppexError(.fileSystem, "cannot watch for extension changes: \(error.message)")
+            throw AppexError(.fileSystem, "cannot watch for extension changes: \(error)", underlying: error)
         }
     }
 

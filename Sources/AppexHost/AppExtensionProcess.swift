@@ -1,6 +1,6 @@
 public import AppexCore
 public import AppexIPC
-import CAppexSystem
+import AppexSystem
 import Foundation
 public import Logging
 import Synchronization
@@ -71,12 +71,12 @@ public final class AppExtensionProcess: Sendable {
         let pid: Int32
         /// A pidfd of the process where the kernel has them: signals through it can never reach
         /// another process that reused the pid after the reaper collected this one.
-        let pidfd: FileDescriptor?
+        let pidfd: OwnedDescriptor?
         let connection: IPCConnection
-        let exitStatus = Mutex<Int32?>(nil)
+        let exitStatus = Mutex<ExitStatus?>(nil)
         /// Calls in flight, and a counter that changes with every call (for idle checks).
         let activity = Mutex<(inFlight: Int, generation: UInt64)>((0, 0))
-        init(pid: Int32, pidfd: FileDescriptor?, connection: IPCConnection) {
+        init(pid: Int32, pidfd: OwnedDescriptor?, connection: IPCConnection) {
             self.pid = pid
             self.pidfd = pidfd
             self.connection = connection
@@ -85,9 +85,9 @@ public final class AppExtensionProcess: Sendable {
         /// Kills the process (SIGKILL), and only it.
         func kill() {
             if let pidfd {
-                _ = cappex_pidfd_send_signal(pidfd.rawValue, SIGKILL)
+                ProcessControl.signal(Signal.kill, through: pidfd)
             } else if exitStatus.withLock({ $0 }) == nil {
-                _ = Glibc.kill(pid, SIGKILL)  // no pidfd (old kernel): a small window remains
+                ProcessControl.signal(Signal.kill, toProcess: pid)  // no pidfd (old kernel): a small window remains
             }
         }
     }
@@ -243,15 +243,12 @@ public final class AppExtensionProcess: Sendable {
     private static func awaitExitStatus(_ child: Child) {
         let deadline = ContinuousClock.now + .milliseconds(20)
         while child.exitStatus.withLock({ $0 }) == nil && ContinuousClock.now < deadline {
-            usleep(500)
+            ProcessControl.sleep(microseconds: 500)
         }
     }
 
-    private static func describe(_ status: Int32?) -> String {
-        guard let status else { return "still exiting" }
-        let signal = status & 0x7f
-        if signal == 0 { return "exit status \((status >> 8) & 0xff)" }
-        return "killed by signal \(signal)"
+    private static func describe(_ status: ExitStatus?) -> String {
+        status?.description ?? "still exiting"
     }
 
     // MARK: - Launching
@@ -343,33 +340,25 @@ public final class AppExtensionProcess: Sendable {
         let executable = identity.bundlePath + "/" + executableName
         let (host, extensionEnd) = try makeSocketPair()
         // Before the child exists: the kernel stamps its hello with its real pid and uid.
-        let channel = FrameChannel(socket: host, configuration: configuration.channel)
+        let channel = FrameChannel(owning: host, configuration: configuration.channel)
         do { try channel.attestSenders(true) } catch {
             throw AppexError(.launchFailed, "cannot prepare the connection for \(identity.bundleIdentifier): \(error.message)")
         }
-        var output: [Int32] = [-1, -1]
-        guard cappex_pipe_cloexec(&output, 0) == 0 else {
-            throw AppexError(.launchFailed, "cannot make the output pipe for \(identity.bundleIdentifier): \(String(cString: strerror(errno)))")
+        let outputReader: OwnedDescriptor, outputWriter: OwnedDescriptor
+        do { (outputReader, outputWriter) = try Pipe.make() } catch {
+            throw AppexError(.launchFailed, "cannot make the output pipe for \(identity.bundleIdentifier): \(error)", underlying: error)
         }
-        let outputReader = FileDescriptor(taking: output[0])
-        let outputWriter = FileDescriptor(taking: output[1])
 
         let workingDirectory = configuration.environment.home + "/ExtensionData/" + identity.bundleIdentifier
         try configuration.environment.makePrivateDirectory(workingDirectory)
         let variables = childEnvironment(workingDirectory: workingDirectory)
         // On the long-lived spawner thread: the parent-death signal follows the spawning thread.
-        let connectionFD = extensionEnd.rawValue, outputFD = outputWriter.rawValue
-        let (spawnResult, pid) = SpawnerThread.shared.run { () -> (Int32, pid_t) in
-            var pid: pid_t = 0
-            let result = withCStrings([executable]) { argv in
-                withCStrings(variables) { envp in
-                    cappex_spawn_extension(executable, argv, envp, connectionFD, outputFD, outputFD, workingDirectory, &pid)
-                }
-            }
-            return (result, pid)
-        }
-        guard spawnResult == 0 else {
-            throw AppexError(.launchFailed, "cannot launch \(executable): \(String(cString: strerror(spawnResult)))")
+        let pid: Int32
+        do {
+            pid = try ProcessControl.spawnExtension(executable, arguments: [executable], environment: variables, connection: extensionEnd.rawValue,
+                                                    output: outputWriter.rawValue, workingDirectory: workingDirectory)
+        } catch {
+            throw AppexError(.launchFailed, "cannot launch \(executable): \(error.errno)", underlying: error)
         }
         // Close our copies of the child's ends now, before the handshake: only the child keeps
         // them, so its death — even before it says hello — is the end of the stream at once.
@@ -390,14 +379,14 @@ public final class AppExtensionProcess: Sendable {
             throw error
         }
         // Opened before the reaper exists: until it is reaped, the pid cannot name another process.
-        let pidfd: FileDescriptor? = { let raw = cappex_pidfd_open(launched); return raw >= 0 ? FileDescriptor(taking: raw) : nil }()
+        let pidfd = ProcessControl.openPidfd(launched)
         let child = Child(pid: launched, pidfd: pidfd, connection: IPCConnection(channel: channel, handler: configuration.exportedHandler,
                                                                    invocationHandler: actorSystem.invocationHandler, executor: executor,
                                                                    onClose: { [weak self] reason in
             self?.childEnded(pid: launched, reason: reason)
         }))
         guard reap(child) else {
-            kill(launched, SIGKILL)
+            ProcessControl.signal(Signal.kill, toProcess: launched)
             throw AppexError(.launchFailed, "cannot start the thread that reaps \(identity.bundleIdentifier) (pthread_create failed); the process was killed")
         }
         child.connection.start()
@@ -407,10 +396,9 @@ public final class AppExtensionProcess: Sendable {
     /// Ends a child whose launch failed — its whole process group, so nothing it forked stays
     /// behind — and reaps it. Safe by pid: not yet reaped, the pid (and group id) cannot be reused.
     private static func abandonLaunch(_ pid: Int32) {
-        kill(-pid, SIGKILL)
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        ProcessControl.signal(Signal.kill, toProcess: -pid)
+        ProcessControl.signal(Signal.kill, toProcess: pid)
+        _ = ProcessControl.waitForExit(of: pid)
     }
 
     /// Applies the extension point's `AppexResourceLimits` to the new process (`prlimit`), before
@@ -419,12 +407,12 @@ public final class AppExtensionProcess: Sendable {
         let point = configuration.identity.extensionPointIdentifier
         guard let declaration = try discovery.host().extensionPoints.first(where: { $0.identifier == point }) else { return }
         let limits = declaration.resourceLimits
-        let wanted: [(Int32, UInt64?, String)] = [(0, limits.memoryBytes, "MemoryBytes"), (1, limits.openFiles, "OpenFiles"),
-                                                  (2, limits.cpuSeconds, "CPUSeconds"), (3, limits.processes, "Processes")]
+        let wanted: [(ProcessControl.Resource, UInt64?, String)] = [(.addressSpace, limits.memoryBytes, "MemoryBytes"), (.openFiles, limits.openFiles, "OpenFiles"),
+                                                                    (.cpuSeconds, limits.cpuSeconds, "CPUSeconds"), (.processes, limits.processes, "Processes")]
         for (resource, value, name) in wanted {
             guard let value else { continue }
-            if cappex_set_limit(pid, resource, value, value) != 0 {
-                throw AppexError(.launchFailed, "cannot apply \(point)'s limit \(name) = \(value) to \(configuration.identity.bundleIdentifier) (pid \(pid)): \(String(cString: strerror(errno)))")
+            do { try ProcessControl.setLimit(resource, to: value, forProcess: pid) } catch {
+                throw AppexError(.launchFailed, "cannot apply \(point)'s limit \(name) = \(value) to \(configuration.identity.bundleIdentifier) (pid \(pid)): \(error.errno)", underlying: error)
             }
         }
     }
@@ -445,8 +433,8 @@ public final class AppExtensionProcess: Sendable {
             // The kernel's word on who wrote the hello: the process we launched, as our user.
             let sender = try channel.peekSenderCredentials()
             try channel.attestSenders(false)
-            if let sender, sender.processIdentifier != pid || sender.userIdentifier != getuid() {
-                throw IPCError(.protocolViolation, "the hello came from \(sender), not the launched process (pid \(pid), uid \(getuid()))")
+            if let sender, sender.processIdentifier != pid || sender.userIdentifier != ProcessControl.userIdentifier {
+                throw IPCError(.protocolViolation, "the hello came from \(sender), not the launched process (pid \(pid), uid \(ProcessControl.userIdentifier))")
             }
             answer = try Handshake.receive(Handshake.ExtensionHello.self, on: channel, timeout: configuration.launchTimeout)
         } catch {
@@ -469,7 +457,7 @@ public final class AppExtensionProcess: Sendable {
         }
     }
 
-    private func makeSocketPair() throws(AppexError) -> (FileDescriptor, FileDescriptor) {
+    private func makeSocketPair() throws(AppexError) -> (OwnedDescriptor, OwnedDescriptor) {
         do { return try Socket.pair() } catch {
             throw AppexError(.launchFailed, "cannot make the connection for \(configuration.identity.bundleIdentifier): \(error)")
         }
@@ -485,7 +473,7 @@ public final class AppExtensionProcess: Sendable {
             "APPEX_HOME=\(configuration.environment.home)",
             "APPEX_KEYS_DIR=\(configuration.environment.keysDirectory)",
             "APPEX_CONNECTION_FD=3",
-            "APPEX_HOST_PID=\(getpid())",
+            "APPEX_HOST_PID=\(ProcessControl.processIdentifier)",
             "APPEX_BUNDLE_PATH=\(configuration.identity.bundlePath)",
             "APPEX_BUNDLE_IDENTIFIER=\(configuration.identity.bundleIdentifier)",
             "APPEX_EXTENSION_POINT=\(configuration.identity.extensionPointIdentifier)",
@@ -495,15 +483,14 @@ public final class AppExtensionProcess: Sendable {
         return variables
     }
 
-    private func forwardOutput(_ reader: FileDescriptor, pid: Int32) -> Bool {
+    private func forwardOutput(_ reader: OwnedDescriptor, pid: Int32) -> Bool {
         let logger = configuration.logger
         let name = configuration.identity.bundleIdentifier
         return startDetachedThread(name: "appex.output") {
             var pending: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 16 * 1024)
             while true {
-                let count = buffer.withUnsafeMutableBytes { read(reader.rawValue, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
+                let count = buffer.withUnsafeMutableBytes { (try? Pipe.read(reader.rawValue, into: $0)) ?? 0 }
                 if count <= 0 { break }
                 pending.append(contentsOf: buffer[0..<count])
                 while let newline = pending.firstIndex(of: 0x0a) {
@@ -519,9 +506,8 @@ public final class AppExtensionProcess: Sendable {
     /// Waits for the child on a thread of its own, so it is always reaped.
     private func reap(_ child: Child) -> Bool {
         startDetachedThread(name: "appex.reaper") {
-            var status: Int32 = 0
-            while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
-            child.exitStatus.withLock { $0 = status }
+            let status = ProcessControl.waitForExit(of: child.pid)
+            child.exitStatus.withLock { $0 = status ?? ExitStatus(rawValue: 0) }
             // A child that died leaves its socket end closed; make sure the reader wakes anyway.
             child.connection.channel.shutdown()
         }
@@ -546,11 +532,4 @@ public final class AppExtensionProcess: Sendable {
         current?.kill()  // a broken protocol leaves a live process: end it
         configuration.onInterruption(AppexError(.interrupted, "\(configuration.identity.bundleIdentifier) (pid \(pid)) ended: \(reason.message)"))
     }
-}
-
-/// Calls `body` with a NULL-terminated C array of the strings.
-private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
-    let pointers = strings.map { strdup($0) } + [nil]
-    defer { pointers.forEach { free($0) } }
-    return body(pointers)
 }

@@ -1,5 +1,5 @@
-import AppexCore
-import CAppexSystem
+public import AppexSystem
+public import SystemPackage
 import Synchronization
 
 /// A blocking, framed, descriptor-passing channel over one end of a Unix stream socket.
@@ -29,12 +29,13 @@ public final class FrameChannel: Sendable {
         var start = 0
         /// Where `recvmsg` writes: allocated once, never zero-filled again.
         var scratch = [UInt8](repeating: 0, count: 64 * 1024)
-        var descriptors: [FileDescriptor] = []
+        var descriptors: [OwnedDescriptor] = []
         var finished: IPCError?
     }
 
-    /// The socket.
-    public let socket: FileDescriptor
+    /// The socket (owned by the channel: closed when the channel goes).
+    public var socket: FileDescriptor { owned.descriptor }
+    private let owned: OwnedDescriptor
     /// The channel's limits.
     public var configuration: Configuration { settings.withLock { $0 } }
     private let settings: Mutex<Configuration>
@@ -43,7 +44,7 @@ public final class FrameChannel: Sendable {
     private struct Outgoing: Sendable {
         var bytes: Payload
         var offset = 0
-        var descriptor: FileDescriptor?
+        var descriptor: OwnedDescriptor?
     }
 
     /// Sends never block the sender: what the socket does not take at once waits in `backlog`,
@@ -51,13 +52,18 @@ public final class FrameChannel: Sendable {
     private struct WriteState: ~Copyable {
         var backlog: [Outgoing] = []
         var draining = false
-        var broken: SystemCallError?
+        var broken: SystemError?
     }
     private let writing = Mutex(WriteState())
 
-    /// A channel over `socket`.
-    public init(socket: FileDescriptor, configuration: Configuration = Configuration()) {
-        self.socket = socket
+    /// A channel over `socket`, which it takes over: it is closed when the channel goes.
+    public convenience init(socket: FileDescriptor, configuration: Configuration = Configuration()) {
+        self.init(owning: OwnedDescriptor(taking: socket), configuration: configuration)
+    }
+
+    /// A channel over a socket this process holds.
+    package init(owning socket: OwnedDescriptor, configuration: Configuration = Configuration()) {
+        self.owned = socket
         self.settings = Mutex(configuration)
     }
 
@@ -70,7 +76,7 @@ public final class FrameChannel: Sendable {
     public static func pair(configuration: Configuration = Configuration()) throws(IPCError) -> (FrameChannel, FrameChannel) {
         do {
             let (a, b) = try Socket.pair()
-            return (FrameChannel(socket: a, configuration: configuration), FrameChannel(socket: b, configuration: configuration))
+            return (FrameChannel(owning: a, configuration: configuration), FrameChannel(owning: b, configuration: configuration))
         } catch {
             throw IPCError(.system, "cannot make a socket pair", underlying: error)
         }
@@ -78,7 +84,7 @@ public final class FrameChannel: Sendable {
 
     /// The kernel's word on who is at the other end.
     public func peerCredentials() throws(IPCError) -> PeerCredentials {
-        do { return try Socket.peerCredentials(socket.rawValue) } catch {
+        do { return try Socket.peerCredentials(owned.rawValue) } catch {
             throw IPCError(.system, "cannot read the peer's credentials", underlying: error)
         }
     }
@@ -87,7 +93,7 @@ public final class FrameChannel: Sendable {
     /// (`SO_PASSCRED`); see ``peekSenderCredentials()``. Turn it off again once checked: frames
     /// are not read with room for credentials.
     public func attestSenders(_ on: Bool) throws(IPCError) {
-        do { try Socket.passCredentials(socket.rawValue, on) } catch {
+        do { try Socket.passCredentials(owned.rawValue, on) } catch {
             throw IPCError(.system, "cannot ask the kernel to attest senders", underlying: error)
         }
     }
@@ -96,7 +102,7 @@ public final class FrameChannel: Sendable {
     /// reading them; `nil` when they carry no credentials. Only meaningful for bytes sent while
     /// ``attestSenders(_:)`` was on.
     public func peekSenderCredentials() throws(IPCError) -> PeerCredentials? {
-        do { return try Socket.peekSenderCredentials(socket.rawValue) } catch {
+        do { return try Socket.peekSenderCredentials(owned.rawValue) } catch {
             throw IPCError(.system, "cannot read the sender's credentials", underlying: error)
         }
     }
@@ -104,7 +110,7 @@ public final class FrameChannel: Sendable {
     /// Shuts the socket down in both directions: a blocked ``receive()`` here returns, and the
     /// peer sees the end of the stream.
     public func shutdown() {
-        Socket.shutdownBoth(socket.rawValue)
+        Socket.shutdownBoth(owned.rawValue)
     }
 
     // MARK: - Sending
@@ -123,8 +129,8 @@ public final class FrameChannel: Sendable {
         }
         do {
             try write(frame, sharedMemory: useSharedMemory)
-        } catch let error as SystemCallError {
-            if error.errno == 32 || error.errno == 104 { // EPIPE, ECONNRESET
+        } catch let error as SystemError {
+            if error.errno == .brokenPipe || error.errno == .connectionReset {
                 throw IPCError(.closed, "the peer closed the connection", underlying: error)
             }
             throw IPCError(.system, "cannot send a \(frame.kind)", underlying: error)
@@ -137,7 +143,7 @@ public final class FrameChannel: Sendable {
         if sharedMemory {
             // Already in sealed shared memory: pass the same descriptor, copy nothing.
             let memory = try frame.contents.sharedDescriptor
-                ?? frame.contents.withUnsafeBytes { raw throws(SystemCallError) in try SharedMemory.make(raw, name: "appex-payload") }
+                ?? frame.contents.withUnsafeBytes { raw throws(SystemError) in try SharedMemory.make(raw, name: "appex-payload") }
             let header = Frame.header(kind: frame.kind, flags: Frame.sharedMemoryFlag, requestID: frame.requestID, length: frame.contents.count)
             try transmit([Outgoing(bytes: Payload(header), descriptor: memory)])
         } else if frame.contents.count > 64 * 1024 {
@@ -155,8 +161,8 @@ public final class FrameChannel: Sendable {
     /// Sends `parts` in order without ever blocking: a reader thread that also sends (replies,
     /// callers on its executor) must keep reading, or two peers that both fill each other's
     /// socket buffer would wait on each other forever.
-    private func transmit(_ parts: [Outgoing]) throws(SystemCallError) {
-        let startWriter = try writing.withLock { state throws(SystemCallError) -> Bool in
+    private func transmit(_ parts: [Outgoing]) throws(SystemError) {
+        let startWriter = try writing.withLock { state throws(SystemError) -> Bool in
             if let broken = state.broken { throw broken }
             if state.draining {
                 state.backlog.append(contentsOf: parts)
@@ -166,8 +172,8 @@ public final class FrameChannel: Sendable {
                 var part = part
                 while part.offset < part.bytes.count || part.descriptor != nil {
                     let descriptors = part.descriptor.map { [$0.rawValue] } ?? []
-                    let sent = try part.bytes.withUnsafeBytes { raw throws(SystemCallError) in
-                        try Socket.trySend(socket.rawValue, UnsafeRawBufferPointer(rebasing: raw[part.offset...]), descriptors: descriptors)
+                    let sent = try part.bytes.withUnsafeBytes { raw throws(SystemError) in
+                        try Socket.trySend(owned.rawValue, UnsafeRawBufferPointer(rebasing: raw[part.offset...]), descriptors: descriptors)
                     }
                     if sent == 0 {
                         state.backlog = [part] + parts[(index + 1)...]
@@ -197,10 +203,10 @@ public final class FrameChannel: Sendable {
                 return state.backlog.removeFirst()
             }
             guard let part = next else { return }
-            do throws(SystemCallError) {
+            do throws(SystemError) {
                 let descriptors = part.descriptor.map { [$0.rawValue] } ?? []
-                try part.bytes.withUnsafeBytes { raw throws(SystemCallError) in
-                    try Socket.send(socket.rawValue, UnsafeRawBufferPointer(rebasing: raw[part.offset...]), descriptors: descriptors)
+                try part.bytes.withUnsafeBytes { raw throws(SystemError) in
+                    try Socket.send(owned.rawValue, UnsafeRawBufferPointer(rebasing: raw[part.offset...]), descriptors: descriptors)
                 }
             } catch {
                 // The peer is gone: what waits is dropped, and later sends say why.
@@ -228,7 +234,7 @@ public final class FrameChannel: Sendable {
         if buffered { return true }
         let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         do {
-            return try Socket.waitReadable(socket.rawValue, timeoutMilliseconds: milliseconds)
+            return try Socket.waitReadable(owned.rawValue, timeoutMilliseconds: milliseconds)
         } catch {
             throw IPCError(.system, "cannot wait for the peer", underlying: error)
         }
@@ -278,7 +284,7 @@ public final class FrameChannel: Sendable {
                 throw IPCError(.protocolViolation, "a shared-memory \(kind) arrived without its descriptor")
             }
             let memory = state.descriptors.removeFirst()
-            return Frame(kind: kind, requestID: requestID, contents: try SharedMemory.map(memory, length: length))
+            return Frame(kind: kind, requestID: requestID, contents: try Payload(mapping: memory, length: length))
         }
         guard length <= configuration.maximumFrameSize else {
             throw IPCError(.protocolViolation, "a \(kind) of \(length) bytes exceeds the frame limit of \(configuration.maximumFrameSize)")
@@ -307,21 +313,21 @@ public final class FrameChannel: Sendable {
         var descriptors = state.descriptors
         let payload = [UInt8](unsafeUninitializedCapacity: length) { raw, initialized in
             let target = UnsafeMutableRawBufferPointer(raw)
-            cappex_populate(target.baseAddress, length)
+            SharedMemory.populate(target)
             state.buffer.withUnsafeBytes { bytes in
                 target.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[state.start..<state.buffer.count]))
             }
             var done = buffered
             while done < length {
-                do throws(SystemCallError) {
-                    let received = try Socket.receive(socket.rawValue, into: UnsafeMutableRawBufferPointer(rebasing: target[done..<length]), descriptors: &descriptors)
+                do throws(SystemError) {
+                    let received = try Socket.receive(owned.rawValue, into: UnsafeMutableRawBufferPointer(rebasing: target[done..<length]), descriptors: &descriptors)
                     if received == 0 {
                         failure = IPCError(.closed, "the peer closed the connection inside a \(kind)")
                         break
                     }
                     done += received
                 } catch {
-                    failure = error.errno == 104 ? IPCError(.closed, "the peer reset the connection", underlying: error)
+                    failure = error.errno == .connectionReset ? IPCError(.closed, "the peer reset the connection", underlying: error)
                         : IPCError(.system, "cannot read from the peer", underlying: error)
                     break
                 }
@@ -348,9 +354,9 @@ public final class FrameChannel: Sendable {
                 state.start = 0
             }
             var descriptors = state.descriptors
-            let outcome = state.scratch.withUnsafeMutableBytes { raw -> Result<Int, SystemCallError> in
-                do throws(SystemCallError) {
-                    return .success(try Socket.receive(socket.rawValue, into: raw, descriptors: &descriptors))
+            let outcome = state.scratch.withUnsafeMutableBytes { raw -> Result<Int, SystemError> in
+                do throws(SystemError) {
+                    return .success(try Socket.receive(owned.rawValue, into: raw, descriptors: &descriptors))
                 } catch {
                     return .failure(error)
                 }
@@ -361,7 +367,7 @@ public final class FrameChannel: Sendable {
             case .success(let count):
                 received = count
             case .failure(let error):
-                if error.errno == 104 { throw IPCError(.closed, "the peer reset the connection", underlying: error) }
+                if error.errno == .connectionReset { throw IPCError(.closed, "the peer reset the connection", underlying: error) }
                 throw IPCError(.system, "cannot read from the peer", underlying: error)
             }
             state.buffer.append(contentsOf: state.scratch[0..<received])

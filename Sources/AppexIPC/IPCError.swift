@@ -1,3 +1,5 @@
+public import AppexSystem
+
 /// A failure on an Appex IPC channel, saying what happened and, where known, with which peer.
 ///
 /// Modelled on swift-subprocess's error: a stable code, words for people, the cause.
@@ -35,10 +37,10 @@ public struct IPCError: Error, Sendable, CustomStringConvertible {
     /// What happened, in words.
     public let message: String
     /// The system call error behind it, if any.
-    public let underlying: SystemCallError?
+    public let underlying: SystemError?
 
     /// Makes an error.
-    public init(_ code: Code, _ message: String, underlying: SystemCallError? = nil) {
+    public init(_ code: Code, _ message: String, underlying: SystemError? = nil) {
         self.code = code
         self.message = message
         self.underlying = underlying

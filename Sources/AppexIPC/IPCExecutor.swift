@@ -1,10 +1,5 @@
-import AppexCore
+import AppexSystem
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The thread that reads a connection's frames, usable as a `TaskExecutor`.
 ///
@@ -32,7 +27,7 @@ public final class IPCExecutor: TaskExecutor, Sendable {
         var sleeping = false
         var stopped = false
         var sources: [any IPCExecutorSource] = []
-        var thread: pthread_t?
+        var thread: ThreadIdentity?
     }
 
     private let state = Mutex(State())
@@ -57,7 +52,7 @@ public final class IPCExecutor: TaskExecutor, Sendable {
     /// Whether the calling code runs on this executor's thread.
     public var isCurrent: Bool {
         guard let thread = state.withLock({ $0.thread }) else { return false }
-        return pthread_equal(thread, pthread_self()) != 0
+        return thread == .current
     }
 
     /// Whether the thread runs (`false` after ``shutdown()``, or if it could not be started).
@@ -114,7 +109,7 @@ public final class IPCExecutor: TaskExecutor, Sendable {
 
     private func run() {
         guard let wakePipe else { return }
-        state.withLock { $0.thread = pthread_self() }
+        state.withLock { $0.thread = .current }
         let me = asUnownedTaskExecutor()
         var ready: [Bool] = []
         var descriptors: [Int32] = []

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import AppexSystem
 
 /// Bytes a peer sent, where they arrived: in this process's memory, or — for a payload that
 /// travelled in shared memory — in the sender's sealed memfd, mapped read-only and never copied.
@@ -26,21 +22,43 @@ public struct Payload: RandomAccessCollection, Hashable, Sendable {
     /// (when it is at least the channel's shared-memory threshold). For large replies an
     /// extension serves again and again.
     public init(sharing bytes: [UInt8]) throws(IPCError) {
-        let made = bytes.withUnsafeBytes { raw -> Result<FileDescriptor, SystemCallError> in
-            do throws(SystemCallError) { return .success(try SharedMemory.make(raw, name: "appex-shared")) } catch { return .failure(error) }
+        let made = bytes.withUnsafeBytes { raw -> Result<OwnedDescriptor, SystemError> in
+            do throws(SystemError) { return .success(try SharedMemory.make(raw, name: "appex-shared")) } catch { return .failure(error) }
         }
-        let descriptor: FileDescriptor
+        let descriptor: OwnedDescriptor
         switch made {
         case .success(let made): descriptor = made
         case .failure(let error): throw IPCError(.system, "cannot make shared memory of \(bytes.count) bytes", underlying: error)
         }
-        self = try SharedMemory.map(descriptor, length: bytes.count, keepingDescriptor: true)
+        self = try Payload(mapping: descriptor, length: bytes.count, keepingDescriptor: true)
+    }
+
+    /// Maps a received sealed memfd of exactly `length` bytes read-only (faulted in at once);
+    /// refuses an unsealed one (the sender could still change it under us) or one of another size.
+    init(mapping fd: OwnedDescriptor, length: Int, keepingDescriptor: Bool = false) throws(IPCError) {
+        do {
+            let buffer = try SharedMemory.mapSealed(fd.rawValue, length: length)
+            guard length > 0 else {
+                self.init([])
+                return
+            }
+            self.init(mapped: MappedMemory(buffer: buffer, descriptor: keepingDescriptor ? fd : nil))
+        } catch {
+            switch error {
+            case .notSealed:
+                throw IPCError(.protocolViolation, "a shared-memory payload was not sealed against change")
+            case .sizeMismatch:
+                throw IPCError(.protocolViolation, "a shared-memory payload's size does not match its frame (\(length) bytes announced)")
+            case .system(let failure):
+                throw IPCError(.system, "cannot map a shared-memory payload of \(length) bytes", underlying: failure)
+            }
+        }
     }
 
     init(mapped memory: MappedMemory) { storage = .mapped(memory) }
 
     /// The sealed memfd behind a shared payload (sent as is, never copied).
-    var sharedDescriptor: FileDescriptor? {
+    var sharedDescriptor: OwnedDescriptor? {
         if case .mapped(let memory) = storage { memory.descriptor } else { nil }
     }
 
@@ -106,14 +124,14 @@ final class MappedMemory: @unchecked Sendable {
     /// The sealed memfd mapped, kept (for `Payload(sharing:)` only) so the payload can be sent
     /// again without a copy. Received payloads close theirs once mapped: a process that keeps
     /// many of them must not run out of descriptors.
-    let descriptor: FileDescriptor?
+    let descriptor: OwnedDescriptor?
 
-    init(buffer: UnsafeRawBufferPointer, descriptor: FileDescriptor?) {
+    init(buffer: UnsafeRawBufferPointer, descriptor: OwnedDescriptor?) {
         self.buffer = buffer
         self.descriptor = descriptor
     }
 
     deinit {
-        if let base = buffer.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), buffer.count) }
+        SharedMemory.unmap(buffer)
     }
 }

@@ -1,3 +1,4 @@
+import AppexSystem
 package import GRDB
 import Foundation
 
@@ -59,7 +60,7 @@ package enum SharedDatabase {
                 return queue
             } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && attempt < 20 {
                 attempt += 1
-                usleep(useconds_t(5_000 * attempt))
+                ProcessControl.sleep(microseconds: UInt32(5_000 * attempt))
             }
         }
     }

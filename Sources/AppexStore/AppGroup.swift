@@ -1,4 +1,5 @@
 public import AppexCore
+import AppexSystem
 public import Foundation
 
 /// An app group: a container shared by the host and extensions entitled to it.
@@ -69,15 +70,8 @@ public struct AppGroup: Sendable, Hashable {
         if let recorded = try? String(contentsOfFile: path, encoding: .utf8) {
             return TeamIdentifier(rawValue: recorded.trimmingCharacters(in: .whitespacesAndNewlines))
         }
-        let temporary = path + ".\(getpid()).\(UInt64.random(in: 0...UInt64.max))"
-        do {
-            try Data((team.rawValue + "\n").utf8).write(to: URL(fileURLWithPath: temporary))
-        } catch {
+        do { _ = try Syscalls.createFileAtomically(path, bytes: Array((team.rawValue + "\n").utf8), mode: 0o600) } catch {
             throw StoreError(.storage, "cannot record the team of app group \(group) at \(path): \(error)")
-        }
-        defer { unlink(temporary) }
-        if link(temporary, path) != 0 && errno != EEXIST {
-            throw StoreError(.storage, "cannot record the team of app group \(group) at \(path): \(String(cString: strerror(errno)))")
         }
         guard let recorded = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw StoreError(.storage, "cannot read the team of app group \(group) at \(path)")

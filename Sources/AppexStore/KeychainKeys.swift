@@ -1,4 +1,5 @@
 import AppexCore
+import AppexSystem
 import Crypto
 import Foundation
 import Synchronization
@@ -72,23 +73,10 @@ final class KeychainKeys: Sendable {
         do { try environment.makePrivateDirectory(directory) } catch {
             throw StoreError(.storage, "cannot make the keys directory \(directory): \(error.message)")
         }
-        let temporary = path + ".\(getpid()).\(UInt64.random(in: 0...UInt64.max))"
-        let key = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StoreError(.storage, "cannot create \(temporary): \(String(cString: strerror(errno)))") }
-        defer { unlink(temporary) }
-        let written = key.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard written == key.count, synced else {
-            throw StoreError(.storage, "cannot write the root key \(temporary): \(String(cString: strerror(errno)))")
+        let key = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
+        do { _ = try Syscalls.createFileAtomically(path, bytes: key, mode: 0o600) } catch {
+            throw StoreError(.storage, "cannot put the root key at \(path): \(error)")
         }
-        if link(temporary, path) != 0 && errno != EEXIST {
-            throw StoreError(.storage, "cannot put the root key at \(path): \(String(cString: strerror(errno)))")
-        }
-        // The directory entry must outlive a crash as the key does: the keychain will depend on it.
-        let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryFD >= 0 { fsync(directoryFD); close(directoryFD) }
         guard let winner = FileManager.default.contents(atPath: path) else {
             throw StoreError(.storage, "cannot read the root key \(path)")
         }

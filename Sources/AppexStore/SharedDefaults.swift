@@ -1,5 +1,6 @@
 public import AppexCore
 import AppexSQLite
+import AppexSystem
 public import Foundation
 import GRDB
 import Synchronization
@@ -334,7 +335,7 @@ public final class SharedDefaults: Sendable {
                 } else {
                     last = try? database.read(Self.lastSequence)
                 }
-                if let watcher { _ = watcher.wait(timeoutMilliseconds: 100) } else { usleep(20_000) }
+                if let watcher { _ = watcher.wait(timeoutMilliseconds: 100) } else { ProcessControl.sleep(microseconds: 20_000) }
             }
         }
         if !started { continuation.finish() }

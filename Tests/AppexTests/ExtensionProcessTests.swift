@@ -7,6 +7,7 @@ import AppexIPC
 import AppexStore
 import Distributed
 import AppexTesting
+import AppexSystem
 import Foundation
 import Synchronization
 import Testing
@@ -64,15 +65,23 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
 
     @Test("a running extension is held by a pidfd (signals can never reach a process that reused its pid)")
     func heldByPidfd() async throws {
-        func pidfds() -> Int {
+        /// The pids this process holds pidfds of (each pidfd's fdinfo names its process), so the
+        /// check sees this extension's pidfd whatever other tests open or close meanwhile.
+        func pidfdTargets() -> Set<Int32> {
             let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-            return entries.filter { ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) ?? "").contains("pidfd") }.count
+            return Set(entries.compactMap { entry -> Int32? in
+                guard ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + entry)) ?? "").contains("pidfd"),
+                      let info = try? String(contentsOfFile: "/proc/self/fdinfo/" + entry, encoding: .utf8),
+                      let line = info.split(separator: "\n").first(where: { $0.hasPrefix("Pid:") })
+                else { return nil }
+                return Int32(line.dropFirst(4).trimmingCharacters(in: .whitespaces))
+            })
         }
-        let before = pidfds()
         let process = try process(try installEcho())
         defer { process.invalidate() }
         _ = try await process.send(EchoRequest(command: "echo", text: "x"), expecting: EchoReply.self)
-        #expect(pidfds() > before)
+        let pid = try #require(process.processIdentifier)
+        #expect(pidfdTargets().contains(pid), "no pidfd of the extension (pid \(pid)) is open")
     }
 
     @Test("an extension that exits before its hello fails the launch with that reason, not with the launch timeout")

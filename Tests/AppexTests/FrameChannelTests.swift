@@ -1,5 +1,6 @@
 import AppexCore
 import AppexIPC
+import AppexSystem
 import Foundation
 import Testing
 

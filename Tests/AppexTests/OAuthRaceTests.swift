@@ -3,6 +3,7 @@ import AppexAuthLogin
 import AppexCore
 import AppexStore
 import AppexTesting
+import AppexSystem
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,6 +1,7 @@
 import AppexCore
 import AppexHost
 import AppexTesting
+import AppexSystem
 import Foundation
 import Synchronization
 import Testing

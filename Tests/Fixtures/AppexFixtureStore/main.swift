@@ -9,9 +9,9 @@
 //                                                     and turns data sharing on and off
 //     AppexFixtureStore keychain-add GROUP PREFIX COUNT — adds COUNT items PREFIX-0... to access
 //                                                     group GROUP, then updates each once
-//     AppexFixtureStore keychain-loop GROUP ACCOUNT — stores secret-1, secret-2, ... as the item
-//                                                     (loop, ACCOUNT) forever, printing each number
-//                                                     once committed
+//     AppexFixtureStore keychain-loop GROUP ACCOUNT — stores secret-N+1, secret-N+2, ... as the
+//                                                     item (loop, ACCOUNT) forever (N: the number
+//                                                     stored), printing each number once committed
 //
 // Acts with the owner's authority; APPEX_HOME says where state lives.
 import AppexCore
@@ -66,7 +66,9 @@ func keychain(_ arguments: [String]) throws -> Int32 {
         }
         return 0
     case "keychain-loop":
-        var number = 0
+        // Continues from what is stored, so every run's numbers are above every earlier run's.
+        let stored = try keychain.item(service: "loop", account: arguments[3], accessGroup: group)?.string
+        var number = stored.flatMap { Int($0.dropFirst("secret-".count)) } ?? 0
         while true {
             number += 1
             try keychain.set(Data("secret-\(number)".utf8), service: "loop", account: arguments[3], accessGroup: group)

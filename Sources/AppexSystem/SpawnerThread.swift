@@ -1,4 +1,4 @@
-import AppexCore
+
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #elseif canImport(Darwin)
@@ -11,8 +11,8 @@ import Synchronization
 /// Linux sends an extension's parent-death signal when the *thread* that spawned it ends, not
 /// the process: spawned from a thread of Swift's pool (which retires idle threads), an extension
 /// would be killed whenever that thread went away. Every spawn therefore happens here.
-final class SpawnerThread: @unchecked Sendable {  // `requests` is a Mutex; `signal` is a POSIX semaphore, safe to share
-    static let shared = SpawnerThread()
+package final class SpawnerThread: @unchecked Sendable {  // `requests` is a Mutex; `signal` is a POSIX semaphore, safe to share
+    package static let shared = SpawnerThread()
 
     private struct Request: @unchecked Sendable {  // the job and its done-semaphore are handed over once
         let job: @Sendable () -> Void
@@ -45,7 +45,7 @@ final class SpawnerThread: @unchecked Sendable {  // `requests` is a Mutex; `sig
     }
 
     /// Runs `body` on the spawner thread and waits for it; on this thread if none could start.
-    func run<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
+    package func run<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
         guard started else { return body() }
         let result = Mutex<T?>(nil)
         let done = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)

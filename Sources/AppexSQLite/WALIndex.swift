@@ -1,5 +1,5 @@
-import CAppexSystem
-import GRDB
+import AppexSystem
+package import GRDB
 import GRDBSQLite
 
 /// The WAL index of a SQLite database (the shared memory of its `-shm` file), as the process's
@@ -11,12 +11,12 @@ import GRDBSQLite
 /// connection's own mapping (the VFS's `xShmMap`): no descriptor of the file is opened here,
 /// since closing one would drop the connection's POSIX locks on it. It stays mapped while the
 /// connection is open, which the owner of this value guarantees.
-final class WALIndex: Sendable {
+package final class WALIndex: Sendable {
     /// The first copy of the header, valid only when both copies agreed.
-    struct Header: Equatable, Sendable {
+    package struct Header: Equatable, Sendable {
         var words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
 
-        static func == (a: Header, b: Header) -> Bool {
+        package static func == (a: Header, b: Header) -> Bool {
             a.words.0 == b.words.0 && a.words.1 == b.words.1 && a.words.2 == b.words.2
                 && a.words.3 == b.words.3 && a.words.4 == b.words.4 && a.words.5 == b.words.5
         }
@@ -26,7 +26,7 @@ final class WALIndex: Sendable {
 
     /// The index of `database`'s connection; `nil` when the database is not in WAL mode, its VFS
     /// has no shared memory, or the index is not mapped yet.
-    init?(database: DatabaseQueue) {
+    package init?(database: DatabaseQueue) {
         let region: UnsafeMutableRawPointer? = database.inDatabase { db in
             var file: UnsafeMutablePointer<sqlite3_file>?
             guard sqlite3_file_control(db.sqliteConnection, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK,
@@ -43,11 +43,11 @@ final class WALIndex: Sendable {
     }
 
     /// The header now, or `nil` while a commit is rewriting it.
-    func header() -> Header? {
+    package func header() -> Header? {
         var words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
         let agreed = withUnsafeMutablePointer(to: &words) { tuple in
-            tuple.withMemoryRebound(to: UInt64.self, capacity: 6) { cappex_wal_index_header(base, $0) }
+            tuple.withMemoryRebound(to: UInt64.self, capacity: 6) { WALIndexHeader.read(base, into: $0) }
         }
-        return agreed == 1 ? Header(words: words) : nil
+        return agreed ? Header(words: words) : nil
     }
 }

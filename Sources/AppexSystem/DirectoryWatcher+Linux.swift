@@ -7,32 +7,21 @@
 /// it writes a byte to a pipe, which is safe from anywhere.
 package final class DirectoryWatcher: @unchecked Sendable {
     private let inotify: Int32
-    private let wakeup: Int32
-    private let wakeupWriter: Int32
+    private let wakeup: WakePipe
     /// Path → watch descriptor, and back (two paths may reach one inode and share its watch).
     private var watches: [String: Int32] = [:]
     private var paths: [Int32: Set<String>] = [:]
 
-    package init() throws(AppexErrorBox) {
-        inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard inotify >= 0 else { throw AppexErrorBox("inotify_init1 failed: \(String(cString: strerror(errno)))") }
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else {
+    package init() throws(SystemError) {
+        inotify = try syscall("inotify_init1") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
+        do { wakeup = try WakePipe() } catch {
             close(inotify)
-            throw AppexErrorBox("pipe failed: \(String(cString: strerror(errno)))")
+            throw error
         }
-        for end in pipeEnds {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-        }
-        wakeup = pipeEnds[0]
-        wakeupWriter = pipeEnds[1]
     }
 
     deinit {
         close(inotify)
-        close(wakeup)
-        close(wakeupWriter)
     }
 
     /// Watches exactly `directories` (missing ones are skipped; they appear through their parent).
@@ -69,12 +58,11 @@ package final class DirectoryWatcher: @unchecked Sendable {
     /// (-1: no limit). Drains pending events.
     /// - Returns: `.changed`, `.woken` or `.timedOut`.
     package func wait(timeoutMilliseconds timeout: Int32) -> WaitResult {
-        var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeup, events: Int16(POLLIN), revents: 0)]
-        let ready = poll(&fds, 2, timeout)
-        if ready <= 0 { return .timedOut }
-        if fds[1].revents != 0 {
-            var bytes = [UInt8](repeating: 0, count: 64)
-            _ = read(wakeup, &bytes, bytes.count)
+        var ready: [Bool] = []
+        do { try Socket.waitReadable([inotify, wakeup.readEnd.rawValue], ready: &ready, timeoutMilliseconds: timeout) } catch { return .timedOut }
+        if ready.isEmpty || !ready.contains(true) { return .timedOut }
+        if ready[1] {
+            wakeup.drain()
             return .woken
         }
         drain()
@@ -108,8 +96,7 @@ package final class DirectoryWatcher: @unchecked Sendable {
 
     /// Makes a blocked ``wait(timeoutMilliseconds:)`` return `.woken`.
     package func wake() {
-        var one: UInt8 = 1
-        _ = write(wakeupWriter, &one, 1)
+        wakeup.wake()
     }
 
     package enum WaitResult { case changed, woken, timedOut }

@@ -6,7 +6,7 @@ import Synchronization
 /// change every half second, and the monitor's snapshot comparison filters out non-changes.
 package final class DirectoryWatcher: Sendable {
     private let woken = Mutex(false)
-    package init() throws(AppexErrorBox) {}
+    package init() throws(SystemError) {}
 
     @discardableResult
     package func watch(_ directories: Set<String>) -> Bool { false }

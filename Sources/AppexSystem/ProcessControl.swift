@@ -1,0 +1,143 @@
+// Child processes and this process: spawn, pidfds, signals, reaping, resource limits, the
+// parent-death signal.
+import CAppexSystem
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Musl)
+@preconcurrency import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Signals Appex sends.
+package enum Signal {
+    /// `SIGKILL`.
+    package static let kill = SIGKILL
+    /// `SIGTERM`.
+    package static let terminate = SIGTERM
+}
+
+/// How a child ended, from its `waitpid` status.
+package struct ExitStatus: Hashable, Sendable, CustomStringConvertible {
+    /// The raw `waitpid` status.
+    package let rawValue: Int32
+
+    package init(rawValue: Int32) { self.rawValue = rawValue }
+
+    /// The signal that killed it, or `nil` when it exited.
+    package var signal: Int32? {
+        let signal = rawValue & 0x7f
+        return signal == 0 ? nil : signal
+    }
+
+    /// `"exit status 3"` or `"killed by signal 9"`.
+    package var description: String {
+        if let signal { return "killed by signal \(signal)" }
+        return "exit status \((rawValue >> 8) & 0xff)"
+    }
+}
+
+/// This process and its children.
+package enum ProcessControl {
+    /// This process's id.
+    package static var processIdentifier: Int32 { getpid() }
+    /// The parent's id.
+    package static var parentProcessIdentifier: Int32 { getppid() }
+    /// The real user id.
+    package static var userIdentifier: UInt32 { getuid() }
+
+    /// Spawns `path` as an extension process on the spawner thread (see ``SpawnerThread``):
+    /// `connection` becomes descriptor 3, `output` descriptors 1 and 2, standard input is
+    /// /dev/null, every other descriptor is closed, the signal mask is emptied and every
+    /// disposition reset, in a process group of its own, in `workingDirectory`.
+    ///
+    /// - Returns: the child's pid.
+    package static func spawnExtension(_ path: String, arguments: [String], environment: [String], connection: Int32,
+                                       output: Int32, workingDirectory: String) throws(SystemError) -> Int32 {
+        let (result, pid) = SpawnerThread.shared.run { () -> (Int32, pid_t) in
+            var pid: pid_t = 0
+            let result = withCStrings(arguments) { argv in
+                withCStrings(environment) { envp in
+                    cappex_spawn_extension(path, argv, envp, connection, output, output, workingDirectory, &pid)
+                }
+            }
+            return (result, pid)
+        }
+        try syscallReturningError("posix_spawn(\(path))") { result }
+        return pid
+    }
+
+    /// A pidfd of `pid` (`pidfd_open`), or `nil` where the kernel has none: signals through it can
+    /// never reach another process that reused the pid after the child was reaped.
+    package static func openPidfd(_ pid: Int32) -> OwnedDescriptor? {
+        let raw = cappex_pidfd_open(pid)
+        return raw >= 0 ? OwnedDescriptor(taking: raw) : nil
+    }
+
+    /// Sends `signal` to exactly the process `pidfd` names (ESRCH once it is gone: ignored).
+    package static func signal(_ signal: Int32, through pidfd: OwnedDescriptor) {
+        _ = cappex_pidfd_send_signal(pidfd.rawValue, signal)
+    }
+
+    /// Sends `signal` to `pid` (or, negative, to its process group). Only safe while the child
+    /// is not reaped: after that the pid may name another process.
+    package static func signal(_ signal: Int32, toProcess pid: Int32) {
+        _ = kill(pid, signal)
+    }
+
+    /// Waits for `pid` to end and reaps it (blocking).
+    package static func waitForExit(of pid: Int32) -> ExitStatus? {
+        var status: Int32 = 0
+        guard (try? syscall("waitpid") { waitpid(pid, &status, 0) }) != nil else { return nil }
+        return ExitStatus(rawValue: status)
+    }
+
+    /// Reaps `pid` if it has ended, without waiting: `nil` while it runs.
+    package static func reapIfEnded(_ pid: Int32) -> ExitStatus? {
+        var status: Int32 = 0
+        guard let reaped = try? syscall("waitpid", { waitpid(pid, &status, WNOHANG) }), reaped == pid else { return nil }
+        return ExitStatus(rawValue: status)
+    }
+
+    /// A resource limit `prlimit` sets on another process.
+    package enum Resource: Int32, Sendable {
+        case addressSpace = 0, openFiles = 1, cpuSeconds = 2, processes = 3
+    }
+
+    /// Sets `pid`'s soft and hard limit of `resource` to `value` (`prlimit`).
+    package static func setLimit(_ resource: Resource, to value: UInt64, forProcess pid: Int32) throws(SystemError) {
+        _ = try syscall("prlimit") { cappex_set_limit(pid, resource.rawValue, value, value) }
+    }
+
+    /// Asks the kernel to send `signal` to this process when its parent (thread) ends
+    /// (`PR_SET_PDEATHSIG`).
+    package static func setParentDeathSignal(_ signal: Int32) throws(SystemError) {
+        _ = try syscall("prctl(PR_SET_PDEATHSIG)") { cappex_set_parent_death_signal(signal) }
+    }
+
+    /// Ends this process at once with `status`, running no `atexit` handlers (`_exit`).
+    package static func exitImmediately(_ status: Int32) -> Never {
+        _exit(status)
+    }
+
+    /// Sleeps the calling thread (never call it on Swift's cooperative pool).
+    package static func sleep(microseconds: UInt32) {
+        usleep(microseconds)
+    }
+}
+
+/// Calls `body` with a NULL-terminated C array of the strings.
+private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
+    let pointers = strings.map { strdup($0) } + [nil]
+    defer { pointers.forEach { free($0) } }
+    return body(pointers)
+}
+
+extension ProcessControl {
+    /// Takes over an inherited descriptor (the launch contract's connection): marks it
+    /// close-on-exec, so a process the extension starts does not inherit it.
+    package static func adoptInheritedDescriptor(_ fd: Int32) throws(SystemError) -> OwnedDescriptor {
+        _ = try syscall("fcntl(F_SETFD)") { fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return OwnedDescriptor(taking: fd)
+    }
+}
