@@ -253,35 +253,56 @@ public final class AppExtensionProcess: Sendable {
 
     // MARK: - Launching
 
-    /// The running child; a launch (spawn, then a handshake that may wait up to
-    /// `launchTimeout`) happens on a thread of its own, never blocking Swift's cooperative pool.
+    /// The running child, launched if needed without holding any thread while it waits: the
+    /// spawn runs on the spawner thread, the wait for the extension's hello on the process's
+    /// event thread.
     private func runningOffPool() async throws(AppexError) -> Child {
-        let current = state.withLock { state -> Child? in
-            if case .running(let child) = state.phase { return child }
-            return nil
+        if let child = try runningOrMayLaunch() { return child }
+        try checkMayRun()
+        var (prepared, childEnds) = try prepareLaunch()
+        let pid: Int32
+        do {
+            pid = try await ProcessControl.spawnExtension(prepared.executable, arguments: [prepared.executable], environment: prepared.variables,
+                                                          connection: childEnds!.connection.rawValue, output: childEnds!.output.rawValue,
+                                                          workingDirectory: prepared.workingDirectory)
+        } catch {
+            throw AppexError(.launchFailed, "cannot launch \(prepared.executable): \(error.errno)", underlying: error)
         }
-        if let current { return current }
-        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Child, AppexError>, Never>) in
-            let started = startDetachedThread(name: "appex.launch") { [self] in
-                do throws(AppexError) {
-                    continuation.resume(returning: .success(try running()))
-                } catch {
-                    continuation.resume(returning: .failure(error))
-                }
-            }
-            if !started {
-                continuation.resume(returning: .failure(AppexError(.launchFailed, "cannot start a thread to launch \(configuration.identity.bundleIdentifier) (pthread_create failed)")))
-            }
-        }
-        return try outcome.get()
+        // Close our copies of the child's ends now, before the handshake: only the child keeps
+        // them, so its death — even before it says hello — is the end of the stream at once.
+        childEnds = nil
+        try startHandshake(prepared, pid: pid)
+        let answered = await EventThread.shared.readable(prepared.channel.socket.rawValue, within: configuration.launchTimeout)
+        return try adopt(try finishLaunch(prepared, pid: pid, answered: answered))
     }
 
-    /// Launches the process unless it runs.
+    /// Launches the process unless it runs, holding no thread while it waits.
+    func launchIfNeededAsync() async throws(AppexError) {
+        _ = try await runningOffPool()
+    }
+
+    /// Launches the process unless it runs, waiting on this thread.
+    @available(*, noasync, message: "waits for the extension's handshake on this thread; use the async launch path (makeConnection() async)")
     func launchIfNeeded() throws(AppexError) {
-        _ = try running()
+        if try runningOrMayLaunch() != nil { return }
+        try checkMayRun()
+        var (prepared, childEnds) = try prepareLaunch()
+        let pid: Int32
+        do {
+            pid = try ProcessControl.spawnExtension(prepared.executable, arguments: [prepared.executable], environment: prepared.variables,
+                                                    connection: childEnds!.connection.rawValue, output: childEnds!.output.rawValue,
+                                                    workingDirectory: prepared.workingDirectory)
+        } catch {
+            throw AppexError(.launchFailed, "cannot launch \(prepared.executable): \(error.errno)", underlying: error)
+        }
+        childEnds = nil  // only the child keeps them (see the async path)
+        try startHandshake(prepared, pid: pid)
+        let answered = (try? prepared.channel.waitUntilReadable(timeout: configuration.launchTimeout)) ?? true
+        _ = try adopt(try finishLaunch(prepared, pid: pid, answered: answered))
     }
 
-    private func running() throws(AppexError) -> Child {
+    /// The running child; `nil` when one may be launched; or why not (invalidated, crash budget).
+    private func runningOrMayLaunch() throws(AppexError) -> Child? {
         let result = state.withLock { state -> Result<Child?, AppexError> in
             switch state.phase {
             case .running(let child): return .success(child)
@@ -295,9 +316,12 @@ public final class AppExtensionProcess: Sendable {
                 return .success(nil)
             }
         }
-        if let child = try result.get() { return child }
-        try checkMayRun()
-        let child = try launch()
+        return try result.get()
+    }
+
+    /// Makes `child` the running process, unless another caller launched one first (then that
+    /// one wins and `child` is ended) or the process was invalidated meanwhile.
+    private func adopt(_ child: Child) throws(AppexError) -> Child {
         let winner = state.withLock { state -> Child? in
             if case .running(let other) = state.phase { return other }  // another caller launched first
             if case .invalidated = state.phase { return nil }
@@ -330,14 +354,29 @@ public final class AppExtensionProcess: Sendable {
         }
     }
 
-    private func launch() throws(AppexError) -> Child {
+    /// Everything a launch needs before the spawn and keeps after it.
+    private struct PreparedLaunch: Sendable {
+        let executable: String
+        let channel: FrameChannel
+        let outputReader: OwnedDescriptor
+        let workingDirectory: String
+        let variables: [String]
+    }
+
+    /// The child's ends of its connection and output pipe: the host drops its copies right
+    /// after the spawn.
+    private struct ChildEnds: Sendable {
+        let connection: OwnedDescriptor
+        let output: OwnedDescriptor
+    }
+
+    private func prepareLaunch() throws(AppexError) -> (PreparedLaunch, ChildEnds?) {
         let identity = configuration.identity
         // checkMayRun() has just verified this load; reload only if it changed since.
         let bundle = discovery.currentBundle(at: identity.bundlePath) ?? AppexBundle.load(at: identity.bundlePath, as: .appExtension)
         guard bundle.isValid, let executableName = bundle.info.executableName else {
             throw AppexError(.refused, "cannot launch \(identity.bundleIdentifier): the bundle is not valid", problems: bundle.problems)
         }
-        let executable = identity.bundlePath + "/" + executableName
         let (host, extensionEnd) = try makeSocketPair()
         // Before the child exists: the kernel stamps its hello with its real pid and uid.
         let channel = FrameChannel(owning: host, configuration: configuration.channel)
@@ -348,46 +387,56 @@ public final class AppExtensionProcess: Sendable {
         do { (outputReader, outputWriter) = try Pipe.make() } catch {
             throw AppexError(.launchFailed, "cannot make the output pipe for \(identity.bundleIdentifier): \(error)", underlying: error)
         }
-
         let workingDirectory = configuration.environment.home + "/ExtensionData/" + identity.bundleIdentifier
         try configuration.environment.makePrivateDirectory(workingDirectory)
-        let variables = childEnvironment(workingDirectory: workingDirectory)
-        // On the long-lived spawner thread: the parent-death signal follows the spawning thread.
-        let pid: Int32
-        do {
-            pid = try ProcessControl.spawnExtension(executable, arguments: [executable], environment: variables, connection: extensionEnd.rawValue,
-                                                    output: outputWriter.rawValue, workingDirectory: workingDirectory)
-        } catch {
-            throw AppexError(.launchFailed, "cannot launch \(executable): \(error.errno)", underlying: error)
-        }
-        // Close our copies of the child's ends now, before the handshake: only the child keeps
-        // them, so its death — even before it says hello — is the end of the stream at once.
-        _ = consume extensionEnd
-        _ = consume outputWriter
+        return (PreparedLaunch(executable: identity.bundlePath + "/" + executableName, channel: channel, outputReader: outputReader,
+                               workingDirectory: workingDirectory, variables: childEnvironment(workingDirectory: workingDirectory)),
+                ChildEnds(connection: extensionEnd, output: outputWriter))
+    }
 
-        let launched = pid
-        // Its output is logged from the start: what it printed before a failed handshake says why.
-        guard forwardOutput(outputReader, pid: launched) else {
-            Self.abandonLaunch(launched)
-            throw AppexError(.launchFailed, "cannot start the thread that logs \(identity.bundleIdentifier)'s output (pthread_create failed); the process was killed")
+    /// Right after the spawn: logs the child's output (what it printed before a failed handshake
+    /// says why), applies the point's limits and sends the host's hello.
+    private func startHandshake(_ prepared: PreparedLaunch, pid: Int32) throws(AppexError) {
+        guard forwardOutput(prepared.outputReader, pid: pid) else {
+            Self.abandonLaunch(pid)
+            throw AppexError(.launchFailed, "cannot log \(configuration.identity.bundleIdentifier)'s output (the event thread is not available); the process was killed")
         }
         do {
-            try applyLimits(to: launched)
-            try handshake(on: channel, pid: launched)
+            try applyLimits(to: pid)
+            try Handshake.send(Handshake.HostHello(hostBundleIdentifier: discovery.hostBundleIdentifier, extensionBundleIdentifier: configuration.identity.bundleIdentifier,
+                                                   extensionPoint: configuration.identity.extensionPointIdentifier.description,
+                                                   channel: configuration.channel), on: prepared.channel)
+        } catch let error as AppexError {
+            Self.abandonLaunch(pid)
+            throw error
+        } catch let error as IPCError where error.code == .closed {
+            Self.abandonLaunch(pid)
+            throw AppexError(.launchFailed, "\(configuration.identity.bundleIdentifier) (pid \(pid)) ended before completing the handshake (\(error.message)); see its output in the host's log")
+        } catch {
+            Self.abandonLaunch(pid)
+            throw AppexError(.launchFailed, "\(configuration.identity.bundleIdentifier) (pid \(pid)) did not complete the handshake: \(error)")
+        }
+    }
+
+    /// After the wait for the extension's hello (`answered`: something arrived in time): checks
+    /// the hello and makes the child, reaped by the event thread. Ends the process on failure.
+    private func finishLaunch(_ prepared: PreparedLaunch, pid launched: Int32, answered: Bool) throws(AppexError) -> Child {
+        do {
+            try handshake(on: prepared.channel, pid: launched, answered: answered)
         } catch {
             Self.abandonLaunch(launched)
             throw error
         }
-        // Opened before the reaper exists: until it is reaped, the pid cannot name another process.
+        // Opened before the event thread reaps it: until it is reaped, the pid cannot name another process.
         let pidfd = ProcessControl.openPidfd(launched)
-        let child = Child(pid: launched, pidfd: pidfd, connection: IPCConnection(channel: channel, handler: configuration.exportedHandler,
+        let child = Child(pid: launched, pidfd: pidfd, connection: IPCConnection(channel: prepared.channel, handler: configuration.exportedHandler,
                                                                    invocationHandler: actorSystem.invocationHandler, executor: executor,
                                                                    onClose: { [weak self] reason in
             self?.childEnded(pid: launched, reason: reason)
         }))
         guard reap(child) else {
-            ProcessControl.signal(Signal.kill, toProcess: launched)
-            throw AppexError(.launchFailed, "cannot start the thread that reaps \(identity.bundleIdentifier) (pthread_create failed); the process was killed")
+            Self.abandonLaunch(launched)
+            throw AppexError(.launchFailed, "cannot watch \(configuration.identity.bundleIdentifier) for its exit (the event thread is not available); the process was killed")
         }
         child.connection.start()
         return child
@@ -419,15 +468,12 @@ public final class AppExtensionProcess: Sendable {
 
     /// Hello both ways: the extension must speak this protocol, be the bundle we launched,
     /// bind in code to the point its Info.plist names, and be the process we spawned.
-    private func handshake(on channel: FrameChannel, pid: Int32) throws(AppexError) {
+    private func handshake(on channel: FrameChannel, pid: Int32, answered: Bool) throws(AppexError) {
         let identity = configuration.identity
         let name = identity.bundleIdentifier
         let answer: Handshake.ExtensionHello
         do throws(IPCError) {
-            try Handshake.send(Handshake.HostHello(hostBundleIdentifier: discovery.hostBundleIdentifier, extensionBundleIdentifier: name,
-                                                   extensionPoint: identity.extensionPointIdentifier.description,
-                                                   channel: configuration.channel), on: channel)
-            guard try channel.waitUntilReadable(timeout: configuration.launchTimeout) else {
+            guard answered else {
                 throw IPCError(.deadlineExceeded, "no hello within \(configuration.launchTimeout)")
             }
             // The kernel's word on who wrote the hello: the process we launched, as our user.
@@ -483,31 +529,20 @@ public final class AppExtensionProcess: Sendable {
         return variables
     }
 
+    /// Logs the child's output a line at a time, read by the process's event thread.
     private func forwardOutput(_ reader: OwnedDescriptor, pid: Int32) -> Bool {
         let logger = configuration.logger
         let name = configuration.identity.bundleIdentifier
-        return startDetachedThread(name: "appex.output") {
-            var pending: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-            while true {
-                let count = buffer.withUnsafeMutableBytes { (try? Pipe.read(reader.rawValue, into: $0)) ?? 0 }
-                if count <= 0 { break }
-                pending.append(contentsOf: buffer[0..<count])
-                while let newline = pending.firstIndex(of: 0x0a) {
-                    let line = String(decoding: pending[..<newline], as: UTF8.self)
-                    pending.removeSubrange(...newline)
-                    logger.info("\(line)", metadata: ["extension": "\(name)", "pid": "\(pid)"])
-                }
-                if pending.count > 64 * 1024 { pending.removeAll() }  // a line without end: drop it
-            }
+        return EventThread.shared.forEachLine(of: reader) { line in
+            logger.info("\(line)", metadata: ["extension": "\(name)", "pid": "\(pid)"])
         }
     }
 
-    /// Waits for the child on a thread of its own, so it is always reaped.
+    /// Reaps the child when it ends, on the process's event thread (woken by its pidfd), so
+    /// it is always reaped and no thread waits for it.
     private func reap(_ child: Child) -> Bool {
-        startDetachedThread(name: "appex.reaper") {
-            let status = ProcessControl.waitForExit(of: child.pid)
-            child.exitStatus.withLock { $0 = status ?? ExitStatus(rawValue: 0) }
+        EventThread.shared.whenExits(child.pid, pidfd: child.pidfd) { status in
+            child.exitStatus.withLock { $0 = status }
             // A child that died leaves its socket end closed; make sure the reader wakes anyway.
             child.connection.channel.shutdown()
         }

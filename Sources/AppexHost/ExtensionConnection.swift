@@ -53,17 +53,33 @@ public struct ExtensionSession: Sendable {
 
 extension AppExtensionProcess {
     /// The connection to the extension, launching the process now if it does not run, so that
-    /// a refusal (invalid, unapproved, declined by the extension) surfaces here.
+    /// a refusal (invalid, unapproved, declined by the extension) surfaces here. The launch holds
+    /// no thread while it waits for the extension's handshake.
     ///
     /// - Throws: ``AppexError`` `refused`, `launchFailed`, `crashBudgetExhausted`, `invalidated`.
-    public func makeConnection() throws(AppexError) -> ExtensionConnection {
-        try launchIfNeeded()
+    public func makeConnection() async throws(AppexError) -> ExtensionConnection {
+        try await launchIfNeededAsync()
         return ExtensionConnection(process: self)
     }
 
     /// A session with the extension, launching the process now if it does not run.
     ///
-    /// - Throws: as ``makeConnection()``.
+    /// - Throws: as `makeConnection()`.
+    public func makeSession() async throws(AppexError) -> ExtensionSession {
+        try await launchIfNeededAsync()
+        return ExtensionSession(process: self)
+    }
+
+    /// As the async `makeConnection()`, waiting for the launch on this thread (from synchronous
+    /// code only: in an async context the compiler picks the async form).
+    @available(*, noasync, message: "launches and waits for the handshake on this thread; use the async makeConnection()")
+    public func makeConnection() throws(AppexError) -> ExtensionConnection {
+        try launchIfNeeded()
+        return ExtensionConnection(process: self)
+    }
+
+    /// As the async `makeSession()`, waiting for the launch on this thread.
+    @available(*, noasync, message: "launches and waits for the handshake on this thread; use the async makeSession()")
     public func makeSession() throws(AppexError) -> ExtensionSession {
         try launchIfNeeded()
         return ExtensionSession(process: self)

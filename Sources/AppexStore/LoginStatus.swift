@@ -63,21 +63,33 @@ public final class LoginStatus: Sendable {
         return user
     }
 
-    /// Every change of the signed-in user from now on (`nil`: logged out), in order, from any process.
-    public var changes: AsyncStream<UserAccount?> {
-        let changes = defaults.changes(forKey: Self.key)
-        return AsyncStream { continuation in
-            let task = Task {
-                for await change in changes {
-                    if case .data(let data) = change.value {
-                        continuation.yield(try? JSONDecoder().decode(UserAccount.self, from: data))
-                    } else {
-                        continuation.yield(nil)
-                    }
-                }
-                continuation.finish()
+    /// Every change of the signed-in user from the moment of this call (`nil`: logged out), in
+    /// order, from any process. Observes while iterated, as ``SharedDefaults/changes(forKey:)``.
+    public var changes: Changes {
+        Changes(base: defaults.changes(forKey: Self.key))
+    }
+
+    /// The changes of the signed-in user, as an `AsyncSequence` (`nil`: logged out).
+    public struct Changes: AsyncSequence, Sendable {
+        public typealias Element = UserAccount?
+        public typealias Failure = Never
+
+        let base: SharedDefaults.Changes
+
+        /// Starts observing.
+        public func makeAsyncIterator() -> Iterator { Iterator(base: base.makeAsyncIterator()) }
+
+        /// Delivers the changes; observing ends when it is dropped.
+        public struct Iterator: AsyncIteratorProtocol {
+            var base: SharedDefaults.Changes.Iterator
+
+            /// The next user (`.some(nil)`: logged out); `nil` once observing ended. An account
+            /// that cannot be decoded reads as logged out, as ``LoginStatus/currentUser`` does.
+            public mutating func next() async -> UserAccount?? {
+                guard let change = await base.next() else { return nil }
+                guard case .data(let data) = change.value else { return .some(nil) }
+                return .some(try? JSONDecoder().decode(UserAccount.self, from: data))
             }
-            continuation.onTermination = { _ in task.cancel() }
         }
     }
 }

@@ -299,51 +299,8 @@ public final class SharedDefaults: Sendable {
         public let value: PropertyListValue?
     }
 
-    /// The suite's changes from now on, in commit order, made by any process.
-    ///
-    /// Not lossy, unlike Darwin notifications: every commit is numbered in the suite's change
-    /// log, and the observer reads the log from the last number it delivered, so a burst of
-    /// writes is delivered whole and in order. The observer's thread wakes on inotify events of
-    /// the suite's files — every writer touches `<suite>.sqlite-committed` once its commit is
-    /// visible — and checks every 100 ms as well (for writers that are not Appex), and ends
-    /// when the sequence is no longer iterated.
-    ///
-    /// - Parameter key: only changes of this key; `nil`: every key.
-    public func changes(forKey key: String? = nil) -> AsyncStream<Change> {
-        let (stream, continuation) = AsyncStream<Change>.makeStream(bufferingPolicy: .unbounded)
-        // "From now on": the number of the last change before the call. If the database cannot
-        // be read now, the observer's thread takes it at its first successful read instead of
-        // replaying the whole log as new.
-        let start = try? database.read(Self.lastSequence)
-        // Without inotify (a file system or limit that refuses it), the thread polls every 20 ms.
-        let watcher = try? DirectoryWatcher()
-        let directory = (path as NSString).deletingLastPathComponent
-        let ended = Mutex(false)
-        continuation.onTermination = { _ in
-            ended.withLock { $0 = true }
-            watcher?.wake()
-        }
-        let started = startDetachedThread(name: "appex.defaults") { [self] in
-            var last = start
-            watcher?.watch([directory])
-            while !ended.withLock({ $0 }) {
-                if let from = last {
-                    for change in self.changes(after: from) {
-                        last = change.sequence
-                        if key == nil || change.key == key { continuation.yield(change) }
-                    }
-                } else {
-                    last = try? database.read(Self.lastSequence)
-                }
-                if let watcher { _ = watcher.wait(timeoutMilliseconds: 100) } else { ProcessControl.sleep(microseconds: 20_000) }
-            }
-        }
-        if !started { continuation.finish() }
-        return stream
-    }
-
     /// The logged changes after `sequence`, oldest first, each with the value it committed.
-    private func changes(after sequence: Int64) -> [Change] {
+    func changes(after sequence: Int64) -> [Change] {
         (try? SharedDatabase.snapshot(database) { db -> [Change] in
             var found: [Change] = []
             let statement = try db.cachedStatement(sql: "SELECT sequence, key, value FROM change WHERE sequence > ? ORDER BY sequence")

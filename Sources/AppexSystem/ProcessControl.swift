@@ -52,9 +52,28 @@ package enum ProcessControl {
     /// disposition reset, in a process group of its own, in `workingDirectory`.
     ///
     /// - Returns: the child's pid.
+    @available(*, noasync, message: "waits for the spawner thread; use the async spawnExtension")
     package static func spawnExtension(_ path: String, arguments: [String], environment: [String], connection: Int32,
                                        output: Int32, workingDirectory: String) throws(SystemError) -> Int32 {
-        let (result, pid) = SpawnerThread.shared.run { () -> (Int32, pid_t) in
+        let job = spawnJob(path, arguments: arguments, environment: environment, connection: connection, output: output, workingDirectory: workingDirectory)
+        let (result, pid) = SpawnerThread.shared.run(job)
+        try syscallReturningError("posix_spawn(\(path))") { result }
+        return pid
+    }
+
+    /// As the blocking ``spawnExtension(_:arguments:environment:connection:output:workingDirectory:)``,
+    /// holding no thread while the spawner thread spawns.
+    package static func spawnExtension(_ path: String, arguments: [String], environment: [String], connection: Int32,
+                                       output: Int32, workingDirectory: String) async throws(SystemError) -> Int32 {
+        let job = spawnJob(path, arguments: arguments, environment: environment, connection: connection, output: output, workingDirectory: workingDirectory)
+        let (result, pid) = await SpawnerThread.shared.run(job)
+        try syscallReturningError("posix_spawn(\(path))") { result }
+        return pid
+    }
+
+    private static func spawnJob(_ path: String, arguments: [String], environment: [String], connection: Int32,
+                                 output: Int32, workingDirectory: String) -> @Sendable () -> (Int32, Int32) {
+        {
             var pid: pid_t = 0
             let result = withCStrings(arguments) { argv in
                 withCStrings(environment) { envp in
@@ -63,8 +82,6 @@ package enum ProcessControl {
             }
             return (result, pid)
         }
-        try syscallReturningError("posix_spawn(\(path))") { result }
-        return pid
     }
 
     /// A pidfd of `pid` (`pidfd_open`), or `nil` where the kernel has none: signals through it can

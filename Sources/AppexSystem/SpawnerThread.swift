@@ -17,6 +17,8 @@ package final class SpawnerThread: @unchecked Sendable {  // `requests` is a Mut
     private struct Request: @unchecked Sendable {  // the job and its done-semaphore are handed over once
         let job: @Sendable () -> Void
         let done: UnsafeMutablePointer<sem_t>
+        /// Nobody waits on `done`: the spawner frees it (an async caller resumes from `job`).
+        var releasesDone = false
     }
 
     private final class Queue: Sendable {
@@ -39,12 +41,32 @@ package final class SpawnerThread: @unchecked Sendable {  // `requests` is a Mut
                 let next = requests.items.withLock { $0.isEmpty ? nil : $0.removeFirst() }
                 guard let next else { continue }
                 next.job()
-                sem_post(next.done)
+                if next.releasesDone {
+                    sem_destroy(next.done)
+                    next.done.deallocate()
+                } else {
+                    sem_post(next.done)
+                }
             }
         }
     }
 
+    /// Runs `body` on the spawner thread and resumes with its result, holding no thread while it
+    /// waits; on this thread if the spawner could not start.
+    package func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        guard started else { return body() }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
+            let done = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+            sem_init(done, 0, 0)
+            requests.items.withLock {
+                $0.append(Request(job: { continuation.resume(returning: body()) }, done: done, releasesDone: true))
+            }
+            sem_post(signal)
+        }
+    }
+
     /// Runs `body` on the spawner thread and waits for it; on this thread if none could start.
+    @available(*, noasync, message: "blocks until the spawner thread ran it; use the async run(_:)")
     package func run<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
         guard started else { return body() }
         let result = Mutex<T?>(nil)

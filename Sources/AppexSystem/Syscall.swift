@@ -10,7 +10,7 @@ import Darwin
 #else
 #error("Appex needs a POSIX C library")
 #endif
-public import SystemPackage
+package import SystemPackage
 
 extension Errno {
     /// The calling thread's `errno`, now.

@@ -33,11 +33,11 @@ let translateExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPath
     func sessionStyle() async throws {
         let process = try installTranslate(style: "session")
         defer { process.invalidate() }
-        let session = try process.makeSession()
+        let session = try await process.makeSession()
         let reply = try await session.send(TranslationRequest(text: "hello"), expecting: TranslationReply?.self)
         #expect(reply == TranslationReply(text: "HELLO"))
         // The session style exports no object: asking for one fails with a typed error.
-        let connection = try process.makeConnection()
+        let connection = try await process.makeConnection()
         let translator = try connection.remoteObject(as: $FixtureTranslator.self)
         await #expect(throws: IPCError.self) { _ = try await translator.translate("x") }
     }
@@ -46,7 +46,7 @@ let translateExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPath
     func connectionStyle() async throws {
         let process = try installTranslate(style: "connection")
         defer { process.invalidate() }
-        let connection = try process.makeConnection()
+        let connection = try await process.makeConnection()
         let translator = try connection.remoteObject(as: $FixtureTranslator.self)
         let translated = try await translator.translate("bonjour")
         #expect(translated.text == "BONJOUR")
@@ -63,8 +63,8 @@ let translateExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPath
     func declined() async throws {
         let process = try installTranslate(style: "decline")
         defer { process.invalidate() }
-        #expect {
-            _ = try process.makeSession()
+        await #expect {
+            _ = try await process.makeSession()
         } throws: { error in
             guard let error = error as? AppexError else { return false }
             return error.code == .refused && error.message.contains("declined") && error.message.contains("switched off")

@@ -91,8 +91,8 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
         configuration.launchTimeout = .seconds(5)
         let process = try AppExtensionProcess(configuration: configuration)
         defer { process.invalidate() }
-        #expect {
-            _ = try process.makeSession()
+        await #expect {
+            _ = try await process.makeSession()
         } throws: { error in
             guard let error = error as? AppexError else { return false }
             // Without closing the host's copy of the child's end, this was "no hello within 5 s".
@@ -115,8 +115,8 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
         let identity = try installScript(script, name: "Impostor", id: "com.example.impostor")
         let process = try process(identity)
         defer { process.invalidate() }
-        #expect {
-            _ = try process.makeSession()
+        await #expect {
+            _ = try await process.makeSession()
         } throws: { error in
             guard let error = error as? AppexError else { return false }
             return error.code == .launchFailed && error.message.contains("not the launched process")

@@ -157,8 +157,9 @@ func eventually(within seconds: Double, _ condition: @escaping @Sendable () -> B
 
 /// The first `count` elements of `sequence`, or those that came within `seconds` (a test then
 /// fails on the count instead of hanging).
-func collect<Element: Sendable>(_ count: Int, of sequence: AsyncStream<Element>, within seconds: Double = 10) async -> [Element] {
-    let box = Mutex<[Element]>([])
+func collect<Sequence: AsyncSequence & Sendable>(_ count: Int, of sequence: Sequence, within seconds: Double = 10) async -> [Sequence.Element]
+where Sequence.Element: Sendable, Sequence.Failure == Never {
+    let box = Mutex<[Sequence.Element]>([])
     _ = await withTimeout(seconds: seconds) {
         for await element in sequence {
             let total = box.withLock { items -> Int in

@@ -7,6 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#ifdef __linux__
+#include <sys/epoll.h>     // AppexSystem's event thread (Glibc's module map leaves it out)
+#include <sys/inotify.h>
+#endif
 
 /// socketpair(AF_UNIX, type | SOCK_CLOEXEC); returns 0 or -1 with errno.
 int cappex_socketpair_cloexec(int type, int fds[2]);

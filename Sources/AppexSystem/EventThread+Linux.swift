@@ -1,0 +1,357 @@
+#if os(Linux)
+// The process's one event thread: epoll over child pidfds, output pipes and one inotify
+// descriptor, with timers. swift-subprocess's Linux monitor thread is the model.
+import CAppexSystem
+@preconcurrency import Glibc
+import Synchronization
+
+/// The one thread of the process that waits for events: children ending (their pidfds), their
+/// output (pipes), directory changes (one inotify descriptor for every watch), and timers.
+///
+/// It replaces a thread per child (the reaper and the output reader) and a thread, inotify
+/// descriptor and pipe per defaults observer: a host with dozens of extensions and observers
+/// runs on this one thread plus its connections' executors. Handlers run on the thread, one at
+/// a time: they must return quickly and never block (a SQLite read of a change log is fine; a
+/// network call is not). Started on first use, it lives as long as the process.
+package final class EventThread: Sendable {
+    /// The process's event thread.
+    package static let shared = EventThread()
+
+    /// Names a registration, to cancel it.
+    package struct Token: Hashable, Sendable {
+        fileprivate let value: UInt64
+    }
+
+    /// What a readiness handler wants next.
+    package enum Disposition: Sendable {
+        /// Keep calling when the descriptor is ready again.
+        case keep
+        /// Stop watching (the registration is removed and its descriptor released).
+        case remove
+    }
+
+    private enum Kind {
+        /// A descriptor: `handler` runs when it is readable or hung up.
+        case readable(OwnedDescriptor, @Sendable () -> Disposition)
+        /// A timer: `handler` runs at `deadline`, then every `interval`.
+        case timer(deadline: ContinuousClock.Instant, interval: Duration, @Sendable () -> Void)
+        /// A directory watch: `handler` runs after events in the directory.
+        case directory(watch: Int32, @Sendable () -> Void)
+    }
+
+    private struct State: ~Copyable {
+        var registrations: [UInt64: Kind] = [:]
+        var nextToken: UInt64 = 16  // below: reserved for the wake pipe and inotify
+        /// inotify watch descriptor → the directory registrations on it.
+        var watchers: [Int32: Set<UInt64>] = [:]
+        var started = false
+        var failure: SystemError?
+    }
+
+    private let epoll: Int32
+    private let wakePipe: WakePipe?
+    private let inotify: OwnedDescriptor?
+    private let state = Mutex(State())
+    private static let wakeToken: UInt64 = 1
+    private static let inotifyToken: UInt64 = 2
+
+    private init() {
+        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        wakePipe = try? WakePipe()
+        inotify = (try? syscall("inotify_init1") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }).map { OwnedDescriptor(taking: $0) }
+        if let wakePipe { add(wakePipe.readEnd.rawValue, token: Self.wakeToken) }
+        if let inotify { add(inotify.rawValue, token: Self.inotifyToken) }
+    }
+
+    /// Whether the thread runs (or can start): `false` when the kernel refused epoll or a thread.
+    package var isAvailable: Bool {
+        epoll >= 0 && wakePipe != nil && startIfNeeded()
+    }
+
+    // MARK: - Registering
+
+    /// Calls `handler` on the event thread whenever `descriptor` is readable or its other end
+    /// is closed, until it returns ``Disposition/remove`` or ``cancel(_:)`` is called. The
+    /// registration holds the descriptor; it is released when the registration ends.
+    ///
+    /// - Returns: the registration, or `nil` when the thread is not available.
+    package func whenReadable(_ descriptor: OwnedDescriptor, _ handler: @escaping @Sendable () -> Disposition) -> Token? {
+        guard isAvailable else { return nil }
+        let token = state.withLock { state -> UInt64 in
+            let token = state.nextToken
+            state.nextToken += 1
+            state.registrations[token] = .readable(descriptor, handler)
+            return token
+        }
+        guard add(descriptor.rawValue, token: token) else {
+            _ = state.withLock { $0.registrations.removeValue(forKey: token) }
+            return nil
+        }
+        return Token(value: token)
+    }
+
+    /// Calls `handler` on the event thread every `interval` (the first time after one interval).
+    package func every(_ interval: Duration, _ handler: @escaping @Sendable () -> Void) -> Token? {
+        guard isAvailable else { return nil }
+        let token = state.withLock { state -> UInt64 in
+            let token = state.nextToken
+            state.nextToken += 1
+            state.registrations[token] = .timer(deadline: .now + interval, interval: interval, handler)
+            return token
+        }
+        wakePipe?.wake()  // the thread's next wait must account for the new deadline
+        return Token(value: token)
+    }
+
+    /// Calls `handler` on the event thread after something changes in the directory `path`
+    /// (a file created, written, closed, moved, removed, its attributes changed).
+    ///
+    /// - Throws: ``SystemError`` when the directory cannot be watched (missing, no inotify, no
+    ///   watches left).
+    package func whenDirectoryChanges(_ path: String, _ handler: @escaping @Sendable () -> Void) throws(SystemError) -> Token {
+        guard isAvailable, let inotify else { throw SystemError("inotify_init1", .noFunction) }
+        let mask = UInt32(IN_CREATE | IN_DELETE | IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR)
+        // One kernel watch per inode: a second watch of the same directory returns the same
+        // descriptor, so registrations on it are counted here.
+        return try state.withLock { state throws(SystemError) -> Token in
+            let watch = try syscall("inotify_add_watch(\(path))") { inotify_add_watch(inotify.rawValue, path, mask) }
+            let token = state.nextToken
+            state.nextToken += 1
+            state.registrations[token] = .directory(watch: watch, handler)
+            state.watchers[watch, default: []].insert(token)
+            return Token(value: token)
+        }
+    }
+
+    /// Ends a registration; its handler is not called after this returns, unless it is running
+    /// now on the event thread.
+    package func cancel(_ token: Token) {
+        let removed = state.withLock { state -> Kind? in
+            guard let kind = state.registrations.removeValue(forKey: token.value) else { return nil }
+            if case .directory(let watch, _) = kind {
+                state.watchers[watch]?.remove(token.value)
+                if state.watchers[watch]?.isEmpty == true {
+                    state.watchers[watch] = nil
+                    if let inotify { _ = inotify_rm_watch(inotify.rawValue, watch) }
+                }
+            }
+            return kind
+        }
+        if case .readable(let descriptor, _) = removed { remove(descriptor.rawValue) }
+    }
+
+    // MARK: - The loop
+
+    @discardableResult
+    private func add(_ fd: Int32, token: UInt64) -> Bool {
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
+        event.data.u64 = token
+        return (try? syscall("epoll_ctl(ADD)") { epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event) }) != nil
+    }
+
+    private func remove(_ fd: Int32) {
+        _ = epoll_ctl(epoll, EPOLL_CTL_DEL, fd, nil)
+    }
+
+    private func startIfNeeded() -> Bool {
+        state.withLock { state -> Bool in
+            if state.started { return state.failure == nil }
+            state.started = true
+            if !startDetachedThread(name: "appex.events", { [self] in run() }) {
+                state.failure = SystemError("pthread_create", .resourceTemporarilyUnavailable)
+            }
+            return state.failure == nil
+        }
+    }
+
+    private func run() {
+        var events = [epoll_event](repeating: epoll_event(), count: 64)
+        while true {
+            let timeout = nextTimeout()
+            let count = events.withUnsafeMutableBufferPointer { buffer in
+                epoll_wait(epoll, buffer.baseAddress, Int32(buffer.count), timeout)
+            }
+            if count < 0 && errno != EINTR { return }  // the epoll descriptor itself broke: never expected
+            for index in 0..<max(Int(count), 0) {
+                let token = events[index].data.u64
+                switch token {
+                case Self.wakeToken: wakePipe?.drain()
+                case Self.inotifyToken: directoryEvents()
+                default: readable(token)
+                }
+            }
+            fireTimers()
+        }
+    }
+
+    private func readable(_ token: UInt64) {
+        guard case .readable(_, let handler)? = state.withLock({ $0.registrations[token] }) else { return }
+        if handler() == .remove { cancel(Token(value: token)) }
+    }
+
+    /// Drains inotify, then runs each directory handler with events once.
+    private func directoryEvents() {
+        guard let inotify else { return }
+        var changed = Set<Int32>()
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        let header = MemoryLayout<inotify_event>.size
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(inotify.rawValue, $0.baseAddress, $0.count) }
+            if count <= 0 { break }
+            var offset = 0
+            while offset + header <= count {
+                let (watch, length) = buffer.withUnsafeBytes { raw in
+                    let event = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+                    return (event.wd, Int(event.len))
+                }
+                changed.insert(watch)
+                offset += header + length
+            }
+        }
+        let handlers = state.withLock { state -> [@Sendable () -> Void] in
+            changed.flatMap { watch in
+                (state.watchers[watch] ?? []).compactMap { token -> (@Sendable () -> Void)? in
+                    if case .directory(_, let handler)? = state.registrations[token] { return handler }
+                    return nil
+                }
+            }
+        }
+        for handler in handlers { handler() }
+    }
+
+    /// Milliseconds until the next timer is due (-1: none).
+    private func nextTimeout() -> Int32 {
+        let next = state.withLock { state -> ContinuousClock.Instant? in
+            state.registrations.values.compactMap { kind -> ContinuousClock.Instant? in
+                if case .timer(let deadline, _, _) = kind { return deadline }
+                return nil
+            }.min()
+        }
+        guard let next else { return -1 }
+        let remaining = next - .now
+        if remaining <= .zero { return 0 }
+        let (seconds, attoseconds) = remaining.components
+        return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+    }
+
+    private func fireTimers() {
+        let now = ContinuousClock.now
+        let due = state.withLock { state -> [@Sendable () -> Void] in
+            var handlers: [@Sendable () -> Void] = []
+            for (token, kind) in state.registrations {
+                guard case .timer(let deadline, let interval, let handler) = kind, deadline <= now else { continue }
+                state.registrations[token] = .timer(deadline: now + interval, interval: interval, handler)
+                handlers.append(handler)
+            }
+            return handlers
+        }
+        for handler in due { handler() }
+    }
+}
+
+extension EventThread {
+    /// Reaps `pid` when it ends and calls `onExit` with how it ended, on the event thread.
+    ///
+    /// With a pidfd (Linux 5.3+) the exit wakes the thread; without one, the thread checks every
+    /// 10 ms. Either way no thread waits per child.
+    ///
+    /// - Returns: `false` when the thread is not available (the caller must reap the child).
+    package func whenExits(_ pid: Int32, pidfd: OwnedDescriptor?, _ onExit: @escaping @Sendable (ExitStatus) -> Void) -> Bool {
+        if let pidfd {
+            // A duplicate: the registration holds its own, whatever the caller does with `pidfd`.
+            if let copy = try? syscall("dup", { dup(pidfd.rawValue) }),
+               whenReadable(OwnedDescriptor(taking: copy), {
+                   guard let status = ProcessControl.reapIfEnded(pid) else { return .keep }
+                   onExit(status)
+                   return .remove
+               }) != nil {
+                return true
+            }
+        }
+        let token = Mutex<Token?>(nil)
+        let registered = every(.milliseconds(10)) { [self] in
+            guard let status = ProcessControl.reapIfEnded(pid) else { return }
+            if let mine = token.withLock({ $0 }) { cancel(mine) }
+            onExit(status)
+        }
+        token.withLock { $0 = registered }
+        return registered != nil
+    }
+
+    /// Reads `descriptor` (a pipe) as it fills and calls `onLine` with each line (without its
+    /// newline), on the event thread; the rest after the last newline when it ends. A line longer
+    /// than 64 KiB is dropped.
+    ///
+    /// - Returns: `false` when the thread is not available.
+    package func forEachLine(of descriptor: OwnedDescriptor, _ onLine: @escaping @Sendable (String) -> Void) -> Bool {
+        _ = fcntl(descriptor.rawValue, F_SETFL, fcntl(descriptor.rawValue, F_GETFL) | O_NONBLOCK)
+        let pending = Mutex<[UInt8]>([])
+        return whenReadable(descriptor) {
+            var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+            while true {
+                // nil: nothing more for now; 0: the writer closed it (a read error ends it too).
+                let count: Int? = buffer.withUnsafeMutableBytes { raw in
+                    do { return try Pipe.read(descriptor.rawValue, into: raw) } catch { return 0 }
+                }
+                guard let count else { return .keep }
+                if count <= 0 {
+                    let rest = pending.withLock { $0 }
+                    if !rest.isEmpty { onLine(String(decoding: rest, as: UTF8.self)) }
+                    return .remove
+                }
+                let lines = pending.withLock { pending -> [String] in
+                    pending.append(contentsOf: buffer[0..<count])
+                    var lines: [String] = []
+                    while let newline = pending.firstIndex(of: 0x0a) {
+                        lines.append(String(decoding: pending[..<newline], as: UTF8.self))
+                        pending.removeSubrange(...newline)
+                    }
+                    if pending.count > 64 * 1024 { pending.removeAll() }
+                    return lines
+                }
+                for line in lines { onLine(line) }
+            }
+        } != nil
+    }
+}
+#endif
+
+#if os(Linux)
+extension EventThread {
+    /// Waits, without holding any thread, until `fd` is readable (data, or its other end closed)
+    /// or `timeout` passes.
+    ///
+    /// - Returns: `true` when readable, `false` on timeout (or when the event thread cannot watch
+    ///   it: the caller then reads and finds out).
+    package func readable(_ fd: Int32, within timeout: Duration) async -> Bool {
+        guard let copy = try? syscall("dup", { dup(fd) }) else { return true }
+        let descriptor = OwnedDescriptor(taking: copy)
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            // Whichever comes first resumes, once, and ends the other registration.
+            let once = Mutex<(resumed: Bool, tokens: [Token])>((false, []))
+            let finish: @Sendable (Bool) -> Void = { [self] outcome in
+                let tokens = once.withLock { state -> [Token]? in
+                    if state.resumed { return nil }
+                    state.resumed = true
+                    return state.tokens
+                }
+                guard let tokens else { return }
+                for token in tokens { cancel(token) }
+                continuation.resume(returning: outcome)
+            }
+            let readable = whenReadable(descriptor) {
+                finish(true)
+                return .remove
+            }
+            let timer = every(timeout) { finish(false) }
+            let late = once.withLock { state -> Bool in
+                state.tokens = [readable, timer].compactMap { $0 }
+                return state.resumed
+            }
+            if late { for token in [readable, timer].compactMap({ $0 }) { cancel(token) } }
+            if readable == nil || timer == nil { finish(true) }
+        }
+    }
+}
+#endif
