@@ -117,24 +117,40 @@ public final class AppExtensionProcess: Sendable {
     private let discovery: ExtensionDiscovery
     private let state = Mutex(State())
 
-    /// Prepares to run `configuration.identity`; checks now that it may run.
+    /// Prepares to run `configuration.identity`; checks now that it may run (reading the bundles
+    /// on this thread: from async code, use the async form).
     ///
     /// - Parameter discovery: the host's discovery, to share its verified bundles (a host that
     ///   launches many processes should pass one); by default a new one.
     /// - Throws: ``AppexError`` `refused` with the reason (not found, invalid, unapproved,
     ///   disabled, changed since discovery) — the words `appex doctor` would print.
-    public init(configuration: Configuration, discovery: ExtensionDiscovery? = nil) throws(AppexError) {
-        self.configuration = configuration
+    @available(*, noasync, message: "reads and verifies bundles on this thread; use the async init")
+    public convenience init(configuration: Configuration, discovery: ExtensionDiscovery? = nil) throws(AppexError) {
+        self.init(configuration: configuration, checked: try Self.checkedDiscovery(configuration, discovery))
+    }
+
+    /// As the blocking initializer, reading and verifying the bundles off Swift's cooperative pool.
+    public convenience init(configuration: Configuration, discovery: ExtensionDiscovery? = nil) async throws(AppexError) {
+        let checked = try await withoutBlockingThePool { () throws(AppexError) in try Self.checkedDiscovery(configuration, discovery) }
+        self.init(configuration: configuration, checked: checked)
+    }
+
+    /// The discovery to use (`discovery`, or a new one), once it says the extension may run.
+    private static func checkedDiscovery(_ configuration: Configuration, _ discovery: ExtensionDiscovery?) throws(AppexError) -> ExtensionDiscovery {
+        let found: ExtensionDiscovery
         if let discovery {
-            self.discovery = discovery
+            found = discovery
         } else {
-            self.discovery = try ExtensionDiscovery(hostBundleAt: configuration.hostBundlePath, environment: configuration.environment)
+            found = try ExtensionDiscovery(hostBundleAt: configuration.hostBundlePath, environment: configuration.environment)
         }
+        try checkMayRun(configuration.identity, in: found)
+        return found
+    }
+
+    private init(configuration: Configuration, checked discovery: ExtensionDiscovery) {
+        self.configuration = configuration
+        self.discovery = discovery
         executor = IPCExecutor(name: "appex.process")
-        do { try checkMayRun() } catch {
-            executor.shutdown()  // deinit does not run for an init that throws
-            throw error
-        }
         actorSystem.attach(provider: { [weak self] in
             guard let self else { throw AppexError(.invalidated, "the extension process is gone") }
             return try await self.runningOffPool().connection
@@ -341,7 +357,10 @@ public final class AppExtensionProcess: Sendable {
     }
 
     private func checkMayRun() throws(AppexError) {
-        let identity = configuration.identity
+        try Self.checkMayRun(configuration.identity, in: discovery)
+    }
+
+    private static func checkMayRun(_ identity: AppExtensionIdentity, in discovery: ExtensionDiscovery) throws(AppexError) {
         let snapshot = try discovery.snapshot()
         let found = snapshot.extensions.first { $0.path == identity.bundlePath && $0.bundleIdentifier == identity.bundleIdentifier }
         guard let found, found.state == .enabled, found.identity == identity else {

@@ -129,9 +129,13 @@ public final class SharedDefaults: Sendable {
     /// Reads, changes and writes `key` in one transaction that excludes every other writer, in
     /// any process: concurrent updates are applied one after the other, none lost.
     ///
+    /// Waits on this thread while another process holds the suite's write lock (up to the
+    /// busy timeout): from async code, use the async form, which waits off Swift's pool.
+    ///
     /// - Parameter transform: gets the stored value (`nil` when absent; registered defaults do
     ///   not count) and returns the new one (`nil` removes the key).
     /// - Returns: the new value.
+    @available(*, noasync, message: "may wait for another process's write lock on this thread; use the async update")
     @discardableResult
     public func update(_ key: String, _ transform: (PropertyListValue?) throws -> PropertyListValue?) throws(StoreError) -> PropertyListValue? {
         var result: PropertyListValue?
@@ -162,6 +166,12 @@ public final class SharedDefaults: Sendable {
         }
         didCommit()
         return result
+    }
+
+    /// As the blocking ``update(_:_:)``, waiting for the write lock off Swift's cooperative pool.
+    @discardableResult
+    public func update(_ key: String, _ transform: @escaping @Sendable (PropertyListValue?) throws -> PropertyListValue?) async throws(StoreError) -> PropertyListValue? {
+        try await withoutBlockingThePool { () throws(StoreError) in try self.update(key, transform) }
     }
 
     // MARK: - Reading

@@ -55,7 +55,7 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
                                                               environment: fixture.world.environment)
         configuration.channel.sharedMemoryThreshold = .max
         configuration.channel.maximumFrameSize = 32 << 20
-        let process = try AppExtensionProcess(configuration: configuration)
+        let process = try await AppExtensionProcess(configuration: configuration)
         defer { process.invalidate() }
         // With the default 16 MiB frame limit, the extension would refuse this request.
         let text = String(repeating: "x", count: 20 << 20)
@@ -89,7 +89,7 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
         let identity = try installScript("#!/bin/sh\nexit 0\n", name: "Quitter", id: "com.example.quitter")
         var configuration = AppExtensionProcess.Configuration(identity: identity, hostBundlePath: fixture.hostPath, environment: fixture.world.environment)
         configuration.launchTimeout = .seconds(5)
-        let process = try AppExtensionProcess(configuration: configuration)
+        let process = try await AppExtensionProcess(configuration: configuration)
         defer { process.invalidate() }
         await #expect {
             _ = try await process.makeSession()
@@ -244,7 +244,7 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
         struct Answer: Codable, Sendable { var text: String }
         var configuration = AppExtensionProcess.Configuration(identity: try installEcho(), hostBundlePath: fixture.hostPath, environment: fixture.world.environment)
         configuration.exportedHandler = AppExtensionProcess.exporting { (question: Question) in Answer(text: "host says " + question.text) }
-        let process = try AppExtensionProcess(configuration: configuration)
+        let process = try await AppExtensionProcess(configuration: configuration)
         defer { process.invalidate() }
         let reply = try await process.send(EchoRequest(command: "callback", text: "hi"), expecting: EchoReply.self)
         #expect(reply.text == "host says hi")
@@ -335,7 +335,7 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
     func crashBudget() async throws {
         var configuration = AppExtensionProcess.Configuration(identity: try installEcho(), hostBundlePath: fixture.hostPath, environment: fixture.world.environment)
         configuration.crashLimit = 2
-        let process = try AppExtensionProcess(configuration: configuration)
+        let process = try await AppExtensionProcess(configuration: configuration)
         defer { process.invalidate() }
         for _ in 0..<2 {
             await #expect(throws: AppexError.self) { try await process.send(EchoRequest(command: "crash", text: ""), expecting: EchoReply.self) }
@@ -377,7 +377,7 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
         #expect(header == Data("bplist00".utf8))
 
         let identity = try #require(try fixture.discovery().snapshot().extensions.first?.identity)
-        let process = try AppExtensionProcess(configuration: .init(identity: identity, hostBundlePath: fixture.hostPath, environment: fixture.world.environment))
+        let process = try await AppExtensionProcess(configuration: .init(identity: identity, hostBundlePath: fixture.hostPath, environment: fixture.world.environment))
         defer { process.invalidate() }
         #expect(try await process.send(EchoRequest(command: "echo", text: "bundled"), expecting: EchoReply.self).text == "bundled")
 
@@ -490,7 +490,7 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
                                                               environment: fixture.world.environment,
                                                               onInterruption: { _ in interruptions.withLock { $0 += 1 } })
         configuration.idleTimeout = .milliseconds(300)
-        let process = try AppExtensionProcess(configuration: configuration)
+        let process = try await AppExtensionProcess(configuration: configuration)
         defer { process.invalidate() }
         let first = try await process.send(EchoRequest(command: "echo", text: ""), expecting: EchoReply.self).pid
         let deadline = ContinuousClock.now + .seconds(10)

@@ -73,7 +73,7 @@ import Testing
                 tasks.addTask {
                     let defaults = try SharedDefaults(group: group)  // its own SQLite connection
                     for _ in 0..<50 {
-                        try defaults.update("counter") { old in .integer((old.flatMap { if case .integer(let n) = $0 { n } else { nil } } ?? 0) + 1) }
+                        try await defaults.update("counter") { old in .integer((old.flatMap { if case .integer(let n) = $0 { n } else { nil } } ?? 0) + 1) }
                         await Task.yield()
                     }
                 }

@@ -37,7 +37,7 @@ do {
     }
     let message = Array(#"{"command":"echo","text":"cycle"}"#.utf8)
     func cycle() async throws -> Int32 {
-        let process = try AppExtensionProcess(configuration: .init(identity: identity, hostBundlePath: hostPath, environment: environment), discovery: discovery)
+        let process = try await AppExtensionProcess(configuration: .init(identity: identity, hostBundlePath: hostPath, environment: environment), discovery: discovery)
         _ = try await process.call(message, timeout: .seconds(10))
         let pid = process.processIdentifier ?? -1
         process.invalidate()
