@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "AppexCore", targets: ["AppexCore"]),
+        .library(name: "AppexCoding", targets: ["AppexCoding"]),
         .library(name: "AppexIPC", targets: ["AppexIPC"]),
         .library(name: "AppexHost", targets: ["AppexHost"]),
         .library(name: "AppexExtension", targets: ["AppexExtension"]),
@@ -54,9 +55,12 @@ let package = Package(
             dependencies: ["AppexCore", "AppexStore", "AppexAuth", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSwift
         ),
+        // The compact Codable coder of distributed-actor calls. Every extension links it: no dependencies,
+        // FoundationEssentials only.
+        .target(name: "AppexCoding", swiftSettings: strictSwift),
         .target(
             name: "AppexIPC",
-            dependencies: ["AppexCore", "CAppexSystem"],
+            dependencies: ["AppexCore", "AppexCoding", "CAppexSystem"],
             swiftSettings: strictSwift
         ),
         .target(
@@ -131,7 +135,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AppexTests",
-            dependencies: ["AppexCore", "AppexIPC", "AppexHost", "AppexTesting", "AppexCLI", "AppexStore", "AppexSQLite", "AppexAuth", "AppexAuthLogin", "AppexFixtureStore", "AppexFixtureAuth", "AppexFixtureEcho", "AppexFixtureTranslate", "AppexFixtureHost", "AppexFixtureInterfaces"],
+            dependencies: ["AppexCore", "AppexCoding", "AppexIPC", "AppexHost", "AppexTesting", "AppexCLI", "AppexStore", "AppexSQLite", "AppexAuth", "AppexAuthLogin", "AppexFixtureStore", "AppexFixtureAuth", "AppexFixtureEcho", "AppexFixtureTranslate", "AppexFixtureHost", "AppexFixtureInterfaces"],
             exclude: ["Fixtures"],
             swiftSettings: strictSwift
         ),
