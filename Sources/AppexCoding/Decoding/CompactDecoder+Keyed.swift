@@ -74,14 +74,13 @@ final class CompactKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol 
         let count = entries.count
         guard count > 0 else { return nil }
         var name = name
-        let reader = decoder.reader
+        let bytes = decoder.reader.bytes
         let found: Int? = name.withUTF8 { wanted in
             var index = cursor
             var tried = 0
             while tried < count {
                 let entry = entries[index]
-                if entry.keyEnd - entry.keyStart == wanted.count,
-                   reader.slice(entry.keyStart, wanted.count).elementsEqual(wanted) {
+                if entry.keyEnd - entry.keyStart == wanted.count, bytes.matches(wanted, at: entry.keyStart) {
                     return index
                 }
                 index = index + 1 == count ? 0 : index + 1
@@ -197,3 +196,15 @@ final class CompactKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol 
     }
 }
 
+extension UnsafeBufferPointer<UInt8> {
+    /// Whether the bytes at `position` are `other`, which the caller has checked fit. A loop, not
+    /// `memcmp` (which needs Glibc) or `elementsEqual` (measured slower): keys are a few bytes long.
+    fileprivate func matches(_ other: UnsafeBufferPointer<UInt8>, at position: Int) -> Bool {
+        var index = 0
+        while index < other.count {
+            guard self[position + index] == other[index] else { return false }
+            index += 1
+        }
+        return true
+    }
+}

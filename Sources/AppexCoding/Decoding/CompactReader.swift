@@ -20,7 +20,8 @@ final class CompactReader {
 
     deinit { storage.deallocate() }
 
-    /// The size of the input.
+    /// The input.
+    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(storage) }
     var count: Int { storage.count }
 
     /// The byte at `position`, which the caller has checked is below a limit.
