@@ -60,10 +60,6 @@ enum CompactTag {
 /// through its own `encode(to:)` or `init(from:)` and each nested container is one level.
 let compactMaximumDepth = 256
 
-/// The identity of `[UInt8]`, computed once: asking for a generic type's metadata on every value
-/// costs a runtime lookup.
-let compactByteArrayType = ObjectIdentifier([UInt8].self)
-
 /// LEB128 and zigzag arithmetic.
 enum CompactVarint {
     static func size(_ value: UInt64) -> Int {

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Bounds-checked reading of the input.
 ///
 /// The reader owns a copy of the input, freed with the reader; every decoder and container that
@@ -178,79 +172,36 @@ final class CompactReader {
         }
     }
 
-    /// Decodes any value at a position: primitives, `[UInt8]` and `Data` directly, anything else
-    /// through its `init(from:)` with a decoder one level deeper.
+    /// Decodes any value at a position: a ``CompactDirectType`` directly, anything else through its
+    /// `init(from:)` with a decoder one level deeper.
     func value<T: Decodable>(
         _ type: T.Type, at position: Int, limit: Int, depth: Int, path: @autoclosure () -> CompactPath
     ) throws -> T {
-        if readsDirectly(T.self, at: position, limit: limit) {
-            return try directValue(T.self, at: position, limit: limit, path: path())
+        if let direct = CompactDirectTypes.lookup(T.self),
+           direct.readsDirectly(from: self, at: position, limit: limit) {
+            return try direct.read(T.self, from: self, at: position, limit: limit, path: path())
         }
         guard depth < compactMaximumDepth else { throw CompactWireError.tooDeep.codingError(at: path()) }
         let decoder = CompactDecoderImpl(reader: self, position: position, limit: limit, path: path(), depth: depth + 1)
         return try T(from: decoder)
     }
 
-    /// Whether a value of this type is read without a decoder: primitives, and `[UInt8]` and
-    /// `Data` when the value is `bytes`.
-    private func readsDirectly<T>(_ type: T.Type, at position: Int, limit: Int) -> Bool {
-        if ObjectIdentifier(T.self) == compactByteArrayType || T.self == Data.self {
-            return position < limit && storage[position] == CompactTag.bytes
-        }
-        return T.self == String.self || T.self == Int.self || T.self == Bool.self || T.self == Double.self
-            || T.self == UInt8.self || T.self == Int64.self || T.self == UInt64.self || T.self == Int32.self
-            || T.self == UInt32.self || T.self == Float.self
+    /// Whether the value at `position` is `bytes`.
+    func isBytes(at position: Int, limit: Int) -> Bool {
+        position < limit && storage[position] == CompactTag.bytes
     }
 
-    /// A value whose type ``readsDirectly(_:at:limit:)``. Kept apart from
-    /// ``value(_:at:limit:depth:path:)`` so that its stack frame is not part of every level of a
-    /// deep recursion, and not optional so that no `Optional<T>` metadata is made for every value.
-    @inline(never)
-    private func directValue<T: Decodable>(
-        _ type: T.Type, at position: Int, limit: Int, path: @autoclosure () -> CompactPath
-    ) throws(CompactCodingError) -> T {
-        if ObjectIdentifier(T.self) == compactByteArrayType || T.self == Data.self {
-            var start = position + 1
-            let count: Int
-            do throws(CompactWireError) {
-                count = try length(&start, limit)
-            } catch {
-                throw error.codingError(at: path())
-            }
-            if T.self == Data.self { return unsafeBitCast(Data(slice(start, count)), to: T.self) }
-            return unsafeBitCast(Array(slice(start, count)), to: T.self)
+    /// The payload of the `bytes` value at `position`, which ``isBytes(at:limit:)``.
+    func bytesPayload(
+        at position: Int, limit: Int, path: @autoclosure () -> CompactPath
+    ) throws(CompactCodingError) -> UnsafeBufferPointer<UInt8> {
+        var start = position + 1
+        do throws(CompactWireError) {
+            let count = try length(&start, limit)
+            return slice(start, count)
+        } catch {
+            throw error.codingError(at: path())
         }
-        if T.self == String.self {
-            return unsafeBitCast(try primitive(String.self, at: position, limit: limit, path: path()), to: T.self)
-        }
-        if T.self == Int.self {
-            return unsafeBitCast(try primitive(Int.self, at: position, limit: limit, path: path()), to: T.self)
-        }
-        if T.self == Bool.self {
-            return unsafeBitCast(try primitive(Bool.self, at: position, limit: limit, path: path()), to: T.self)
-        }
-        if T.self == Double.self {
-            return unsafeBitCast(try primitive(Double.self, at: position, limit: limit, path: path()), to: T.self)
-        }
-        if T.self == UInt8.self {
-            return unsafeBitCast(try primitive(UInt8.self, at: position, limit: limit, path: path()), to: T.self)
-        }
-        if T.self == Int64.self {
-            return unsafeBitCast(try primitive(Int64.self, at: position, limit: limit, path: path()), to: T.self)
-        }
-        if T.self == UInt64.self {
-            return unsafeBitCast(try primitive(UInt64.self, at: position, limit: limit, path: path()), to: T.self)
-        }
-        if T.self == Int32.self {
-            return unsafeBitCast(try primitive(Int32.self, at: position, limit: limit, path: path()), to: T.self)
-        }
-        if T.self == UInt32.self {
-            return unsafeBitCast(try primitive(UInt32.self, at: position, limit: limit, path: path()), to: T.self)
-        }
-        if T.self == Float.self {
-            return unsafeBitCast(try primitive(Float.self, at: position, limit: limit, path: path()), to: T.self)
-        }
-        throw CompactCodingError("internal error: \(T.self) at \(path().description) cannot be read directly")
     }
 }
 

@@ -41,3 +41,7 @@ public struct CompactEncoder: Sendable {
         return try CompactSerializer.bytes(of: root)
     }
 }
+
+/// The identity of `[UInt8]`, computed once: asking for a generic type's metadata on every value
+/// costs a runtime lookup.
+private let compactByteArrayType = ObjectIdentifier([UInt8].self)
