@@ -56,7 +56,7 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         // The compact Codable coder of distributed-actor calls. Every extension links it: no dependencies,
-        // FoundationEssentials only.
+        // FoundationEssentials only on Linux.
         .target(name: "AppexCoding", swiftSettings: strictSwift),
         .target(
             name: "AppexIPC",
