@@ -11,6 +11,7 @@ let package = Package(
     name: "Appex",
     products: [
         .library(name: "AppexCore", targets: ["AppexCore"]),
+        .library(name: "AppexCoding", targets: ["AppexCoding"]),
         .library(name: "AppexIPC", targets: ["AppexIPC"]),
         .library(name: "AppexHost", targets: ["AppexHost"]),
         .library(name: "AppexExtension", targets: ["AppexExtension"]),
@@ -60,9 +61,12 @@ let package = Package(
             dependencies: ["AppexCore", "AppexStore", "AppexAuth", "AppexSystem", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSwift
         ),
+        // The compact Codable coder of distributed-actor calls. Every extension links it: no dependencies,
+        // FoundationEssentials only on Linux.
+        .target(name: "AppexCoding", swiftSettings: strictSwift),
         .target(
             name: "AppexIPC",
-            dependencies: ["AppexCore", "AppexSystem", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: ["AppexCore", "AppexCoding", "AppexSystem", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift
         ),
         .target(
@@ -139,7 +143,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AppexTests",
-            dependencies: ["AppexCore", "AppexIPC", "AppexHost", "AppexSystem", "AppexTesting", "AppexCLI", "AppexStore", "AppexSQLite", "AppexAuth", "AppexAuthLogin", "AppexFixtureStore", "AppexFixtureAuth", "AppexFixtureEcho", "AppexFixtureTranslate", "AppexFixtureHost", "AppexFixtureInterfaces"],
+            dependencies: ["AppexCore", "AppexCoding", "AppexIPC", "AppexHost", "AppexSystem", "AppexTesting", "AppexCLI", "AppexStore", "AppexSQLite", "AppexAuth", "AppexAuthLogin", "AppexFixtureStore", "AppexFixtureAuth", "AppexFixtureEcho", "AppexFixtureTranslate", "AppexFixtureHost", "AppexFixtureInterfaces"],
             exclude: ["Fixtures"],
             swiftSettings: strictSwift
         ),

@@ -29,6 +29,6 @@ let package = Package(
         fuzzTarget("plist-binary", [.product(name: "AppexCore", package: appexFolder)]),
         fuzzTarget("plist-xml", [.product(name: "AppexCore", package: appexFolder)]),
         fuzzTarget("bundle-load", [.product(name: "AppexCore", package: appexFolder)]),
-        fuzzTarget("compact-decoder", [.product(name: "AppexIPC", package: appexFolder)]),
+        fuzzTarget("compact-decoder", [.product(name: "AppexCoding", package: appexFolder)]),
     ]
 )

@@ -1,3 +1,4 @@
+import AppexCoding
 public import Distributed
 import Synchronization
 
@@ -111,7 +112,7 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
         on actor: Act, target: RemoteCallTarget, invocation: inout IPCInvocationEncoder, throwing: Err.Type, returning: Res.Type
     ) async throws -> Res where Act.ID == ActorID {
         let reply = try await send(actor.id, target: target, invocation: invocation)
-        return try CompactDecoder().decode(Res.self, from: reply)
+        return try InvocationCoding.decode(Res.self, from: reply)
     }
 
     public func remoteCallVoid<Act: DistributedActor, Err: Error>(
@@ -126,7 +127,7 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
         }
         let connection = try await provider.connection()
         let envelope = Invocation(actor: id.name, target: target.identifier, generics: invocation.generics, arguments: invocation.arguments)
-        return try await connection.call(try CompactEncoder().encode(envelope), kind: .invocation)
+        return try await connection.call(try InvocationCoding.encode(envelope), kind: .invocation)
     }
 
     // MARK: - Serving
@@ -134,7 +135,7 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
     /// Serves the other side's distributed calls: install it as the connection's invocation handler.
     public var invocationHandler: IPCConnection.Handler {
         { [self] bytes in
-            let invocation = try CompactDecoder().decode(Invocation.self, from: bytes)
+            let invocation = try InvocationCoding.decode(Invocation.self, from: bytes)
             guard let actor = state.withLock({ $0.actors[ActorID(invocation.actor)] }) else {
                 throw IPCError(.remoteFailure, "no actor named \(invocation.actor) is exported here")
             }
@@ -171,7 +172,7 @@ public struct IPCInvocationEncoder: DistributedTargetInvocationEncoder {
     }
 
     public mutating func recordArgument<Value: Codable>(_ argument: RemoteCallArgument<Value>) throws {
-        arguments.append(try CompactEncoder().encode(argument.value))
+        arguments.append(try InvocationCoding.encode(argument.value))
     }
 
     public mutating func recordErrorType<E: Error>(_ type: E.Type) throws {}
@@ -197,7 +198,7 @@ public struct IPCInvocationDecoder: DistributedTargetInvocationDecoder {
     public mutating func decodeNextArgument<Argument: Codable>() throws -> Argument {
         guard next < invocation.arguments.count else { throw IPCError(.coding, "a distributed call has too few arguments") }
         defer { next += 1 }
-        return try CompactDecoder().decode(Argument.self, from: invocation.arguments[next])
+        return try InvocationCoding.decode(Argument.self, from: invocation.arguments[next])
     }
 
     public mutating func decodeErrorType() throws -> Any.Type? { nil }
@@ -214,7 +215,7 @@ public final class IPCResultHandler: DistributedTargetInvocationResultHandler, S
     let outcome = Mutex<Outcome?>(nil)
 
     public func onReturn<Success: Codable>(value: Success) async throws {
-        let bytes = try CompactEncoder().encode(value)
+        let bytes = try InvocationCoding.encode(value)
         outcome.withLock { $0 = .value(bytes) }
     }
 
@@ -224,5 +225,25 @@ public final class IPCResultHandler: DistributedTargetInvocationResultHandler, S
 
     public func onThrow<Err: Error>(error: Err) async throws {
         outcome.withLock { $0 = .failure("\(error)") }
+    }
+}
+
+/// The compact coder (AppexCoding) as distributed calls use it: a failure is an ``IPCError`` with
+/// code `coding` and the coder's message, which is what callers of a remote actor catch.
+enum InvocationCoding {
+    static func encode<T: Encodable>(_ value: T) throws(IPCError) -> [UInt8] {
+        do {
+            return try CompactEncoder().encode(value)
+        } catch {
+            throw IPCError(.coding, error.message)
+        }
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws(IPCError) -> T {
+        do {
+            return try CompactDecoder().decode(type, from: bytes)
+        } catch {
+            throw IPCError(.coding, error.message)
+        }
     }
 }

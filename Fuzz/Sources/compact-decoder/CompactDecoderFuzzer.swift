@@ -1,10 +1,10 @@
-import AppexIPC
+import AppexCoding
 import Foundation
 import FuzzSupport
 
 /// Decodes the input with `CompactDecoder`, as an extension or host decodes every IPC argument and result from its
 /// peer: as a struct of the usual field types, as `Data`, as `[String]` and as `Int`. Any bytes must decode or be
-/// refused with an `IPCError`, never crash or hang.
+/// refused with a `CompactCodingError`, never crash or hang.
 ///
 /// `compact-decoder --write-seeds DIR` writes the seed corpus instead: sample values of those types, encoded with
 /// `CompactEncoder` (what `Fuzz/Corpus/compact-decoder` holds).
