@@ -66,12 +66,12 @@ let package = Package(
         .target(name: "AppexCoding", swiftSettings: strictSwift),
         .target(
             name: "AppexIPC",
-            dependencies: ["AppexCore", "AppexCoding", "AppexSystem", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: ["AppexCoding", "AppexSystem", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift
         ),
         .target(
             name: "AppexExtension",
-            dependencies: ["AppexCore", "AppexIPC", "AppexSystem", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: ["AppexIPC", "AppexSystem", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift
         ),
         .target(

@@ -1,4 +1,4 @@
-public import AppexCore
+
 public import AppexIPC
 public import Distributed
 import AppexSystem

@@ -1,4 +1,4 @@
-import AppexCore
+
 import Foundation
 import Synchronization
 

@@ -1,0 +1,2 @@
+// The vocabulary AppexCore's users need from the modules below it.
+@_exported public import struct AppexSystem.ExtensionPointIdentifier

@@ -1,0 +1,4 @@
+// What an extension names without importing another module: its point's identifier, and the
+// wire's types its handlers use.
+@_exported public import struct AppexSystem.ExtensionPointIdentifier
+@_exported public import AppexIPC
