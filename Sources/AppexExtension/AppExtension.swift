@@ -52,9 +52,13 @@ extension AppExtension {
         let runtime = try ExtensionRuntime.fromEnvironment()
         let hello = try runtime.receiveHello()
         let connection = HostConnection(hostBundleIdentifier: hello.hostBundleIdentifier)
-        let accepted = Self().configuration.accept(connection: connection)
-        try runtime.answerHello(boundExtensionPoint: boundAppExtensionPoint,
-                                declined: accepted ? nil : connection.declineReason ?? "its configuration's accept(connection:) returned false")
+        var accepted = Self().configuration.accept(connection: connection)
+        var declined = accepted ? nil : connection.declineReason ?? "its configuration's accept(connection:) returned false"
+        if accepted, let problem = connection.configurationProblem {
+            accepted = false
+            declined = problem
+        }
+        try runtime.answerHello(boundExtensionPoint: boundAppExtensionPoint, declined: declined)
         guard accepted else { return }
         await runtime.serve(connection)
     }
@@ -79,7 +83,8 @@ public protocol AppExtensionConfiguration: Sendable {
 /// connection accepted with `true` is resumed anyway.)
 public final class HostConnection: Sendable {
     private struct State {
-        var requestHandler: IPCConnection.PayloadHandler?
+        var requestHandler: (@Sendable ([UInt8]) async throws -> [UInt8])?
+        var payloadHandler: IPCConnection.PayloadHandler?
         var declineReason: String?
     }
 
@@ -107,28 +112,19 @@ public final class HostConnection: Sendable {
     }
 
     /// Serves the host's messages (``ExtensionSession``'s `send` on the host): takes a
-    /// request's bytes, returns the reply's.
+    /// request's bytes, returns the reply's. Set this or ``payloadHandler``, not both: a
+    /// connection with both is declined, naming them (neither silently wins).
     public var requestHandler: (@Sendable ([UInt8]) async throws -> [UInt8])? {
-        get {
-            guard let handler = state.withLock({ $0.requestHandler }) else { return nil }
-            return { @Sendable bytes in try await handler(Payload(bytes)).bytes }
-        }
-        set {
-            guard let newValue else {
-                state.withLock { $0.requestHandler = nil }
-                return
-            }
-            let wrapped: IPCConnection.PayloadHandler = { @Sendable payload in Payload(try await newValue(payload.bytes)) }
-            state.withLock { $0.requestHandler = wrapped }
-        }
+        get { state.withLock { $0.requestHandler } }
+        set { state.withLock { $0.requestHandler = newValue } }
     }
 
     /// Serves the host's messages with bytes where they are: a large request is read in the
     /// host's shared memory, and a reply made once with `Payload(sharing:)` is sent again and
-    /// again without a copy. Replaces ``requestHandler``.
+    /// again without a copy. Set this or ``requestHandler``, not both.
     public var payloadHandler: IPCConnection.PayloadHandler? {
-        get { state.withLock { $0.requestHandler } }
-        set { state.withLock { $0.requestHandler = newValue } }
+        get { state.withLock { $0.payloadHandler } }
+        set { state.withLock { $0.payloadHandler = newValue } }
     }
 
     /// Marks the connection ready, for XPC-style code. Serving starts when `accept(connection:)`
@@ -138,7 +134,22 @@ public final class HostConnection: Sendable {
         // Nothing to do: the runtime serves once accept(connection:) returns true.
     }
 
-    var handler: IPCConnection.PayloadHandler? { state.withLock { $0.requestHandler } }
+    /// The handler that serves the host's messages: whichever of the two was set.
+    var handler: IPCConnection.PayloadHandler? {
+        state.withLock { state in
+            if let payloadHandler = state.payloadHandler { return payloadHandler }
+            guard let requestHandler = state.requestHandler else { return nil }
+            return { @Sendable payload in Payload(try await requestHandler(payload.bytes)) }
+        }
+    }
+
+    /// Why the connection cannot be served as configured (both handlers set), or `nil`.
+    var configurationProblem: String? {
+        state.withLock { state in
+            state.requestHandler != nil && state.payloadHandler != nil
+                ? "its HostConnection sets both requestHandler and payloadHandler; set one" : nil
+        }
+    }
 
     /// Why the connection was refused, when a rejected session request said so.
     var declineReason: String? {

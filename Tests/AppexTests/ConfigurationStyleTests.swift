@@ -71,4 +71,16 @@ let translateExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPath
         }
         #expect(process.processIdentifier == nil)
     }
+
+    @Test("an extension that sets both requestHandler and payloadHandler is declined, naming both: neither silently wins")
+    func bothHandlers() async throws {
+        let process = try installTranslate(style: "both-handlers")
+        defer { process.invalidate() }
+        await #expect {
+            _ = try await process.makeSession()
+        } throws: { error in
+            guard let error = error as? AppexError else { return false }
+            return error.code == .refused && error.message.contains("sets both requestHandler and payloadHandler")
+        }
+    }
 }

@@ -2,8 +2,8 @@
 //
 // Which style serves is read from the file `style` in the extension's data directory (the
 // tests write it): `connection` — `accept(connection:)` with an exported distributed actor;
-// `decline` — refuse the host; anything else — an XPC-style session with a `PeerHandler`.
-import AppexCore
+// `decline` — refuse the host; `both-handlers` — set requestHandler and payloadHandler (a
+// mistake the runtime must name); anything else — an XPC-style session with a `PeerHandler`.
 import AppexExtension
 import AppexFixtureInterfaces
 import AppexIPC
@@ -19,6 +19,13 @@ struct TranslateExtension: AppExtension {
         case "connection":
             ConnectionHandler(onConnection: { connection in
                 connection.exportedObject = Translator(actorSystem: connection.actorSystem)
+                connection.resume()
+                return true
+            })
+        case "both-handlers":
+            ConnectionHandler(onConnection: { connection in
+                connection.requestHandler = { bytes in bytes }
+                connection.payloadHandler = { payload in payload }
                 connection.resume()
                 return true
             })
