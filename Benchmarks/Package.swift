@@ -30,9 +30,9 @@ let package = Package(
         .executableTarget(name: "FirstByte", path: "Fixtures/FirstByte"),
         .executableTarget(
             name: "BenchExtension",
+            // An extension needs AppexExtension alone: no swift-crypto, GRDB or bundle code.
             dependencies: [
                 "BenchInterfaces",
-                .product(name: "AppexCore", package: appexFolder),
                 .product(name: "AppexExtension", package: appexFolder),
             ],
             path: "Fixtures/BenchExtension",

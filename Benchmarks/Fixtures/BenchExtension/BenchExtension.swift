@@ -1,6 +1,5 @@
 // The extension the IPC benchmarks talk to: echoes the request's bytes, or answers
 // "reply:N" with N bytes.
-import AppexCore
 import AppexExtension
 import AppexIPC
 import BenchInterfaces
