@@ -82,8 +82,14 @@ let package = Package(
         ),
         .executableTarget(
             name: "AppexFixtureEcho",
-            dependencies: ["AppexExtension", "AppexFixtureInterfaces", "AppexStore", "AppexAuth"],
+            dependencies: ["AppexExtension", "AppexFixtureInterfaces"],
             path: "Tests/Fixtures/AppexFixtureEcho",
+            swiftSettings: strictSwift
+        ),
+        .executableTarget(
+            name: "AppexFixtureShared",
+            dependencies: ["AppexExtension", "AppexFixtureInterfaces", "AppexStore", "AppexAuth"],
+            path: "Tests/Fixtures/AppexFixtureShared",
             swiftSettings: strictSwift
         ),
         .executableTarget(
@@ -143,7 +149,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AppexTests",
-            dependencies: ["AppexCore", "AppexCoding", "AppexIPC", "AppexHost", "AppexSystem", "AppexTesting", "AppexCLI", "AppexStore", "AppexSQLite", "AppexAuth", "AppexAuthLogin", "AppexFixtureStore", "AppexFixtureAuth", "AppexFixtureEcho", "AppexFixtureTranslate", "AppexFixtureHost", "AppexFixtureInterfaces"],
+            dependencies: ["AppexCore", "AppexCoding", "AppexIPC", "AppexHost", "AppexSystem", "AppexTesting", "AppexCLI", "AppexStore", "AppexSQLite", "AppexAuth", "AppexAuthLogin", "AppexFixtureStore", "AppexFixtureAuth", "AppexFixtureEcho", "AppexFixtureShared", "AppexFixtureTranslate", "AppexFixtureHost", "AppexFixtureInterfaces"],
             exclude: ["Fixtures"],
             swiftSettings: strictSwift
         ),

@@ -14,6 +14,8 @@ import Testing
 
 /// The fixture extension executable built beside the test bundle.
 let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathComponent().appendingPathComponent("AppexFixtureEcho").path
+/// The fixture extension that uses the host's login status and OAuth session (it links the stores).
+let sharedStateExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathComponent().appendingPathComponent("AppexFixtureShared").path
 
 /// Launching real extension processes and talking to them.
 @Suite struct ExtensionProcessTests {
@@ -23,11 +25,11 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
 
     /// Installs the echo fixture as a signed extension and returns its identity.
     func installEcho(inHost: Bool = true, id: String = "com.example.echo", point: String = HostFixture.point,
-                     entitlements: Entitlements? = nil) throws -> AppExtensionIdentity {
+                     entitlements: Entitlements? = nil, executable: String = echoExecutable) throws -> AppExtensionIdentity {
         let name = String(id.split(separator: ".").last ?? "Echo").capitalized
         let path = try fixture.addExtension(name, id: id, inHost: inHost, point: point, unsigned: true)
         try FileManager.default.removeItem(atPath: path + "/Extension")
-        try FileManager.default.copyItem(atPath: echoExecutable, toPath: path + "/Extension")
+        try FileManager.default.copyItem(atPath: executable, toPath: path + "/Extension")
         if let entitlements {
             try FixtureBundles.write(PropertyListFormat.xml.encode(entitlements.propertyList), to: path + "/Entitlements.plist")
         }
@@ -130,7 +132,7 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
     @Test("an extension launched by the host sees the host's login and its changes; before login it is refused with not-logged-in; its own publish is refused with host-only")
     func loginStatusReachesTheExtension() async throws {
         let group = "group.com.example.app"
-        let identity = try installEcho(entitlements: Entitlements(applicationGroups: [group], keychainAccessGroups: []))
+        let identity = try installEcho(entitlements: Entitlements(applicationGroups: [group], keychainAccessGroups: []), executable: sharedStateExecutable)
         let process = try process(identity)
         defer { process.invalidate() }
         // The host, as its signed bundle would vouch for it: same team, entitled to the group.
@@ -161,7 +163,7 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
         try await OAuthServer.start()
         let group = "group.com.example.app", keychainGroup = "TEAMID.com.example.shared"
         let entitlements = Entitlements(applicationGroups: [group], keychainAccessGroups: [keychainGroup])
-        let process = try process(try installEcho(entitlements: entitlements))
+        let process = try process(try installEcho(entitlements: entitlements, executable: sharedStateExecutable))
         defer { process.invalidate() }
         let configuration = OAuthConfiguration(issuer: OAuthServer.issuer, clientID: "swift-public", scopes: ["read"], appGroup: group,
                                                keychainAccessGroup: keychainGroup)
@@ -181,7 +183,7 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
     @Test("an extension launched by the host without the group's entitlement is refused with missing-entitlement naming the group and the key")
     func unentitledExtensionRefused() async throws {
         let group = "group.com.example.app"
-        let identity = try installEcho(entitlements: Entitlements(applicationGroups: ["group.com.example.other"], keychainAccessGroups: []))
+        let identity = try installEcho(entitlements: Entitlements(applicationGroups: ["group.com.example.other"], keychainAccessGroups: []), executable: sharedStateExecutable)
         let process = try process(identity)
         defer { process.invalidate() }
         await #expect {

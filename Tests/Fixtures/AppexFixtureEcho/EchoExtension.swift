@@ -1,13 +1,11 @@
-import AppexCore
-import AppexAuth
 import AppexExtension
 import AppexFixtureInterfaces
 import AppexIPC
-import AppexStore
 import Distributed
 import Foundation
 
-/// A fixture extension: echoes, and on request crashes, hangs or prints without end.
+/// A fixture extension: echoes, and on request crashes, hangs or prints without end. It links
+/// AppexExtension alone (no swift-crypto, no GRDB), as an extension that uses no store does.
 @main
 struct EchoExtension: AppExtension {
     static let boundAppExtensionPoint = ExtensionPointIdentifier(host: "com.example.hostapp", name: "HostAppFeature")
@@ -23,23 +21,6 @@ struct EchoExtension: AppExtension {
                 for index in 0..<10_000 { print("stray output \(index) that must not reach the channel") }
             case "fail":
                 throw EchoFailure(text: request.text)
-            case "login":
-                // Who is logged in to the host, through the app group named by the text; refuses
-                // with not-logged-in before login.
-                let status = try LoginStatus(group: AppGroup(request.text, context: try ProcessContext.current()))
-                return EchoReply(text: try status.requireUser().name, pid: getpid())
-            case "token":
-                // A fresh access token from the host's session (the configuration file named by
-                // the text), as an extension gets one; refused with not-logged-in before login.
-                let configuration = try OAuthConfiguration.load(from: request.text)
-                let manager = try AccessorBuilder(configuration: configuration, context: try ProcessContext.current()).option(.oauth).build().tokenManager
-                let token = try await manager.withFreshAccessToken { $0 }
-                return EchoReply(text: "token of \(token.count) characters", pid: getpid())
-            case "publish-login":
-                // Tries to log a user in from the extension: refused with host-only.
-                let status = try LoginStatus(group: AppGroup(request.text, context: try ProcessContext.current()))
-                try status.publish(UserAccount(identifier: "intruder", name: "Mallory", instanceURL: URL(fileURLWithPath: "/")))
-                return EchoReply(text: "published", pid: getpid())
             case "callback":
                 // Ask the host, and answer with what it said.
                 let answer = try await AppExtensionContext.callHost(HostQuestion(text: request.text), expecting: HostAnswer.self)
