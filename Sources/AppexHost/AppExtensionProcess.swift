@@ -39,6 +39,12 @@ public final class AppExtensionProcess: Sendable {
         public var channel = FrameChannel.Configuration()
         /// How long a new process has to answer the handshake. Default 10 s.
         public var launchTimeout: Duration = .seconds(10)
+        /// The thread that reads the process's connection and runs its handlers. `nil`, the
+        /// default: one of a few executors every process of the host shares (as many as cores,
+        /// at most 4), so dozens of extensions cost a handful of threads. Give a process an
+        /// executor of its own when its handlers must never wait behind another extension's;
+        /// the process does not shut down an executor it was given.
+        public var executor: IPCExecutor?
         /// Serves the extension's calls to its host (Mirrors `NSXPCConnection.exportedObject`):
         /// takes the request's bytes, returns the reply's. `nil`: the host serves no calls.
         /// ``exporting(_:)`` makes one from a typed closure.
@@ -110,7 +116,8 @@ public final class AppExtensionProcess: Sendable {
     /// the host's own actors for the extension to call.
     public let actorSystem = IPCActorSystem()
     /// The thread that reads this process's connection (across relaunches) and starts the
-    /// handlers of the extension's calls. A caller that prefers it
+    /// handlers of the extension's calls: ``Configuration/executor``, or one of the few executors
+    /// every process shares. A caller that prefers it
     /// (`withTaskExecutorPreference(process.executor)`) resumes right where the reply is read,
     /// with no thread woken in between: the fastest way to make many calls in a row.
     public let executor: IPCExecutor
@@ -150,7 +157,7 @@ public final class AppExtensionProcess: Sendable {
     private init(configuration: Configuration, checked discovery: ExtensionDiscovery) {
         self.configuration = configuration
         self.discovery = discovery
-        executor = IPCExecutor(name: "appex.process")
+        executor = configuration.executor ?? IPCExecutor.shared()
         actorSystem.attach(provider: { [weak self] in
             guard let self else { throw AppexError(.invalidated, "the extension process is gone") }
             return try await self.runningOffPool().connection
@@ -159,7 +166,6 @@ public final class AppExtensionProcess: Sendable {
 
     deinit {
         invalidate()
-        executor.shutdown()
     }
 
     /// The running process's id, if one is running.

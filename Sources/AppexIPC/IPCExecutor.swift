@@ -1,4 +1,5 @@
 import AppexSystem
+import Foundation
 import Synchronization
 
 /// The thread that reads a connection's frames, usable as a `TaskExecutor`.
@@ -53,6 +54,32 @@ public final class IPCExecutor: TaskExecutor, Sendable {
     public var isCurrent: Bool {
         guard let thread = state.withLock({ $0.thread }) else { return false }
         return thread == .current
+    }
+
+    /// One of a few executors shared by every `AppExtensionProcess` of this process that was not
+    /// given its own: as many as there are cores (at most 4), handed out in turn, never shut down.
+    /// A host with dozens of extensions reads all their sockets on these few threads.
+    package static func shared() -> IPCExecutor {
+        sharedPool.next()
+    }
+
+    private static let sharedPool = SharedPool()
+
+    private final class SharedPool: Sendable {
+        private let executors: [IPCExecutor]
+        private let turn = Mutex(0)
+
+        init() {
+            let count = min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 4)
+            executors = (0..<count).map { IPCExecutor(name: "appex.ipc.\($0)") }
+        }
+
+        func next() -> IPCExecutor {
+            executors[turn.withLock { turn in
+                defer { turn = (turn + 1) % executors.count }
+                return turn
+            }]
+        }
     }
 
     /// Whether the thread runs (`false` after ``shutdown()``, or if it could not be started).
