@@ -1,4 +1,3 @@
-import AppexSystem
 import AppexCore
 import ArgumentParser
 import Foundation
@@ -40,84 +39,28 @@ struct MakeBundle: ParsableCommand {
     var force = false
 
     func run() throws {
-        let fileManager = FileManager.default
-        let outputPath = AppexBundle.normalized(output)
-        guard AppexBundle.kind(ofPath: outputPath) == .appExtension else {
-            throw fail(AppexError(.refused, "--output \(output) must name a bundle ending in .appex"))
-        }
-        if fileManager.fileExists(atPath: outputPath) {
-            guard force else { throw fail(AppexError(.refused, "\(outputPath) already exists (use --force to replace it)")) }
-            try fileManager.removeItem(atPath: outputPath)
-        }
-        let point = try binding()
-        let executableName = URL(fileURLWithPath: executable).lastPathComponent
-        let bundleIdentifier = identifier ?? "\(point.hostBundleIdentifier).\(executableName.lowercased())"
-        guard BundleInfo.isValidBundleIdentifier(bundleIdentifier) else {
-            throw fail(AppexError(.refused, "\"\(bundleIdentifier)\" is not a reverse-DNS bundle identifier; pass --identifier"))
-        }
-        var entitlementsData: Data?
+        var recipe = AppexBundle.ExtensionRecipe(executable: executable)
+        recipe.bundleIdentifier = identifier
+        recipe.name = name
+        recipe.version = version
+        recipe.shortVersion = shortVersion
+        recipe.replacesExisting = force
         if let entitlements {
-            let data = try Data(contentsOf: URL(fileURLWithPath: entitlements))
+            let data: Data
+            do { data = try Data(contentsOf: URL(fileURLWithPath: entitlements)) } catch {
+                throw fail(AppexError(.fileSystem, "cannot read the entitlements file \(entitlements): \(error)"))
+            }
             let parsed = Entitlements(data: Array(data), file: entitlements)
             if !parsed.problems.isEmpty {
                 throw fail(AppexError(.invalidBundle, "the entitlements file \(entitlements) has problems", problems: parsed.problems))
             }
-            entitlementsData = data
+            recipe.entitlements = parsed
         }
-
-        // Build beside the destination, then rename into place: a watcher never sees half a bundle.
-        let staging = outputPath + ".partial-\(ProcessControl.processIdentifier)"
-        try? fileManager.removeItem(atPath: staging)
-        try fileManager.createDirectory(atPath: staging, withIntermediateDirectories: true)
-        do {
-            try fileManager.copyItem(atPath: executable, toPath: staging + "/" + executableName)
-            let info: [String: PropertyListValue] = [
-                BundleInfo.Key.bundleIdentifier: .string(bundleIdentifier),
-                BundleInfo.Key.executable: .string(executableName),
-                BundleInfo.Key.name: .string(name ?? executableName),
-                BundleInfo.Key.version: .string(version),
-                BundleInfo.Key.shortVersion: .string(shortVersion),
-                "CFBundlePackageType": .string("XPC!"),
-                BundleInfo.Key.extensionAttributes: .dictionary([BundleInfo.Key.extensionPointIdentifier: .string(point.description)]),
-            ]
-            try PropertyListFormat.binary.encode(info).write(to: URL(fileURLWithPath: staging + "/Info.plist"))
-            if let entitlementsData {
-                try entitlementsData.write(to: URL(fileURLWithPath: staging + "/Entitlements.plist"))
-            }
-            if let key {
-                let signingKey = try reporting { () throws(AppexError) in try SigningKey(contentsOf: key) }
-                try reporting { () throws(AppexError) in _ = try AppexBundle.sign(at: staging, with: signingKey) }
-            }
-            try fileManager.moveItem(atPath: staging, toPath: outputPath)
-        } catch {
-            try? fileManager.removeItem(atPath: staging)
-            throw error
+        if let key {
+            recipe.signingKey = try reporting { () throws(AppexError) in try SigningKey(contentsOf: key) }
         }
-        print("made \(outputPath): \(bundleIdentifier) binds to \(point)\(key == nil ? " (unsigned)" : ", signed")")
-    }
-
-    /// Runs the executable with `--print-binding` and parses what it prints.
-    private func binding() throws -> ExtensionPointIdentifier {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--print-binding"]
-        process.environment = ["PATH": "/usr/bin:/bin"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch {
-            throw fail(AppexError(.launchFailed, "cannot run \(executable) to read its binding: \(error)"))
-        }
-        let pid = process.processIdentifier
-        let watchdog = DispatchWorkItem { ProcessControl.signal(Signal.kill, toProcess: pid) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 10, execute: watchdog)
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        watchdog.cancel()
-        let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-        guard process.terminationStatus == 0, let point = ExtensionPointIdentifier(line) else {
-            throw fail(AppexError(.refused, "\(executable) did not print its binding (`--print-binding` exited \(process.terminationStatus), printed \(line.debugDescription)); is it an AppExtension @main?"))
-        }
-        return point
+        let bundle = try reporting { () throws(AppexError) in try AppexBundle.makeExtension(at: output, from: recipe) }
+        let point = bundle.info.extensionPointIdentifier ?? "?"
+        print("made \(bundle.path): \(bundle.info.bundleIdentifier ?? "?") binds to \(point)\(key == nil ? " (unsigned)" : ", signed")")
     }
 }

@@ -72,6 +72,25 @@ public enum FixtureBundles {
         return path
     }
 
+    /// Bundles a real extension executable as `name.appex` inside `folder`, as `appex bundle`
+    /// does (``AppexBundle/makeExtension(at:from:)``: the Info.plist comes from the binding the
+    /// executable prints, unless `extensionPoint` overrides it), signed by `key` when given.
+    @discardableResult
+    public static func bundle(
+        executable: String, in folder: String, name: String, bundleIdentifier: String,
+        extensionPoint: ExtensionPointIdentifier? = nil, entitlements: Entitlements? = nil, signedBy key: SigningKey? = nil
+    ) throws -> String {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var recipe = AppexBundle.ExtensionRecipe(executable: executable)
+        recipe.bundleIdentifier = bundleIdentifier
+        recipe.name = name
+        recipe.extensionPoint = extensionPoint
+        recipe.entitlements = entitlements
+        recipe.signingKey = key
+        recipe.replacesExisting = true
+        return try AppexBundle.makeExtension(at: folder + "/" + name + ".appex", from: recipe).path
+    }
+
     /// Writes `data` to `path`, replacing any file there.
     public static func write(_ data: Data, to path: String) throws {
         try data.write(to: URL(fileURLWithPath: path))

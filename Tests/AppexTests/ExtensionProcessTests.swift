@@ -27,13 +27,11 @@ let sharedStateExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPa
     func installEcho(inHost: Bool = true, id: String = "com.example.echo", point: String = HostFixture.point,
                      entitlements: Entitlements? = nil, executable: String = echoExecutable) throws -> AppExtensionIdentity {
         let name = String(id.split(separator: ".").last ?? "Echo").capitalized
-        let path = try fixture.addExtension(name, id: id, inHost: inHost, point: point, unsigned: true)
-        try FileManager.default.removeItem(atPath: path + "/Extension")
-        try FileManager.default.copyItem(atPath: executable, toPath: path + "/Extension")
-        if let entitlements {
-            try FixtureBundles.write(PropertyListFormat.xml.encode(entitlements.propertyList), to: path + "/Entitlements.plist")
-        }
-        try AppexBundle.sign(at: path, with: fixture.world.team)
+        // As `appex bundle` makes it; the point is given, so a test can make a bundle whose
+        // Info.plist disagrees with the binding in code.
+        try FixtureBundles.bundle(executable: executable, in: inHost ? fixture.hostExtensions : fixture.world.searchFolder, name: name,
+                                  bundleIdentifier: id, extensionPoint: ExtensionPointIdentifier(point), entitlements: entitlements,
+                                  signedBy: fixture.world.team)
         return try #require(try fixture.discovery().snapshot().extensions.first { $0.bundleIdentifier == id }?.identity)
     }
 

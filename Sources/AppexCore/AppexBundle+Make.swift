@@ -1,0 +1,131 @@
+import AppexSystem
+import Foundation
+
+extension AppexBundle {
+    /// What to make an extension bundle from: what `appex bundle` takes.
+    public struct ExtensionRecipe: Sendable {
+        /// The extension executable (an `AppExtension` `@main`).
+        public var executable: String
+        /// The point it binds to; `nil` (the default): asked from the executable, which prints its
+        /// binding in code when run with `--print-binding` — nobody types the Info.plist.
+        public var extensionPoint: ExtensionPointIdentifier?
+        /// `CFBundleIdentifier`; default: the point's host id, a dot, the executable's name in lower case.
+        public var bundleIdentifier: String?
+        /// `CFBundleName`; default: the executable's name.
+        public var name: String?
+        /// `CFBundleVersion`. Default `1`.
+        public var version = "1"
+        /// `CFBundleShortVersionString`. Default `1.0`.
+        public var shortVersion = "1.0"
+        /// Shipped as `Entitlements.plist`; `nil` (the default): none.
+        public var entitlements: Entitlements?
+        /// Signs the bundle; `nil` (the default): unsigned.
+        public var signingKey: SigningKey?
+        /// Replaces a bundle already at the destination. Default `false`.
+        public var replacesExisting = false
+
+        /// A recipe for `executable` with every default.
+        public init(executable: String) { self.executable = executable }
+    }
+
+    /// Makes an `.appex` at `path` from `recipe`: writes its binary Info.plist from the binding in
+    /// code, ships the executable and entitlements, signs it, then moves it into place whole (a
+    /// watcher never sees half a bundle). What `appex bundle` does.
+    ///
+    /// - Returns: the bundle, loaded and checked.
+    /// - Throws: ``AppexError`` `refused` (a path that is not `.appex`, an existing bundle, an
+    ///   executable that prints no binding, an identifier that is not reverse-DNS),
+    ///   `launchFailed` (the executable cannot run), `invalidBundle` (entitlements with
+    ///   problems), `fileSystem`, `invalidKey`.
+    @discardableResult
+    public static func makeExtension(at path: String, from recipe: ExtensionRecipe) throws(AppexError) -> AppexBundle {
+        let fileManager = FileManager.default
+        let outputPath = normalized(path)
+        guard kind(ofPath: outputPath) == .appExtension else {
+            throw AppexError(.refused, "\(path) must name a bundle ending in .appex")
+        }
+        if fileManager.fileExists(atPath: outputPath) {
+            guard recipe.replacesExisting else { throw AppexError(.refused, "\(outputPath) already exists (replace it explicitly)") }
+            do { try fileManager.removeItem(atPath: outputPath) } catch {
+                throw AppexError(.fileSystem, "cannot remove \(outputPath): \(error)")
+            }
+        }
+        let point: ExtensionPointIdentifier
+        if let given = recipe.extensionPoint {
+            point = given
+        } else {
+            point = try binding(ofExecutable: recipe.executable)
+        }
+        let executableName = URL(fileURLWithPath: recipe.executable).lastPathComponent
+        let bundleIdentifier = recipe.bundleIdentifier ?? "\(point.hostBundleIdentifier).\(executableName.lowercased())"
+        guard BundleInfo.isValidBundleIdentifier(bundleIdentifier) else {
+            throw AppexError(.refused, "\"\(bundleIdentifier)\" is not a reverse-DNS bundle identifier; give one")
+        }
+        if let entitlements = recipe.entitlements, !entitlements.problems.isEmpty {
+            throw AppexError(.invalidBundle, "the entitlements have problems", problems: entitlements.problems)
+        }
+        let info: [String: PropertyListValue] = [
+            BundleInfo.Key.bundleIdentifier: .string(bundleIdentifier),
+            BundleInfo.Key.executable: .string(executableName),
+            BundleInfo.Key.name: .string(recipe.name ?? executableName),
+            BundleInfo.Key.version: .string(recipe.version),
+            BundleInfo.Key.shortVersion: .string(recipe.shortVersion),
+            "CFBundlePackageType": .string("XPC!"),
+            BundleInfo.Key.extensionAttributes: .dictionary([BundleInfo.Key.extensionPointIdentifier: .string(point.description)]),
+        ]
+        // Built beside the destination, then renamed into place.
+        let staging = outputPath + ".partial-\(ProcessControl.processIdentifier)"
+        try? fileManager.removeItem(atPath: staging)
+        do {
+            try fileManager.createDirectory(atPath: staging, withIntermediateDirectories: true)
+            try fileManager.copyItem(atPath: recipe.executable, toPath: staging + "/" + executableName)
+            try PropertyListFormat.binary.encode(info).write(to: URL(fileURLWithPath: staging + "/Info.plist"))
+            if let entitlements = recipe.entitlements {
+                try PropertyListFormat.xml.encode(entitlements.propertyList).write(to: URL(fileURLWithPath: staging + "/Entitlements.plist"))
+            }
+        } catch {
+            try? fileManager.removeItem(atPath: staging)
+            throw AppexError(.fileSystem, "cannot stage \(outputPath) at \(staging): \(error)")
+        }
+        do {
+            if let key = recipe.signingKey { _ = try sign(at: staging, with: key) }
+        } catch {
+            try? fileManager.removeItem(atPath: staging)
+            throw error
+        }
+        do { try fileManager.moveItem(atPath: staging, toPath: outputPath) } catch {
+            try? fileManager.removeItem(atPath: staging)
+            throw AppexError(.fileSystem, "cannot move \(staging) to \(outputPath): \(error)")
+        }
+        return load(at: outputPath, as: .appExtension)
+    }
+
+    /// The point an extension executable binds to in code: runs it with `--print-binding` (an
+    /// `AppExtension` prints its point and exits) and reads what it prints; killed after 10 s.
+    ///
+    /// - Throws: ``AppexError`` `launchFailed` when it cannot run; `refused` when it prints no
+    ///   extension point.
+    public static func binding(ofExecutable executable: String) throws(AppexError) -> ExtensionPointIdentifier {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["--print-binding"]
+        process.environment = ["PATH": "/usr/bin:/bin"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch {
+            throw AppexError(.launchFailed, "cannot run \(executable) to read its binding: \(error)")
+        }
+        let pid = process.processIdentifier
+        let watchdog = DispatchWorkItem { ProcessControl.signal(Signal.kill, toProcess: pid) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 10, execute: watchdog)
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        watchdog.cancel()
+        let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        guard process.terminationStatus == 0, let point = ExtensionPointIdentifier(line) else {
+            throw AppexError(.refused, "\(executable) did not print its binding (`--print-binding` exited \(process.terminationStatus), printed \(line.debugDescription)); is it an AppExtension @main?")
+        }
+        return point
+    }
+}
