@@ -12,9 +12,6 @@ import Foundation
 import Synchronization
 import Testing
 
-/// The fixture extension executable built beside the test bundle.
-let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathComponent().appendingPathComponent("AppexFixtureEcho").path
-
 /// Launching real extension processes and talking to them.
 @Suite struct ExtensionProcessTests {
     let fixture: HostFixture
@@ -467,7 +464,6 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
     func cycles() async throws {
         let fixture = try HostFixture()
         _ = try ExtensionProcessTests(fixture: fixture).installEcho()
-        let hostExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathComponent().appendingPathComponent("AppexFixtureHost").path
         let output = try await run(hostExecutable, [fixture.hostPath, "com.example.echo", "500"], environment: fixture.world.processVariables, timeout: 300)
         #expect(output.status == 0, "\(output.standardError)")
         let report = try JSONDecoder().decode(LaunchCycleReport.self, from: Data(output.standardOutput.utf8))

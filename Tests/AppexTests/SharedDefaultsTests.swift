@@ -210,9 +210,6 @@ import Testing
     }
 }
 
-/// The store fixture executable built beside the test bundle.
-let storeExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathComponent().appendingPathComponent("AppexFixtureStore").path
-
 /// Several real processes on one suite.
 @Suite struct DefaultsProcessTests {
     @Test("4 processes x 100 atomic increments = 400 exactly")
