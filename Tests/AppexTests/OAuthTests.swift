@@ -141,7 +141,7 @@ import Testing
 
     @Test("RFC 8414: endpoints are discovered from the issuer's metadata; a configuration file in the issue's form loads")
     func discovery() async throws {
-        let json = #"{"issuer": "http://127.0.0.1:8765", "clientID": "swift-public", "scopes": ["read", "write"], "appGroup": "group.com.example.app", "storage": "keychain"}"#
+        let json = #"{"issuer": "\#(OAuthServer.issuer.absoluteString)", "clientID": "swift-public", "scopes": ["read", "write"], "appGroup": "group.com.example.app", "storage": "keychain"}"#
         let configuration = try JSONDecoder().decode(OAuthConfiguration.self, from: Data(json.utf8))
         #expect(configuration.storage == .keychain && configuration.scopes == ["read", "write"])
         let endpoints = try await OAuthConfiguration(issuer: OAuthServer.issuer, clientID: "swift-public", appGroup: AuthWorld.group).resolvedEndpoints()
