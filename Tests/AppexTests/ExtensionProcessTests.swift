@@ -235,6 +235,35 @@ import Testing
         #expect(interruptions.withLock { $0 } == 2)
     }
 
+    @Test("what an extension prints reaches the host's logger a line a record: level info, the line, the bundle id and pid, even the line printed right before a crash")
+    func outputIsLogged() async throws {
+        let log = InMemoryLogHandler()
+        let identity = try installEcho()
+        let process = try AppExtensionProcess(configuration: .init(identity: identity, hostBundlePath: fixture.hostPath,
+                                                                   environment: fixture.world.environment, logger: log.logger))
+        defer { process.invalidate() }
+        func record(_ line: String, pid: Int32) -> InMemoryLogHandler.Entry {
+            .init(level: .info, message: line, metadata: ["extension": "com.example.echo", "pid": "\(pid)"])
+        }
+
+        let pid = try await process.send(EchoRequest(command: "log", text: "first line\n\n  indented, with a tab\t"), expecting: EchoReply.self).pid
+        let printed = [record("first line", pid: pid), record("", pid: pid), record("  indented, with a tab\t", pid: pid)]
+        #expect(await log.waitForEntries { $0.count >= printed.count } == printed)
+
+        // The last words of a process that is killed: logged, with the dead process's pid.
+        await #expect(throws: AppexError.self) {
+            try await process.send(EchoRequest(command: "crash", text: "about to crash"), expecting: EchoReply.self)
+        }
+        let lastWords = printed + [record("about to crash", pid: pid)]
+        #expect(await log.waitForEntries { $0.count >= lastWords.count } == lastWords)
+
+        // The relaunched process's lines carry its own pid.
+        let next = try await process.send(EchoRequest(command: "log", text: "relaunched"), expecting: EchoReply.self).pid
+        #expect(next != pid)
+        let relaunched = lastWords + [record("relaunched", pid: next)]
+        #expect(await log.waitForEntries { $0.count >= relaunched.count } == relaunched)
+    }
+
     @Test("the extension calls back into the interface the host exports, in the middle of a call")
     func callback() async throws {
         struct Question: Codable, Sendable { var text: String }
