@@ -114,13 +114,17 @@ import Testing
             try sharing.enableAppGroup(Self.group)
             let first = try DataSharing(context: context(bundle), environment: world.environment)
             let second = try DataSharing(context: context(bundle), environment: world.environment)
+            let writer = try DataSharing(context: context(bundle), environment: world.environment)
+            // The switch that wins copies the group's "k" back into the own suite in the
+            // transaction that turns sharing off: the own suite's change stream announces it.
+            let switchedOff = writer.standard.changes(forKey: "k")
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try first.disableAppGroup() }
                 tasks.addTask { try second.disableAppGroup() }
                 tasks.addTask {
                     // As soon as sharing is off, write: that write must survive the other switch.
-                    let writer = try DataSharing(context: self.context(bundle), environment: self.world.environment)
-                    while writer.appGroupEnabled { try await Task.sleep(for: .microseconds(50)) }
+                    _ = await firstElement(of: switchedOff, "trial \(trial): the switch off copying k back")
+                    #expect(!writer.appGroupEnabled, "trial \(trial)")
                     try writer.defaults().set("mine", forKey: "k")
                 }
                 try await tasks.waitForAll()

@@ -121,7 +121,7 @@ import Testing
         // The refused process's whole group is ended: the helper it forked does not live on.
         let helperFile = fixture.world.environment.home + "/ExtensionData/com.example.impostor/helper.pid"
         let helper = try #require(Int32(String(contentsOfFile: helperFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
-        #expect(await eventually(within: 5) { !isRunning(helper) }, "the impostor's helper \(helper) outlived the failed launch")
+        #expect(await waitForExit(of: helper, within: 5), "the impostor's helper \(helper) outlived the failed launch")
     }
 
     @Test("an extension launched by the host sees the host's login and its changes; before login it is refused with not-logged-in; its own publish is refused with host-only")
@@ -206,7 +206,11 @@ import Testing
     @Test("a crash mid-request fails the pending call at once with a typed interruption, and the next call relaunches")
     func crashAndRelaunch() async throws {
         let interruptions = Mutex(0)
-        let process = try process(try installEcho()) { _ in interruptions.withLock { $0 += 1 } }
+        let log = InMemoryLogHandler()
+        let configuration = AppExtensionProcess.Configuration(identity: try installEcho(), hostBundlePath: fixture.hostPath,
+                                                              environment: fixture.world.environment, logger: log.logger,
+                                                              onInterruption: { _ in interruptions.withLock { $0 += 1 } })
+        let process = try AppExtensionProcess(configuration: configuration)
         defer { process.invalidate() }
         let first = try await process.send(EchoRequest(command: "echo", text: "a"), expecting: EchoReply.self)
         // The extension crashes on its own, mid-request.
@@ -221,9 +225,8 @@ import Testing
         // machine measure the load, not us.)
         let victim = try await process.send(EchoRequest(command: "echo", text: "c"), expecting: EchoReply.self).pid
         let pending = Task { try await process.send(EchoRequest(command: "hang", text: ""), expecting: EchoReply.self, timeout: .seconds(10)) }
-        // Give the request time to be sent; if it were not yet, the call would relaunch and the
-        // timeout above (not this pause) would end the test, failing the 100 ms check.
-        try await Task.sleep(for: .milliseconds(50))
+        // Killed only once the extension has the request: it says "hanging" (the host logs it).
+        await log.waitForEntries { $0.contains { $0.message == "hanging" && $0.metadata["pid"] == "\(victim)" } }
         let killed = ContinuousClock.now
         kill(victim, SIGKILL)
         let result = await pending.result
@@ -377,10 +380,10 @@ import Testing
         process.invalidate()
         let error = await #expect(throws: AppexError.self) { try await process.send(EchoRequest(command: "echo", text: ""), expecting: EchoReply.self) }
         #expect(error?.code == .invalidated)
-        // The child is reaped: it no longer exists (kill 0 fails with ESRCH once reaped).
-        let deadline = ContinuousClock.now + .seconds(2)
-        while kill(reply.pid, 0) == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(kill(reply.pid, 0) != 0)
+        // The child is reaped: it no longer exists (kill 0 fails with ESRCH once reaped). Its exit
+        // is an event (its pidfd); its reaping, by the host's event thread, is not: polled.
+        #expect(await waitForExit(of: reply.pid, within: 5), "the extension \(reply.pid) still runs after invalidate()")
+        #expect(await eventually(within: 5) { kill(reply.pid, 0) != 0 }, "the extension \(reply.pid) was not reaped")
     }
 }
 
@@ -440,49 +443,23 @@ import Testing
 
 /// The host's death takes its extensions with it.
 @Suite struct HostDeathTests {
-    /// Whether `pid` is gone: no such process, or only its zombie left.
-    static func isGone(_ pid: Int32) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
-        guard let close = stat.lastIndex(of: ")") else { return true }
-        let state = stat[stat.index(close, offsetBy: 2)]
-        return state == "Z" || state == "X"
-    }
-
     @Test("a host killed with SIGKILL takes its extension with it within 1 s")
     func hostKilled() async throws {
         let fixture = try HostFixture()
         _ = try ExtensionProcessTests(fixture: fixture).installEcho()
-        let host = Process()
-        host.executableURL = URL(fileURLWithPath: appexExecutable)
-        host.arguments = ["call", "--host", fixture.hostPath, "com.example.echo", #"{"command":"echo","text":"hi"}"#, "--hold"]
-        host.environment = fixture.world.processVariables
-        let out = Pipe()
-        host.standardOutput = out
-        host.standardError = FileHandle.nullDevice
-        try host.run()
-        defer { kill(host.processIdentifier, SIGKILL); host.waitUntilExit() }
-        // Read until the host says which process the extension is.
-        let reader = UncheckedBox(out.fileHandleForReading)
-        let pid: Int32? = await withCheckedContinuation { continuation in
-            startDetachedThread(name: "test.reader") {
-                var text = ""
-                while !text.contains("extension pid ") || !text.hasSuffix("\n") {
-                    let data = reader.value.availableData
-                    if data.isEmpty { break }
-                    text += String(decoding: data, as: UTF8.self)
-                }
-                let pid = text.split(separator: "\n").first { $0.hasPrefix("extension pid ") }.flatMap { Int32($0.dropFirst(14)) }
-                continuation.resume(returning: pid)
-            }
+        let host = try LineChild(appexExecutable, ["call", "--host", fixture.hostPath, "com.example.echo", #"{"command":"echo","text":"hi"}"#, "--hold"],
+                                 environment: fixture.world.processVariables, discardingStandardError: true)
+        defer { kill(host.pid, SIGKILL); host.end() }
+        // Read until the host says which process the extension is (each line within 30 s).
+        var extensionPid: Int32?
+        while extensionPid == nil, let line = await readLines([host], within: 30).first ?? nil {
+            if line.hasPrefix("extension pid ") { extensionPid = Int32(line.dropFirst(14)) }
         }
-        let extensionPid = try #require(pid)
-        #expect(!Self.isGone(extensionPid))
+        let pid = try #require(extensionPid, "the host never said which process the extension is")
+        #expect(isRunning(pid))
         let killed = ContinuousClock.now
-        kill(host.processIdentifier, SIGKILL)
-        while !Self.isGone(extensionPid) && ContinuousClock.now - killed < .seconds(5) {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        #expect(Self.isGone(extensionPid))
+        kill(host.pid, SIGKILL)
+        #expect(await waitForExit(of: pid, within: 5), "the extension \(pid) outlived its host by 5 s")
         #expect(ContinuousClock.now - killed < .seconds(1))
     }
 }
@@ -518,9 +495,7 @@ import Testing
         let process = try AppExtensionProcess(configuration: configuration)
         defer { process.invalidate() }
         let first = try await process.send(EchoRequest(command: "echo", text: ""), expecting: EchoReply.self).pid
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !HostDeathTests.isGone(first) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(HostDeathTests.isGone(first))
+        #expect(await waitForExit(of: first, within: 10), "the idle extension \(first) was not ended within 10 s")
         #expect(process.processIdentifier == nil)
         let second = try await process.send(EchoRequest(command: "echo", text: ""), expecting: EchoReply.self).pid
         #expect(second != first)

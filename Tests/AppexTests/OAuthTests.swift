@@ -64,7 +64,7 @@ import Testing
         try await host.login.password(user: "ada", password: "lovelace")
         let widget = try auth.extensionManager(client: client)
         let before = try await OAuthServer.stats()["\(client).refresh_token.200"] ?? 0
-        try await Task.sleep(for: .seconds(2.5))
+        try await Task.sleep(for: .seconds(2.5))  // the 2-second access token expires: waiting it out is the behaviour under test
         let (_, response) = try await widget.data(for: URLRequest(url: OAuthServer.issuer.appendingPathComponent("api/me")))
         #expect(response.statusCode == 200)
         let after = try await OAuthServer.stats()["\(client).refresh_token.200"] ?? 0
@@ -194,7 +194,7 @@ extension JSONEncoder {
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
 
         #expect(try await appex("auth", "revoke", "--config", config, in: world).status == 0)
-        try await Task.sleep(for: .seconds(2.2))  // the 2-second access token expires: the next use must refresh
+        try await Task.sleep(for: .seconds(2.2))  // the 2-second access token expires (the behaviour under test): the next use must refresh
         let refused = try await appex("auth", "token", "--config", config, in: world)
         #expect(refused.status == 1 && refused.standardError.contains("reauthentication-required") && refused.standardOutput.isEmpty)
         #expect(try await appex("auth", "status", "--config", config, in: world).status == 1)

@@ -1,9 +1,12 @@
 import AppexSystem
 import AppexTesting
 import Foundation
+import Synchronization
 import Testing
 
-// Child processes a test starts and talks to.
+// Child processes: every one a test starts is bounded by a deadline and reaped, even when the
+// test fails. Waiting for them happens on threads of their own, never on Swift's cooperative
+// pool, so tests that run children do not starve tests that await.
 
 /// What a finished child process said.
 struct ProcessOutput {
@@ -12,9 +15,9 @@ struct ProcessOutput {
     var standardError: String
 }
 
-/// Runs `executable` with `arguments` and waits for it, killing it after `timeout` seconds so a
-/// hung child can never outlive the test. The waiting happens on a thread of its own, never on
-/// Swift's cooperative pool, so tests that run children do not starve tests that await.
+/// Runs `executable` with `arguments` and waits for it, killing it (SIGKILL) after `timeout`
+/// seconds so a hung child can never outlive the test. Tests that kill a child at a chosen
+/// moment pass that moment as `timeout`.
 func run(_ executable: String, _ arguments: [String], environment: [String: String], input: String? = nil, timeout: Double = 30) async throws -> ProcessOutput {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
@@ -54,23 +57,28 @@ func appex(_ arguments: String..., in world: AppexTestEnvironment, input: String
 }
 
 /// A child process spoken to line by line on its standard input and output.
-final class LineChild: @unchecked Sendable {  // each pipe end is used by one thread at a time
+final class LineChild: @unchecked Sendable {  // each pipe end, and the buffer, is used by one thread at a time
     let process = Process()
     private let input = Pipe(), output = Pipe()
     private var buffer = Data()
 
-    init(_ executable: String, _ arguments: [String], environment: [String: String]) throws {
+    /// Starts `executable`; its standard error goes to the test's unless `discardingStandardError`.
+    init(_ executable: String, _ arguments: [String], environment: [String: String], discardingStandardError: Bool = false) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = environment
         process.standardInput = input
         process.standardOutput = output
+        if discardingStandardError { process.standardError = FileHandle.nullDevice }
         try process.run()
     }
 
+    var pid: Int32 { process.processIdentifier }
+
     func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
 
-    /// The next line (blocking: call it off Swift's pool); `nil` at end of output.
+    /// The next line (blocking: call it off Swift's pool, as ``readLines(_:within:sourceLocation:)``
+    /// does); `nil` at end of output.
     func readLine() -> String? {
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
@@ -84,19 +92,39 @@ final class LineChild: @unchecked Sendable {  // each pipe end is used by one th
         }
     }
 
-    func end() {
+    /// Closes its input (the fixtures end at end of input) and reaps it; killed (SIGKILL) if it
+    /// has not ended within `seconds`.
+    func end(within seconds: Double = 10) {
         try? input.fileHandleForWriting.close()
+        let pid = self.pid
+        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: watchdog)
         process.waitUntilExit()
+        watchdog.cancel()
     }
 }
 
-/// Reads one line from each child, each on a thread of its own.
-func readLines(_ children: [LineChild]) async -> [String?] {
-    await withTaskGroup(of: (Int, String?).self) { group in
+/// Reads one line from each child, each on a thread of its own. A child that has not answered
+/// within `seconds` fails the test, naming it, and is killed (its line is then `nil`), so the
+/// wait never outlives the deadline.
+func readLines(_ children: [LineChild], within seconds: Double = 60, sourceLocation: SourceLocation = #_sourceLocation) async -> [String?] {
+    final class Answered: Sendable { let indices = Mutex(Set<Int>()) }
+    let answered = Answered()
+    let watchdog = Task {
+        try await Task.sleep(for: .seconds(seconds))  // the deadline itself
+        let late = answered.indices.withLock { answered in children.indices.filter { !answered.contains($0) } }
+        for index in late { kill(children[index].pid, SIGKILL) }
+        return late.map { children[$0].pid }
+    }
+    let lines = await withTaskGroup(of: (Int, String?).self) { group in
         for (index, child) in children.enumerated() {
             group.addTask {
                 await withCheckedContinuation { continuation in
-                    startDetachedThread(name: "test.line") { continuation.resume(returning: (index, child.readLine())) }
+                    startDetachedThread(name: "test.line") {
+                        let line = child.readLine()
+                        answered.indices.withLock { _ = $0.insert(index) }
+                        continuation.resume(returning: (index, line))
+                    }
                 }
             }
         }
@@ -104,6 +132,11 @@ func readLines(_ children: [LineChild]) async -> [String?] {
         for await (index, line) in group { lines[index] = line }
         return lines
     }
+    watchdog.cancel()
+    if case .success(let killed) = await watchdog.result, !killed.isEmpty {
+        Issue.record("no line within \(seconds) s from pid \(killed.map(String.init).joined(separator: ", ")) (killed)", sourceLocation: sourceLocation)
+    }
+    return lines
 }
 
 /// Whether `pid` names a live process (not gone, not a zombie waiting for its parent).
@@ -112,4 +145,17 @@ func isRunning(_ pid: Int32) -> Bool {
           let close = stat.lastIndex(of: ")") else { return false }
     let state = stat[stat.index(after: close)...].split(separator: " ").first
     return state != "Z" && state != "X"
+}
+
+/// Waits until `pid` has ended (a zombie counts: it runs no more), or `seconds` pass. Woken by
+/// the process's pidfd, which becomes readable when it ends, through this process's event
+/// thread: no polling, no thread held. Works for any process, not only children.
+/// - Returns: whether it ended in time.
+func waitForExit(of pid: Int32, within seconds: Double) async -> Bool {
+    guard let pidfd = ProcessControl.openPidfd(pid) else {
+        // Gone already (ESRCH), or a kernel without pidfds: then the state is all there is.
+        return await eventually(within: seconds) { !isRunning(pid) }
+    }
+    _ = await EventThread.shared.readable(pidfd.rawValue, within: .seconds(seconds))
+    return !isRunning(pid)
 }

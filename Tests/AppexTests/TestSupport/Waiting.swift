@@ -3,14 +3,16 @@ import Foundation
 import Synchronization
 import Testing
 
-// Waiting in tests, always with a deadline.
+// Waiting in tests: on the event itself (a stream's element, a monitor update, a log record, a
+// pidfd), always with a deadline, so a test that would hang fails instead, saying what it
+// waited for. Polling (`eventually`) only where no event exists.
 
 /// `body`'s result, or `nil` when it takes longer than `seconds` (the test then fails on `nil`).
 func withTimeout<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async -> T) async -> T? {
     await withTaskGroup(of: T?.self) { group in
         group.addTask { await body() }
         group.addTask {
-            try? await Task.sleep(for: .seconds(seconds))
+            try? await Task.sleep(for: .seconds(seconds))  // the deadline itself
             return nil
         }
         let first = await group.next() ?? nil
@@ -33,8 +35,8 @@ func waitForUpdate(of monitor: AppExtensionPoint.Monitor, within seconds: Double
     return result
 }
 
-/// Checks `condition` until it holds or `seconds` pass (event-free conditions only, such as a
-/// process ending). - Returns: whether it held.
+/// Checks `condition` until it holds or `seconds` pass — only for conditions no event announces
+/// (a process state another component changes, such as its reaping). - Returns: whether it held.
 func eventually(within seconds: Double, _ condition: @escaping @Sendable () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .seconds(seconds)
     while ContinuousClock.now < deadline {
@@ -60,4 +62,14 @@ where Sequence.Element: Sendable, Sequence.Failure == Never {
         return true
     }
     return box.withLock { $0 }
+}
+
+/// The first element of `sequence`, or `nil` — and a failure naming `what` — when none came
+/// within `seconds`.
+func firstElement<Sequence: AsyncSequence & Sendable>(of sequence: Sequence, within seconds: Double = 10, _ what: String,
+                                               sourceLocation: SourceLocation = #_sourceLocation) async -> Sequence.Element?
+where Sequence.Element: Sendable, Sequence.Failure == Never {
+    let element = await collect(1, of: sequence, within: seconds).first
+    if element == nil { Issue.record("\(what): nothing within \(seconds) s", sourceLocation: sourceLocation) }
+    return element
 }

@@ -20,6 +20,8 @@ struct EchoExtension: AppExtension {
                 if !request.text.isEmpty { FileHandle.standardError.write(Data((request.text + "\n").utf8)) }
                 kill(getpid(), SIGKILL)
             case "hang":
+                // Says so first, on standard error: the host's log shows the request arrived.
+                FileHandle.standardError.write(Data("hanging\n".utf8))
                 try await Task.sleep(for: .seconds(3600))
             case "log":
                 // Each line of the text on standard output, as an extension prints, flushed now
