@@ -159,3 +159,31 @@ func waitForExit(of pid: Int32, within seconds: Double) async -> Bool {
     _ = await EventThread.shared.readable(pidfd.rawValue, within: .seconds(seconds))
     return !isRunning(pid)
 }
+
+// MARK: - Writers killed at random moments
+
+/// The numbers a counting writer printed, one a line (`AppexFixtureStore write-loop`,
+/// `keychain-loop`, `sharing-loop`: each commits the stored number plus one, again and again,
+/// and prints each number once it is committed).
+func printedNumbers(_ output: ProcessOutput) -> [Int] {
+    output.standardOutput.split(separator: "\n").compactMap { Int($0) }
+}
+
+/// Checks one run of a counting writer killed at a random moment: it continued from the number
+/// stored before (`storedBefore`, 0 for none), printed each next number once (none skipped,
+/// none repeated), and what is stored now (`storedAfter`, `nil` for none) is the last number it
+/// printed or, killed between committing and printing, the one after — never less (a reported
+/// commit lost) and never more.
+/// - Returns: what is stored now (0 for none), the next run's `storedBefore`.
+@discardableResult
+func expectCountedOn(from storedBefore: Int, printed: [Int], storedAfter: Int?, _ what: @autoclosure () -> String,
+                     sourceLocation: SourceLocation = #_sourceLocation) -> Int {
+    let expected = Array((storedBefore + 1)..<(storedBefore + 1 + printed.count))
+    #expect(printed == expected, "\(what()): after \(storedBefore) the writer printed \(printed.prefix(3))…\(printed.suffix(3)) (\(printed.count) numbers)",
+            sourceLocation: sourceLocation)
+    let last = printed.last ?? storedBefore
+    let stored = storedAfter ?? 0
+    #expect(stored == last || stored == last + 1, "\(what()): stored \(storedAfter.map(String.init) ?? "nothing") after the writer printed \(last) last",
+            sourceLocation: sourceLocation)
+    return stored
+}
