@@ -149,7 +149,8 @@ let package = Package(
         ),
         .testTarget(
             name: "AppexTests",
-            dependencies: ["AppexCore", "AppexCoding", "AppexIPC", "AppexHost", "AppexSystem", "AppexTesting", "AppexCLI", "AppexStore", "AppexSQLite", "AppexAuth", "AppexAuthLogin", "AppexFixtureStore", "AppexFixtureAuth", "AppexFixtureEcho", "AppexFixtureShared", "AppexFixtureTranslate", "AppexFixtureHost", "AppexFixtureInterfaces"],
+            dependencies: ["AppexCore", "AppexCoding", "AppexIPC", "AppexHost", "AppexSystem", "AppexTesting", "AppexCLI", "AppexStore", "AppexSQLite", "AppexAuth", "AppexAuthLogin", "AppexFixtureStore", "AppexFixtureAuth", "AppexFixtureEcho", "AppexFixtureShared", "AppexFixtureTranslate", "AppexFixtureHost", "AppexFixtureInterfaces",
+                           .product(name: "Logging", package: "swift-log")],
             exclude: ["Fixtures"],
             swiftSettings: strictSwift
         ),

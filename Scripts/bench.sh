@@ -16,15 +16,22 @@ trap 'rm -rf "$out"' EXIT
 # The benchmarks build their fixtures (1,000 signed bundles) under TMPDIR: keep them in $out.
 export TMPDIR="$out"
 
-# auth.* talks to the real OAuth server (Scripts/oauth-server.sh) on APPEX_OAUTH_PORT (default
-# 8765): started when the filter selects it, and stopped on exit unless it was already running.
+# auth.* talks to the real OAuth server on 127.0.0.1:$APPEX_OAUTH_PORT (Benchmarks/AuthBenchmarks).
+# When APPEX_OAUTH_PORT is set, the server already running there is used as it is. Otherwise
+# this checkout's server (Scripts/oauth-server.sh, at a port the kernel chose) is used, started
+# when the filter selects auth.* and stopped on exit unless it was already running, and its port
+# is passed on in APPEX_OAUTH_PORT.
 if [[ "auth.request.fresh" =~ $filter || "auth.request.fresh.baseline" =~ $filter ]]; then
-  export APPEX_OAUTH_PORT="${APPEX_OAUTH_PORT:-8765}"
-  if Scripts/oauth-server.sh status "$APPEX_OAUTH_PORT" >/dev/null 2>&1; then
-    echo "bench.sh: using the OAuth server already running on port $APPEX_OAUTH_PORT" >&2
+  if [ -n "${APPEX_OAUTH_PORT:-}" ]; then
+    echo "bench.sh: using the OAuth server on port $APPEX_OAUTH_PORT (APPEX_OAUTH_PORT)" >&2
+  elif Scripts/oauth-server.sh status >/dev/null 2>&1; then
+    APPEX_OAUTH_PORT="$(Scripts/oauth-server.sh port)"
+    export APPEX_OAUTH_PORT
+    echo "bench.sh: using this checkout's OAuth server, already running on port $APPEX_OAUTH_PORT" >&2
   else
-    Scripts/oauth-server.sh start "$APPEX_OAUTH_PORT" >/dev/null
-    trap 'Scripts/oauth-server.sh stop "$APPEX_OAUTH_PORT"; rm -rf "$out"' EXIT
+    trap 'Scripts/oauth-server.sh stop; rm -rf "$out"' EXIT
+    APPEX_OAUTH_PORT="$(Scripts/oauth-server.sh start)"
+    export APPEX_OAUTH_PORT
   fi
 fi
 

@@ -7,38 +7,6 @@ import Testing
 /// Truncated, bit-flipped and garbage plists, seals and declarations: never a crash, always a
 /// clear problem, never a change to the registry.
 @Suite struct BadInputTests {
-    /// SplitMix64: a seeded generator, so every run mutates the same way.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
-    enum Mutation: CaseIterable { case truncate, flip, insert, garbage }
-
-    static func mutate(_ bytes: [UInt8], _ mutation: Mutation, using rng: inout SeededGenerator) -> [UInt8] {
-        var bytes = bytes
-        switch mutation {
-        case .truncate:
-            bytes = Array(bytes.prefix(Int.random(in: 0..<max(bytes.count, 1), using: &rng)))
-        case .flip:
-            for _ in 0..<Int.random(in: 1...8, using: &rng) where !bytes.isEmpty {
-                bytes[Int.random(in: 0..<bytes.count, using: &rng)] ^= UInt8.random(in: 1...255, using: &rng)
-            }
-        case .insert:
-            let at = Int.random(in: 0...bytes.count, using: &rng)
-            bytes.insert(contentsOf: (0..<Int.random(in: 1...32, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }, at: at)
-        case .garbage:
-            bytes = (0..<Int.random(in: 0...512, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
-        }
-        return bytes
-    }
-
     @Test("mutated Info.plists, XML and binary, never crash the reader", arguments: PropertyListFormat.allCases)
     func infoPlistMutations(_ format: PropertyListFormat) async throws {
         let original = try Array(format.encode(FixtureBundles.extensionInfo(bundleIdentifier: "com.example.fuzz", extensionPoint: "com.example.hostapp.HostAppFeature", name: "Fuzz")))
@@ -47,8 +15,8 @@ import Testing
         for round in 0..<400 {
             // CPU-heavy: give the other tests' tasks a turn on the 2-thread cooperative pool.
             if round.isMultiple(of: 16) { await Task.yield() }
-            let mutation = Mutation.allCases[round % Mutation.allCases.count]
-            let bytes = Self.mutate(original, mutation, using: &rng)
+            let mutation = ByteMutation.allCases[round % ByteMutation.allCases.count]
+            let bytes = mutate(original, mutation, using: &rng)
             let info = BundleInfo(data: bytes, file: "/fuzz/Info.plist", role: .appExtension)
             #expect(info.problems.allSatisfy { $0.file == "/fuzz/Info.plist" && !$0.message.isEmpty })
             if info.problems.contains(where: { $0.kind == .malformedPropertyList }) { malformed += 1 }
@@ -70,8 +38,8 @@ import Testing
         var rng = SeededGenerator(state: 3)
         for round in 0..<300 {
             if round.isMultiple(of: 16) { await Task.yield() }
-            let mutation = Mutation.allCases[round % Mutation.allCases.count]
-            let bytes = Self.mutate(original, mutation, using: &rng)
+            let mutation = ByteMutation.allCases[round % ByteMutation.allCases.count]
+            let bytes = mutate(original, mutation, using: &rng)
             try FixtureBundles.write(Data(bytes), to: sealPath)
             let bundle = AppexBundle.load(at: path)
             if bundle.isValid {
@@ -98,9 +66,9 @@ import Testing
         let infoOriginal = try Array(Data(contentsOf: URL(fileURLWithPath: bad + "/Info.plist")))
         for round in 0..<40 {
             if round.isMultiple(of: 4) { await Task.yield() }
-            let bytes = Self.mutate(infoOriginal, Mutation.allCases[round % 4], using: &rng)
+            let bytes = mutate(infoOriginal, ByteMutation.allCases[round % 4], using: &rng)
             try FixtureBundles.write(Data(bytes), to: bad + "/Info.plist")
-            try FixtureBundles.write(Data(Self.mutate(Array("<plist>".utf8), .garbage, using: &rng)), to: bad + "/Entitlements.plist")
+            try FixtureBundles.write(Data(mutate(Array("<plist>".utf8), .garbage, using: &rng)), to: bad + "/Entitlements.plist")
             let snapshot = try discovery.snapshot()
             let found = snapshot.extensions.filter { $0.path == bad }
             #expect(found.allSatisfy { $0.state == .invalid && !$0.problems.isEmpty })

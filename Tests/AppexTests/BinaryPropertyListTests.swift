@@ -14,24 +14,6 @@ import Testing
         Array(try PropertyListSerialization.data(fromPropertyList: value.foundationObject, format: .binary, options: 0))
     }
 
-    /// A `bplist00` file of `objects` (each an object's encoded bytes, references one byte wide),
-    /// whose top object is `top`.
-    static func bplist(_ objects: [[UInt8]], top: Int = 0) -> [UInt8] {
-        var bytes = Array("bplist00".utf8)
-        var offsets: [Int] = []
-        for object in objects {
-            offsets.append(bytes.count)
-            bytes += object
-        }
-        let table = bytes.count
-        let offsetSize = table > 255 ? 2 : 1
-        for offset in offsets { bytes += offsetSize == 2 ? [UInt8(offset >> 8), UInt8(offset & 0xff)] : [UInt8(offset)] }
-        bytes += [0, 0, 0, 0, 0, 0, UInt8(offsetSize), 1]
-        func be64(_ value: Int) -> [UInt8] { (0..<8).reversed().map { UInt8((value >> ($0 * 8)) & 0xff) } }
-        bytes += be64(objects.count) + be64(top) + be64(table)
-        return bytes
-    }
-
     /// `{"k": object 1}`, with `object` as object 2: an object inside the usual dictionary.
     static func inDictionary(_ object: [UInt8], extra: [[UInt8]] = []) -> [UInt8] {
         bplist([[0xD1, 0x01, 0x02], [0x51, 0x6B], object] + extra)
@@ -114,17 +96,17 @@ import Testing
     @Test("a repeated key or a key that is not a string is refused, not resolved by guessing")
     func dictionaryKeys() throws {
         // {"k": 1, "k": 2}
-        let repeated = Self.bplist([[0xD2, 0x01, 0x01, 0x02, 0x03], [0x51, 0x6B], [0x10, 0x01], [0x10, 0x02]])
+        let repeated = bplist([[0xD2, 0x01, 0x01, 0x02, 0x03], [0x51, 0x6B], [0x10, 0x01], [0x10, 0x02]])
         #expect(Self.reason(repeated)?.contains("repeats the key \"k\"") == true)
         // {1: "k"}
-        let numericKey = Self.bplist([[0xD1, 0x01, 0x02], [0x10, 0x01], [0x51, 0x6B]])
+        let numericKey = bplist([[0xD1, 0x01, 0x02], [0x10, 0x01], [0x51, 0x6B]])
         #expect(Self.reason(numericKey)?.contains("a key of type integer, not a string") == true)
     }
 
     @Test("a self-referencing dictionary is refused, not followed forever")
     func cycles() throws {
         // Object 0: a dict with 1 entry whose key is object 1 ("k") and value object 0.
-        let bytes = Self.bplist([[0xD1, 0x01, 0x00], [0x51, 0x6B]])
+        let bytes = bplist([[0xD1, 0x01, 0x00], [0x51, 0x6B]])
         #expect(Self.reason(bytes)?.contains("contains itself") == true)
     }
 
@@ -133,7 +115,7 @@ import Testing
         // Object i is an array holding object i+1 twice: 2^40 values in a few hundred bytes.
         var objects: [[UInt8]] = (0..<40).map { [0xA2, UInt8($0 + 1), UInt8($0 + 1)] }
         objects.append([0x09])
-        #expect(Self.reason(Self.bplist(objects))?.contains("more than 100000 values") == true)
+        #expect(Self.reason(bplist(objects))?.contains("more than 100000 values") == true)
     }
 
     @Test("on mutated bytes the reader never crashes, and what it accepts round-trips through a writer")
@@ -143,11 +125,11 @@ import Testing
             "EXAppExtensionAttributes": .dictionary(["EXExtensionPointIdentifier": .string("com.example.hostapp.Feature")]),
             "list": .array([.string("a"), .boolean(true), .real(1.5), .date(Date(timeIntervalSinceReferenceDate: 5))]),
         ]))
-        var rng = BadInputTests.SeededGenerator(state: 99)
+        var rng = SeededGenerator(state: 99)
         var accepted = 0
         for round in 0..<3000 {
             if round.isMultiple(of: 64) { await Task.yield() }
-            let bytes = BadInputTests.mutate(original, BadInputTests.Mutation.allCases[round % 4], using: &rng)
+            let bytes = mutate(original, ByteMutation.allCases[round % 4], using: &rng)
             // Mutated bytes never go to Foundation's reader (it crashes on some); what ours
             // accepts must survive being written and read again unchanged.
             guard let ours = try? BinaryPropertyList.parse(bytes) else { continue }
@@ -156,42 +138,5 @@ import Testing
             #expect(try BinaryPropertyList.parse(Self.binary(ours)) == ours, "round \(round)")
         }
         #expect(accepted > 0)
-    }
-}
-
-extension PropertyListValue {
-    /// Converts what `PropertyListSerialization` returns — in tests, for bytes Foundation wrote
-    /// itself or committed fixtures; Appex never reads untrusted bytes through Foundation.
-    init?(foundationObject object: Any) {
-        switch object {
-        case let value as String: self = .string(value)
-        case let value as Data: self = .data(value)
-        case let value as Date: self = .date(value)
-        case let value as [Any]:
-            var items: [PropertyListValue] = []
-            for item in value {
-                guard let converted = PropertyListValue(foundationObject: item) else { return nil }
-                items.append(converted)
-            }
-            self = .array(items)
-        case let value as [String: Any]:
-            var items: [String: PropertyListValue] = [:]
-            for (key, item) in value {
-                guard let converted = PropertyListValue(foundationObject: item) else { return nil }
-                items[key] = converted
-            }
-            self = .dictionary(items)
-        case let value as NSNumber:
-            // A boolean arrives as an NSNumber whose type is `c` (char) on every platform.
-            let type = String(cString: value.objCType)
-            if type == "c" || type == "B" {
-                self = .boolean(value.boolValue)
-            } else if type == "f" || type == "d" {
-                self = .real(value.doubleValue)
-            } else {
-                self = .integer(value.intValue)
-            }
-        default: return nil
-        }
     }
 }

@@ -8,19 +8,10 @@ import Testing
     let fixture: HostFixture
     init() throws { fixture = try HostFixture() }
 
-    struct Listed: Decodable {
-        var bundleIdentifier: String?
-        var extensionPoint: String?
-        var state: String
-        var path: String
-        var team: String?
-        var problems: [String]
-    }
-
-    func list(_ extra: String...) async throws -> [Listed] {
+    func list(_ extra: String...) async throws -> [ListedExtension] {
         let output = try await run(appexExecutable, ["list", "--host", fixture.hostPath, "--json"] + extra, environment: fixture.world.processVariables)
         #expect(output.status == 0, "\(output.standardError)")
-        return try JSONDecoder().decode([Listed].self, from: Data(output.standardOutput.utf8))
+        return try JSONDecoder().decode([ListedExtension].self, from: Data(output.standardOutput.utf8))
     }
 
     @Test("list --json has the documented fields; invalid bundles only with --all")

@@ -6,9 +6,6 @@ import AppexTesting
 import Foundation
 import Testing
 
-/// The translate fixture executable built beside the test bundle.
-let translateExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathComponent().appendingPathComponent("AppexFixtureTranslate").path
-
 /// ExtensionKit's configuration styles, with the seed's translate extension in a real process.
 @Suite struct ConfigurationStyleTests {
     let fixture: HostFixture

@@ -114,13 +114,17 @@ import Testing
             try sharing.enableAppGroup(Self.group)
             let first = try DataSharing(context: context(bundle), environment: world.environment)
             let second = try DataSharing(context: context(bundle), environment: world.environment)
+            let writer = try DataSharing(context: context(bundle), environment: world.environment)
+            // The switch that wins copies the group's "k" back into the own suite in the
+            // transaction that turns sharing off: the own suite's change stream announces it.
+            let switchedOff = writer.standard.changes(forKey: "k")
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try first.disableAppGroup() }
                 tasks.addTask { try second.disableAppGroup() }
                 tasks.addTask {
                     // As soon as sharing is off, write: that write must survive the other switch.
-                    let writer = try DataSharing(context: self.context(bundle), environment: self.world.environment)
-                    while writer.appGroupEnabled { try await Task.sleep(for: .microseconds(50)) }
+                    _ = await firstElement(of: switchedOff, "trial \(trial): the switch off copying k back")
+                    #expect(!writer.appGroupEnabled, "trial \(trial)")
                     try writer.defaults().set("mine", forKey: "k")
                 }
                 try await tasks.waitForAll()
@@ -173,19 +177,27 @@ import Testing
     @Test("a process killed with SIGKILL while switching on and off, again and again, loses no key and no committed write")
     func killedWhileSwitching() async throws {
         let bundle = "com.example.hostapp.widget"
-        var generator = SystemRandomNumberGenerator()
-        var reported = 0
-        for _ in 0..<8 {
+        // The keys are there before the first run (the fixture writes only missing ones), so
+        // every round checks them, however early it was killed.
+        let first = try DataSharing(context: context(bundle), environment: world.environment)
+        for index in 0..<20 { try first.standard.set("v\(index)", forKey: "k\(index)") }
+        let seed = TestSeed()
+        var generator = seed.generator
+        var counter = 0, printedAny = false
+        for round in 0..<8 {
             let lifetime = Double.random(in: 0.2...0.6, using: &generator)
             let output = try await run(storeExecutable, ["sharing-loop", Self.group, bundle, world.team.teamIdentifier.rawValue], environment: world.processVariables, timeout: lifetime)
-            reported = output.standardOutput.split(separator: "\n").compactMap { Int($0) }.last ?? reported
-            // Whatever the state it was killed in, the process's defaults hold every key.
+            let printed = printedNumbers(output)
+            printedAny = printedAny || !printed.isEmpty
+            // Whatever the state it was killed in, the process's defaults hold every key, and the
+            // counter it reported last (or the one it committed but was killed before reporting).
             let sharing = try DataSharing(context: context(bundle), environment: world.environment)
             let defaults = try sharing.defaults()
-            for index in 0..<20 { #expect(defaults.string(forKey: "k\(index)") == "v\(index)", "k\(index) in \(defaults.path)") }
-            #expect(defaults.integer(forKey: "counter") >= reported, "\(defaults.path)")
+            for index in 0..<20 { #expect(defaults.string(forKey: "k\(index)") == "v\(index)", "round \(round): k\(index) in \(defaults.path); \(seed)") }
+            let now = defaults.object(forKey: "counter") == nil ? nil : defaults.integer(forKey: "counter")
+            counter = expectCountedOn(from: counter, printed: printed, storedAfter: now, "round \(round), \(defaults.path); \(seed)")
         }
-        #expect(reported > 0, "the fixture never committed a write")
+        #expect(printedAny, "the fixture never committed a write before being killed; \(seed)")
         // And it settles either way.
         let sharing = try DataSharing(context: context(bundle), environment: world.environment)
         let before = try sharing.defaults().dictionaryRepresentation()

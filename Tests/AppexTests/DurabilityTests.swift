@@ -1,7 +1,6 @@
 import AppexCore
 import AppexHost
 import AppexTesting
-import AppexSystem
 import Foundation
 import Testing
 
@@ -11,44 +10,31 @@ import Testing
     func killedWriters() async throws {
         let fixture = try HostFixture()
         try fixture.addExtension("Summarize", id: "com.example.summarize", inHost: false)
-        var rng = SystemRandomNumberGenerator()
-        var lastReported: DiscoveredExtension.State?
+        let seed = TestSeed()
+        var rng = seed.generator
+        var state: DiscoveredExtension.State? = .unapproved
         var reportedRounds = 0
         for round in 0..<24 {
             let command = round.isMultiple(of: 2) ? "enable" : "disable"
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: appexExecutable)
-            process.arguments = [command, "--host", fixture.hostPath, "com.example.summarize"]
-            process.environment = fixture.world.processVariables
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            // From before the CLI has started to after it has usually finished: some rounds die
-            // mid-write, some after reporting.
-            try await Task.sleep(for: .microseconds(Int.random(in: 0...400_000, using: &rng)))
-            kill(process.processIdentifier, SIGKILL)
-            let box = UncheckedBox((process, out))
-            let said = await withCheckedContinuation { continuation in
-                startDetachedThread(name: "test.child") {
-                    let (process, out) = box.value
-                    let said = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                    process.waitUntilExit()
-                    continuation.resume(returning: said)
-                }
-            }
-            // The registry still opens and reads after every kill.
-            let state = try fixture.state(of: "com.example.summarize")
-            #expect(state == .enabled || state == .disabled || state == .unapproved)
-            if said.hasPrefix("\(command)d ") {
+            let target: DiscoveredExtension.State = command == "enable" ? .enabled : .disabled
+            // Killed (SIGKILL) from before the CLI has started to after it has usually finished:
+            // some rounds die mid-write, some after reporting.
+            let lifetime = Double.random(in: 0...0.4, using: &rng)
+            let output = try await run(appexExecutable, [command, "--host", fixture.hostPath, "com.example.summarize"],
+                                       environment: fixture.world.processVariables, timeout: lifetime)
+            // The registry still opens and reads after every kill, and holds either the decision
+            // before the round (the write never committed) or the one the round asked for.
+            let before = state
+            state = try fixture.state(of: "com.example.summarize")
+            #expect(state == before || state == target, "round \(round): \(command) left \(String(describing: state)) after \(String(describing: before)); \(seed)")
+            if output.standardOutput.hasPrefix("\(command)d ") {
                 // The CLI reported the decision: it was committed before the kill.
-                lastReported = command == "enable" ? .enabled : .disabled
                 reportedRounds += 1
-                #expect(state == lastReported)
+                #expect(state == target, "round \(round): \(command) was reported, the registry says \(String(describing: state)); \(seed)")
             }
         }
         // The check above must have had something to check.
-        #expect(reportedRounds >= 3, "only \(reportedRounds) of 24 writers reported before being killed")
+        #expect(reportedRounds >= 3, "only \(reportedRounds) of 24 writers reported before being killed; \(seed)")
         let integrity = try await run("/usr/bin/env", ["sqlite3", fixture.world.environment.registryPath, "PRAGMA integrity_check"], environment: fixture.world.processVariables)
         #expect(integrity.status == 0, "sqlite3 (installed by Scripts/setup.sh): \(integrity.standardError)")
         #expect(integrity.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "ok")

@@ -71,7 +71,7 @@ import Testing
 
         let output = try await run(appexExecutable, ["list", "--host", fixture.hostPath, "--all", "--json"], environment: fixture.world.processVariables)
         #expect(output.status == 0, "\(output.standardError)")
-        let listed = try JSONDecoder().decode([CLITests.Listed].self, from: Data(output.standardOutput.utf8))
+        let listed = try JSONDecoder().decode([ListedExtension].self, from: Data(output.standardOutput.utf8))
         #expect(Set(listed.compactMap(\.bundleIdentifier)) == ["com.example.translate", "com.example.summarize"])
         let invalid = try #require(listed.first { $0.path == bad })
         #expect(invalid.state == "invalid")
@@ -99,7 +99,7 @@ import Testing
         // Another process writes the hostile bytes as a value, as any process of the group can:
         // the raw file alone, and a well-formed {"v": ...} wrapper around a set.
         let hex = try Self.bytes(file).map { String(format: "%02X", $0) }.joined()
-        let wrapped = BinaryPropertyListTests.bplist([[0xD1, 0x01, 0x02], [0x51, 0x76], [0xC1, 0x01]])
+        let wrapped = bplist([[0xD1, 0x01, 0x02], [0x51, 0x76], [0xC1, 0x01]])
         let wrappedHex = wrapped.map { String(format: "%02X", $0) }.joined()
         let sql = """
             BEGIN IMMEDIATE;

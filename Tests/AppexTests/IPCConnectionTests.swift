@@ -1,6 +1,5 @@
 import AppexIPC
 import Foundation
-import Synchronization
 import Testing
 
 /// Calls in both directions over a real socket pair.
@@ -47,12 +46,12 @@ import Testing
 
     @Test("a deadline fails the call and cancels the handler on the other side")
     func deadline() async throws {
-        let cancelled = Mutex(false)
+        let cancelled = AsyncStream<Void>.makeStream()
         let (left, right) = try Self.pair { _ in
             do {
-                try await Task.sleep(for: .seconds(30))
+                try await Task.sleep(for: .seconds(30))  // a handler that would take 30 s
             } catch {
-                cancelled.withLock { $0 = true }
+                cancelled.continuation.yield()
                 throw error
             }
             return []
@@ -62,10 +61,8 @@ import Testing
         let error = await #expect(throws: IPCError.self) { try await left.call([1], timeout: .milliseconds(100)) }
         #expect(error?.code == .deadlineExceeded)
         #expect(ContinuousClock.now - start < .seconds(20))  // event-driven, far below the handler's 30 s
-        // The peer's handler learns of it: wait for that, with a deadline.
-        let deadline = ContinuousClock.now + .seconds(20)
-        while !cancelled.withLock({ $0 }) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
-        #expect(cancelled.withLock { $0 })
+        // The peer's handler learns of it.
+        _ = await firstElement(of: cancelled.stream, within: 20, "the handler's cancellation")
     }
 
     @Test("cancelling the calling task cancels the handler on the other side")
@@ -84,13 +81,11 @@ import Testing
         }
         defer { left.invalidate(); right.invalidate() }
         let call = Task { try await left.call([1]) }
-        var startedIterator = started.stream.makeAsyncIterator()
-        _ = await startedIterator.next()
+        _ = await firstElement(of: started.stream, "the handler's start")
         call.cancel()
-        let result = await call.result
+        let result = try #require(await withTimeout(seconds: 10) { await call.result }, "the cancelled call did not end within 10 s")
         #expect(throws: IPCError.self) { try result.get() }
-        var cancelledIterator = cancelled.stream.makeAsyncIterator()
-        _ = await cancelledIterator.next()  // reached only if the handler saw the cancel
+        _ = await firstElement(of: cancelled.stream, "the handler's cancellation")
     }
 
     @Test("when the peer goes away, every pending call fails at once with closed")
@@ -101,7 +96,8 @@ import Testing
         let call = Task { try await left.call([1]) }
         // Whether the request went out before the shutdown or not, the call must fail as closed.
         b.shutdown()
-        let error = await #expect(throws: IPCError.self) { try await call.value }
+        let result = try #require(await withTimeout(seconds: 10) { await call.result }, "the pending call did not fail within 10 s of the peer's going")
+        let error = #expect(throws: IPCError.self) { try result.get() }
         #expect(error?.code == .closed)
         let later = await #expect(throws: IPCError.self) { try await left.call([2]) }
         #expect(later?.code == .closed)

@@ -112,10 +112,19 @@ import Testing
     func updatesLifecycle() async throws {
         try fixture.addExtension("Translate", id: "com.example.translate", inHost: true)
         var monitor: AppExtensionPoint.Monitor? = try await makeMonitor()
-        var iterator = monitor!.updates.makeAsyncIterator()
-        let first = await iterator.next()
+        // One iterator, in a task of its own so each wait for it can have a deadline.
+        let updates = monitor!.updates
+        let (firsts, firstSeen) = AsyncStream<AppExtensionPoint.Monitor.Snapshot?>.makeStream()
+        let iterating = Task {
+            var iterator = updates.makeAsyncIterator()
+            firstSeen.yield(await iterator.next())
+            return await iterator.next() == nil
+        }
+        defer { iterating.cancel() }
+        let first = await firstElement(of: firsts, "the first update") ?? nil
         #expect(first?.identities.map(\.bundleIdentifier) == ["com.example.translate"])
         monitor = nil
-        #expect(await iterator.next() == nil)
+        let ended = await withTimeout(seconds: 10) { await iterating.value }
+        #expect(ended == true, "the updates did not end within 10 s of the monitor's release")
     }
 }

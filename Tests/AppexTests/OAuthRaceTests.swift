@@ -11,62 +11,6 @@ import FoundationNetworking
 import Synchronization
 import Testing
 
-/// The auth fixture executable built beside the test bundle.
-let authExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathComponent().appendingPathComponent("AppexFixtureAuth").path
-
-/// A child process spoken to line by line on its standard input and output.
-final class LineChild: @unchecked Sendable {  // each pipe end is used by one thread at a time
-    let process = Process()
-    private let input = Pipe(), output = Pipe()
-    private var buffer = Data()
-
-    init(_ executable: String, _ arguments: [String], environment: [String: String]) throws {
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = environment
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-    }
-
-    func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
-
-    /// The next line (blocking: call it off Swift's pool); `nil` at end of output.
-    func readLine() -> String? {
-        while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
-                buffer.removeSubrange(buffer.startIndex...newline)
-                return line
-            }
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { return nil }
-            buffer.append(chunk)
-        }
-    }
-
-    func end() {
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
-    }
-}
-
-/// Reads one line from each child, each on a thread of its own.
-func readLines(_ children: [LineChild]) async -> [String?] {
-    await withTaskGroup(of: (Int, String?).self) { group in
-        for (index, child) in children.enumerated() {
-            group.addTask {
-                await withCheckedContinuation { continuation in
-                    startDetachedThread(name: "test.line") { continuation.resume(returning: (index, child.readLine())) }
-                }
-            }
-        }
-        var lines = [String?](repeating: nil, count: children.count)
-        for await (index, line) in group { lines[index] = line }
-        return lines
-    }
-}
-
 @Suite(.serialized) struct OAuthRaceTests {
     init() async throws { try await OAuthServer.start() }
 

@@ -10,62 +10,6 @@ import FoundationNetworking
 import Synchronization
 import Testing
 
-/// The real authorization server on 127.0.0.1 (Scripts/oauth-server.sh), started once per test
-/// process; the script is idempotent and installs the server on first use.
-enum OAuthServer {
-    static let port = ProcessInfo.processInfo.environment["APPEX_OAUTH_PORT"] ?? "8765"
-    static let issuer = URL(string: "http://127.0.0.1:\(port)")!
-    private static let started = Mutex(false)
-
-    /// Starts the server unless this process already did.
-    static func start() async throws {
-        if started.withLock({ $0 }) { return }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-        let output = try await run("/bin/bash", [root + "/Scripts/oauth-server.sh", "start", port], environment: ProcessInfo.processInfo.environment, timeout: 600)
-        guard output.status == 0 else {
-            Issue.record("the OAuth server did not start: \(output.standardError)")
-            throw AuthError(.configuration, "no OAuth server")
-        }
-        started.withLock { $0 = true }
-    }
-
-    /// The server's token-request counters ("<client>.refresh_token.200", ...).
-    static func stats() async throws -> [String: Int] {
-        let (data, _) = try await URLSession.shared.data(from: issuer.appendingPathComponent("test/stats"))
-        return try JSONDecoder().decode([String: Int].self, from: data)
-    }
-}
-
-/// A host and an extension of one team sharing an app group and a keychain access group.
-struct AuthWorld {
-    static let group = "group.com.example.app"
-    static let keychainGroup = "TEAMID.com.example.shared"
-    let world: AppexTestEnvironment
-
-    init() throws { world = try AppexTestEnvironment() }
-
-    func configuration(client: String = "swift-public", storage: OAuthConfiguration.Storage = .keychain) -> OAuthConfiguration {
-        OAuthConfiguration(issuer: OAuthServer.issuer, clientID: client, scopes: ["read", "write"], appGroup: Self.group, storage: storage,
-                           keychainAccessGroup: Self.keychainGroup, userInfoEndpoint: OAuthServer.issuer.appendingPathComponent("api/me"))
-    }
-
-    func context(_ kind: AppexBundle.Kind) -> ProcessContext {
-        ProcessContext(bundleIdentifier: kind == .hostApp ? "com.example.hostapp" : "com.example.hostapp.widget",
-                       team: world.team.teamIdentifier,
-                       entitlements: Entitlements(applicationGroups: [Self.group], keychainAccessGroups: [Self.keychainGroup]), kind: kind)
-    }
-
-    func host(client: String = "swift-public", storage: OAuthConfiguration.Storage = .keychain) throws -> HostAccessor {
-        try HostAccessorBuilder(configuration: configuration(client: client, storage: storage), context: context(.hostApp), environment: world.environment)
-            .option(.oauth).build()
-    }
-
-    func extensionManager(client: String = "swift-public", storage: OAuthConfiguration.Storage = .keychain) throws -> OAuthTokenManager {
-        try AccessorBuilder(configuration: configuration(client: client, storage: storage), context: context(.appExtension), environment: world.environment)
-            .option(.oauth).build().tokenManager
-    }
-}
-
 @Suite(.serialized) struct OAuthTests {
     init() async throws { try await OAuthServer.start() }
 
@@ -120,7 +64,7 @@ struct AuthWorld {
         try await host.login.password(user: "ada", password: "lovelace")
         let widget = try auth.extensionManager(client: client)
         let before = try await OAuthServer.stats()["\(client).refresh_token.200"] ?? 0
-        try await Task.sleep(for: .seconds(2.5))
+        try await Task.sleep(for: .seconds(2.5))  // the 2-second access token expires: waiting it out is the behaviour under test
         let (_, response) = try await widget.data(for: URLRequest(url: OAuthServer.issuer.appendingPathComponent("api/me")))
         #expect(response.statusCode == 200)
         let after = try await OAuthServer.stats()["\(client).refresh_token.200"] ?? 0
@@ -197,7 +141,7 @@ struct AuthWorld {
 
     @Test("RFC 8414: endpoints are discovered from the issuer's metadata; a configuration file in the issue's form loads")
     func discovery() async throws {
-        let json = #"{"issuer": "http://127.0.0.1:8765", "clientID": "swift-public", "scopes": ["read", "write"], "appGroup": "group.com.example.app", "storage": "keychain"}"#
+        let json = #"{"issuer": "\#(OAuthServer.issuer.absoluteString)", "clientID": "swift-public", "scopes": ["read", "write"], "appGroup": "group.com.example.app", "storage": "keychain"}"#
         let configuration = try JSONDecoder().decode(OAuthConfiguration.self, from: Data(json.utf8))
         #expect(configuration.storage == .keychain && configuration.scopes == ["read", "write"])
         let endpoints = try await OAuthConfiguration(issuer: OAuthServer.issuer, clientID: "swift-public", appGroup: AuthWorld.group).resolvedEndpoints()
@@ -250,7 +194,7 @@ extension JSONEncoder {
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
 
         #expect(try await appex("auth", "revoke", "--config", config, in: world).status == 0)
-        try await Task.sleep(for: .seconds(2.2))  // the 2-second access token expires: the next use must refresh
+        try await Task.sleep(for: .seconds(2.2))  // the 2-second access token expires (the behaviour under test): the next use must refresh
         let refused = try await appex("auth", "token", "--config", config, in: world)
         #expect(refused.status == 1 && refused.standardError.contains("reauthentication-required") && refused.standardOutput.isEmpty)
         #expect(try await appex("auth", "status", "--config", config, in: world).status == 1)

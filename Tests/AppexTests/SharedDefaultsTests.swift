@@ -210,9 +210,6 @@ import Testing
     }
 }
 
-/// The store fixture executable built beside the test bundle.
-let storeExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathComponent().appendingPathComponent("AppexFixtureStore").path
-
 /// Several real processes on one suite.
 @Suite struct DefaultsProcessTests {
     @Test("4 processes x 100 atomic increments = 400 exactly")
@@ -234,19 +231,25 @@ let storeExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathComp
     func writerKilled() async throws {
         let world = try AppexTestEnvironment()
         let group = "group.com.example.app"
-        var generator = SystemRandomNumberGenerator()
-        for _ in 0..<8 {
+        let seed = TestSeed()
+        var generator = seed.generator
+        var stored = 0, printedAny = false
+        for round in 0..<8 {
             let lifetime = Double.random(in: 0.15...0.5, using: &generator)
             let output = try await run(storeExecutable, ["write-loop", group, "value"], environment: world.processVariables, timeout: lifetime)
-            let printed = output.standardOutput.split(separator: "\n").compactMap { Int($0) }
-            // Reopened after the kill: the file is whole, and no value the writer reported is lost.
+            let printed = printedNumbers(output)
+            printedAny = printedAny || !printed.isEmpty
+            // Reopened after the kill: the file is whole, and holds the last value the writer
+            // reported, or the one it committed but was killed before reporting.
             let defaults = try SharedDefaults(group: AppGroup(group, context: .owner, environment: world.environment))
-            guard case .integer(let stored) = defaults.object(forKey: "value") else {
-                Issue.record("no integer value after the kill (printed \(printed.suffix(1)))")
-                continue
+            let value = defaults.object(forKey: "value")
+            var now: Int?
+            if case .integer(let integer) = value { now = integer } else if let value {
+                Issue.record("round \(round): the value is \(value), not an integer; \(seed)")
             }
-            #expect(stored >= (printed.last ?? 0))
+            stored = expectCountedOn(from: stored, printed: printed, storedAfter: now, "round \(round); \(seed)")
         }
+        #expect(printedAny, "the writer never committed a value before being killed; \(seed)")
     }
 }
 

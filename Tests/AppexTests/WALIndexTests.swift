@@ -20,7 +20,7 @@ import Testing
 
         var header = try #require(index.header())
         var version = try dataVersion()
-        var rng = BadInputTests.SeededGenerator(state: 11)
+        var rng = SeededGenerator(state: 11)
         for round in 0..<200 {
             let commits = Bool.random(using: &rng)
             if commits {

@@ -156,11 +156,11 @@ import Testing
             "CFBundleIdentifier": .string("com.example.x"), "n": .integer(3), "r": .real(1.5), "t": .boolean(true),
             "list": .array([.string("a &amp; b"), .data(Data([1, 2, 3])), .date(Date(timeIntervalSince1970: 0))]),
         ]))
-        var rng = BadInputTests.SeededGenerator(state: 7)
+        var rng = SeededGenerator(state: 7)
         var accepted = 0
         for round in 0..<3000 {
             if round.isMultiple(of: 64) { await Task.yield() }
-            let bytes = BadInputTests.mutate(original, BadInputTests.Mutation.allCases[round % 4], using: &rng)
+            let bytes = mutate(original, ByteMutation.allCases[round % 4], using: &rng)
             guard let ours = try? XMLPropertyList.parse(bytes) else { continue }
             accepted += 1
             if case .real(let value) = ours, value.isNaN { continue }

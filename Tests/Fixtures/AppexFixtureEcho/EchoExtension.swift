@@ -4,8 +4,8 @@ import AppexIPC
 import Distributed
 import Foundation
 
-/// A fixture extension: echoes, and on request crashes, hangs or prints without end. It links
-/// AppexExtension alone (no swift-crypto, no GRDB), as an extension that uses no store does.
+/// A fixture extension: echoes, and on request crashes, hangs, prints lines or prints without end.
+/// It links AppexExtension alone (no swift-crypto, no GRDB), as an extension that uses no store does.
 @main
 struct EchoExtension: AppExtension {
     static let boundAppExtensionPoint = ExtensionPointIdentifier(host: "com.example.hostapp", name: "HostAppFeature")
@@ -14,9 +14,18 @@ struct EchoExtension: AppExtension {
         ConnectionHandler { (request: EchoRequest) -> EchoReply in
             switch request.command {
             case "crash":
+                // Last words, if any, on standard error (unbuffered: written before the kill).
+                if !request.text.isEmpty { FileHandle.standardError.write(Data((request.text + "\n").utf8)) }
                 kill(getpid(), SIGKILL)
             case "hang":
+                // Says so first, on standard error: the host's log shows the request arrived.
+                FileHandle.standardError.write(Data("hanging\n".utf8))
                 try await Task.sleep(for: .seconds(3600))
+            case "log":
+                // Each line of the text on standard output, as an extension prints, flushed now
+                // (a pipe is block-buffered): the host logs each as a record.
+                for line in request.text.split(separator: "\n", omittingEmptySubsequences: false) { print(line) }
+                fflush(nil)
             case "print":
                 for index in 0..<10_000 { print("stray output \(index) that must not reach the channel") }
             case "fail":

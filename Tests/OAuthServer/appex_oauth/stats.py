@@ -1,8 +1,8 @@
 """Counts token-endpoint requests by grant type and status, overall ("refresh_token.200") and per
 client ("swift-race.refresh_token.200"), so tests prove from the server's side how many refreshes
 happened (GET /test/stats; POST /test/stats resets). GET /test/stats?slow=1 adds the requests
-that took more than 0.5 s."""
-import json
+that took more than 0.5 s. GET /test/instance names this server instance (see instance)."""
+import os
 import threading
 import time
 
@@ -41,3 +41,10 @@ def stats(request):
             _slow.clear()
     with _lock:
         return JsonResponse(dict(_counts, slow=list(_slow)) if request.GET.get("slow") else dict(_counts))
+
+
+def instance(request):
+    """The token Scripts/oauth-server.sh made for this start (APPEX_OAUTH_INSTANCE) and the server's
+    pid: the script's readiness check and the tests compare the token with the one the script
+    published, so they never mistake another server on a reused port for this one."""
+    return JsonResponse({"instance": os.environ.get("APPEX_OAUTH_INSTANCE", ""), "pid": os.getpid()})

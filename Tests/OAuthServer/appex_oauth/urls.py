@@ -1,5 +1,6 @@
 """Routes: the toolkit's endpoints under /o/, its RFC 8414 metadata at the server root, a login
-form for the authorization-code flow, two bearer-protected resources, and the test counters."""
+form for the authorization-code flow, two bearer-protected resources, the test counters and the
+instance token."""
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.decorators.csrf import csrf_exempt
@@ -14,4 +15,5 @@ urlpatterns = [
     path("api/me", views.Me.as_view()),
     path("api/contacts", views.Contacts.as_view()),
     path("test/stats", csrf_exempt(stats.stats)),
+    path("test/instance", stats.instance),
 ]
