@@ -1,6 +1,6 @@
 // The authorized-request figure of issue 5, beside the same request through a bare URLSession,
 // measured in the same run against the real authorization server (django-oauth-toolkit on
-// 127.0.0.1:$APPEX_OAUTH_PORT, default 8765; Scripts/bench.sh starts it). Read from the custom
+// 127.0.0.1:$APPEX_OAUTH_PORT, which Scripts/bench.sh sets to the port the server published). Read from the custom
 // metric "latency" (nanoseconds, one value per request).
 //
 // Set up once per benchmark process, as Tests/AppexTests/OAuthTests.swift's AuthWorld does: a
