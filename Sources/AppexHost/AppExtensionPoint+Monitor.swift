@@ -148,7 +148,7 @@ final class MonitorCore: Sendable {
         do {
             watcher = try DirectoryWatcher()
         } catch {
-            throw AppexError(.fileSystem, "cannot watch for extension changes: \(error)", underlying: error)
+            throw AppexError(.fileSystem, "cannot watch for extension changes", underlyingError: error)
         }
     }
 

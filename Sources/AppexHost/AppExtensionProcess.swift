@@ -282,7 +282,7 @@ public final class AppExtensionProcess: Sendable {
                                                           connection: childEnds!.connection.rawValue, output: childEnds!.output.rawValue,
                                                           workingDirectory: prepared.workingDirectory)
         } catch {
-            throw AppexError(.launchFailed, "cannot launch \(prepared.executable): \(error.errno)", underlying: error)
+            throw AppexError(.launchFailed, "cannot launch \(prepared.executable)", underlyingError: error)
         }
         // Close our copies of the child's ends now, before the handshake: only the child keeps
         // them, so its death — even before it says hello — is the end of the stream at once.
@@ -309,7 +309,7 @@ public final class AppExtensionProcess: Sendable {
                                                     connection: childEnds!.connection.rawValue, output: childEnds!.output.rawValue,
                                                     workingDirectory: prepared.workingDirectory)
         } catch {
-            throw AppexError(.launchFailed, "cannot launch \(prepared.executable): \(error.errno)", underlying: error)
+            throw AppexError(.launchFailed, "cannot launch \(prepared.executable)", underlyingError: error)
         }
         childEnds = nil  // only the child keeps them (see the async path)
         try startHandshake(prepared, pid: pid)
@@ -404,7 +404,7 @@ public final class AppExtensionProcess: Sendable {
         }
         let outputReader: OwnedDescriptor, outputWriter: OwnedDescriptor
         do { (outputReader, outputWriter) = try Pipe.make() } catch {
-            throw AppexError(.launchFailed, "cannot make the output pipe for \(identity.bundleIdentifier): \(error)", underlying: error)
+            throw AppexError(.launchFailed, "cannot make the output pipe for \(identity.bundleIdentifier)", underlyingError: error)
         }
         let workingDirectory = configuration.environment.home + "/ExtensionData/" + identity.bundleIdentifier
         try configuration.environment.makePrivateDirectory(workingDirectory)
@@ -480,7 +480,7 @@ public final class AppExtensionProcess: Sendable {
         for (resource, value, name) in wanted {
             guard let value else { continue }
             do { try ProcessControl.setLimit(resource, to: value, forProcess: pid) } catch {
-                throw AppexError(.launchFailed, "cannot apply \(point)'s limit \(name) = \(value) to \(configuration.identity.bundleIdentifier) (pid \(pid)): \(error.errno)", underlying: error)
+                throw AppexError(.launchFailed, "cannot apply \(point)'s limit \(name) = \(value) to \(configuration.identity.bundleIdentifier) (pid \(pid))", underlyingError: error)
             }
         }
     }
