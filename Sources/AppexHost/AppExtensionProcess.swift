@@ -151,8 +151,9 @@ public final class AppExtensionProcess: Sendable {
         self.configuration = configuration
         self.discovery = discovery
         executor = IPCExecutor(name: "appex.process")
+        let identity = configuration.identity
         actorSystem.attach(provider: { [weak self] in
-            guard let self else { throw AppexError(.invalidated, "the extension process is gone") }
+            guard let self else { throw AppexError(.invalidated, "the extension process is gone", context: Self.errorContext(identity)) }
             return try await self.runningOffPool().connection
         })
     }
@@ -192,11 +193,11 @@ public final class AppExtensionProcess: Sendable {
     public func send<Request: Encodable, Reply: Decodable>(_ request: Request, expecting: Reply.Type = Reply.self, timeout: Duration? = nil) async throws(AppexError) -> Reply {
         let bytes: [UInt8]
         do { bytes = Array(try JSONEncoder().encode(request)) } catch {
-            throw AppexError(.coding, "cannot encode \(Request.self) for \(configuration.identity.bundleIdentifier): \(error)")
+            throw AppexError(.coding, "cannot encode \(Request.self) for \(configuration.identity.bundleIdentifier)", context: errorContext(), underlyingError: error)
         }
         let reply = try await call(bytes, timeout: timeout)
         do { return try JSONDecoder().decode(Reply.self, from: Data(reply)) } catch {
-            throw AppexError(.coding, "the reply of \(configuration.identity.bundleIdentifier) is not a \(Reply.self): \(error)")
+            throw AppexError(.coding, "the reply of \(configuration.identity.bundleIdentifier) is not a \(Reply.self)", context: errorContext(), underlyingError: error)
         }
     }
 
@@ -241,17 +242,34 @@ public final class AppExtensionProcess: Sendable {
         }
     }
 
-    private func translate(_ error: IPCError, child: Child) -> AppexError {
+    /// A failure of a call on the connection, as this process reports it: named after the
+    /// extension and its pid; the end of the connection is `interrupted`.
+    private func translate(_ error: AppexError, child: Child) -> AppexError {
         let name = configuration.identity.bundleIdentifier
+        let context = errorContext(pid: child.pid)
         switch error.code {
-        case .deadlineExceeded: return AppexError(.deadlineExceeded, "\(name) did not answer in time: \(error.message)")
-        case .cancelled: return AppexError(.cancelled, "the call to \(name) was cancelled")
-        case .remoteFailure: return AppexError(.remoteFailure, "\(name) failed: \(error.message)")
-        case .invalidated: return AppexError(.invalidated, "the connection to \(name) was invalidated")
-        case .protocolViolation: return AppexError(.protocolViolation, "\(name) (pid \(child.pid)) broke the protocol and was disconnected: \(error.message)")
+        case .deadlineExceeded: return AppexError(.deadlineExceeded, "\(name) did not answer in time: \(error.message)", context: context)
+        case .cancelled: return AppexError(.cancelled, "the call to \(name) was cancelled", context: context)
+        case .remoteFailure: return AppexError(.remoteFailure, "\(name) failed: \(error.message)", context: context)
+        case .invalidated: return AppexError(.invalidated, "the connection to \(name) was invalidated", context: context)
+        case .protocolViolation:
+            return AppexError(.protocolViolation, "\(name) (pid \(child.pid)) broke the protocol and was disconnected: \(error.message)", context: context,
+                              underlyingError: error.underlyingError)
+        case .frameTooLarge, .coding: return error.updatingContext { $0 = context }
         default:
-            return AppexError(.interrupted, "\(name) (pid \(child.pid)) ended during the call (\(Self.describe(child.exitStatus.withLock { $0 })))")
+            return AppexError(.interrupted, "\(name) (pid \(child.pid)) ended during the call (\(Self.describe(child.exitStatus.withLock { $0 })))", context: context,
+                              underlyingError: error)
         }
+    }
+
+    /// What errors about this extension are about: its bundle, its path, its point, and the
+    /// process (`pid`) when there is one.
+    private func errorContext(pid: Int32? = nil) -> AppexError.Context {
+        Self.errorContext(configuration.identity, pid: pid)
+    }
+
+    private static func errorContext(_ identity: AppExtensionIdentity, pid: Int32? = nil) -> AppexError.Context {
+        AppexError.Context(bundleIdentifier: identity.bundleIdentifier, path: identity.bundlePath, extensionPoint: identity.extensionPointIdentifier, peer: pid)
     }
 
     /// On the connection's reader thread (never the cooperative pool): waits up to 20 ms for
@@ -282,7 +300,7 @@ public final class AppExtensionProcess: Sendable {
                                                           connection: childEnds!.connection.rawValue, output: childEnds!.output.rawValue,
                                                           workingDirectory: prepared.workingDirectory)
         } catch {
-            throw AppexError(.launchFailed, "cannot launch \(prepared.executable)", underlyingError: error)
+            throw AppexError(.launchFailed, "cannot launch \(prepared.executable)", context: errorContext(), underlyingError: error)
         }
         // Close our copies of the child's ends now, before the handshake: only the child keeps
         // them, so its death — even before it says hello — is the end of the stream at once.
@@ -309,7 +327,7 @@ public final class AppExtensionProcess: Sendable {
                                                     connection: childEnds!.connection.rawValue, output: childEnds!.output.rawValue,
                                                     workingDirectory: prepared.workingDirectory)
         } catch {
-            throw AppexError(.launchFailed, "cannot launch \(prepared.executable)", underlyingError: error)
+            throw AppexError(.launchFailed, "cannot launch \(prepared.executable)", context: errorContext(), underlyingError: error)
         }
         childEnds = nil  // only the child keeps them (see the async path)
         try startHandshake(prepared, pid: pid)
@@ -322,12 +340,13 @@ public final class AppExtensionProcess: Sendable {
         let result = state.withLock { state -> Result<Child?, AppexError> in
             switch state.phase {
             case .running(let child): return .success(child)
-            case .invalidated: return .failure(AppexError(.invalidated, "\(configuration.identity.bundleIdentifier)'s process was invalidated"))
+            case .invalidated: return .failure(AppexError(.invalidated, "\(configuration.identity.bundleIdentifier)'s process was invalidated", context: errorContext()))
             case .idle:
                 let now = ContinuousClock.now
                 state.crashes.removeAll { now - $0 > configuration.crashWindow }
                 if state.crashes.count >= configuration.crashLimit {
-                    return .failure(AppexError(.crashBudgetExhausted, "\(configuration.identity.bundleIdentifier) crashed \(state.crashes.count) times within \(configuration.crashWindow); it is not relaunched"))
+                    return .failure(AppexError(.crashBudgetExhausted, "\(configuration.identity.bundleIdentifier) crashed \(state.crashes.count) times within \(configuration.crashWindow); it is not relaunched",
+                                                context: errorContext()))
                 }
                 return .success(nil)
             }
@@ -347,7 +366,7 @@ public final class AppExtensionProcess: Sendable {
         guard let winner else {
             child.connection.invalidate()
             child.kill()
-            throw AppexError(.invalidated, "\(configuration.identity.bundleIdentifier)'s process was invalidated")
+            throw AppexError(.invalidated, "\(configuration.identity.bundleIdentifier)'s process was invalidated", context: errorContext(pid: child.pid))
         }
         if winner !== child {
             child.connection.invalidate()
@@ -369,7 +388,7 @@ public final class AppExtensionProcess: Sendable {
             if let found, found.state == .enabled, found.identity != identity {
                 message = "cannot launch \(identity.bundleIdentifier): the bundle at \(identity.bundlePath) changed since it was discovered; discover it again"
             }
-            throw AppexError(.refused, message)
+            throw AppexError(.refused, message, context: errorContext(identity))
         }
     }
 
@@ -394,17 +413,17 @@ public final class AppExtensionProcess: Sendable {
         // checkMayRun() has just verified this load; reload only if it changed since.
         let bundle = discovery.currentBundle(at: identity.bundlePath) ?? AppexBundle.load(at: identity.bundlePath, as: .appExtension)
         guard bundle.isValid, let executableName = bundle.info.executableName else {
-            throw AppexError(.refused, "cannot launch \(identity.bundleIdentifier): the bundle is not valid", problems: bundle.problems)
+            throw AppexError(.refused, "cannot launch \(identity.bundleIdentifier): the bundle is not valid", context: errorContext(), problems: bundle.problems)
         }
         let (host, extensionEnd) = try makeSocketPair()
         // Before the child exists: the kernel stamps its hello with its real pid and uid.
         let channel = FrameChannel(owning: host, configuration: configuration.channel)
         do { try channel.attestSenders(true) } catch {
-            throw AppexError(.launchFailed, "cannot prepare the connection for \(identity.bundleIdentifier): \(error.message)")
+            throw AppexError(.launchFailed, "cannot prepare the connection for \(identity.bundleIdentifier)", context: errorContext(), underlyingError: error)
         }
         let outputReader: OwnedDescriptor, outputWriter: OwnedDescriptor
         do { (outputReader, outputWriter) = try Pipe.make() } catch {
-            throw AppexError(.launchFailed, "cannot make the output pipe for \(identity.bundleIdentifier)", underlyingError: error)
+            throw AppexError(.launchFailed, "cannot make the output pipe for \(identity.bundleIdentifier)", context: errorContext(), underlyingError: error)
         }
         let workingDirectory = configuration.environment.home + "/ExtensionData/" + identity.bundleIdentifier
         try configuration.environment.makePrivateDirectory(workingDirectory)
@@ -418,23 +437,34 @@ public final class AppExtensionProcess: Sendable {
     private func startHandshake(_ prepared: PreparedLaunch, pid: Int32) throws(AppexError) {
         guard forwardOutput(prepared.outputReader, pid: pid) else {
             Self.abandonLaunch(pid)
-            throw AppexError(.launchFailed, "cannot log \(configuration.identity.bundleIdentifier)'s output (the event thread is not available); the process was killed")
+            throw AppexError(.launchFailed, "cannot log \(configuration.identity.bundleIdentifier)'s output (the event thread is not available); the process was killed",
+                             context: errorContext(pid: pid))
         }
         do {
             try applyLimits(to: pid)
+        } catch {
+            Self.abandonLaunch(pid)
+            throw error
+        }
+        do {
             try Handshake.send(Handshake.HostHello(hostBundleIdentifier: discovery.hostBundleIdentifier, extensionBundleIdentifier: configuration.identity.bundleIdentifier,
                                                    extensionPoint: configuration.identity.extensionPointIdentifier.description,
                                                    channel: configuration.channel), on: prepared.channel)
-        } catch let error as AppexError {
-            Self.abandonLaunch(pid)
-            throw error
-        } catch let error as IPCError where error.code == .closed {
-            Self.abandonLaunch(pid)
-            throw AppexError(.launchFailed, "\(configuration.identity.bundleIdentifier) (pid \(pid)) ended before completing the handshake (\(error.message)); see its output in the host's log")
         } catch {
             Self.abandonLaunch(pid)
-            throw AppexError(.launchFailed, "\(configuration.identity.bundleIdentifier) (pid \(pid)) did not complete the handshake: \(error)")
+            throw handshakeFailed(error, pid: pid)
         }
+    }
+
+    /// A launch that failed in the handshake: the process ended first (its output in the
+    /// host's log says why), or it did not answer as an extension must.
+    private func handshakeFailed(_ error: AppexError, pid: Int32) -> AppexError {
+        let name = configuration.identity.bundleIdentifier
+        if error.code == .closed {
+            return AppexError(.launchFailed, "\(name) (pid \(pid)) ended before completing the handshake; see its output in the host's log",
+                              context: errorContext(pid: pid), underlyingError: error)
+        }
+        return AppexError(.launchFailed, "\(name) (pid \(pid)) did not complete the handshake", context: errorContext(pid: pid), underlyingError: error)
     }
 
     /// After the wait for the extension's hello (`answered`: something arrived in time): checks
@@ -455,7 +485,8 @@ public final class AppExtensionProcess: Sendable {
         }))
         guard reap(child) else {
             Self.abandonLaunch(launched)
-            throw AppexError(.launchFailed, "cannot watch \(configuration.identity.bundleIdentifier) for its exit (the event thread is not available); the process was killed")
+            throw AppexError(.launchFailed, "cannot watch \(configuration.identity.bundleIdentifier) for its exit (the event thread is not available); the process was killed",
+                             context: errorContext(pid: launched))
         }
         child.connection.start()
         return child
@@ -480,7 +511,8 @@ public final class AppExtensionProcess: Sendable {
         for (resource, value, name) in wanted {
             guard let value else { continue }
             do { try ProcessControl.setLimit(resource, to: value, forProcess: pid) } catch {
-                throw AppexError(.launchFailed, "cannot apply \(point)'s limit \(name) = \(value) to \(configuration.identity.bundleIdentifier) (pid \(pid))", underlyingError: error)
+                throw AppexError(.launchFailed, "cannot apply \(point)'s limit \(name) = \(value) to \(configuration.identity.bundleIdentifier) (pid \(pid))",
+                                 context: errorContext(pid: pid), underlyingError: error)
             }
         }
     }
@@ -491,40 +523,38 @@ public final class AppExtensionProcess: Sendable {
         let identity = configuration.identity
         let name = identity.bundleIdentifier
         let answer: Handshake.ExtensionHello
-        do throws(IPCError) {
+        do throws(AppexError) {
             guard answered else {
-                throw IPCError(.deadlineExceeded, "no hello within \(configuration.launchTimeout)")
+                throw AppexError(.deadlineExceeded, "no hello within \(configuration.launchTimeout)")
             }
             // The kernel's word on who wrote the hello: the process we launched, as our user.
             let sender = try channel.peekSenderCredentials()
             try channel.attestSenders(false)
             if let sender, sender.processIdentifier != pid || sender.userIdentifier != ProcessControl.userIdentifier {
-                throw IPCError(.protocolViolation, "the hello came from \(sender), not the launched process (pid \(pid), uid \(ProcessControl.userIdentifier))")
+                throw AppexError(.protocolViolation, "the hello came from \(sender), not the launched process (pid \(pid), uid \(ProcessControl.userIdentifier))")
             }
             answer = try Handshake.receive(Handshake.ExtensionHello.self, on: channel, timeout: configuration.launchTimeout)
         } catch {
-            if error.code == .closed {
-                throw AppexError(.launchFailed, "\(name) (pid \(pid)) ended before completing the handshake (\(error.message)); see its output in the host's log")
-            }
-            throw AppexError(.launchFailed, "\(name) (pid \(pid)) did not complete the handshake: \(error.message)")
+            throw handshakeFailed(error, pid: pid)
         }
+        let context = errorContext(pid: pid)
         if let reason = answer.declined {
-            throw AppexError(.refused, "\(name) declined the host's connection: \(reason)")
+            throw AppexError(.refused, "\(name) declined the host's connection: \(reason)", context: context)
         }
         if answer.protocolVersion != Handshake.protocolVersion {
-            throw AppexError(.launchFailed, "\(name) speaks protocol \(answer.protocolVersion); this host speaks \(Handshake.protocolVersion)")
+            throw AppexError(.launchFailed, "\(name) speaks protocol \(answer.protocolVersion); this host speaks \(Handshake.protocolVersion)", context: context)
         }
         if answer.extensionBundleIdentifier != name || answer.processIdentifier != pid {
-            throw AppexError(.launchFailed, "the process that answered (\(answer.extensionBundleIdentifier), pid \(answer.processIdentifier)) is not \(name), pid \(pid)")
+            throw AppexError(.launchFailed, "the process that answered (\(answer.extensionBundleIdentifier), pid \(answer.processIdentifier)) is not \(name), pid \(pid)", context: context)
         }
         if answer.boundExtensionPoint != identity.extensionPointIdentifier.description {
-            throw AppexError(.launchFailed, "\(name)'s code binds to \(answer.boundExtensionPoint), but its Info.plist names \(identity.extensionPointIdentifier): rebuild the bundle with `appex bundle`")
+            throw AppexError(.launchFailed, "\(name)'s code binds to \(answer.boundExtensionPoint), but its Info.plist names \(identity.extensionPointIdentifier): rebuild the bundle with `appex bundle`", context: context)
         }
     }
 
     private func makeSocketPair() throws(AppexError) -> (OwnedDescriptor, OwnedDescriptor) {
         do { return try Socket.pair() } catch {
-            throw AppexError(.launchFailed, "cannot make the connection for \(configuration.identity.bundleIdentifier): \(error)")
+            throw AppexError(.launchFailed, "cannot make the connection for \(configuration.identity.bundleIdentifier)", context: errorContext(), underlyingError: error)
         }
     }
 
@@ -567,7 +597,7 @@ public final class AppExtensionProcess: Sendable {
         }
     }
 
-    private func childEnded(pid: Int32, reason: IPCError) {
+    private func childEnded(pid: Int32, reason: AppexError) {
         let current = state.withLock { state -> Child? in
             if case .running(let child) = state.phase, child.pid == pid { return child }
             return nil
@@ -584,6 +614,7 @@ public final class AppExtensionProcess: Sendable {
         }
         guard wasCurrent, !invalidated else { return }
         current?.kill()  // a broken protocol leaves a live process: end it
-        configuration.onInterruption(AppexError(.interrupted, "\(configuration.identity.bundleIdentifier) (pid \(pid)) ended: \(reason.message)"))
+        configuration.onInterruption(AppexError(.interrupted, "\(configuration.identity.bundleIdentifier) (pid \(pid)) ended", context: errorContext(pid: pid),
+                                                underlyingError: reason))
     }
 }

@@ -123,7 +123,7 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
 
     private func send(_ id: ActorID, target: RemoteCallTarget, invocation: IPCInvocationEncoder) async throws -> [UInt8] {
         guard let provider = connectionProvider.withLock({ $0 }) else {
-            throw IPCError(.invalidated, "the actor system is not attached to a connection")
+            throw AppexError(.invalidated, "the actor system is not attached to a connection")
         }
         let connection = try await provider.connection()
         let envelope = Invocation(actor: id.name, target: target.identifier, generics: invocation.generics, arguments: invocation.arguments)
@@ -137,15 +137,15 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
         { [self] bytes in
             let invocation = try InvocationCoding.decode(Invocation.self, from: bytes)
             guard let actor = state.withLock({ $0.actors[ActorID(invocation.actor)] }) else {
-                throw IPCError(.remoteFailure, "no actor named \(invocation.actor) is exported here")
+                throw AppexError(.remoteFailure, "no actor named \(invocation.actor) is exported here")
             }
             var decoder = IPCInvocationDecoder(invocation: invocation)
             let handler = IPCResultHandler()
             try await executeDistributedTarget(on: actor, target: RemoteCallTarget(invocation.target), invocationDecoder: &decoder, handler: handler)
             switch handler.outcome.withLock({ $0 }) {
             case .value(let bytes): return bytes
-            case .failure(let message): throw IPCError(.remoteFailure, message)
-            case nil: throw IPCError(.remoteFailure, "the distributed target returned nothing")
+            case .failure(let message): throw AppexError(.remoteFailure, message)
+            case nil: throw AppexError(.remoteFailure, "the distributed target returned nothing")
             }
         }
     }
@@ -166,7 +166,7 @@ public struct IPCInvocationEncoder: DistributedTargetInvocationEncoder {
 
     public mutating func recordGenericSubstitution<T>(_ type: T.Type) throws {
         guard let name = _mangledTypeName(type) else {
-            throw IPCError(.coding, "cannot name the type \(type) for a distributed call")
+            throw AppexError(.coding, "cannot name the type \(type) for a distributed call")
         }
         generics.append(name)
     }
@@ -190,13 +190,13 @@ public struct IPCInvocationDecoder: DistributedTargetInvocationDecoder {
 
     public mutating func decodeGenericSubstitutions() throws -> [Any.Type] {
         try invocation.generics.map { name in
-            guard let type = _typeByName(name) else { throw IPCError(.coding, "unknown type \(name) in a distributed call") }
+            guard let type = _typeByName(name) else { throw AppexError(.coding, "unknown type \(name) in a distributed call") }
             return type
         }
     }
 
     public mutating func decodeNextArgument<Argument: Codable>() throws -> Argument {
-        guard next < invocation.arguments.count else { throw IPCError(.coding, "a distributed call has too few arguments") }
+        guard next < invocation.arguments.count else { throw AppexError(.coding, "a distributed call has too few arguments") }
         defer { next += 1 }
         return try InvocationCoding.decode(Argument.self, from: invocation.arguments[next])
     }
@@ -228,22 +228,23 @@ public final class IPCResultHandler: DistributedTargetInvocationResultHandler, S
     }
 }
 
-/// The compact coder (AppexCoding) as distributed calls use it: a failure is an ``IPCError`` with
-/// code `coding` and the coder's message, which is what callers of a remote actor catch.
+/// The compact coder (AppexCoding) as distributed calls use it: a failure is an ``AppexError`` with
+/// code `coding` whose underlying error is the coder's `CompactCodingError` (what and where),
+/// which is what callers of a remote actor catch.
 enum InvocationCoding {
-    static func encode<T: Encodable>(_ value: T) throws(IPCError) -> [UInt8] {
+    static func encode<T: Encodable>(_ value: T) throws(AppexError) -> [UInt8] {
         do {
             return try CompactEncoder().encode(value)
         } catch {
-            throw IPCError(.coding, error.message)
+            throw AppexError(.coding, "cannot encode a \(T.self) for a distributed call", underlyingError: error)
         }
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws(IPCError) -> T {
+    static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws(AppexError) -> T {
         do {
             return try CompactDecoder().decode(type, from: bytes)
         } catch {
-            throw IPCError(.coding, error.message)
+            throw AppexError(.coding, "cannot decode a \(T.self) in a distributed call", underlyingError: error)
         }
     }
 }

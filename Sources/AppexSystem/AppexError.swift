@@ -70,6 +70,11 @@ extension AppexError {
             case remoteFailure = "remote-failure"
             case protocolViolation = "protocol-violation"
             case coding
+
+            // The IPC channel
+            case closed
+            case system
+            case frameTooLarge = "frame-too-large"
         }
 
         internal let storage: Storage
@@ -128,6 +133,16 @@ extension AppexError.Code {
     public static var protocolViolation: Self { .init(.protocolViolation) }
     /// A message or value could not be encoded or decoded.
     public static var coding: Self { .init(.coding) }
+
+    // MARK: The IPC channel
+
+    /// The peer closed the connection (on the host, a call to an extension process that ends
+    /// is `interrupted` instead).
+    public static var closed: Self { .init(.closed) }
+    /// A system call failed; the ``AppexError/underlyingError`` is the ``SystemError``.
+    public static var system: Self { .init(.system) }
+    /// A frame is larger than this side allows to send.
+    public static var frameTooLarge: Self { .init(.frameTooLarge) }
 }
 
 // MARK: - Context
@@ -184,6 +199,14 @@ extension AppexError {
 // MARK: - Making errors
 
 extension AppexError {
+    /// This error, with `update` applied to its context (a layer above adds what it knows:
+    /// the peer, the bundle).
+    package func updatingContext(_ update: (inout Context) -> Void) -> AppexError {
+        var context = self.context
+        update(&context)
+        return AppexError(code, message, context: context, problems: problems, underlyingError: underlyingError)
+    }
+
     /// A failed file-system call on `path`.
     package static func fileSystem(_ action: String, _ path: String, _ error: SystemError) -> AppexError {
         AppexError(.fileSystem, "cannot \(action) \(path)", context: Context(path: path), underlyingError: error)

@@ -119,7 +119,8 @@ let echoExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathCompo
             _ = try await process.makeSession()
         } throws: { error in
             guard let error = error as? AppexError else { return false }
-            return error.code == .launchFailed && error.message.contains("not the launched process")
+            // The wire-level refusal is the underlying error; the description says it.
+            return error.code == .launchFailed && error.underlyingError is AppexError && error.description.contains("not the launched process")
         }
         // The refused process's whole group is ended: the helper it forked does not live on.
         let helperFile = fixture.world.environment.home + "/ExtensionData/com.example.impostor/helper.pid"

@@ -40,7 +40,7 @@ import Testing
         struct Refusal: Error, CustomStringConvertible { var description: String { "no translation for that" } }
         let (left, right) = try Self.pair { _ in throw Refusal() }
         defer { left.invalidate(); right.invalidate() }
-        let error = await #expect(throws: IPCError.self) { try await left.call([1]) }
+        let error = await #expect(throws: AppexError.self) { try await left.call([1]) }
         #expect(error?.code == .remoteFailure)
         #expect(error?.message == "no translation for that")
     }
@@ -59,7 +59,7 @@ import Testing
         }
         defer { left.invalidate(); right.invalidate() }
         let start = ContinuousClock.now
-        let error = await #expect(throws: IPCError.self) { try await left.call([1], timeout: .milliseconds(100)) }
+        let error = await #expect(throws: AppexError.self) { try await left.call([1], timeout: .milliseconds(100)) }
         #expect(error?.code == .deadlineExceeded)
         #expect(ContinuousClock.now - start < .seconds(20))  // event-driven, far below the handler's 30 s
         // The peer's handler learns of it: wait for that, with a deadline.
@@ -88,7 +88,7 @@ import Testing
         _ = await startedIterator.next()
         call.cancel()
         let result = await call.result
-        #expect(throws: IPCError.self) { try result.get() }
+        #expect(throws: AppexError.self) { try result.get() }
         var cancelledIterator = cancelled.stream.makeAsyncIterator()
         _ = await cancelledIterator.next()  // reached only if the handler saw the cancel
     }
@@ -101,9 +101,9 @@ import Testing
         let call = Task { try await left.call([1]) }
         // Whether the request went out before the shutdown or not, the call must fail as closed.
         b.shutdown()
-        let error = await #expect(throws: IPCError.self) { try await call.value }
+        let error = await #expect(throws: AppexError.self) { try await call.value }
         #expect(error?.code == .closed)
-        let later = await #expect(throws: IPCError.self) { try await left.call([2]) }
+        let later = await #expect(throws: AppexError.self) { try await left.call([2]) }
         #expect(later?.code == .closed)
     }
 }
