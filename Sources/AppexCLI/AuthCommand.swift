@@ -24,8 +24,8 @@ struct SessionOptions: ParsableArguments {
     @Option(name: .customLong("as"), help: ArgumentHelp("Act with this signed bundle's entitlements.", valueName: "BUNDLE"))
     var bundle: String?
 
-    func context() throws(StoreError) -> ProcessContext {
-        try bundle.map { path throws(StoreError) in try ProcessContext(bundleAt: path) } ?? .owner
+    func context() throws(AppexError) -> ProcessContext {
+        try bundle.map { path throws(AppexError) in try ProcessContext(bundleAt: path) } ?? .owner
     }
 
     /// The token manager, or prints why not and fails with exit code 1.

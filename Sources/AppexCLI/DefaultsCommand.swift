@@ -27,7 +27,7 @@ struct SuiteOptions: ParsableArguments {
     /// Opens the suite, or prints why not and fails with exit code 1.
     func open() throws -> SharedDefaults {
         do {
-            let context = try bundle.map { path throws(StoreError) in try ProcessContext(bundleAt: path) } ?? .owner
+            let context = try bundle.map { path throws(AppexError) in try ProcessContext(bundleAt: path) } ?? .owner
             return try SharedDefaults(suiteName: suite, group: AppGroup(group, context: context))
         } catch {
             printError("appex: \(error)")

@@ -29,9 +29,9 @@ struct ItemOptions: ParsableArguments {
     var bundle: String?
 
     /// Runs `body` on the keychain; a refusal is printed and fails with exit code 1.
-    func run<Result>(_ body: (SharedKeychain) throws(StoreError) -> Result) throws -> Result {
+    func run<Result>(_ body: (SharedKeychain) throws(AppexError) -> Result) throws -> Result {
         do {
-            let context = try bundle.map { path throws(StoreError) in try ProcessContext(bundleAt: path) } ?? .owner
+            let context = try bundle.map { path throws(AppexError) in try ProcessContext(bundleAt: path) } ?? .owner
             return try body(SharedKeychain(context: context))
         } catch {
             printError("appex: \(error)")
@@ -58,7 +58,7 @@ struct KeychainAdd: ParsableCommand {
             secret = read
         }
         let replace = replace
-        try item.run { keychain throws(StoreError) in
+        try item.run { keychain throws(AppexError) in
             if replace {
                 try keychain.set(secret, service: item.service, account: item.account, label: label, accessGroup: item.group)
             } else {
@@ -74,7 +74,7 @@ struct KeychainFind: ParsableCommand {
     @Flag(help: "Print the attributes as JSON instead of the secret.") var attributes = false
 
     func run() throws {
-        let found = try item.run { keychain throws(StoreError) in
+        let found = try item.run { keychain throws(AppexError) in
             try keychain.item(service: item.service, account: item.account, accessGroup: item.group)
         }
         guard let found else {
@@ -101,7 +101,7 @@ struct KeychainDelete: ParsableCommand {
     @OptionGroup var item: ItemOptions
 
     func run() throws {
-        try item.run { keychain throws(StoreError) in
+        try item.run { keychain throws(AppexError) in
             try keychain.delete(service: item.service, account: item.account, accessGroup: item.group)
         }
     }

@@ -75,6 +75,22 @@ extension AppexError {
             case closed
             case system
             case frameTooLarge = "frame-too-large"
+
+            // Shared stores and the keychain
+            case missingEntitlement = "missing-entitlement"
+            case teamMismatch = "team-mismatch"
+            case untrustedProcess = "untrusted-process"
+            case invalidName = "invalid-name"
+            case notLoggedIn = "not-logged-in"
+            case hostOnly = "host-only"
+            case duplicateItem = "duplicate-item"
+            case itemNotFound = "item-not-found"
+            case keyUnavailable = "key-unavailable"
+            case corruptItem = "corrupt-item"
+            case invalidValue = "invalid-value"
+            case corruptValue = "corrupt-value"
+            case conflict
+            case storage
         }
 
         internal let storage: Storage
@@ -143,6 +159,45 @@ extension AppexError.Code {
     public static var system: Self { .init(.system) }
     /// A frame is larger than this side allows to send.
     public static var frameTooLarge: Self { .init(.frameTooLarge) }
+
+    // MARK: Shared stores and the keychain
+
+    /// The process's signed entitlements do not include the group (the Linux answer to
+    /// `errSecMissingEntitlement`, -34018); the context names the entitlement and the group.
+    public static var missingEntitlement: Self { .init(.missingEntitlement) }
+    /// The group belongs to another signing team than the process's.
+    public static var teamMismatch: Self { .init(.teamMismatch) }
+    /// The process's bundle could not vouch for it: unsigned, invalid or missing.
+    public static var untrustedProcess: Self { .init(.untrustedProcess) }
+    /// A group or suite name that cannot name a container.
+    public static var invalidName: Self { .init(.invalidName) }
+    /// The call needs a signed-in user and there is none: the host has not logged in (or
+    /// logged out), or no session is stored.
+    public static var notLoggedIn: Self { .init(.notLoggedIn) }
+    /// Only the host app may do this (an extension asked).
+    public static var hostOnly: Self { .init(.hostOnly) }
+    /// A keychain item with the same service, account and access group exists
+    /// (`errSecDuplicateItem`, -25299).
+    public static var duplicateItem: Self { .init(.duplicateItem) }
+    /// No keychain item matches (`errSecItemNotFound`, -25300).
+    public static var itemNotFound: Self { .init(.itemNotFound) }
+    /// The keychain's root key is missing or does not open this keychain (it was deleted,
+    /// replaced, or belongs to another keychain): its items cannot be decrypted.
+    public static var keyUnavailable: Self { .init(.keyUnavailable) }
+    /// A stored item failed authentication: the database was edited or damaged outside Appex
+    /// (`errSecDecode`, -26275).
+    public static var corruptItem: Self { .init(.corruptItem) }
+    /// A value that cannot be stored so that every process can read it back (too many
+    /// elements or too deeply nested for the property-list reader's limits).
+    public static var invalidValue: Self { .init(.invalidValue) }
+    /// A stored value cannot be read: it was written outside Appex or damaged (it may hold
+    /// what Appex refuses to read, such as a set). Only that key is affected.
+    public static var corruptValue: Self { .init(.corruptValue) }
+    /// Another process changed the state this call relied on (a data-sharing switch at the
+    /// same moment, or a suite that is no longer the process's defaults); nothing was changed.
+    public static var conflict: Self { .init(.conflict) }
+    /// The file system or database under a store failed, or a token storage did.
+    public static var storage: Self { .init(.storage) }
 }
 
 // MARK: - Context
