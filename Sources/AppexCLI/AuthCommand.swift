@@ -129,7 +129,7 @@ struct AuthRevoke: AsyncParsableCommand {
         let manager = try session.tokenManager()
         try await reporting {
             guard let refresh = try manager.storedTokens()?.refreshToken else {
-                throw AuthError(.notLoggedIn, "no refresh token is stored for \(manager.clientID)")
+                throw AppexError(.notLoggedIn, "no refresh token is stored for \(manager.clientID)")
             }
             try await manager.revoke(refreshToken: refresh)
         }

@@ -91,6 +91,12 @@ extension AppexError {
             case corruptValue = "corrupt-value"
             case conflict
             case storage
+
+            // Tokens and login
+            case reauthenticationRequired = "reauthentication-required"
+            case rejected
+            case retryable
+            case configuration
         }
 
         internal let storage: Storage
@@ -198,12 +204,31 @@ extension AppexError.Code {
     public static var conflict: Self { .init(.conflict) }
     /// The file system or database under a store failed, or a token storage did.
     public static var storage: Self { .init(.storage) }
+
+    // MARK: Tokens and login
+    //
+    // What to do: `notLoggedIn` and `reauthenticationRequired` need the host (only it can log
+    // in); `retryable` may succeed later and is never retried in a loop inside an extension;
+    // `rejected` is the server's final answer to this request; `configuration` and `storage`
+    // are bugs or broken setups.
+
+    /// The session can no longer be refreshed (`invalid_grant` after checking for a newer
+    /// token): it was cleared, the login status says logged out, and only the host can log in.
+    public static var reauthenticationRequired: Self { .init(.reauthenticationRequired) }
+    /// The server answered this request with an OAuth error (``AppexError/Context/oauthError``
+    /// says which) or refused it.
+    public static var rejected: Self { .init(.rejected) }
+    /// A failure that may pass: the network, a 5xx answer, a refresh lock held too long.
+    public static var retryable: Self { .init(.retryable) }
+    /// The OAuth configuration or the server's metadata is unusable.
+    public static var configuration: Self { .init(.configuration) }
 }
 
 // MARK: - Context
 
 extension AppexError {
-    /// What a failure is about: whichever of these apply are set.
+    /// What a failure is about: whichever of these apply are set (for a token request, the
+    /// server's OAuth error and HTTP status).
     public struct Context: Hashable, Sendable {
         /// The bundle identifier of the bundle or process involved.
         public var bundleIdentifier: String?
@@ -221,10 +246,16 @@ extension AppexError {
         /// The process at the other end: the extension process (on the host's side), or the
         /// peer of an IPC connection.
         public var peer: Int32?
+        /// The OAuth server's `error` code (`invalid_grant`, `invalid_client`, ...), when it
+        /// sent one.
+        public var oauthError: String?
+        /// The HTTP status of the server's answer, when there was one.
+        public var httpStatus: Int?
 
         /// Makes a context; every part defaults to `nil`.
         public init(bundleIdentifier: String? = nil, path: String? = nil, key: String? = nil, entitlement: String? = nil,
-                    group: String? = nil, extensionPoint: ExtensionPointIdentifier? = nil, peer: Int32? = nil) {
+                    group: String? = nil, extensionPoint: ExtensionPointIdentifier? = nil, peer: Int32? = nil,
+                    oauthError: String? = nil, httpStatus: Int? = nil) {
             self.bundleIdentifier = bundleIdentifier
             self.path = path
             self.key = key
@@ -232,6 +263,8 @@ extension AppexError {
             self.group = group
             self.extensionPoint = extensionPoint
             self.peer = peer
+            self.oauthError = oauthError
+            self.httpStatus = httpStatus
         }
     }
 }
