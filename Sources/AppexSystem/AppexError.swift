@@ -136,7 +136,8 @@ extension AppexError.Code {
 
     // MARK: Extension processes and calls
 
-    /// The extension's process could not be started.
+    /// The extension's process could not be started or did not complete the handshake; inside
+    /// the extension, the process could not take up its host's connection.
     public static var launchFailed: Self { .init(.launchFailed) }
     /// The extension's process ended while calls were pending (Mirrors XPC's interruption);
     /// the next call launches it again.
