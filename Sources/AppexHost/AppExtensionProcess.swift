@@ -107,7 +107,8 @@ public final class AppExtensionProcess: Sendable {
     public let configuration: Configuration
     /// The distributed-actor system over this process's connection: resolve the extension's
     /// `@Resolvable` interfaces with it (the process is launched on the first call), and export
-    /// the host's own actors for the extension to call.
+    /// the host's own actors for the extension to call. A remote call fails as
+    /// ``send(_:expecting:timeout:)`` does, with the same ``AppexError`` codes.
     public let actorSystem = IPCActorSystem()
     /// The thread that reads this process's connection (across relaunches) and starts the
     /// handlers of the extension's calls. A caller that prefers it
@@ -152,9 +153,11 @@ public final class AppExtensionProcess: Sendable {
         self.discovery = discovery
         executor = IPCExecutor(name: "appex.process")
         let identity = configuration.identity
-        actorSystem.attach(provider: { [weak self] in
+        // Remote calls take the path of `send`: launched on demand, counted as activity, and
+        // failing with the same codes (an extension that dies during one is `interrupted`).
+        actorSystem.attach(caller: { [weak self] invocation throws(AppexError) in
             guard let self else { throw AppexError(.invalidated, "the extension process is gone", context: Self.errorContext(identity)) }
-            return try await self.runningOffPool().connection
+            return try await self.perform(invocation, kind: .invocation, timeout: nil).bytes
         })
     }
 
@@ -209,11 +212,18 @@ public final class AppExtensionProcess: Sendable {
     /// Sends raw bytes and returns the reply where it arrived: a large reply that came in the
     /// extension's sealed shared memory is read in place, never copied (see `Payload`).
     public func callInPlace(_ request: [UInt8], timeout: Duration? = nil) async throws(AppexError) -> Payload {
+        try await perform(request, kind: .request, timeout: timeout)
+    }
+
+    /// One call of `kind` — a request of `send`, or a remote actor's invocation — on the
+    /// running process, launched if needed; counted as activity for the idle timeout; a failure
+    /// as ``translate(_:child:)`` reports it.
+    private func perform(_ request: [UInt8], kind: Frame.Kind, timeout: Duration?) async throws(AppexError) -> Payload {
         let child = try await runningOffPool()
         child.activity.withLock { $0.inFlight += 1; $0.generation &+= 1 }
         defer { callEnded(child) }
         do {
-            return try await child.connection.callInPlace(request, timeout: timeout)
+            return try await child.connection.callInPlace(request, kind: kind, timeout: timeout)
         } catch {
             throw translate(error, child: child)
         }

@@ -48,26 +48,29 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
     }
 
     private let state = Mutex(State())
-    /// Where calls get their connection. A struct, not a bare closure: a `Mutex` of a function
-    /// type reabstracts it on every `withLock` write-back, and the thunks pile up — each remote
-    /// call got slower than the last (measured: 250 µs → 2 ms over 20,000 calls).
-    private struct ConnectionProvider: Sendable {
-        let connection: @Sendable () async throws -> IPCConnection
+    /// Where calls go. A struct, not a bare closure: a `Mutex` of a function type reabstracts
+    /// it on every `withLock` write-back, and the thunks pile up — each remote call got slower
+    /// than the last (measured: 250 µs → 2 ms over 20,000 calls).
+    private struct Caller: Sendable {
+        let call: @Sendable (_ invocation: [UInt8]) async throws(AppexError) -> [UInt8]
     }
-    private let connectionProvider = Mutex<ConnectionProvider?>(nil)
+    private let caller = Mutex<Caller?>(nil)
 
     /// A system not yet attached to a connection; attach it before remote calls.
     public init() {}
 
     /// The connection remote calls go over.
     public func attach(_ connection: IPCConnection) {
-        connectionProvider.withLock { $0 = ConnectionProvider(connection: { connection }) }
+        caller.withLock { $0 = Caller(call: { invocation throws(AppexError) in try await connection.call(invocation, kind: .invocation) }) }
     }
 
-    /// Where remote calls get their connection, asked at every call: lets an owner launch the
-    /// peer on demand and hand out the current connection after a relaunch.
-    public func attach(provider: @escaping @Sendable () async throws -> IPCConnection) {
-        connectionProvider.withLock { $0 = ConnectionProvider(connection: provider) }
+    /// Where remote calls go, asked at every call: `call` sends an encoded invocation as an
+    /// ``Frame/Kind/invocation`` frame and returns the reply's bytes. Lets an owner launch the
+    /// peer on demand, follow it across relaunches, and report a remote call's failure as it
+    /// reports its other calls' (an `AppExtensionProcess` says `interrupted` when the extension
+    /// dies during the call, for a remote call as for `send`).
+    public func attach(caller call: @escaping @Sendable (_ invocation: [UInt8]) async throws(AppexError) -> [UInt8]) {
+        caller.withLock { $0 = Caller(call: call) }
     }
 
     /// Makes `actor` callable from the other side as `name`. Call it right after the actor's
@@ -121,13 +124,12 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
         _ = try await send(actor.id, target: target, invocation: invocation)
     }
 
-    private func send(_ id: ActorID, target: RemoteCallTarget, invocation: IPCInvocationEncoder) async throws -> [UInt8] {
-        guard let provider = connectionProvider.withLock({ $0 }) else {
+    private func send(_ id: ActorID, target: RemoteCallTarget, invocation: IPCInvocationEncoder) async throws(AppexError) -> [UInt8] {
+        guard let caller = caller.withLock({ $0 }) else {
             throw AppexError(.invalidated, "the actor system is not attached to a connection")
         }
-        let connection = try await provider.connection()
         let envelope = Invocation(actor: id.name, target: target.identifier, generics: invocation.generics, arguments: invocation.arguments)
-        return try await connection.call(try InvocationCoding.encode(envelope), kind: .invocation)
+        return try await caller.call(try InvocationCoding.encode(envelope))
     }
 
     // MARK: - Serving
