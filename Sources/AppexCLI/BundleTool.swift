@@ -46,8 +46,10 @@ struct MakeBundle: ParsableCommand {
             throw fail(AppexError(.refused, "--output \(output) must name a bundle ending in .appex"))
         }
         if fileManager.fileExists(atPath: outputPath) {
-            guard force else { throw fail(AppexError(.refused, "\(outputPath) already exists (use --force to replace it)")) }
-            try fileManager.removeItem(atPath: outputPath)
+            guard force else { throw fail(AppexError(.refused, "\(outputPath) already exists (use --force to replace it)", context: AppexError.Context(path: outputPath))) }
+            do { try fileManager.removeItem(atPath: outputPath) } catch {
+                throw fail(AppexError(.fileSystem, "cannot remove \(outputPath)", context: AppexError.Context(path: outputPath), underlyingError: error))
+            }
         }
         let point = try binding()
         let executableName = URL(fileURLWithPath: executable).lastPathComponent
@@ -57,10 +59,13 @@ struct MakeBundle: ParsableCommand {
         }
         var entitlementsData: Data?
         if let entitlements {
-            let data = try Data(contentsOf: URL(fileURLWithPath: entitlements))
+            let data: Data
+            do { data = try Data(contentsOf: URL(fileURLWithPath: entitlements)) } catch {
+                throw fail(AppexError(.fileSystem, "cannot read the entitlements file \(entitlements)", context: AppexError.Context(path: entitlements), underlyingError: error))
+            }
             let parsed = Entitlements(data: Array(data), file: entitlements)
             if !parsed.problems.isEmpty {
-                throw fail(AppexError(.invalidBundle, "the entitlements file \(entitlements) has problems", problems: parsed.problems))
+                throw fail(AppexError(.invalidBundle, "the entitlements file \(entitlements) has problems", context: AppexError.Context(path: entitlements), problems: parsed.problems))
             }
             entitlementsData = data
         }
@@ -68,8 +73,8 @@ struct MakeBundle: ParsableCommand {
         // Build beside the destination, then rename into place: a watcher never sees half a bundle.
         let staging = outputPath + ".partial-\(ProcessControl.processIdentifier)"
         try? fileManager.removeItem(atPath: staging)
-        try fileManager.createDirectory(atPath: staging, withIntermediateDirectories: true)
         do {
+            try fileManager.createDirectory(atPath: staging, withIntermediateDirectories: true)
             try fileManager.copyItem(atPath: executable, toPath: staging + "/" + executableName)
             let info: [String: PropertyListValue] = [
                 BundleInfo.Key.bundleIdentifier: .string(bundleIdentifier),
@@ -89,9 +94,12 @@ struct MakeBundle: ParsableCommand {
                 try reporting { () throws(AppexError) in _ = try AppexBundle.sign(at: staging, with: signingKey) }
             }
             try fileManager.moveItem(atPath: staging, toPath: outputPath)
+        } catch let error as ExitCode {
+            try? fileManager.removeItem(atPath: staging)
+            throw error  // reported already
         } catch {
             try? fileManager.removeItem(atPath: staging)
-            throw error
+            throw fail(AppexError(.fileSystem, "cannot make \(outputPath)", context: AppexError.Context(path: outputPath), underlyingError: error))
         }
         print("made \(outputPath): \(bundleIdentifier) binds to \(point)\(key == nil ? " (unsigned)" : ", signed")")
     }
@@ -106,7 +114,7 @@ struct MakeBundle: ParsableCommand {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         do { try process.run() } catch {
-            throw fail(AppexError(.launchFailed, "cannot run \(executable) to read its binding: \(error)"))
+            throw fail(AppexError(.launchFailed, "cannot run \(executable) to read its binding", context: AppexError.Context(path: executable), underlyingError: error))
         }
         let pid = process.processIdentifier
         let watchdog = DispatchWorkItem { ProcessControl.signal(Signal.kill, toProcess: pid) }
@@ -116,7 +124,8 @@ struct MakeBundle: ParsableCommand {
         watchdog.cancel()
         let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
         guard process.terminationStatus == 0, let point = ExtensionPointIdentifier(line) else {
-            throw fail(AppexError(.refused, "\(executable) did not print its binding (`--print-binding` exited \(process.terminationStatus), printed \(line.debugDescription)); is it an AppExtension @main?"))
+            throw fail(AppexError(.refused, "\(executable) did not print its binding (`--print-binding` exited \(process.terminationStatus), printed \(line.debugDescription)); is it an AppExtension @main?",
+                                  context: AppexError.Context(path: executable)))
         }
         return point
     }

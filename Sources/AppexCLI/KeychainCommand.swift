@@ -28,14 +28,11 @@ struct ItemOptions: ParsableArguments {
     @Option(name: .customLong("as"), help: ArgumentHelp("Act with this signed bundle's entitlements.", valueName: "BUNDLE"))
     var bundle: String?
 
-    /// Runs `body` on the keychain; a refusal is printed and fails with exit code 1.
+    /// Runs `body` on the keychain; a refusal is reported and fails with exit code 1.
     func run<Result>(_ body: (SharedKeychain) throws(AppexError) -> Result) throws -> Result {
-        do {
+        try reporting { () throws(AppexError) in
             let context = try bundle.map { path throws(AppexError) in try ProcessContext(bundleAt: path) } ?? .owner
             return try body(SharedKeychain(context: context))
-        } catch {
-            printError("appex: \(error)")
-            throw ExitCode.failure
         }
     }
 }
@@ -78,8 +75,8 @@ struct KeychainFind: ParsableCommand {
             try keychain.item(service: item.service, account: item.account, accessGroup: item.group)
         }
         guard let found else {
-            printError("appex: item-not-found: no item for service \(item.service), account \(item.account)\(item.group.map { " in access group \($0)" } ?? "")")
-            throw ExitCode.failure
+            throw fail(AppexError(.itemNotFound, "no item for service \(item.service), account \(item.account)\(item.group.map { " in access group \($0)" } ?? "")",
+                                  context: AppexError.Context(group: item.group)))
         }
         if attributes {
             var shown: [String: PropertyListValue] = [
