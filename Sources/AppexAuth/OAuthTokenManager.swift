@@ -146,7 +146,8 @@ public final class OAuthTokenManager: Sendable {
             if latest.accessToken != stale.accessToken && !latest.expires(within: 0) { return latest }
             guard let refreshToken = latest.refreshToken else {
                 try clearSession()
-                throw AppexError(.reauthenticationRequired, "the session of client \(clientID) has no refresh token and its access token expired: log in again in the host app")
+                throw AppexError(.reauthenticationRequired, "the session of client \(clientID) has no refresh token and its access token expired: log in again in the host app",
+                                 context: AppexError.Context(group: configuration.appGroup))
             }
             switch await refreshAccessToken(refreshToken: refreshToken) {
             case .success(let tokens):
@@ -159,9 +160,9 @@ public final class OAuthTokenManager: Sendable {
                     // A newer session may have been stored meanwhile (the host logged in again).
                     if let again = try storedTokens(), again.refreshToken != refreshToken { return again }
                     try clearSession()
-                    throw AppexError(.reauthenticationRequired, "the server refused the refresh token of client \(clientID) (invalid_grant\(description.map { ": \($0)" } ?? "")): the session was cleared and the login status says logged out; log in again in the host app", context: AppexError.Context(oauthError: error, httpStatus: status))
+                    throw AppexError(.reauthenticationRequired, "the server refused the refresh token of client \(clientID) (invalid_grant\(description.map { ": \($0)" } ?? "")): the session was cleared and the login status says logged out; log in again in the host app", context: AppexError.Context(group: configuration.appGroup, oauthError: error, httpStatus: status))
                 }
-                throw AppexError(.rejected, "the server refused the refresh of client \(clientID): \(error)\(description.map { " (\($0))" } ?? "")", context: AppexError.Context(oauthError: error, httpStatus: status))
+                throw AppexError(.rejected, "the server refused the refresh of client \(clientID): \(error)\(description.map { " (\($0))" } ?? "")", context: AppexError.Context(group: configuration.appGroup, oauthError: error, httpStatus: status))
             }
         }
     }
