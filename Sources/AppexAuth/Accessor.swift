@@ -44,18 +44,18 @@ public struct AccessorBuilder: Sendable {
 
     /// The accessor.
     ///
-    /// - Throws: ``AuthError`` `configuration` without `.oauth`, `storage` when the app group
+    /// - Throws: ``AppexError`` `configuration` without `.oauth`, `storage` when the app group
     ///   or the storage cannot be opened (a missing entitlement is named).
-    public func build() throws(AuthError) -> Accessor {
-        guard options.contains(.oauth) else { throw AuthError(.configuration, "the accessor has no option: add .option(.oauth)") }
+    public func build() throws(AppexError) -> Accessor {
+        guard options.contains(.oauth) else { throw AppexError(.configuration, "the accessor has no option: add .option(.oauth)") }
         return Accessor(tokenManager: try makeTokenManager())
     }
 
     /// The token manager for this builder's context (the host's builder uses it too).
-    public func makeTokenManager() throws(AuthError) -> OAuthTokenManager {
+    public func makeTokenManager() throws(AppexError) -> OAuthTokenManager {
         let group: AppGroup
         do { group = try AppGroup(configuration.appGroup, context: context, environment: environment) } catch {
-            throw AuthError(.storage, "cannot open app group \(configuration.appGroup): \(error)")
+            throw AppexError(.storage, "cannot open app group \(configuration.appGroup)", context: AppexError.Context(group: configuration.appGroup), underlyingError: error)
         }
         let storage: any TokenStorage
         switch configuration.storage {
@@ -64,7 +64,7 @@ public struct AccessorBuilder: Sendable {
                 storage = KeychainTokenStorage(keychain: try SharedKeychain(context: context, environment: environment),
                                                accessGroup: configuration.tokenAccessGroup)
             } catch {
-                throw AuthError(.storage, "cannot open the shared keychain: \(error)")
+                throw AppexError(.storage, "cannot open the shared keychain", underlyingError: error)
             }
         case .defaults:
             storage = try DefaultsTokenStorage(group: group)

@@ -16,22 +16,22 @@ package enum HTTP {
     }()
 
     /// Sends `request`; returns the body and the response.
-    package static func send(_ request: URLRequest) async throws(AuthError) -> (Data, HTTPURLResponse) {
+    package static func send(_ request: URLRequest) async throws(AppexError) -> (Data, HTTPURLResponse) {
         do {
             let (data, response) = try await session.data(for: request)
             guard let http = response as? HTTPURLResponse else {
-                throw AuthError(.retryable, "\(request.url?.absoluteString ?? "?") gave no HTTP answer")
+                throw AppexError(.retryable, "\(request.url?.absoluteString ?? "?") gave no HTTP answer")
             }
             return (data, http)
-        } catch let error as AuthError {
+        } catch let error as AppexError {
             throw error
         } catch {
-            throw AuthError(.retryable, "cannot reach \(request.url?.absoluteString ?? "?"): \(error.localizedDescription)")
+            throw AppexError(.retryable, "cannot reach \(request.url?.absoluteString ?? "?")", underlyingError: error)
         }
     }
 
     /// GETs `url`; returns the body and the status.
-    package static func get(_ url: URL) async throws(AuthError) -> (Data, Int) {
+    package static func get(_ url: URL) async throws(AppexError) -> (Data, Int) {
         var request = URLRequest(url: url)
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         let (data, response) = try await send(request)
@@ -39,7 +39,7 @@ package enum HTTP {
     }
 
     /// POSTs `form` as `application/x-www-form-urlencoded`.
-    package static func postForm(_ url: URL, _ form: [(String, String)]) async throws(AuthError) -> (Data, HTTPURLResponse) {
+    package static func postForm(_ url: URL, _ form: [(String, String)]) async throws(AppexError) -> (Data, HTTPURLResponse) {
         var request = URLRequest(url: url)
         request.httpMethod = "POST"
         request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")

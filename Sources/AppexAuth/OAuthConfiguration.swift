@@ -73,13 +73,13 @@ public struct OAuthConfiguration: Codable, Sendable, Hashable {
 
     /// Reads the JSON form from `path`.
     ///
-    /// - Throws: ``AuthError`` `configuration`, naming the file and what is wrong in it.
-    public static func load(from path: String) throws(AuthError) -> OAuthConfiguration {
+    /// - Throws: ``AppexError`` `configuration`, naming the file and what is wrong in it.
+    public static func load(from path: String) throws(AppexError) -> OAuthConfiguration {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw AuthError(.configuration, "cannot read the OAuth configuration \(path)")
+            throw AppexError(.configuration, "cannot read the OAuth configuration \(path)", context: AppexError.Context(path: path))
         }
         do { return try JSONDecoder().decode(OAuthConfiguration.self, from: data) } catch {
-            throw AuthError(.configuration, "the OAuth configuration \(path) is not valid: \(error)")
+            throw AppexError(.configuration, "the OAuth configuration \(path) is not valid", context: AppexError.Context(path: path), underlyingError: error)
         }
     }
 }

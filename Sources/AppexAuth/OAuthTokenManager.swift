@@ -55,17 +55,17 @@ public final class OAuthTokenManager: Sendable {
     }
 
     /// A manager for the session in `storage`, shared through `group`.
-    public init(configuration: OAuthConfiguration, storage: any TokenStorage, group: AppGroup, leeway: TimeInterval = 5, clientID: String? = nil) throws(AuthError) {
+    public init(configuration: OAuthConfiguration, storage: any TokenStorage, group: AppGroup, leeway: TimeInterval = 5, clientID: String? = nil) throws(AppexError) {
         self.configuration = configuration
         self.storage = storage
         self.leeway = leeway
         self.clientIDOverride = clientID
         do { loginStatus = try LoginStatus(group: group) } catch {
-            throw AuthError(.storage, "cannot open the login status of \(group.identifier): \(error)")
+            throw AppexError(.storage, "cannot open the login status of \(group.identifier)", context: AppexError.Context(group: group.identifier), underlyingError: error)
         }
         let directory = group.containerPath + "/Library/Auth"
         do { try group.environment.makePrivateDirectory(directory) } catch {
-            throw AuthError(.storage, "cannot make \(directory): \(error.message)")
+            throw AppexError(.storage, "cannot make \(directory)", context: AppexError.Context(path: directory, group: group.identifier), underlyingError: error)
         }
         lock = RefreshLock(path: directory + "/refresh.lock")
     }
@@ -73,7 +73,7 @@ public final class OAuthTokenManager: Sendable {
     // MARK: - The stored session
 
     /// The stored token set, or `nil` when no one is logged in.
-    public func storedTokens() throws(AuthError) -> TokenSet? {
+    public func storedTokens() throws(AppexError) -> TokenSet? {
         guard let data = try storage.read(key: storageKey) else { return nil }
         if let last = decoded.withLock({ $0 }), last.bytes == data { return last.tokens }
         let tokens = try TokenSet.decoded(from: data, key: storageKey)
@@ -82,15 +82,15 @@ public final class OAuthTokenManager: Sendable {
     }
 
     /// Stores a token set (the host after login; the manager after each refresh).
-    package func store(_ tokens: TokenSet) throws(AuthError) {
+    package func store(_ tokens: TokenSet) throws(AppexError) {
         try storage.write(key: storageKey, data: tokens.encoded())
     }
 
     /// Clears the session and publishes "logged out" (any process may end a session).
-    public func clearSession() throws(AuthError) {
+    public func clearSession() throws(AppexError) {
         try storage.delete(key: storageKey)
         do { try loginStatus.publish(nil) } catch {
-            throw AuthError(.storage, "cannot publish the logout: \(error)")
+            throw AppexError(.storage, "cannot publish the logout", context: AppexError.Context(group: configuration.appGroup), underlyingError: error)
         }
     }
 
@@ -103,7 +103,7 @@ public final class OAuthTokenManager: Sendable {
         /// The server's error answer: `error` (`invalid_grant`, ...), its description, the status.
         case errorResponse(error: String, description: String?, status: Int)
         /// No usable answer: the network, or a 5xx.
-        case transportError(AuthError)
+        case transportError(AppexError)
     }
 
     /// One refresh request with `refreshToken` (RFC 6749 §6), exactly as the server answers it:
@@ -120,7 +120,7 @@ public final class OAuthTokenManager: Sendable {
             if (400..<500).contains(response.statusCode), let error = try? JSONDecoder().decode(ErrorResponse.self, from: data) {
                 return .errorResponse(error: error.error, description: error.error_description, status: response.statusCode)
             }
-            return .transportError(AuthError(.retryable, "the token endpoint \(endpoints.token) answered HTTP \(response.statusCode)", status: response.statusCode))
+            return .transportError(AppexError(.retryable, "the token endpoint \(endpoints.token) answered HTTP \(response.statusCode)", context: AppexError.Context(httpStatus: response.statusCode)))
         } catch {
             return .transportError(error)
         }
@@ -129,8 +129,8 @@ public final class OAuthTokenManager: Sendable {
     /// A token set whose access token is not about to expire: the stored one, or one refreshed
     /// under the cross-process lock.
     ///
-    /// - Throws: ``AuthError``: `notLoggedIn`, `reauthenticationRequired`, `retryable`, `storage`.
-    public func freshTokens() async throws(AuthError) -> TokenSet {
+    /// - Throws: ``AppexError``: `notLoggedIn`, `reauthenticationRequired`, `retryable`, `storage`.
+    public func freshTokens() async throws(AppexError) -> TokenSet {
         guard let current = try storedTokens() else { throw notLoggedIn() }
         if !current.needsRefresh(leeway: leeway) { return current }
         return try await refresh(replacing: current)
@@ -138,15 +138,16 @@ public final class OAuthTokenManager: Sendable {
 
     /// Refreshes `stale` unless a sibling already did: at most one refresh in flight across all
     /// processes sharing the storage.
-    package func refresh(replacing stale: TokenSet) async throws(AuthError) -> TokenSet {
-        try await lock.withLock { () async throws(AuthError) -> TokenSet in
+    package func refresh(replacing stale: TokenSet) async throws(AppexError) -> TokenSet {
+        try await lock.withLock { () async throws(AppexError) -> TokenSet in
             // Under the lock: what is stored now? A sibling may have rotated the tokens while we waited.
             guard let latest = try storedTokens() else { throw notLoggedIn() }
             // Rotated by a sibling while we waited: use it while it lives, do not refresh again.
             if latest.accessToken != stale.accessToken && !latest.expires(within: 0) { return latest }
             guard let refreshToken = latest.refreshToken else {
                 try clearSession()
-                throw AuthError(.reauthenticationRequired, "the session of client \(clientID) has no refresh token and its access token expired: log in again in the host app")
+                throw AppexError(.reauthenticationRequired, "the session of client \(clientID) has no refresh token and its access token expired: log in again in the host app",
+                                 context: AppexError.Context(group: configuration.appGroup))
             }
             switch await refreshAccessToken(refreshToken: refreshToken) {
             case .success(let tokens):
@@ -159,9 +160,9 @@ public final class OAuthTokenManager: Sendable {
                     // A newer session may have been stored meanwhile (the host logged in again).
                     if let again = try storedTokens(), again.refreshToken != refreshToken { return again }
                     try clearSession()
-                    throw AuthError(.reauthenticationRequired, "the server refused the refresh token of client \(clientID) (invalid_grant\(description.map { ": \($0)" } ?? "")): the session was cleared and the login status says logged out; log in again in the host app", oauthError: error, status: status)
+                    throw AppexError(.reauthenticationRequired, "the server refused the refresh token of client \(clientID) (invalid_grant\(description.map { ": \($0)" } ?? "")): the session was cleared and the login status says logged out; log in again in the host app", context: AppexError.Context(group: configuration.appGroup, oauthError: error, httpStatus: status))
                 }
-                throw AuthError(.rejected, "the server refused the refresh of client \(clientID): \(error)\(description.map { " (\($0))" } ?? "")", oauthError: error, status: status)
+                throw AppexError(.rejected, "the server refused the refresh of client \(clientID): \(error)\(description.map { " (\($0))" } ?? "")", context: AppexError.Context(group: configuration.appGroup, oauthError: error, httpStatus: status))
             }
         }
     }
@@ -174,7 +175,7 @@ public final class OAuthTokenManager: Sendable {
     // MARK: - Authorized requests
 
     /// `request` with `Authorization: Bearer <fresh access token>`.
-    public func authorizedRequest(_ request: URLRequest) async throws(AuthError) -> URLRequest {
+    public func authorizedRequest(_ request: URLRequest) async throws(AppexError) -> URLRequest {
         let tokens = try await freshTokens()
         var authorized = request
         authorized.setValue("\(tokens.tokenType.lowercased() == "bearer" ? "Bearer" : tokens.tokenType) \(tokens.accessToken)", forHTTPHeaderField: "Authorization")
@@ -184,8 +185,8 @@ public final class OAuthTokenManager: Sendable {
     /// Sends `request` authorized with a fresh access token; on a 401 whose `WWW-Authenticate`
     /// says `error="invalid_token"`, refreshes (under the lock) and sends it once more.
     ///
-    /// - Throws: ``AuthError`` from getting a token, or `retryable` when the request got no answer.
-    public func data(for request: URLRequest) async throws(AuthError) -> (Data, HTTPURLResponse) {
+    /// - Throws: ``AppexError`` from getting a token, or `retryable` when the request got no answer.
+    public func data(for request: URLRequest) async throws(AppexError) -> (Data, HTTPURLResponse) {
         let tokens = try await freshTokens()
         let first = try await send(request, with: tokens)
         guard first.1.statusCode == 401, Self.saysInvalidToken(first.1) else { return first }
@@ -193,7 +194,7 @@ public final class OAuthTokenManager: Sendable {
         return try await send(request, with: refreshed)
     }
 
-    private func send(_ request: URLRequest, with tokens: TokenSet) async throws(AuthError) -> (Data, HTTPURLResponse) {
+    private func send(_ request: URLRequest, with tokens: TokenSet) async throws(AppexError) -> (Data, HTTPURLResponse) {
         var authorized = request
         authorized.setValue("Bearer \(tokens.accessToken)", forHTTPHeaderField: "Authorization")
         return try await HTTP.send(authorized)
@@ -209,26 +210,27 @@ public final class OAuthTokenManager: Sendable {
 
     /// Revokes the stored refresh token (RFC 7009; the server also ends its access tokens).
     /// The session stays stored: the next use finds out and reports `reauthenticationRequired`.
-    public func revoke(refreshToken: String) async throws(AuthError) { try await revoke(refreshToken, hint: "refresh_token") }
+    public func revoke(refreshToken: String) async throws(AppexError) { try await revoke(refreshToken, hint: "refresh_token") }
 
     /// Revokes an access token (RFC 7009).
-    public func revoke(accessToken: String) async throws(AuthError) { try await revoke(accessToken, hint: "access_token") }
+    public func revoke(accessToken: String) async throws(AppexError) { try await revoke(accessToken, hint: "access_token") }
 
-    private func revoke(_ token: String, hint: String) async throws(AuthError) {
+    private func revoke(_ token: String, hint: String) async throws(AppexError) {
         let endpoints = try await configuration.resolvedEndpoints()
         guard let endpoint = endpoints.revocation else {
-            throw AuthError(.configuration, "the server of \(configuration.issuer) names no revocation endpoint")
+            throw AppexError(.configuration, "the server of \(configuration.issuer) names no revocation endpoint")
         }
         let (data, response) = try await HTTP.postForm(endpoint, [("token", token), ("token_type_hint", hint)] + clientCredentials)
         guard response.statusCode == 200 else {
             let error = try? JSONDecoder().decode(ErrorResponse.self, from: data)
-            throw AuthError(response.statusCode >= 500 ? .retryable : .rejected,
+            throw AppexError(response.statusCode >= 500 ? .retryable : .rejected,
                             "the revocation endpoint \(endpoint) answered HTTP \(response.statusCode)\(error.map { ": \($0.error)" } ?? "")",
-                            oauthError: error?.error, status: response.statusCode)
+                            context: AppexError.Context(oauthError: error?.error, httpStatus: response.statusCode))
         }
     }
 
-    private func notLoggedIn() -> AuthError {
-        AuthError(.notLoggedIn, "no session of client \(clientID) is stored for app group \(configuration.appGroup): log in in the host app first")
+    private func notLoggedIn() -> AppexError {
+        AppexError(.notLoggedIn, "no session of client \(clientID) is stored for app group \(configuration.appGroup): log in in the host app first",
+                   context: AppexError.Context(group: configuration.appGroup))
     }
 }

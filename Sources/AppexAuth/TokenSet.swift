@@ -59,28 +59,28 @@ public struct TokenSet: Codable, Sendable, Hashable {
     }
 
     /// Encodes for storage.
-    package func encoded() throws(AuthError) -> Data {
+    package func encoded() throws(AppexError) -> Data {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
-        do { return try encoder.encode(self) } catch { throw AuthError(.storage, "cannot encode the token set: \(error)") }
+        do { return try encoder.encode(self) } catch { throw AppexError(.storage, "cannot encode the token set", underlyingError: error) }
     }
 
     /// Decodes a stored token set of this or an older version.
     ///
-    /// - Throws: ``AuthError`` `storage` when the bytes are not a token set, or are of a newer
+    /// - Throws: ``AppexError`` `storage` when the bytes are not a token set, or are of a newer
     ///   format this Appex cannot read (naming both versions).
-    package static func decoded(from data: Data, key: String) throws(AuthError) -> TokenSet {
+    package static func decoded(from data: Data, key: String) throws(AppexError) -> TokenSet {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
         struct Version: Decodable { var version: Int }
         guard let version = try? decoder.decode(Version.self, from: data).version else {
-            throw AuthError(.storage, "the stored token set \(key) is not a token set")
+            throw AppexError(.storage, "the stored token set \(key) is not a token set", context: AppexError.Context(key: key))
         }
         guard version <= currentVersion else {
-            throw AuthError(.storage, "the stored token set \(key) is of format \(version); this Appex reads up to \(currentVersion): update it")
+            throw AppexError(.storage, "the stored token set \(key) is of format \(version); this Appex reads up to \(currentVersion): update it", context: AppexError.Context(key: key))
         }
         do { return try decoder.decode(TokenSet.self, from: data) } catch {
-            throw AuthError(.storage, "the stored token set \(key) (format \(version)) cannot be read: \(error)")
+            throw AppexError(.storage, "the stored token set \(key) (format \(version)) cannot be read", context: AppexError.Context(key: key), underlyingError: error)
         }
     }
 }

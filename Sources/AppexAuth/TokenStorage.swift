@@ -5,11 +5,11 @@ public import Foundation
 /// storage share the session.
 public protocol TokenStorage: Sendable {
     /// The bytes stored under `key`, or `nil`.
-    func read(key: String) throws(AuthError) -> Data?
+    func read(key: String) throws(AppexError) -> Data?
     /// Stores `data` under `key`, durably, replacing what was there.
-    func write(key: String, data: Data) throws(AuthError)
+    func write(key: String, data: Data) throws(AppexError)
     /// Removes `key` (nothing when absent).
-    func delete(key: String) throws(AuthError)
+    func delete(key: String) throws(AppexError)
 }
 
 /// Tokens in the shared keychain, encrypted at rest (the default): one generic-password item
@@ -28,23 +28,23 @@ public struct KeychainTokenStorage: TokenStorage {
         self.accessGroup = accessGroup
     }
 
-    public func read(key: String) throws(AuthError) -> Data? {
+    public func read(key: String) throws(AppexError) -> Data? {
         do { return try keychain.item(service: Self.service, account: key, accessGroup: accessGroup)?.data } catch {
-            throw AuthError(.storage, "cannot read \(key) from the keychain: \(error)")
+            throw AppexError(.storage, "cannot read \(key) from the keychain", context: AppexError.Context(key: key, group: accessGroup), underlyingError: error)
         }
     }
 
-    public func write(key: String, data: Data) throws(AuthError) {
+    public func write(key: String, data: Data) throws(AppexError) {
         do { try keychain.set(data, service: Self.service, account: key, label: "OAuth tokens", accessGroup: accessGroup) } catch {
-            throw AuthError(.storage, "cannot write \(key) to the keychain: \(error)")
+            throw AppexError(.storage, "cannot write \(key) to the keychain", context: AppexError.Context(key: key, group: accessGroup), underlyingError: error)
         }
     }
 
-    public func delete(key: String) throws(AuthError) {
+    public func delete(key: String) throws(AppexError) {
         do { try keychain.delete(service: Self.service, account: key, accessGroup: accessGroup) } catch where error.code == .itemNotFound {
             return
         } catch {
-            throw AuthError(.storage, "cannot delete \(key) from the keychain: \(error)")
+            throw AppexError(.storage, "cannot delete \(key) from the keychain", context: AppexError.Context(key: key, group: accessGroup), underlyingError: error)
         }
     }
 }
@@ -55,19 +55,19 @@ public struct DefaultsTokenStorage: TokenStorage {
     public let defaults: SharedDefaults
 
     /// Storage in the suite `appex.oauth` of `group`.
-    public init(group: AppGroup) throws(AuthError) {
+    public init(group: AppGroup) throws(AppexError) {
         do { defaults = try SharedDefaults(suiteName: "appex.oauth", group: group) } catch {
-            throw AuthError(.storage, "cannot open the token defaults of \(group.identifier): \(error)")
+            throw AppexError(.storage, "cannot open the token defaults of \(group.identifier)", context: AppexError.Context(group: group.identifier), underlyingError: error)
         }
     }
 
-    public func read(key: String) throws(AuthError) -> Data? { defaults.data(forKey: key) }
+    public func read(key: String) throws(AppexError) -> Data? { defaults.data(forKey: key) }
 
-    public func write(key: String, data: Data) throws(AuthError) {
-        do { try defaults.set(data, forKey: key) } catch { throw AuthError(.storage, "cannot write \(key) to \(defaults.path): \(error)") }
+    public func write(key: String, data: Data) throws(AppexError) {
+        do { try defaults.set(data, forKey: key) } catch { throw AppexError(.storage, "cannot write \(key) to \(defaults.path)", context: AppexError.Context(path: defaults.path, key: key), underlyingError: error) }
     }
 
-    public func delete(key: String) throws(AuthError) {
-        do { try defaults.removeObject(forKey: key) } catch { throw AuthError(.storage, "cannot delete \(key) from \(defaults.path): \(error)") }
+    public func delete(key: String) throws(AppexError) {
+        do { try defaults.removeObject(forKey: key) } catch { throw AppexError(.storage, "cannot delete \(key) from \(defaults.path)", context: AppexError.Context(path: defaults.path, key: key), underlyingError: error) }
     }
 }

@@ -13,15 +13,15 @@ extension OAuthLogin {
     ///   - name: the client's name.
     ///   - grantTypes: what it will use (besides `refresh_token`, some servers allow one).
     ///   - redirectURIs: its redirect URIs (loopback ones for code + PKCE).
-    /// - Throws: ``AuthError`` `configuration` when the server has no registration endpoint,
+    /// - Throws: ``AppexError`` `configuration` when the server has no registration endpoint,
     ///   `rejected` with the server's error, `retryable`, `storage`.
     @discardableResult
     public func registerClient(name: String, grantTypes: [String] = ["password", "refresh_token"],
-                               redirectURIs: [URL] = []) async throws(AuthError) -> RegisteredClient {
+                               redirectURIs: [URL] = []) async throws(AppexError) -> RegisteredClient {
         let configuration = tokenManager.configuration
         let endpoints = try await configuration.resolvedEndpoints()
         guard let endpoint = endpoints.registration else {
-            throw AuthError(.configuration, "the server of \(configuration.issuer) names no registration endpoint (RFC 7591)")
+            throw AppexError(.configuration, "the server of \(configuration.issuer) names no registration endpoint (RFC 7591)")
         }
         struct Metadata: Encodable {
             var client_name: String
@@ -38,7 +38,7 @@ extension OAuthLogin {
             request.httpBody = try JSONEncoder().encode(Metadata(client_name: name, grant_types: grantTypes,
                                                                  redirect_uris: redirectURIs.map(\.absoluteString), scope: configuration.scopes.joined(separator: " ")))
         } catch {
-            throw AuthError(.configuration, "cannot encode the registration of \(name): \(error)")
+            throw AppexError(.configuration, "cannot encode the registration of \(name)", underlyingError: error)
         }
         let (data, response) = try await HTTP.send(request)
         // The server may echo fields it does not send back (client_id_issued_at, ...): only these are read.
@@ -51,30 +51,30 @@ extension OAuthLogin {
         guard response.statusCode == 201 || response.statusCode == 200, let answer = try? JSONDecoder().decode(Answer.self, from: data) else {
             struct Refusal: Decodable { var error: String; var error_description: String? }
             let refusal = try? JSONDecoder().decode(Refusal.self, from: data)
-            throw AuthError(response.statusCode >= 500 ? .retryable : .rejected,
+            throw AppexError(response.statusCode >= 500 ? .retryable : .rejected,
                             "the registration endpoint \(endpoint) answered HTTP \(response.statusCode)\(refusal.map { ": \($0.error)" } ?? "")",
-                            oauthError: refusal?.error, status: response.statusCode)
+                            context: AppexError.Context(oauthError: refusal?.error, httpStatus: response.statusCode))
         }
         let client = RegisteredClient(clientID: answer.client_id, clientSecret: answer.client_secret,
                                       registrationAccessToken: answer.registration_access_token, registrationClientURI: answer.registration_client_uri)
         let encoded: Data
-        do { encoded = try JSONEncoder().encode(client) } catch { throw AuthError(.storage, "cannot encode the registered client: \(error)") }
+        do { encoded = try JSONEncoder().encode(client) } catch { throw AppexError(.storage, "cannot encode the registered client", underlyingError: error) }
         try tokenManager.storage.write(key: RegisteredClient.storageKey, data: encoded)
         return client
     }
 
     /// Deletes the stored client's registration at the server (RFC 7592). The identity stays
     /// stored: its next use fails with the server's `invalid_client`.
-    public func deleteRegistration() async throws(AuthError) {
+    public func deleteRegistration() async throws(AppexError) {
         guard let client = tokenManager.registeredClient, let uri = client.registrationClientURI, let token = client.registrationAccessToken else {
-            throw AuthError(.configuration, "no registered client with a registration URI and token is stored")
+            throw AppexError(.configuration, "no registered client with a registration URI and token is stored")
         }
         var request = URLRequest(url: uri)
         request.httpMethod = "DELETE"
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         let (_, response) = try await HTTP.send(request)
         guard response.statusCode == 204 || response.statusCode == 200 else {
-            throw AuthError(response.statusCode >= 500 ? .retryable : .rejected, "deleting the registration at \(uri) answered HTTP \(response.statusCode)", status: response.statusCode)
+            throw AppexError(response.statusCode >= 500 ? .retryable : .rejected, "deleting the registration at \(uri) answered HTTP \(response.statusCode)", context: AppexError.Context(httpStatus: response.statusCode))
         }
     }
 }

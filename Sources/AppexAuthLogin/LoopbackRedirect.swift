@@ -17,12 +17,12 @@ final class LoopbackRedirect: Sendable {
     func cancel() { cancelled.withLock { $0 = true } }
 
     /// Listens on 127.0.0.1, on an ephemeral port.
-    init() throws(AuthError) {
+    init() throws(AppexError) {
         do { listener = try LoopbackListener() } catch {
-            throw AuthError(.retryable, "cannot listen on 127.0.0.1 for the redirect: \(error)")
+            throw AppexError(.retryable, "cannot listen on 127.0.0.1 for the redirect", underlyingError: error)
         }
         guard let uri = URL(string: "http://127.0.0.1:\(listener.port)/callback") else {
-            throw AuthError(.configuration, "cannot make the redirect URI for port \(listener.port)")
+            throw AppexError(.configuration, "cannot make the redirect URI for port \(listener.port)")
         }
         redirectURI = uri
     }
@@ -30,19 +30,19 @@ final class LoopbackRedirect: Sendable {
     /// The callback's query parameters: waits (on a thread of its own) for a request to
     /// `/callback`, answers it with a page the user can close, and returns.
     ///
-    /// Fails with ``AuthError`` `retryable` when no callback came within `timeout`.
-    func callback(timeout: Duration) async -> Result<[String: String], AuthError> {
-        let result: Result<[String: String], AuthError> = await withCheckedContinuation { continuation in
+    /// Fails with ``AppexError`` `retryable` when no callback came within `timeout`.
+    func callback(timeout: Duration) async -> Result<[String: String], AppexError> {
+        let result: Result<[String: String], AppexError> = await withCheckedContinuation { continuation in
             let started = startDetachedThread(name: "appex.loopback") { [self] in
                 continuation.resume(returning: serve(until: ContinuousClock.now + timeout))
             }
-            if !started { continuation.resume(returning: .failure(AuthError(.retryable, "cannot start the loopback listener's thread"))) }
+            if !started { continuation.resume(returning: .failure(AppexError(.retryable, "cannot start the loopback listener's thread"))) }
         }
         return result
     }
 
     /// Accepts connections until one asks for `/callback` or the deadline passes.
-    private func serve(until deadline: ContinuousClock.Instant) -> Result<[String: String], AuthError> {
+    private func serve(until deadline: ContinuousClock.Instant) -> Result<[String: String], AppexError> {
         while ContinuousClock.now < deadline && !cancelled.withLock({ $0 }) {
             guard let client = try? listener.accept(timeoutMilliseconds: 200) else { continue }
             // The request line and headers only, at most 16 KiB: nothing else is read.
@@ -57,8 +57,8 @@ final class LoopbackRedirect: Sendable {
             for item in components.queryItems ?? [] { query[item.name] = item.value ?? "" }
             return .success(query)
         }
-        if cancelled.withLock({ $0 }) { return .failure(AuthError(.retryable, "the login was abandoned")) }
-        return .failure(AuthError(.retryable, "no authorization callback reached the loopback redirect \(redirectURI) in time"))
+        if cancelled.withLock({ $0 }) { return .failure(AppexError(.retryable, "the login was abandoned")) }
+        return .failure(AppexError(.retryable, "no authorization callback reached the loopback redirect \(redirectURI) in time"))
     }
 
     private static func respond(_ client: OwnedDescriptor, status: String, body: String) {

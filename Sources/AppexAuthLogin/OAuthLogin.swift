@@ -31,11 +31,12 @@ public struct HostAccessorBuilder: Sendable {
 
     /// The host's accessor.
     ///
-    /// - Throws: ``AuthError`` `configuration` when the context is an app extension's (only a
+    /// - Throws: ``AppexError`` `configuration` when the context is an app extension's (only a
     ///   host logs in), or what ``AccessorBuilder/build()`` throws.
-    public func build() throws(AuthError) -> HostAccessor {
+    public func build() throws(AppexError) -> HostAccessor {
         guard builder.context.kind == .hostApp else {
-            throw AuthError(.configuration, "\(builder.context.bundleIdentifier ?? "?") is an app extension: only the host app logs in")
+            throw AppexError(.configuration, "\(builder.context.bundleIdentifier ?? "?") is an app extension: only the host app logs in",
+                             context: AppexError.Context(bundleIdentifier: builder.context.bundleIdentifier))
         }
         let manager = try builder.build().tokenManager
         return HostAccessor(tokenManager: manager, login: OAuthLogin(tokenManager: manager))
@@ -59,10 +60,10 @@ public struct OAuthLogin: Sendable {
     /// The resource owner password grant (RFC 6749 §4.3), for tests and tools.
     ///
     /// - Returns: the user now logged in.
-    /// - Throws: ``AuthError`` `rejected` (wrong password: `invalid_grant`), `retryable`,
+    /// - Throws: ``AppexError`` `rejected` (wrong password: `invalid_grant`), `retryable`,
     ///   `configuration`, `storage`.
     @discardableResult
-    public func password(user: String, password: String) async throws(AuthError) -> UserAccount {
+    public func password(user: String, password: String) async throws(AppexError) -> UserAccount {
         var form = [("grant_type", "password"), ("username", user), ("password", password)] + tokenManager.clientCredentials
         let scopes = tokenManager.configuration.scopes
         if !scopes.isEmpty { form.append(("scope", scopes.joined(separator: " "))) }
@@ -71,7 +72,7 @@ public struct OAuthLogin: Sendable {
     }
 
     /// Logs out: revokes the refresh token (best effort), clears the session, publishes logged out.
-    public func logout() async throws(AuthError) {
+    public func logout() async throws(AppexError) {
         if let tokens = try tokenManager.storedTokens(), let refresh = tokens.refreshToken {
             try? await tokenManager.revoke(refreshToken: refresh)
         }
@@ -79,7 +80,7 @@ public struct OAuthLogin: Sendable {
     }
 
     /// Posts a token request; returns the token set or the server's refusal.
-    func requestTokens(_ form: [(String, String)]) async throws(AuthError) -> TokenSet {
+    func requestTokens(_ form: [(String, String)]) async throws(AppexError) -> TokenSet {
         let endpoints = try await tokenManager.configuration.resolvedEndpoints()
         let (data, response) = try await HTTP.postForm(endpoints.token, form)
         if response.statusCode == 200, let tokens = try? JSONDecoder().decode(TokenResponse.self, from: data) {
@@ -87,26 +88,26 @@ public struct OAuthLogin: Sendable {
         }
         struct Refusal: Decodable { var error: String; var error_description: String? }
         if let refusal = try? JSONDecoder().decode(Refusal.self, from: data) {
-            throw AuthError(response.statusCode >= 500 ? .retryable : .rejected,
+            throw AppexError(response.statusCode >= 500 ? .retryable : .rejected,
                             "the token endpoint \(endpoints.token) refused the login: \(refusal.error)\(refusal.error_description.map { " (\($0))" } ?? "")",
-                            oauthError: refusal.error, status: response.statusCode)
+                            context: AppexError.Context(oauthError: refusal.error, httpStatus: response.statusCode))
         }
-        throw AuthError(.retryable, "the token endpoint \(endpoints.token) answered HTTP \(response.statusCode)", status: response.statusCode)
+        throw AppexError(.retryable, "the token endpoint \(endpoints.token) answered HTTP \(response.statusCode)", context: AppexError.Context(httpStatus: response.statusCode))
     }
 
     /// Stores the tokens, learns who logged in, publishes it.
-    func finish(_ tokens: TokenSet, fallbackUser: String?) async throws(AuthError) -> UserAccount {
+    func finish(_ tokens: TokenSet, fallbackUser: String?) async throws(AppexError) -> UserAccount {
         try tokenManager.store(tokens)
         let account = try await identify(tokens, fallback: fallbackUser)
         do { try tokenManager.loginStatus.publish(account) } catch {
-            throw AuthError(.storage, "cannot publish the login: \(error)")
+            throw AppexError(.storage, "cannot publish the login", context: AppexError.Context(group: tokenManager.configuration.appGroup), underlyingError: error)
         }
         return account
     }
 
     /// The user the tokens belong to: from the user-info endpoint when configured, else the
     /// name the user logged in with.
-    private func identify(_ tokens: TokenSet, fallback: String?) async throws(AuthError) -> UserAccount {
+    private func identify(_ tokens: TokenSet, fallback: String?) async throws(AppexError) -> UserAccount {
         let configuration = tokenManager.configuration
         guard let endpoint = configuration.userInfoEndpoint else {
             let name = fallback ?? "user"
@@ -118,7 +119,7 @@ public struct OAuthLogin: Sendable {
         struct Info: Decodable { var sub: String?; var id: String?; var name: String?; var username: String? }
         guard response.statusCode == 200, let info = try? JSONDecoder().decode(Info.self, from: data),
               let identifier = info.sub ?? info.id else {
-            throw AuthError(.configuration, "the user-info endpoint \(endpoint) answered HTTP \(response.statusCode) without sub or id")
+            throw AppexError(.configuration, "the user-info endpoint \(endpoint) answered HTTP \(response.statusCode) without sub or id")
         }
         return UserAccount(identifier: identifier, name: info.name ?? info.username ?? identifier, instanceURL: configuration.issuer)
     }
@@ -133,21 +134,21 @@ extension OAuthLogin {
     ///   - open: opens the URL (a browser, or a test driving the server's login form).
     ///   - timeout: how long to wait for the user.
     /// - Returns: the user now logged in.
-    /// - Throws: ``AuthError`` `rejected` (the user or server refused: `access_denied`, a wrong
+    /// - Throws: ``AppexError`` `rejected` (the user or server refused: `access_denied`, a wrong
     ///   state, `invalid_grant`), `retryable` (no callback in time), `configuration`.
     @discardableResult
-    public func authorizationCode(timeout: Duration = .seconds(300), open: @Sendable (URL) async throws -> Void) async throws(AuthError) -> UserAccount {
+    public func authorizationCode(timeout: Duration = .seconds(300), open: @Sendable (URL) async throws -> Void) async throws(AppexError) -> UserAccount {
         let configuration = tokenManager.configuration
         let endpoints = try await configuration.resolvedEndpoints()
         guard let authorization = endpoints.authorization else {
-            throw AuthError(.configuration, "the server of \(configuration.issuer) names no authorization endpoint")
+            throw AppexError(.configuration, "the server of \(configuration.issuer) names no authorization endpoint")
         }
         let redirect = try LoopbackRedirect()
         let verifier = Self.randomURLSafe(bytes: 32)
         let challenge = Data(SHA256.hash(data: Data(verifier.utf8))).base64URLEncoded
         let state = Self.randomURLSafe(bytes: 16)
         guard var components = URLComponents(url: authorization, resolvingAgainstBaseURL: false) else {
-            throw AuthError(.configuration, "the authorization endpoint \(authorization) is not a URL")
+            throw AppexError(.configuration, "the authorization endpoint \(authorization) is not a URL")
         }
         components.queryItems = (components.queryItems ?? []) + [
             URLQueryItem(name: "response_type", value: "code"),
@@ -158,21 +159,21 @@ extension OAuthLogin {
             URLQueryItem(name: "code_challenge", value: challenge),
             URLQueryItem(name: "code_challenge_method", value: "S256"),
         ]
-        guard let url = components.url else { throw AuthError(.configuration, "cannot make the authorization URL from \(authorization)") }
+        guard let url = components.url else { throw AppexError(.configuration, "cannot make the authorization URL from \(authorization)") }
         async let answer = redirect.callback(timeout: timeout)
         do { try await open(url) } catch {
             redirect.cancel()
             _ = await answer
-            throw AuthError(.retryable, "cannot open the authorization URL: \(error)")
+            throw AppexError(.retryable, "cannot open the authorization URL", underlyingError: error)
         }
         let query = try await answer.get()
         if let error = query["error"] {
-            throw AuthError(.rejected, "the authorization was refused: \(error)\(query["error_description"].map { " (\($0))" } ?? "")", oauthError: error)
+            throw AppexError(.rejected, "the authorization was refused: \(error)\(query["error_description"].map { " (\($0))" } ?? "")", context: AppexError.Context(oauthError: error))
         }
         guard query["state"] == state else {
-            throw AuthError(.rejected, "the callback's state does not match the request's: a forged or stale redirect was ignored")
+            throw AppexError(.rejected, "the callback's state does not match the request's: a forged or stale redirect was ignored")
         }
-        guard let code = query["code"] else { throw AuthError(.rejected, "the callback carries no code") }
+        guard let code = query["code"] else { throw AppexError(.rejected, "the callback carries no code") }
         let tokens = try await requestTokens([
             ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirect.redirectURI.absoluteString),
             ("code_verifier", verifier),

@@ -26,17 +26,26 @@ struct HostOptions: ParsableArguments {
     var host: String
 }
 
-/// Prints an Appex error the way every command does, and fails with exit code 1.
+// MARK: - Reporting failures
+//
+// Every failure of every command is an AppexError printed by report(_:): `appex: ` and the
+// error's description (code, message, underlying error, one line per problem) on standard
+// error, and exit code 1. Commands stop with `throw fail(error)` or run their work in
+// reporting { }; nothing else prints an error.
+
+/// Prints `error` on standard error as every command reports a failure: `appex: CODE: MESSAGE`,
+/// the underlying error, then one line per problem.
+func report(_ error: AppexError) {
+    FileHandle.standardError.write(Data("appex: \(error)\n".utf8))
+}
+
+/// Reports `error` and returns exit code 1, for the command to throw.
 func fail(_ error: AppexError) -> ExitCode {
-    printError("appex: \(error)")
+    report(error)
     return ExitCode.failure
 }
 
-func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
-}
-
-/// Runs `body`, turning an ``AppexError`` into a message on standard error and exit code 1.
+/// Runs `body`; an ``AppexError`` it throws is reported and the command fails with exit code 1.
 func reporting<T>(_ body: () throws(AppexError) -> T) throws -> T {
     do {
         return try body()
@@ -45,9 +54,21 @@ func reporting<T>(_ body: () throws(AppexError) -> T) throws -> T {
     }
 }
 
+/// As the blocking ``reporting(_:)``, for async work.
+func reporting<T>(_ body: () async throws(AppexError) -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch {
+        throw fail(error)
+    }
+}
+
 func printJSON(_ value: some Encodable) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    let data = try encoder.encode(value)
+    let data: Data
+    do { data = try encoder.encode(value) } catch {
+        throw fail(AppexError(.coding, "cannot print \(type(of: value)) as JSON", underlyingError: error))
+    }
     print(String(decoding: data, as: UTF8.self))
 }

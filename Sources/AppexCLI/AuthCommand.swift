@@ -24,36 +24,22 @@ struct SessionOptions: ParsableArguments {
     @Option(name: .customLong("as"), help: ArgumentHelp("Act with this signed bundle's entitlements.", valueName: "BUNDLE"))
     var bundle: String?
 
-    func context() throws(StoreError) -> ProcessContext {
-        try bundle.map { path throws(StoreError) in try ProcessContext(bundleAt: path) } ?? .owner
+    func context() throws(AppexError) -> ProcessContext {
+        try bundle.map { path throws(AppexError) in try ProcessContext(bundleAt: path) } ?? .owner
     }
 
-    /// The token manager, or prints why not and fails with exit code 1.
+    /// The token manager, or reports why not and fails with exit code 1.
     func tokenManager() throws -> OAuthTokenManager {
-        do {
-            return try AccessorBuilder(configuration: OAuthConfiguration.load(from: config), context: context()).option(.oauth).build().tokenManager
-        } catch {
-            printError("appex: \(error)")
-            throw ExitCode.failure
+        try reporting { () throws(AppexError) in
+            try AccessorBuilder(configuration: OAuthConfiguration.load(from: config), context: context()).option(.oauth).build().tokenManager
         }
     }
 
-    /// The host's accessor (refused for an app extension's bundle), or prints why not.
+    /// The host's accessor (refused for an app extension's bundle), or reports why not.
     func host() throws -> HostAccessor {
-        do {
-            return try HostAccessorBuilder(configuration: OAuthConfiguration.load(from: config), context: context()).option(.oauth).build()
-        } catch {
-            printError("appex: \(error)")
-            throw ExitCode.failure
+        try reporting { () throws(AppexError) in
+            try HostAccessorBuilder(configuration: OAuthConfiguration.load(from: config), context: context()).option(.oauth).build()
         }
-    }
-}
-
-/// Runs `body`; an error is printed and fails with exit code 1.
-func reporting<Result>(_ body: () async throws -> Result) async throws -> Result {
-    do { return try await body() } catch {
-        printError("appex: \(error)")
-        throw ExitCode.failure
     }
 }
 
@@ -74,7 +60,7 @@ struct AuthLogin: AsyncParsableCommand {
         let host = try session.host()
         let account: UserAccount
         if pkce {
-            account = try await reporting {
+            account = try await reporting { () async throws(AppexError) in
                 try await host.login.authorizationCode { url in
                     // Straight to the descriptor: a pipe would hold it in stdio's buffer.
                     FileHandle.standardOutput.write(Data("Open this URL to sign in: \(url.absoluteString)\n".utf8))
@@ -85,7 +71,7 @@ struct AuthLogin: AsyncParsableCommand {
             if read.last == UInt8(ascii: "\n") { read.removeLast() }
             let password = String(decoding: read, as: UTF8.self)
             let user = user ?? ""
-            account = try await reporting { try await host.login.password(user: user, password: password) }
+            account = try await reporting { () async throws(AppexError) in try await host.login.password(user: user, password: password) }
         }
         print("logged in as \(account.name) (\(account.identifier))")
     }
@@ -97,7 +83,7 @@ struct AuthStatus: AsyncParsableCommand {
 
     func run() async throws {
         let manager = try session.tokenManager()
-        let tokens = try await reporting { try manager.storedTokens() }
+        let tokens = try reporting { () throws(AppexError) in try manager.storedTokens() }
         guard let tokens, let user = manager.loginStatus.currentUser else {
             print("not logged in")
             throw ExitCode.failure
@@ -117,7 +103,7 @@ struct AuthToken: AsyncParsableCommand {
 
     func run() async throws {
         let manager = try session.tokenManager()
-        print(try await reporting { try await manager.freshTokens().accessToken })
+        print(try await reporting { () async throws(AppexError) in try await manager.freshTokens().accessToken })
     }
 }
 
@@ -127,9 +113,9 @@ struct AuthRevoke: AsyncParsableCommand {
 
     func run() async throws {
         let manager = try session.tokenManager()
-        try await reporting {
+        try await reporting { () async throws(AppexError) in
             guard let refresh = try manager.storedTokens()?.refreshToken else {
-                throw AuthError(.notLoggedIn, "no refresh token is stored for \(manager.clientID)")
+                throw AppexError(.notLoggedIn, "no refresh token is stored for \(manager.clientID)")
             }
             try await manager.revoke(refreshToken: refresh)
         }
@@ -142,7 +128,7 @@ struct AuthLogout: AsyncParsableCommand {
 
     func run() async throws {
         let manager = try session.tokenManager()
-        try await reporting {
+        try await reporting { () async throws(AppexError) in
             if let refresh = try manager.storedTokens()?.refreshToken { try? await manager.revoke(refreshToken: refresh) }
             try manager.clearSession()
         }

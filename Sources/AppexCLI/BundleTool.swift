@@ -48,11 +48,11 @@ struct MakeBundle: ParsableCommand {
         if let entitlements {
             let data: Data
             do { data = try Data(contentsOf: URL(fileURLWithPath: entitlements)) } catch {
-                throw fail(AppexError(.fileSystem, "cannot read the entitlements file \(entitlements): \(error)"))
+                throw fail(AppexError(.fileSystem, "cannot read the entitlements file \(entitlements)", context: AppexError.Context(path: entitlements), underlyingError: error))
             }
             let parsed = Entitlements(data: Array(data), file: entitlements)
             if !parsed.problems.isEmpty {
-                throw fail(AppexError(.invalidBundle, "the entitlements file \(entitlements) has problems", problems: parsed.problems))
+                throw fail(AppexError(.invalidBundle, "the entitlements file \(entitlements) has problems", context: AppexError.Context(path: entitlements), problems: parsed.problems))
             }
             recipe.entitlements = parsed
         }

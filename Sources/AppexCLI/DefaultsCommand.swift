@@ -24,14 +24,11 @@ struct SuiteOptions: ParsableArguments {
     @Option(name: .customLong("as"), help: ArgumentHelp("Act with this signed bundle's entitlements.", valueName: "BUNDLE"))
     var bundle: String?
 
-    /// Opens the suite, or prints why not and fails with exit code 1.
+    /// Opens the suite, or reports why not and fails with exit code 1.
     func open() throws -> SharedDefaults {
-        do {
-            let context = try bundle.map { path throws(StoreError) in try ProcessContext(bundleAt: path) } ?? .owner
+        try reporting { () throws(AppexError) in
+            let context = try bundle.map { path throws(AppexError) in try ProcessContext(bundleAt: path) } ?? .owner
             return try SharedDefaults(suiteName: suite, group: AppGroup(group, context: context))
-        } catch {
-            printError("appex: \(error)")
-            throw ExitCode.failure
         }
     }
 }
@@ -44,25 +41,26 @@ struct DefaultsRead: ParsableCommand {
     func run() throws {
         let defaults = try suite.open()
         guard let key else {
-            // Every readable key; each unreadable one is named on stderr, and the exit status says so.
+            // Every readable key; each unreadable one is reported (its corrupt-value error), and
+            // the exit status says so.
             try printJSON(defaults.dictionaryRepresentation())
-            let unreadable = defaults.unreadableKeys
-            for (key, reason) in unreadable.sorted(by: { $0.key < $1.key }) {
-                printError("appex: corrupt-value: the value of \(key) in \(defaults.path) cannot be read: \(reason)")
+            var failed = false
+            for key in defaults.unreadableKeys.keys.sorted() {
+                do throws(AppexError) { _ = try defaults.value(forKey: key) } catch {
+                    report(error)
+                    failed = true
+                }
             }
-            if !unreadable.isEmpty { throw ExitCode.failure }
+            if failed { throw ExitCode.failure }
             return
         }
-        let stored: PropertyListValue?
-        do { stored = try defaults.value(forKey: key) } catch {
-            printError("appex: \(error)")
-            throw ExitCode.failure
-        }
+        let stored = try reporting { () throws(AppexError) in try defaults.value(forKey: key) }
         guard let value = stored else {
-            printError("appex: the key \(key) does not exist in \(defaults.path)")
-            throw ExitCode.failure
+            throw fail(AppexError(.notFound, "the key \(key) does not exist in \(defaults.path)", context: AppexError.Context(path: defaults.path, key: key)))
         }
-        print(try Self.text(of: value))
+        do { print(try Self.text(of: value)) } catch {
+            throw fail(AppexError(.coding, "cannot print the value of \(key)", underlyingError: error))
+        }
     }
 
     /// A value as `defaults read` prints it: strings and numbers bare, Booleans 1/0, others as JSON.
@@ -109,10 +107,7 @@ struct DefaultsWrite: ParsableCommand {
             stored = .string(value)
         }
         let defaults = try suite.open()
-        do { try defaults.set(stored, forKey: key) } catch {
-            printError("appex: \(error)")
-            throw ExitCode.failure
-        }
+        try reporting { () throws(AppexError) in try defaults.set(stored, forKey: key) }
     }
 }
 
@@ -123,9 +118,6 @@ struct DefaultsDelete: ParsableCommand {
 
     func run() throws {
         let defaults = try suite.open()
-        do { try defaults.removeObject(forKey: key) } catch {
-            printError("appex: \(error)")
-            throw ExitCode.failure
-        }
+        try reporting { () throws(AppexError) in try defaults.removeObject(forKey: key) }
     }
 }

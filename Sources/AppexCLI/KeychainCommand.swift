@@ -28,14 +28,11 @@ struct ItemOptions: ParsableArguments {
     @Option(name: .customLong("as"), help: ArgumentHelp("Act with this signed bundle's entitlements.", valueName: "BUNDLE"))
     var bundle: String?
 
-    /// Runs `body` on the keychain; a refusal is printed and fails with exit code 1.
-    func run<Result>(_ body: (SharedKeychain) throws(StoreError) -> Result) throws -> Result {
-        do {
-            let context = try bundle.map { path throws(StoreError) in try ProcessContext(bundleAt: path) } ?? .owner
+    /// Runs `body` on the keychain; a refusal is reported and fails with exit code 1.
+    func run<Result>(_ body: (SharedKeychain) throws(AppexError) -> Result) throws -> Result {
+        try reporting { () throws(AppexError) in
+            let context = try bundle.map { path throws(AppexError) in try ProcessContext(bundleAt: path) } ?? .owner
             return try body(SharedKeychain(context: context))
-        } catch {
-            printError("appex: \(error)")
-            throw ExitCode.failure
         }
     }
 }
@@ -58,7 +55,7 @@ struct KeychainAdd: ParsableCommand {
             secret = read
         }
         let replace = replace
-        try item.run { keychain throws(StoreError) in
+        try item.run { keychain throws(AppexError) in
             if replace {
                 try keychain.set(secret, service: item.service, account: item.account, label: label, accessGroup: item.group)
             } else {
@@ -74,12 +71,12 @@ struct KeychainFind: ParsableCommand {
     @Flag(help: "Print the attributes as JSON instead of the secret.") var attributes = false
 
     func run() throws {
-        let found = try item.run { keychain throws(StoreError) in
+        let found = try item.run { keychain throws(AppexError) in
             try keychain.item(service: item.service, account: item.account, accessGroup: item.group)
         }
         guard let found else {
-            printError("appex: item-not-found: no item for service \(item.service), account \(item.account)\(item.group.map { " in access group \($0)" } ?? "")")
-            throw ExitCode.failure
+            throw fail(AppexError(.itemNotFound, "no item for service \(item.service), account \(item.account)\(item.group.map { " in access group \($0)" } ?? "")",
+                                  context: AppexError.Context(group: item.group)))
         }
         if attributes {
             var shown: [String: PropertyListValue] = [
@@ -101,7 +98,7 @@ struct KeychainDelete: ParsableCommand {
     @OptionGroup var item: ItemOptions
 
     func run() throws {
-        try item.run { keychain throws(StoreError) in
+        try item.run { keychain throws(AppexError) in
             try keychain.delete(service: item.service, account: item.account, accessGroup: item.group)
         }
     }

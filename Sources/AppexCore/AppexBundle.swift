@@ -110,13 +110,13 @@ extension AppexBundle {
         let walk: BundleWalk
         do { walk = try BundleWalk(root: root, kind: kind(ofPath: root) ?? .hostApp) } catch { throw .fileSystem("read bundle", root, error) }
         if let first = walk.unsupported.first {
-            throw AppexError(.invalidBundle, "cannot sign \(root): \(first.path) cannot be sealed: \(first.reason)",
+            throw AppexError(.invalidBundle, "cannot sign \(root): \(first.path) cannot be sealed: \(first.reason)", context: AppexError.Context(path: root),
                              problems: walk.unsupported.map { BundleProblem(.unsupportedFile, file: root + "/" + $0.path, message: "\($0.path) cannot be sealed: \($0.reason)") })
         }
         var entries: [String: CodeSeal.Entry] = [:]
         for entry in walk.entries {
             if entry.relativePath.contains("\n") {
-                throw AppexError(.invalidBundle, "cannot sign \(root): the file name \(entry.relativePath.debugDescription) contains a newline")
+                throw AppexError(.invalidBundle, "cannot sign \(root): the file name \(entry.relativePath.debugDescription) contains a newline", context: AppexError.Context(path: root))
             }
             switch entry.status.kind {
             case .regular:
@@ -134,14 +134,14 @@ extension AppexBundle {
             case .directory:
                 break
             case .other:
-                throw AppexError(.invalidBundle, "cannot sign \(root): \(entry.relativePath) is neither a file, a directory nor a symbolic link")
+                throw AppexError(.invalidBundle, "cannot sign \(root): \(entry.relativePath) is neither a file, a directory nor a symbolic link", context: AppexError.Context(path: root))
             }
         }
         let team = key.teamIdentifier
         let message = CodeSeal.signedMessage(team: team, publicKey: key.publicKey, entries: entries)
         let signature: Data
         do { signature = try key.signature(for: message) } catch {
-            throw AppexError(.invalidKey, "signing \(root) failed: \(error)")
+            throw AppexError(.invalidKey, "signing \(root) failed", context: AppexError.Context(path: root), underlyingError: error)
         }
         let sealBytes = CodeSeal.encode(message: message, signature: Array(signature))
         do {

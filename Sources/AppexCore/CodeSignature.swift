@@ -61,7 +61,7 @@ public struct SigningKey: Sendable {
               let raw = Data(base64Encoded: lines[(start + 1)..<end].joined()), raw.count == 32,
               let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: raw)
         else {
-            throw AppexError(.invalidKey, "\(path) is not an Appex team key (expected \(Self.header) with a base64 Ed25519 key; make one with `appex keygen --output FILE`)")
+            throw AppexError(.invalidKey, "\(path) is not an Appex team key (expected \(Self.header) with a base64 Ed25519 key; make one with `appex keygen --output FILE`)", context: AppexError.Context(path: path))
         }
         rawKey = Array(key.rawRepresentation)
     }
@@ -69,7 +69,7 @@ public struct SigningKey: Sendable {
     /// Writes the key to a new file with mode 0600; refuses to replace an existing file.
     public func write(to path: String) throws(AppexError) {
         if (try? Syscalls.lstat(path)) != nil {
-            throw AppexError(.refused, "\(path) already exists; not replacing a key file")
+            throw AppexError(.refused, "\(path) already exists; not replacing a key file", context: AppexError.Context(path: path))
         }
         let text = "\(Self.header)\n\(privateKey.rawRepresentation.base64EncodedString())\n\(Self.footer)\n# team \(teamIdentifier)\n"
         do { try Syscalls.writeFileAtomically(path, bytes: Array(text.utf8), mode: 0o600) } catch { throw .fileSystem("write key file", path, error) }

@@ -254,7 +254,7 @@ public struct IncomingSessionRequest: Sendable {
             return { bytes in
                 let message: Handler.Input
                 do { message = try JSONDecoder().decode(Handler.Input.self, from: Data(bytes)) } catch {
-                    throw AppExtensionContext.Failure(description: "the host's message is not a \(Handler.Input.self): \(error)")
+                    throw AppexError(.coding, "the host's message is not a \(Handler.Input.self)", underlyingError: error)
                 }
                 return Array(try JSONEncoder().encode(try await handler.handleIncomingRequest(message)))
             }
@@ -270,7 +270,9 @@ public struct IncomingSessionRequest: Sendable {
 /// The extension's side of an accepted session: sends messages to the host.
 public struct HostSession: Sendable {
     /// Sends `message` to the host's exported handler and decodes its reply.
-    public func send<Message: Encodable, Reply: Decodable>(_ message: Message, expecting: Reply.Type = Reply.self, timeout: Duration? = nil) async throws -> Reply {
+    ///
+    /// - Throws: ``AppexError``, as ``AppExtensionContext/callHost(_:expecting:timeout:)``.
+    public func send<Message: Encodable, Reply: Decodable>(_ message: Message, expecting: Reply.Type = Reply.self, timeout: Duration? = nil) async throws(AppexError) -> Reply {
         try await AppExtensionContext.callHost(message, expecting: Reply.self, timeout: timeout)
     }
 }
@@ -293,25 +295,27 @@ public enum AppExtensionContext {
 
     /// Calls the interface the host exports (its `AppExtensionProcess.Configuration.exportedHandler`).
     ///
-    /// - Throws: `AppExtensionContext.Failure` when there is no host connection, or the host's
-    ///   failure in words.
-    public static func callHost<Request: Encodable, Reply: Decodable>(_ request: Request, expecting: Reply.Type = Reply.self, timeout: Duration? = nil) async throws -> Reply {
+    /// - Throws: ``AppexError``: `invalidated` when there is no host connection; `coding` when
+    ///   the request cannot be encoded or the reply is not a `Reply`; otherwise the call's
+    ///   failure (`remote-failure` with the host's words, `deadline-exceeded`, `cancelled`,
+    ///   `closed`), with the host's pid as the context's peer.
+    public static func callHost<Request: Encodable, Reply: Decodable>(_ request: Request, expecting: Reply.Type = Reply.self, timeout: Duration? = nil) async throws(AppexError) -> Reply {
         guard let connection = connection.withLock({ $0 }) else {
-            throw Failure(description: "no host connection: the extension is not running under its host")
+            throw AppexError(.invalidated, "no host connection: the extension is not running under its host")
         }
-        let bytes = Array(try JSONEncoder().encode(request))
+        let bytes: [UInt8]
+        do { bytes = Array(try JSONEncoder().encode(request)) } catch {
+            throw AppexError(.coding, "cannot encode \(Request.self) for the host", underlyingError: error)
+        }
         let reply: [UInt8]
         do {
             reply = try await connection.call(bytes, timeout: timeout)
         } catch {
-            throw Failure(description: "the host's call failed: \(error)")
+            throw error.updatingContext { $0.peer = ProcessControl.parentProcessIdentifier }  // the host is the parent (the launch contract)
         }
-        return try JSONDecoder().decode(Reply.self, from: Data(reply))
-    }
-
-    /// Why a call to the host failed.
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
+        do { return try JSONDecoder().decode(Reply.self, from: Data(reply)) } catch {
+            throw AppexError(.coding, "the host's reply is not a \(Reply.self)", underlyingError: error)
+        }
     }
 }
 
@@ -319,48 +323,47 @@ public enum AppExtensionContext {
 struct ExtensionRuntime {
     let connection: FrameChannel
 
-    struct LaunchError: Error, CustomStringConvertible {
-        var description: String
-    }
-
     /// Reads the contract from the environment: the connection on descriptor
     /// `APPEX_CONNECTION_FD` (3), the host's pid in `APPEX_HOST_PID`. Arms the parent-death
     /// signal first, then checks the host is still the parent (it may have died before).
-    static func fromEnvironment() throws -> ExtensionRuntime {
+    ///
+    /// - Throws: ``AppexError`` `launchFailed`, saying what of the contract is missing.
+    static func fromEnvironment() throws(AppexError) -> ExtensionRuntime {
         let environment = ProcessInfo.processInfo.environment
         guard let fdText = environment["APPEX_CONNECTION_FD"], let fd = Int32(fdText) else {
-            throw LaunchError(description: "not launched by an Appex host: APPEX_CONNECTION_FD is not set (run the extension through its host)")
+            throw AppexError(.launchFailed, "not launched by an Appex host: APPEX_CONNECTION_FD is not set (run the extension through its host)")
         }
         do { try ProcessControl.setParentDeathSignal(Signal.kill) } catch {
-            throw LaunchError(description: "cannot arm the parent-death signal: \(error)")
+            throw AppexError(.launchFailed, "cannot arm the parent-death signal", underlyingError: error)
         }
         if let hostText = environment["APPEX_HOST_PID"], let host = Int32(hostText), ProcessControl.parentProcessIdentifier != host {
             ProcessControl.exitImmediately(0)  // the host died before we could arm the signal
         }
         let socket: OwnedDescriptor
         do { socket = try ProcessControl.adoptInheritedDescriptor(fd) } catch {
-            throw LaunchError(description: "the connection descriptor \(fd) is not usable: \(error)")
+            throw AppexError(.launchFailed, "the connection descriptor \(fd) is not usable", underlyingError: error)
         }
         return ExtensionRuntime(connection: FrameChannel(owning: socket))
     }
 
     /// Waits for the host's hello and checks it is meant for this extension and speaks this
     /// protocol; adopts the channel limits it announces.
-    func receiveHello() throws -> Handshake.HostHello {
+    func receiveHello() throws(AppexError) -> Handshake.HostHello {
         let me = ProcessInfo.processInfo.environment["APPEX_BUNDLE_IDENTIFIER"] ?? ""
         let hello = try Handshake.receive(Handshake.HostHello.self, on: connection, timeout: .seconds(30))
         guard hello.protocolVersion == Handshake.protocolVersion else {
-            throw LaunchError(description: "the host speaks protocol \(hello.protocolVersion), this extension \(Handshake.protocolVersion)")
+            throw AppexError(.launchFailed, "the host speaks protocol \(hello.protocolVersion), this extension \(Handshake.protocolVersion)")
         }
         guard hello.extensionBundleIdentifier == me else {
-            throw LaunchError(description: "the host launched \(hello.extensionBundleIdentifier), but this is \(me)")
+            throw AppexError(.launchFailed, "the host launched \(hello.extensionBundleIdentifier), but this is \(me)",
+                             context: AppexError.Context(bundleIdentifier: me))
         }
         if let limits = hello.channel { connection.reconfigure(limits) }
         return hello
     }
 
     /// Answers the host's hello with the binding in code, and whether the connection is accepted.
-    func answerHello(boundExtensionPoint: ExtensionPointIdentifier, declined: String?) throws {
+    func answerHello(boundExtensionPoint: ExtensionPointIdentifier, declined: String?) throws(AppexError) {
         let me = ProcessInfo.processInfo.environment["APPEX_BUNDLE_IDENTIFIER"] ?? ""
         var answer = Handshake.ExtensionHello(extensionBundleIdentifier: me, boundExtensionPoint: boundExtensionPoint.description,
                                               processIdentifier: ProcessControl.processIdentifier)
@@ -372,7 +375,7 @@ struct ExtensionRuntime {
     func serve(_ host: HostConnection) async {
         let (closed, signal) = AsyncStream<Void>.makeStream()
         let connection = IPCConnection(channel: connection, payloadHandler: { request in
-            guard let handler = host.handler else { throw AppExtensionContext.Failure(description: "this extension serves no messages (its connection has no request handler)") }
+            guard let handler = host.handler else { throw AppexError(.refused, "this extension serves no messages (its connection has no request handler)") }
             return try await handler(request)
         }, invocationHandler: AppExtensionContext.actorSystem.invocationHandler, onClose: { _ in
             signal.yield()

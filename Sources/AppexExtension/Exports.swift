@@ -1,4 +1,5 @@
-// What an extension names without importing another module: its point's identifier, and the
-// wire's types its handlers use.
+// What an extension names without importing another module: its point's identifier, the error
+// every Appex call throws, and the wire's types its handlers use.
 @_exported public import struct AppexSystem.ExtensionPointIdentifier
+@_exported public import struct AppexSystem.AppexError
 @_exported public import AppexIPC

@@ -115,7 +115,8 @@ extension AppExtensionPoint {
             guard declared.contains(point.identifier) else {
                 let list = declared.sorted().map(\.description).joined(separator: ", ")
                 throw AppexError(.undeclaredExtensionPoint,
-                                 "extension point \(point) is not declared by host \(host.bundleIdentifier ?? "?") at \(host.path) (it declares: \(list.isEmpty ? "none" : list); add ExtensionPoints/\(point.identifier.name).appextensionpoint)")
+                                 "extension point \(point) is not declared by host \(host.bundleIdentifier ?? "?") at \(host.path) (it declares: \(list.isEmpty ? "none" : list); add ExtensionPoints/\(point.identifier.name).appextensionpoint)",
+                                 context: AppexError.Context(bundleIdentifier: host.bundleIdentifier, path: host.path, extensionPoint: point.identifier))
             }
         }
     }
@@ -148,7 +149,7 @@ final class MonitorCore: Sendable {
         do {
             watcher = try DirectoryWatcher()
         } catch {
-            throw AppexError(.fileSystem, "cannot watch for extension changes: \(error)", underlying: error)
+            throw AppexError(.fileSystem, "cannot watch for extension changes", underlyingError: error)
         }
     }
 

@@ -113,7 +113,8 @@ public final class AppExtensionProcess: Sendable {
     public let configuration: Configuration
     /// The distributed-actor system over this process's connection: resolve the extension's
     /// `@Resolvable` interfaces with it (the process is launched on the first call), and export
-    /// the host's own actors for the extension to call.
+    /// the host's own actors for the extension to call. A remote call fails as
+    /// ``send(_:expecting:timeout:)`` does, with the same ``AppexError`` codes.
     public let actorSystem = IPCActorSystem()
     /// The thread that reads this process's connection (across relaunches) and starts the
     /// handlers of the extension's calls: ``Configuration/executor``, or one of the few executors
@@ -158,9 +159,12 @@ public final class AppExtensionProcess: Sendable {
         self.configuration = configuration
         self.discovery = discovery
         executor = configuration.executor ?? IPCExecutor.shared()
-        actorSystem.attach(provider: { [weak self] in
-            guard let self else { throw AppexError(.invalidated, "the extension process is gone") }
-            return try await self.runningOffPool().connection
+        let identity = configuration.identity
+        // Remote calls take the path of `send`: launched on demand, counted as activity, and
+        // failing with the same codes (an extension that dies during one is `interrupted`).
+        actorSystem.attach(caller: { [weak self] invocation throws(AppexError) in
+            guard let self else { throw AppexError(.invalidated, "the extension process is gone", context: Self.errorContext(identity)) }
+            return try await self.perform(invocation, kind: .invocation, timeout: nil).bytes
         })
     }
 
@@ -198,11 +202,11 @@ public final class AppExtensionProcess: Sendable {
     public func send<Request: Encodable, Reply: Decodable>(_ request: Request, expecting: Reply.Type = Reply.self, timeout: Duration? = nil) async throws(AppexError) -> Reply {
         let bytes: [UInt8]
         do { bytes = Array(try JSONEncoder().encode(request)) } catch {
-            throw AppexError(.coding, "cannot encode \(Request.self) for \(configuration.identity.bundleIdentifier): \(error)")
+            throw AppexError(.coding, "cannot encode \(Request.self) for \(configuration.identity.bundleIdentifier)", context: errorContext(), underlyingError: error)
         }
         let reply = try await call(bytes, timeout: timeout)
         do { return try JSONDecoder().decode(Reply.self, from: Data(reply)) } catch {
-            throw AppexError(.coding, "the reply of \(configuration.identity.bundleIdentifier) is not a \(Reply.self): \(error)")
+            throw AppexError(.coding, "the reply of \(configuration.identity.bundleIdentifier) is not a \(Reply.self)", context: errorContext(), underlyingError: error)
         }
     }
 
@@ -214,11 +218,18 @@ public final class AppExtensionProcess: Sendable {
     /// Sends raw bytes and returns the reply where it arrived: a large reply that came in the
     /// extension's sealed shared memory is read in place, never copied (see `Payload`).
     public func callInPlace(_ request: [UInt8], timeout: Duration? = nil) async throws(AppexError) -> Payload {
+        try await perform(request, kind: .request, timeout: timeout)
+    }
+
+    /// One call of `kind` — a request of `send`, or a remote actor's invocation — on the
+    /// running process, launched if needed; counted as activity for the idle timeout; a failure
+    /// as ``translate(_:child:)`` reports it.
+    private func perform(_ request: [UInt8], kind: Frame.Kind, timeout: Duration?) async throws(AppexError) -> Payload {
         let child = try await runningOffPool()
         child.activity.withLock { $0.inFlight += 1; $0.generation &+= 1 }
         defer { callEnded(child) }
         do {
-            return try await child.connection.callInPlace(request, timeout: timeout)
+            return try await child.connection.callInPlace(request, kind: kind, timeout: timeout)
         } catch {
             throw translate(error, child: child)
         }
@@ -247,17 +258,34 @@ public final class AppExtensionProcess: Sendable {
         }
     }
 
-    private func translate(_ error: IPCError, child: Child) -> AppexError {
+    /// A failure of a call on the connection, as this process reports it: named after the
+    /// extension and its pid; the end of the connection is `interrupted`.
+    private func translate(_ error: AppexError, child: Child) -> AppexError {
         let name = configuration.identity.bundleIdentifier
+        let context = errorContext(pid: child.pid)
         switch error.code {
-        case .deadlineExceeded: return AppexError(.deadlineExceeded, "\(name) did not answer in time: \(error.message)")
-        case .cancelled: return AppexError(.cancelled, "the call to \(name) was cancelled")
-        case .remoteFailure: return AppexError(.remoteFailure, "\(name) failed: \(error.message)")
-        case .invalidated: return AppexError(.invalidated, "the connection to \(name) was invalidated")
-        case .protocolViolation: return AppexError(.protocolViolation, "\(name) (pid \(child.pid)) broke the protocol and was disconnected: \(error.message)")
+        case .deadlineExceeded: return AppexError(.deadlineExceeded, "\(name) did not answer in time: \(error.message)", context: context)
+        case .cancelled: return AppexError(.cancelled, "the call to \(name) was cancelled", context: context)
+        case .remoteFailure: return AppexError(.remoteFailure, "\(name) failed: \(error.message)", context: context)
+        case .invalidated: return AppexError(.invalidated, "the connection to \(name) was invalidated", context: context)
+        case .protocolViolation:
+            return AppexError(.protocolViolation, "\(name) (pid \(child.pid)) broke the protocol and was disconnected: \(error.message)", context: context,
+                              underlyingError: error.underlyingError)
+        case .frameTooLarge, .coding: return error.updatingContext { $0 = context }
         default:
-            return AppexError(.interrupted, "\(name) (pid \(child.pid)) ended during the call (\(Self.describe(child.exitStatus.withLock { $0 })))")
+            return AppexError(.interrupted, "\(name) (pid \(child.pid)) ended during the call (\(Self.describe(child.exitStatus.withLock { $0 })))", context: context,
+                              underlyingError: error)
         }
+    }
+
+    /// What errors about this extension are about: its bundle, its path, its point, and the
+    /// process (`pid`) when there is one.
+    private func errorContext(pid: Int32? = nil) -> AppexError.Context {
+        Self.errorContext(configuration.identity, pid: pid)
+    }
+
+    private static func errorContext(_ identity: AppExtensionIdentity, pid: Int32? = nil) -> AppexError.Context {
+        AppexError.Context(bundleIdentifier: identity.bundleIdentifier, path: identity.bundlePath, extensionPoint: identity.extensionPointIdentifier, peer: pid)
     }
 
     /// On the connection's reader thread (never the cooperative pool): waits up to 20 ms for
@@ -288,7 +316,7 @@ public final class AppExtensionProcess: Sendable {
                                                           connection: childEnds!.connection.rawValue, output: childEnds!.output.rawValue,
                                                           workingDirectory: prepared.workingDirectory)
         } catch {
-            throw AppexError(.launchFailed, "cannot launch \(prepared.executable): \(error.errno)", underlying: error)
+            throw AppexError(.launchFailed, "cannot launch \(prepared.executable)", context: errorContext(), underlyingError: error)
         }
         // Close our copies of the child's ends now, before the handshake: only the child keeps
         // them, so its death — even before it says hello — is the end of the stream at once.
@@ -315,7 +343,7 @@ public final class AppExtensionProcess: Sendable {
                                                     connection: childEnds!.connection.rawValue, output: childEnds!.output.rawValue,
                                                     workingDirectory: prepared.workingDirectory)
         } catch {
-            throw AppexError(.launchFailed, "cannot launch \(prepared.executable): \(error.errno)", underlying: error)
+            throw AppexError(.launchFailed, "cannot launch \(prepared.executable)", context: errorContext(), underlyingError: error)
         }
         childEnds = nil  // only the child keeps them (see the async path)
         try startHandshake(prepared, pid: pid)
@@ -328,12 +356,13 @@ public final class AppExtensionProcess: Sendable {
         let result = state.withLock { state -> Result<Child?, AppexError> in
             switch state.phase {
             case .running(let child): return .success(child)
-            case .invalidated: return .failure(AppexError(.invalidated, "\(configuration.identity.bundleIdentifier)'s process was invalidated"))
+            case .invalidated: return .failure(AppexError(.invalidated, "\(configuration.identity.bundleIdentifier)'s process was invalidated", context: errorContext()))
             case .idle:
                 let now = ContinuousClock.now
                 state.crashes.removeAll { now - $0 > configuration.crashWindow }
                 if state.crashes.count >= configuration.crashLimit {
-                    return .failure(AppexError(.crashBudgetExhausted, "\(configuration.identity.bundleIdentifier) crashed \(state.crashes.count) times within \(configuration.crashWindow); it is not relaunched"))
+                    return .failure(AppexError(.crashBudgetExhausted, "\(configuration.identity.bundleIdentifier) crashed \(state.crashes.count) times within \(configuration.crashWindow); it is not relaunched",
+                                                context: errorContext()))
                 }
                 return .success(nil)
             }
@@ -353,7 +382,7 @@ public final class AppExtensionProcess: Sendable {
         guard let winner else {
             child.connection.invalidate()
             child.kill()
-            throw AppexError(.invalidated, "\(configuration.identity.bundleIdentifier)'s process was invalidated")
+            throw AppexError(.invalidated, "\(configuration.identity.bundleIdentifier)'s process was invalidated", context: errorContext(pid: child.pid))
         }
         if winner !== child {
             child.connection.invalidate()
@@ -375,7 +404,7 @@ public final class AppExtensionProcess: Sendable {
             if let found, found.state == .enabled, found.identity != identity {
                 message = "cannot launch \(identity.bundleIdentifier): the bundle at \(identity.bundlePath) changed since it was discovered; discover it again"
             }
-            throw AppexError(.refused, message)
+            throw AppexError(.refused, message, context: errorContext(identity))
         }
     }
 
@@ -400,17 +429,17 @@ public final class AppExtensionProcess: Sendable {
         // checkMayRun() has just verified this load; reload only if it changed since.
         let bundle = discovery.currentBundle(at: identity.bundlePath) ?? AppexBundle.load(at: identity.bundlePath, as: .appExtension)
         guard bundle.isValid, let executableName = bundle.info.executableName else {
-            throw AppexError(.refused, "cannot launch \(identity.bundleIdentifier): the bundle is not valid", problems: bundle.problems)
+            throw AppexError(.refused, "cannot launch \(identity.bundleIdentifier): the bundle is not valid", context: errorContext(), problems: bundle.problems)
         }
         let (host, extensionEnd) = try makeSocketPair()
         // Before the child exists: the kernel stamps its hello with its real pid and uid.
         let channel = FrameChannel(owning: host, configuration: configuration.channel)
         do { try channel.attestSenders(true) } catch {
-            throw AppexError(.launchFailed, "cannot prepare the connection for \(identity.bundleIdentifier): \(error.message)")
+            throw AppexError(.launchFailed, "cannot prepare the connection for \(identity.bundleIdentifier)", context: errorContext(), underlyingError: error)
         }
         let outputReader: OwnedDescriptor, outputWriter: OwnedDescriptor
         do { (outputReader, outputWriter) = try Pipe.make() } catch {
-            throw AppexError(.launchFailed, "cannot make the output pipe for \(identity.bundleIdentifier): \(error)", underlying: error)
+            throw AppexError(.launchFailed, "cannot make the output pipe for \(identity.bundleIdentifier)", context: errorContext(), underlyingError: error)
         }
         let workingDirectory = configuration.environment.home + "/ExtensionData/" + identity.bundleIdentifier
         try configuration.environment.makePrivateDirectory(workingDirectory)
@@ -424,23 +453,34 @@ public final class AppExtensionProcess: Sendable {
     private func startHandshake(_ prepared: PreparedLaunch, pid: Int32) throws(AppexError) {
         guard forwardOutput(prepared.outputReader, pid: pid) else {
             Self.abandonLaunch(pid)
-            throw AppexError(.launchFailed, "cannot log \(configuration.identity.bundleIdentifier)'s output (the event thread is not available); the process was killed")
+            throw AppexError(.launchFailed, "cannot log \(configuration.identity.bundleIdentifier)'s output (the event thread is not available); the process was killed",
+                             context: errorContext(pid: pid))
         }
         do {
             try applyLimits(to: pid)
+        } catch {
+            Self.abandonLaunch(pid)
+            throw error
+        }
+        do {
             try Handshake.send(Handshake.HostHello(hostBundleIdentifier: discovery.hostBundleIdentifier, extensionBundleIdentifier: configuration.identity.bundleIdentifier,
                                                    extensionPoint: configuration.identity.extensionPointIdentifier.description,
                                                    channel: configuration.channel), on: prepared.channel)
-        } catch let error as AppexError {
-            Self.abandonLaunch(pid)
-            throw error
-        } catch let error as IPCError where error.code == .closed {
-            Self.abandonLaunch(pid)
-            throw AppexError(.launchFailed, "\(configuration.identity.bundleIdentifier) (pid \(pid)) ended before completing the handshake (\(error.message)); see its output in the host's log")
         } catch {
             Self.abandonLaunch(pid)
-            throw AppexError(.launchFailed, "\(configuration.identity.bundleIdentifier) (pid \(pid)) did not complete the handshake: \(error)")
+            throw handshakeFailed(error, pid: pid)
         }
+    }
+
+    /// A launch that failed in the handshake: the process ended first (its output in the
+    /// host's log says why), or it did not answer as an extension must.
+    private func handshakeFailed(_ error: AppexError, pid: Int32) -> AppexError {
+        let name = configuration.identity.bundleIdentifier
+        if error.code == .closed {
+            return AppexError(.launchFailed, "\(name) (pid \(pid)) ended before completing the handshake; see its output in the host's log",
+                              context: errorContext(pid: pid), underlyingError: error)
+        }
+        return AppexError(.launchFailed, "\(name) (pid \(pid)) did not complete the handshake", context: errorContext(pid: pid), underlyingError: error)
     }
 
     /// After the wait for the extension's hello (`answered`: something arrived in time): checks
@@ -461,7 +501,8 @@ public final class AppExtensionProcess: Sendable {
         }))
         guard reap(child) else {
             Self.abandonLaunch(launched)
-            throw AppexError(.launchFailed, "cannot watch \(configuration.identity.bundleIdentifier) for its exit (the event thread is not available); the process was killed")
+            throw AppexError(.launchFailed, "cannot watch \(configuration.identity.bundleIdentifier) for its exit (the event thread is not available); the process was killed",
+                             context: errorContext(pid: launched))
         }
         child.connection.start()
         return child
@@ -486,7 +527,8 @@ public final class AppExtensionProcess: Sendable {
         for (resource, value, name) in wanted {
             guard let value else { continue }
             do { try ProcessControl.setLimit(resource, to: value, forProcess: pid) } catch {
-                throw AppexError(.launchFailed, "cannot apply \(point)'s limit \(name) = \(value) to \(configuration.identity.bundleIdentifier) (pid \(pid)): \(error.errno)", underlying: error)
+                throw AppexError(.launchFailed, "cannot apply \(point)'s limit \(name) = \(value) to \(configuration.identity.bundleIdentifier) (pid \(pid))",
+                                 context: errorContext(pid: pid), underlyingError: error)
             }
         }
     }
@@ -497,40 +539,38 @@ public final class AppExtensionProcess: Sendable {
         let identity = configuration.identity
         let name = identity.bundleIdentifier
         let answer: Handshake.ExtensionHello
-        do throws(IPCError) {
+        do throws(AppexError) {
             guard answered else {
-                throw IPCError(.deadlineExceeded, "no hello within \(configuration.launchTimeout)")
+                throw AppexError(.deadlineExceeded, "no hello within \(configuration.launchTimeout)")
             }
             // The kernel's word on who wrote the hello: the process we launched, as our user.
             let sender = try channel.peekSenderCredentials()
             try channel.attestSenders(false)
             if let sender, sender.processIdentifier != pid || sender.userIdentifier != ProcessControl.userIdentifier {
-                throw IPCError(.protocolViolation, "the hello came from \(sender), not the launched process (pid \(pid), uid \(ProcessControl.userIdentifier))")
+                throw AppexError(.protocolViolation, "the hello came from \(sender), not the launched process (pid \(pid), uid \(ProcessControl.userIdentifier))")
             }
             answer = try Handshake.receive(Handshake.ExtensionHello.self, on: channel, timeout: configuration.launchTimeout)
         } catch {
-            if error.code == .closed {
-                throw AppexError(.launchFailed, "\(name) (pid \(pid)) ended before completing the handshake (\(error.message)); see its output in the host's log")
-            }
-            throw AppexError(.launchFailed, "\(name) (pid \(pid)) did not complete the handshake: \(error.message)")
+            throw handshakeFailed(error, pid: pid)
         }
+        let context = errorContext(pid: pid)
         if let reason = answer.declined {
-            throw AppexError(.refused, "\(name) declined the host's connection: \(reason)")
+            throw AppexError(.refused, "\(name) declined the host's connection: \(reason)", context: context)
         }
         if answer.protocolVersion != Handshake.protocolVersion {
-            throw AppexError(.launchFailed, "\(name) speaks protocol \(answer.protocolVersion); this host speaks \(Handshake.protocolVersion)")
+            throw AppexError(.launchFailed, "\(name) speaks protocol \(answer.protocolVersion); this host speaks \(Handshake.protocolVersion)", context: context)
         }
         if answer.extensionBundleIdentifier != name || answer.processIdentifier != pid {
-            throw AppexError(.launchFailed, "the process that answered (\(answer.extensionBundleIdentifier), pid \(answer.processIdentifier)) is not \(name), pid \(pid)")
+            throw AppexError(.launchFailed, "the process that answered (\(answer.extensionBundleIdentifier), pid \(answer.processIdentifier)) is not \(name), pid \(pid)", context: context)
         }
         if answer.boundExtensionPoint != identity.extensionPointIdentifier.description {
-            throw AppexError(.launchFailed, "\(name)'s code binds to \(answer.boundExtensionPoint), but its Info.plist names \(identity.extensionPointIdentifier): rebuild the bundle with `appex bundle`")
+            throw AppexError(.launchFailed, "\(name)'s code binds to \(answer.boundExtensionPoint), but its Info.plist names \(identity.extensionPointIdentifier): rebuild the bundle with `appex bundle`", context: context)
         }
     }
 
     private func makeSocketPair() throws(AppexError) -> (OwnedDescriptor, OwnedDescriptor) {
         do { return try Socket.pair() } catch {
-            throw AppexError(.launchFailed, "cannot make the connection for \(configuration.identity.bundleIdentifier): \(error)")
+            throw AppexError(.launchFailed, "cannot make the connection for \(configuration.identity.bundleIdentifier)", context: errorContext(), underlyingError: error)
         }
     }
 
@@ -573,7 +613,7 @@ public final class AppExtensionProcess: Sendable {
         }
     }
 
-    private func childEnded(pid: Int32, reason: IPCError) {
+    private func childEnded(pid: Int32, reason: AppexError) {
         let current = state.withLock { state -> Child? in
             if case .running(let child) = state.phase, child.pid == pid { return child }
             return nil
@@ -590,6 +630,7 @@ public final class AppExtensionProcess: Sendable {
         }
         guard wasCurrent, !invalidated else { return }
         current?.kill()  // a broken protocol leaves a live process: end it
-        configuration.onInterruption(AppexError(.interrupted, "\(configuration.identity.bundleIdentifier) (pid \(pid)) ended: \(reason.message)"))
+        configuration.onInterruption(AppexError(.interrupted, "\(configuration.identity.bundleIdentifier) (pid \(pid)) ended", context: errorContext(pid: pid),
+                                                underlyingError: reason))
     }
 }

@@ -34,7 +34,7 @@ final class ApprovalRegistry: Sendable {
                     PRIMARY KEY (host, bundle));
                 """ })
         } catch {
-            throw AppexError(.registry, "cannot open the approval registry \(path): \(error)", underlying: error)
+            throw AppexError(.registry, "cannot open the approval registry \(path)", context: AppexError.Context(path: path), underlyingError: error)
         }
     }
 
@@ -51,7 +51,7 @@ final class ApprovalRegistry: Sendable {
                 return result
             }
         } catch {
-            throw AppexError(.registry, "cannot read the approval registry \(path): \(error)", underlying: error)
+            throw AppexError(.registry, "cannot read the approval registry \(path)", context: AppexError.Context(path: path), underlyingError: error)
         }
     }
 
@@ -67,7 +67,7 @@ final class ApprovalRegistry: Sendable {
                     arguments: [host, bundle, decision.isEnabled, decision.team?.rawValue, Date()])
             }
         } catch {
-            throw AppexError(.registry, "cannot write the approval registry \(path): \(error)", underlying: error)
+            throw AppexError(.registry, "cannot write the approval registry \(path)", context: AppexError.Context(path: path), underlyingError: error)
         }
     }
 }

@@ -46,7 +46,8 @@ public final class ExtensionDiscovery: Sendable {
 
     private static func check(host: AppexBundle) throws(AppexError) {
         guard host.isValid, host.bundleIdentifier != nil else {
-            throw AppexError(.invalidBundle, "the host app at \(host.path) is not valid", problems: host.problems)
+            throw AppexError(.invalidBundle, "the host app at \(host.path) is not valid",
+                             context: AppexError.Context(bundleIdentifier: host.bundleIdentifier, path: host.path), problems: host.problems)
         }
     }
 
@@ -268,10 +269,12 @@ public final class ExtensionDiscovery: Sendable {
     public func setEnabled(_ enabled: Bool, bundleIdentifier: String) throws(AppexError) {
         let snapshot = try snapshot()
         guard let found = snapshot.extensions.first(where: { $0.bundleIdentifier == bundleIdentifier && !$0.problems.contains { $0.kind == .duplicateBundleIdentifier } }) else {
-            throw AppexError(.notFound, "no extension with bundle identifier \(bundleIdentifier) was found for host \(snapshot.hostBundleIdentifier) (searched \(searchDescription))")
+            throw AppexError(.notFound, "no extension with bundle identifier \(bundleIdentifier) was found for host \(snapshot.hostBundleIdentifier) (searched \(searchDescription))",
+                             context: AppexError.Context(bundleIdentifier: bundleIdentifier))
         }
         if enabled && found.state == .invalid {
-            throw AppexError(.refused, "cannot enable \(bundleIdentifier): the bundle at \(found.path) is invalid", problems: found.problems)
+            throw AppexError(.refused, "cannot enable \(bundleIdentifier): the bundle at \(found.path) is invalid",
+                             context: AppexError.Context(bundleIdentifier: bundleIdentifier, path: found.path), problems: found.problems)
         }
         try registry.record(ApprovalRegistry.Decision(isEnabled: enabled, team: enabled ? found.team : nil),
                             host: snapshot.hostBundleIdentifier, bundle: bundleIdentifier)

@@ -8,7 +8,7 @@ import Synchronization
 /// ``receive()``s. Large payloads travel as a sealed `memfd` passed with `SCM_RIGHTS` instead of
 /// through the socket. Every read is bounded: a header that is malformed, a frame over
 /// ``Configuration/maximumFrameSize``, or a shared-memory frame without its descriptor is a
-/// ``IPCError/Code/protocolViolation`` and the channel is finished.
+/// ``AppexError/Code/protocolViolation`` and the channel is finished.
 public final class FrameChannel: Sendable {
     /// Limits and thresholds of a channel.
     public struct Configuration: Sendable, Codable, Hashable {
@@ -30,7 +30,7 @@ public final class FrameChannel: Sendable {
         /// Where `recvmsg` writes: allocated once, never zero-filled again.
         var scratch = [UInt8](repeating: 0, count: 64 * 1024)
         var descriptors: [OwnedDescriptor] = []
-        var finished: IPCError?
+        var finished: AppexError?
     }
 
     /// The socket (owned by the channel: closed when the channel goes).
@@ -73,37 +73,37 @@ public final class FrameChannel: Sendable {
     }
 
     /// Two connected channels (a `socketpair`), both ends close-on-exec.
-    public static func pair(configuration: Configuration = Configuration()) throws(IPCError) -> (FrameChannel, FrameChannel) {
+    public static func pair(configuration: Configuration = Configuration()) throws(AppexError) -> (FrameChannel, FrameChannel) {
         do {
             let (a, b) = try Socket.pair()
             return (FrameChannel(owning: a, configuration: configuration), FrameChannel(owning: b, configuration: configuration))
         } catch {
-            throw IPCError(.system, "cannot make a socket pair", underlying: error)
+            throw AppexError(.system, "cannot make a socket pair", underlyingError: error)
         }
     }
 
     /// The kernel's word on who is at the other end.
-    public func peerCredentials() throws(IPCError) -> PeerCredentials {
+    public func peerCredentials() throws(AppexError) -> PeerCredentials {
         do { return try Socket.peerCredentials(owned.rawValue) } catch {
-            throw IPCError(.system, "cannot read the peer's credentials", underlying: error)
+            throw AppexError(.system, "cannot read the peer's credentials", underlyingError: error)
         }
     }
 
     /// Asks the kernel to attest the sender of everything that arrives from now on
     /// (`SO_PASSCRED`); see ``peekSenderCredentials()``. Turn it off again once checked: frames
     /// are not read with room for credentials.
-    public func attestSenders(_ on: Bool) throws(IPCError) {
+    public func attestSenders(_ on: Bool) throws(AppexError) {
         do { try Socket.passCredentials(owned.rawValue, on) } catch {
-            throw IPCError(.system, "cannot ask the kernel to attest senders", underlying: error)
+            throw AppexError(.system, "cannot ask the kernel to attest senders", underlyingError: error)
         }
     }
 
     /// The kernel's word on who sent the next unread bytes (`SCM_CREDENTIALS`), without
     /// reading them; `nil` when they carry no credentials. Only meaningful for bytes sent while
     /// ``attestSenders(_:)`` was on.
-    public func peekSenderCredentials() throws(IPCError) -> PeerCredentials? {
+    public func peekSenderCredentials() throws(AppexError) -> PeerCredentials? {
         do { return try Socket.peekSenderCredentials(owned.rawValue) } catch {
-            throw IPCError(.system, "cannot read the sender's credentials", underlying: error)
+            throw AppexError(.system, "cannot read the sender's credentials", underlyingError: error)
         }
     }
 
@@ -116,26 +116,26 @@ public final class FrameChannel: Sendable {
     // MARK: - Sending
 
     /// Sends one frame.
-    public func send(_ frame: Frame) throws(IPCError) {
+    public func send(_ frame: Frame) throws(AppexError) {
         let configuration = self.configuration
         let size = frame.contents.count
         let useSharedMemory = size >= configuration.sharedMemoryThreshold
         if useSharedMemory {
             guard size <= configuration.maximumSharedPayloadSize else {
-                throw IPCError(.frameTooLarge, "a \(frame.kind) of \(size) bytes exceeds the shared-memory limit of \(configuration.maximumSharedPayloadSize)")
+                throw AppexError(.frameTooLarge, "a \(frame.kind) of \(size) bytes exceeds the shared-memory limit of \(configuration.maximumSharedPayloadSize)")
             }
         } else if size > configuration.maximumFrameSize {
-            throw IPCError(.frameTooLarge, "a \(frame.kind) of \(size) bytes exceeds the frame limit of \(configuration.maximumFrameSize)")
+            throw AppexError(.frameTooLarge, "a \(frame.kind) of \(size) bytes exceeds the frame limit of \(configuration.maximumFrameSize)")
         }
         do {
             try write(frame, sharedMemory: useSharedMemory)
         } catch let error as SystemError {
             if error.errno == .brokenPipe || error.errno == .connectionReset {
-                throw IPCError(.closed, "the peer closed the connection", underlying: error)
+                throw AppexError(.closed, "the peer closed the connection", underlyingError: error)
             }
-            throw IPCError(.system, "cannot send a \(frame.kind)", underlying: error)
+            throw AppexError(.system, "cannot send a \(frame.kind)", underlyingError: error)
         } catch {
-            throw IPCError(.system, "cannot send a \(frame.kind): \(error)")
+            throw AppexError(.system, "cannot send a \(frame.kind)", underlyingError: error)
         }
     }
 
@@ -229,26 +229,26 @@ public final class FrameChannel: Sendable {
 
     /// Waits until a frame's bytes are buffered or the socket is readable (or closed).
     /// - Returns: `false` when `timeout` passed first.
-    public func waitUntilReadable(timeout: Duration) throws(IPCError) -> Bool {
+    public func waitUntilReadable(timeout: Duration) throws(AppexError) -> Bool {
         let buffered = reading.withLock { $0.buffer.count > $0.start }
         if buffered { return true }
         let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         do {
             return try Socket.waitReadable(owned.rawValue, timeoutMilliseconds: milliseconds)
         } catch {
-            throw IPCError(.system, "cannot wait for the peer", underlying: error)
+            throw AppexError(.system, "cannot wait for the peer", underlyingError: error)
         }
     }
 
     /// Receives the next frame, blocking until one is complete.
     ///
     /// - Returns: the frame, or `nil` when the peer closed the stream between frames.
-    /// - Throws: ``IPCError`` `protocolViolation` (and the channel is finished) for anything
+    /// - Throws: ``AppexError`` `protocolViolation` (and the channel is finished) for anything
     ///   that is not a well-formed frame; `closed` when the stream ends inside a frame.
-    public func receive() throws(IPCError) -> Frame? {
-        let result = reading.withLock { state -> Result<Frame?, IPCError> in
+    public func receive() throws(AppexError) -> Frame? {
+        let result = reading.withLock { state -> Result<Frame?, AppexError> in
             if let finished = state.finished { return .failure(finished) }
-            do throws(IPCError) {
+            do throws(AppexError) {
                 return .success(try receiveFrame(&state))
             } catch {
                 state.finished = error
@@ -258,7 +258,7 @@ public final class FrameChannel: Sendable {
         return try result.get()
     }
 
-    private func receiveFrame(_ state: inout ReadState) throws(IPCError) -> Frame? {
+    private func receiveFrame(_ state: inout ReadState) throws(AppexError) -> Frame? {
         let configuration = self.configuration
         guard try fill(&state, atLeast: Frame.headerSize) else { return nil }
         let header = state.start
@@ -269,47 +269,47 @@ public final class FrameChannel: Sendable {
         var requestID: UInt64 = 0
         for index in 0..<8 { requestID |= UInt64(state.buffer[header + 8 + index]) << (8 * UInt64(index)) }
         guard state.buffer[header + 6] == 0, state.buffer[header + 7] == 0, flags & ~Frame.sharedMemoryFlag == 0 else {
-            throw IPCError(.protocolViolation, "malformed frame header (reserved bits set)")
+            throw AppexError(.protocolViolation, "malformed frame header (reserved bits set)")
         }
         guard Frame.Kind.known.contains(kindByte) else {
-            throw IPCError(.protocolViolation, "unknown frame kind \(kindByte)")
+            throw AppexError(.protocolViolation, "unknown frame kind \(kindByte)")
         }
         let kind = Frame.Kind(rawValue: kindByte)
         state.start += Frame.headerSize
         if flags & Frame.sharedMemoryFlag != 0 {
             guard length <= configuration.maximumSharedPayloadSize else {
-                throw IPCError(.protocolViolation, "a shared-memory \(kind) of \(length) bytes exceeds the limit of \(configuration.maximumSharedPayloadSize)")
+                throw AppexError(.protocolViolation, "a shared-memory \(kind) of \(length) bytes exceeds the limit of \(configuration.maximumSharedPayloadSize)")
             }
             guard !state.descriptors.isEmpty else {
-                throw IPCError(.protocolViolation, "a shared-memory \(kind) arrived without its descriptor")
+                throw AppexError(.protocolViolation, "a shared-memory \(kind) arrived without its descriptor")
             }
             let memory = state.descriptors.removeFirst()
             return Frame(kind: kind, requestID: requestID, contents: try Payload(mapping: memory, length: length))
         }
         guard length <= configuration.maximumFrameSize else {
-            throw IPCError(.protocolViolation, "a \(kind) of \(length) bytes exceeds the frame limit of \(configuration.maximumFrameSize)")
+            throw AppexError(.protocolViolation, "a \(kind) of \(length) bytes exceeds the frame limit of \(configuration.maximumFrameSize)")
         }
         let payload: [UInt8]
         if length > state.scratch.count && state.buffer.count - state.start < length {
             payload = try receiveLarge(&state, length: length, kind: kind)
         } else {
             guard try fill(&state, atLeast: length) else {
-                throw IPCError(.closed, "the peer closed the connection inside a \(kind)")
+                throw AppexError(.closed, "the peer closed the connection inside a \(kind)")
             }
             payload = Array(state.buffer[state.start..<(state.start + length)])
             state.start += length
         }
         if !state.descriptors.isEmpty {
-            throw IPCError(.protocolViolation, "a descriptor arrived with a frame that carries none")
+            throw AppexError(.protocolViolation, "a descriptor arrived with a frame that carries none")
         }
         return Frame(kind: kind, requestID: requestID, payload: payload)
     }
 
     /// A payload larger than the scratch buffer: what is buffered, then the rest read straight
     /// into the payload (no intermediate copies).
-    private func receiveLarge(_ state: inout ReadState, length: Int, kind: Frame.Kind) throws(IPCError) -> [UInt8] {
+    private func receiveLarge(_ state: inout ReadState, length: Int, kind: Frame.Kind) throws(AppexError) -> [UInt8] {
         let buffered = state.buffer.count - state.start
-        var failure: IPCError?
+        var failure: AppexError?
         var descriptors = state.descriptors
         let payload = [UInt8](unsafeUninitializedCapacity: length) { raw, initialized in
             let target = UnsafeMutableRawBufferPointer(raw)
@@ -322,13 +322,13 @@ public final class FrameChannel: Sendable {
                 do throws(SystemError) {
                     let received = try Socket.receive(owned.rawValue, into: UnsafeMutableRawBufferPointer(rebasing: target[done..<length]), descriptors: &descriptors)
                     if received == 0 {
-                        failure = IPCError(.closed, "the peer closed the connection inside a \(kind)")
+                        failure = AppexError(.closed, "the peer closed the connection inside a \(kind)")
                         break
                     }
                     done += received
                 } catch {
-                    failure = error.errno == .connectionReset ? IPCError(.closed, "the peer reset the connection", underlying: error)
-                        : IPCError(.system, "cannot read from the peer", underlying: error)
+                    failure = error.errno == .connectionReset ? AppexError(.closed, "the peer reset the connection", underlyingError: error)
+                        : AppexError(.system, "cannot read from the peer", underlyingError: error)
                     break
                 }
             }
@@ -343,7 +343,7 @@ public final class FrameChannel: Sendable {
 
     /// Reads until `count` unread bytes are buffered.
     /// - Returns: `false` when the stream ended with no unread byte at all.
-    private func fill(_ state: inout ReadState, atLeast count: Int) throws(IPCError) -> Bool {
+    private func fill(_ state: inout ReadState, atLeast count: Int) throws(AppexError) -> Bool {
         if state.start > 0 && state.start == state.buffer.count {
             state.buffer.removeAll(keepingCapacity: true)
             state.start = 0
@@ -367,13 +367,13 @@ public final class FrameChannel: Sendable {
             case .success(let count):
                 received = count
             case .failure(let error):
-                if error.errno == .connectionReset { throw IPCError(.closed, "the peer reset the connection", underlying: error) }
-                throw IPCError(.system, "cannot read from the peer", underlying: error)
+                if error.errno == .connectionReset { throw AppexError(.closed, "the peer reset the connection", underlyingError: error) }
+                throw AppexError(.system, "cannot read from the peer", underlyingError: error)
             }
             state.buffer.append(contentsOf: state.scratch[0..<received])
             if received == 0 {
                 if state.buffer.count == state.start { return false }
-                throw IPCError(.closed, "the peer closed the connection inside a frame")
+                throw AppexError(.closed, "the peer closed the connection inside a frame")
             }
         }
         return true

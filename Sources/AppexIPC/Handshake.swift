@@ -56,29 +56,29 @@ public enum Handshake {
     }
 
     /// Sends `hello` as a hello frame.
-    public static func send(_ hello: some Encodable, on channel: FrameChannel) throws(IPCError) {
+    public static func send(_ hello: some Encodable, on channel: FrameChannel) throws(AppexError) {
         let bytes: [UInt8]
         do { bytes = Array(try JSONEncoder().encode(hello)) } catch {
-            throw IPCError(.coding, "cannot encode the hello: \(error)")
+            throw AppexError(.coding, "cannot encode the hello", underlyingError: error)
         }
         try channel.send(Frame(kind: .hello, requestID: 0, payload: bytes))
     }
 
     /// Waits up to `timeout` for the peer's hello frame and decodes it.
-    public static func receive<Hello: Decodable>(_ type: Hello.Type, on channel: FrameChannel, timeout: Duration) throws(IPCError) -> Hello {
+    public static func receive<Hello: Decodable>(_ type: Hello.Type, on channel: FrameChannel, timeout: Duration) throws(AppexError) -> Hello {
         guard try channel.waitUntilReadable(timeout: timeout) else {
-            throw IPCError(.deadlineExceeded, "the peer did not say hello within \(timeout)")
+            throw AppexError(.deadlineExceeded, "the peer did not say hello within \(timeout)")
         }
         guard let frame = try channel.receive() else {
-            throw IPCError(.closed, "the peer closed the connection before saying hello")
+            throw AppexError(.closed, "the peer closed the connection before saying hello")
         }
         guard frame.kind == .hello else {
-            throw IPCError(.protocolViolation, "the peer's first frame was a \(frame.kind), not hello")
+            throw AppexError(.protocolViolation, "the peer's first frame was a \(frame.kind), not hello")
         }
         do {
             return try JSONDecoder().decode(Hello.self, from: Data(frame.payload))
         } catch {
-            throw IPCError(.protocolViolation, "the peer's hello is malformed: \(error)")
+            throw AppexError(.protocolViolation, "the peer's hello is malformed", underlyingError: error)
         }
     }
 }

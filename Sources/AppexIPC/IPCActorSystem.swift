@@ -48,26 +48,29 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
     }
 
     private let state = Mutex(State())
-    /// Where calls get their connection. A struct, not a bare closure: a `Mutex` of a function
-    /// type reabstracts it on every `withLock` write-back, and the thunks pile up — each remote
-    /// call got slower than the last (measured: 250 µs → 2 ms over 20,000 calls).
-    private struct ConnectionProvider: Sendable {
-        let connection: @Sendable () async throws -> IPCConnection
+    /// Where calls go. A struct, not a bare closure: a `Mutex` of a function type reabstracts
+    /// it on every `withLock` write-back, and the thunks pile up — each remote call got slower
+    /// than the last (measured: 250 µs → 2 ms over 20,000 calls).
+    private struct Caller: Sendable {
+        let call: @Sendable (_ invocation: [UInt8]) async throws(AppexError) -> [UInt8]
     }
-    private let connectionProvider = Mutex<ConnectionProvider?>(nil)
+    private let caller = Mutex<Caller?>(nil)
 
     /// A system not yet attached to a connection; attach it before remote calls.
     public init() {}
 
     /// The connection remote calls go over.
     public func attach(_ connection: IPCConnection) {
-        connectionProvider.withLock { $0 = ConnectionProvider(connection: { connection }) }
+        caller.withLock { $0 = Caller(call: { invocation throws(AppexError) in try await connection.call(invocation, kind: .invocation) }) }
     }
 
-    /// Where remote calls get their connection, asked at every call: lets an owner launch the
-    /// peer on demand and hand out the current connection after a relaunch.
-    public func attach(provider: @escaping @Sendable () async throws -> IPCConnection) {
-        connectionProvider.withLock { $0 = ConnectionProvider(connection: provider) }
+    /// Where remote calls go, asked at every call: `call` sends an encoded invocation as an
+    /// ``Frame/Kind/invocation`` frame and returns the reply's bytes. Lets an owner launch the
+    /// peer on demand, follow it across relaunches, and report a remote call's failure as it
+    /// reports its other calls' (an `AppExtensionProcess` says `interrupted` when the extension
+    /// dies during the call, for a remote call as for `send`).
+    public func attach(caller call: @escaping @Sendable (_ invocation: [UInt8]) async throws(AppexError) -> [UInt8]) {
+        caller.withLock { $0 = Caller(call: call) }
     }
 
     /// Makes `actor` callable from the other side as `name`. Call it right after the actor's
@@ -121,13 +124,12 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
         _ = try await send(actor.id, target: target, invocation: invocation)
     }
 
-    private func send(_ id: ActorID, target: RemoteCallTarget, invocation: IPCInvocationEncoder) async throws -> [UInt8] {
-        guard let provider = connectionProvider.withLock({ $0 }) else {
-            throw IPCError(.invalidated, "the actor system is not attached to a connection")
+    private func send(_ id: ActorID, target: RemoteCallTarget, invocation: IPCInvocationEncoder) async throws(AppexError) -> [UInt8] {
+        guard let caller = caller.withLock({ $0 }) else {
+            throw AppexError(.invalidated, "the actor system is not attached to a connection")
         }
-        let connection = try await provider.connection()
         let envelope = Invocation(actor: id.name, target: target.identifier, generics: invocation.generics, arguments: invocation.arguments)
-        return try await connection.call(try InvocationCoding.encode(envelope), kind: .invocation)
+        return try await caller.call(try InvocationCoding.encode(envelope))
     }
 
     // MARK: - Serving
@@ -137,15 +139,15 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
         { [self] bytes in
             let invocation = try InvocationCoding.decode(Invocation.self, from: bytes)
             guard let actor = state.withLock({ $0.actors[ActorID(invocation.actor)] }) else {
-                throw IPCError(.remoteFailure, "no actor named \(invocation.actor) is exported here")
+                throw AppexError(.remoteFailure, "no actor named \(invocation.actor) is exported here")
             }
             var decoder = IPCInvocationDecoder(invocation: invocation)
             let handler = IPCResultHandler()
             try await executeDistributedTarget(on: actor, target: RemoteCallTarget(invocation.target), invocationDecoder: &decoder, handler: handler)
             switch handler.outcome.withLock({ $0 }) {
             case .value(let bytes): return bytes
-            case .failure(let message): throw IPCError(.remoteFailure, message)
-            case nil: throw IPCError(.remoteFailure, "the distributed target returned nothing")
+            case .failure(let message): throw AppexError(.remoteFailure, message)
+            case nil: throw AppexError(.remoteFailure, "the distributed target returned nothing")
             }
         }
     }
@@ -166,7 +168,7 @@ public struct IPCInvocationEncoder: DistributedTargetInvocationEncoder {
 
     public mutating func recordGenericSubstitution<T>(_ type: T.Type) throws {
         guard let name = _mangledTypeName(type) else {
-            throw IPCError(.coding, "cannot name the type \(type) for a distributed call")
+            throw AppexError(.coding, "cannot name the type \(type) for a distributed call")
         }
         generics.append(name)
     }
@@ -190,13 +192,13 @@ public struct IPCInvocationDecoder: DistributedTargetInvocationDecoder {
 
     public mutating func decodeGenericSubstitutions() throws -> [Any.Type] {
         try invocation.generics.map { name in
-            guard let type = _typeByName(name) else { throw IPCError(.coding, "unknown type \(name) in a distributed call") }
+            guard let type = _typeByName(name) else { throw AppexError(.coding, "unknown type \(name) in a distributed call") }
             return type
         }
     }
 
     public mutating func decodeNextArgument<Argument: Codable>() throws -> Argument {
-        guard next < invocation.arguments.count else { throw IPCError(.coding, "a distributed call has too few arguments") }
+        guard next < invocation.arguments.count else { throw AppexError(.coding, "a distributed call has too few arguments") }
         defer { next += 1 }
         return try InvocationCoding.decode(Argument.self, from: invocation.arguments[next])
     }
@@ -228,22 +230,23 @@ public final class IPCResultHandler: DistributedTargetInvocationResultHandler, S
     }
 }
 
-/// The compact coder (AppexCoding) as distributed calls use it: a failure is an ``IPCError`` with
-/// code `coding` and the coder's message, which is what callers of a remote actor catch.
+/// The compact coder (AppexCoding) as distributed calls use it: a failure is an ``AppexError`` with
+/// code `coding` whose underlying error is the coder's `CompactCodingError` (what and where),
+/// which is what callers of a remote actor catch.
 enum InvocationCoding {
-    static func encode<T: Encodable>(_ value: T) throws(IPCError) -> [UInt8] {
+    static func encode<T: Encodable>(_ value: T) throws(AppexError) -> [UInt8] {
         do {
             return try CompactEncoder().encode(value)
         } catch {
-            throw IPCError(.coding, error.message)
+            throw AppexError(.coding, "cannot encode a \(T.self) for a distributed call", underlyingError: error)
         }
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws(IPCError) -> T {
+    static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws(AppexError) -> T {
         do {
             return try CompactDecoder().decode(type, from: bytes)
         } catch {
-            throw IPCError(.coding, error.message)
+            throw AppexError(.coding, "cannot decode a \(T.self) in a distributed call", underlyingError: error)
         }
     }
 }

@@ -12,7 +12,7 @@ import Synchronization
 /// reason, and ``onClose`` runs.
 public final class IPCConnection: Sendable, IPCExecutorSource {
     /// Serves the peer's requests: takes the request's bytes, returns the reply's bytes; a
-    /// thrown error becomes a ``IPCError/Code/remoteFailure`` on the peer's side. Runs in a
+    /// thrown error becomes an ``AppexError/Code/remoteFailure`` on the peer's side. Runs in a
     /// task of its own, cancelled when the peer cancels the call.
     public typealias Handler = @Sendable (_ request: [UInt8]) async throws -> [UInt8]
     /// A ``Handler`` that takes and gives bytes where they are: a request that arrived in
@@ -22,7 +22,7 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
 
     private enum Outcome: Sendable {
         case reply(Payload)
-        case failure(IPCError)
+        case failure(AppexError)
     }
 
     private struct State: ~Copyable {
@@ -31,7 +31,7 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
         var serving: [UInt64: Task<Void, Never>] = [:]
         /// Deadline timers of pending calls, cancelled when the call ends another way.
         var timers: [UInt64: Task<Void, Never>] = [:]
-        var closed: IPCError?
+        var closed: AppexError?
         var started = false
     }
 
@@ -42,7 +42,7 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
     private let ownsExecutor: Bool
     private let handler: PayloadHandler?
     private let invocationHandler: PayloadHandler?
-    private let onClose: @Sendable (IPCError) -> Void
+    private let onClose: @Sendable (AppexError) -> Void
     private let state = Mutex(State())
 
     /// A connection over `channel`.
@@ -55,14 +55,14 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
     ///   - executor: the thread to read on, shared with other connections; by default one of
     ///     the connection's own, stopped when the connection ends.
     public convenience init(channel: FrameChannel, handler: Handler? = nil, invocationHandler: Handler? = nil, executor: IPCExecutor? = nil,
-                            onClose: @escaping @Sendable (IPCError) -> Void = { _ in }) {
+                            onClose: @escaping @Sendable (AppexError) -> Void = { _ in }) {
         self.init(channel: channel, payloadHandler: handler.map(Self.inPlace), invocationHandler: invocationHandler, executor: executor, onClose: onClose)
     }
 
     /// A connection whose requests are served with bytes where they are (``PayloadHandler``);
     /// otherwise as ``init(channel:handler:invocationHandler:executor:onClose:)``.
     public init(channel: FrameChannel, payloadHandler: PayloadHandler?, invocationHandler: Handler? = nil, executor: IPCExecutor? = nil,
-                onClose: @escaping @Sendable (IPCError) -> Void = { _ in }) {
+                onClose: @escaping @Sendable (AppexError) -> Void = { _ in }) {
         self.channel = channel
         self.executor = executor ?? IPCExecutor()
         self.ownsExecutor = executor == nil
@@ -83,17 +83,17 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
         }
         guard first else { return }
         if !executor.attach(self) {
-            close(IPCError(.system, "cannot start the connection's reader thread (pthread_create failed)"))
+            close(AppexError(.system, "cannot start the connection's reader thread (pthread_create failed)"))
         }
     }
 
     /// Why the connection ended, once it has.
-    public var closeReason: IPCError? { state.withLock { $0.closed } }
+    public var closeReason: AppexError? { state.withLock { $0.closed } }
 
     /// Ends the connection from this side: pending calls fail with `invalidated`, the peer sees
     /// the end of the stream.
     public func invalidate() {
-        close(IPCError(.invalidated, "the connection was invalidated"))
+        close(AppexError(.invalidated, "the connection was invalidated"))
         channel.shutdown()
     }
 
@@ -103,24 +103,24 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
     ///
     /// - Parameter timeout: how long to wait; `nil` waits until the reply, the end of the
     ///   connection or cancellation.
-    /// - Throws: ``IPCError``: `deadlineExceeded`, `cancelled` (the peer is told to stop in both
+    /// - Throws: ``AppexError``: `deadlineExceeded`, `cancelled` (the peer is told to stop in both
     ///   cases), `remoteFailure`, `closed` or `protocolViolation` (the connection ended),
     ///   `invalidated`.
-    public func call(_ request: [UInt8], kind: Frame.Kind = .request, timeout: Duration? = nil) async throws(IPCError) -> [UInt8] {
+    public func call(_ request: [UInt8], kind: Frame.Kind = .request, timeout: Duration? = nil) async throws(AppexError) -> [UInt8] {
         try await callInPlace(request, kind: kind, timeout: timeout).bytes
     }
 
     /// Sends a request and returns its reply where it arrived: a large reply that came in
     /// shared memory is read in place, never copied (see ``Payload``). Otherwise as
     /// ``call(_:kind:timeout:)``.
-    public func callInPlace(_ request: [UInt8], kind: Frame.Kind = .request, timeout: Duration? = nil) async throws(IPCError) -> Payload {
+    public func callInPlace(_ request: [UInt8], kind: Frame.Kind = .request, timeout: Duration? = nil) async throws(AppexError) -> Payload {
         let id = state.withLock { state -> UInt64 in
             defer { state.nextRequestID &+= 1 }
             return state.nextRequestID
         }
         let outcome: Outcome = await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Outcome, Never>) in
-                let refused = state.withLock { state -> IPCError? in
+                let refused = state.withLock { state -> AppexError? in
                     if let closed = state.closed { return closed }
                     state.pending[id] = continuation
                     return nil
@@ -130,10 +130,10 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
                     return
                 }
                 if Task.isCancelled {
-                    finish(id, with: .failure(IPCError(.cancelled, "the call was cancelled before it was sent")))
+                    finish(id, with: .failure(AppexError(.cancelled, "the call was cancelled before it was sent")))
                     return
                 }
-                do throws(IPCError) {
+                do throws(AppexError) {
                     try channel.send(Frame(kind: kind, requestID: id, payload: request))
                 } catch {
                     finish(id, with: .failure(error))
@@ -142,7 +142,7 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
                 if let timeout {
                     let timer = Task { [self] in
                         do { try await Task.sleep(for: timeout) } catch { return }  // the call ended first
-                        if finish(id, with: .failure(IPCError(.deadlineExceeded, "no reply within \(timeout)"))) {
+                        if finish(id, with: .failure(AppexError(.deadlineExceeded, "no reply within \(timeout)"))) {
                             try? channel.send(Frame(kind: .cancel, requestID: id, payload: []))
                         }
                     }
@@ -155,7 +155,7 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
                 }
             }
         } onCancel: {
-            if finish(id, with: .failure(IPCError(.cancelled, "the call was cancelled"))) {
+            if finish(id, with: .failure(AppexError(.cancelled, "the call was cancelled"))) {
                 try? channel.send(Frame(kind: .cancel, requestID: id, payload: []))
             }
         }
@@ -181,7 +181,7 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
     var hasBufferedInput: Bool { channel.hasBufferedInput }
     var expectsInput: Bool { state.withLock { !$0.pending.isEmpty } }
 
-    func abandon(because reason: IPCError) {
+    func abandon(because reason: AppexError) {
         close(reason)
         channel.shutdown()
     }
@@ -200,14 +200,14 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
     /// Reads and handles one frame. - Returns: `false` once the channel ended.
     private func receiveOne() -> Bool {
         let frame: Frame?
-        do throws(IPCError) {
+        do throws(AppexError) {
             frame = try channel.receive()
         } catch {
             close(error)
             return false
         }
         guard let frame else {
-            close(IPCError(.closed, "the peer closed the connection"))
+            close(AppexError(.closed, "the peer closed the connection"))
             return false
         }
         switch frame.kind {
@@ -215,7 +215,7 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
             finish(frame.requestID, with: .reply(frame.contents))
         case .failure:
             let message = String(decoding: frame.payload, as: UTF8.self)
-            finish(frame.requestID, with: .failure(IPCError(.remoteFailure, message)))
+            finish(frame.requestID, with: .failure(AppexError(.remoteFailure, message)))
         case .request:
             serve(frame, with: handler)
         case .invocation:
@@ -223,7 +223,7 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
         case .cancel:
             state.withLock { $0.serving[frame.requestID] }?.cancel()
         case .goodbye:
-            close(IPCError(.closed, "the peer said goodbye"))
+            close(AppexError(.closed, "the peer said goodbye"))
             channel.shutdown()
             return false
         default:
@@ -256,7 +256,7 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
         }
     }
 
-    private func close(_ reason: IPCError) {
+    private func close(_ reason: AppexError) {
         let (pending, serving, first, started) = state.withLock { state -> ([UnsafeContinuation<Outcome, Never>], [Task<Void, Never>], Bool, Bool) in
             let first = state.closed == nil
             if first { state.closed = reason }

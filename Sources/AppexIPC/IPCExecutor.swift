@@ -94,7 +94,7 @@ public final class IPCExecutor: TaskExecutor, Sendable {
             return (Array(state.jobs[state.head...]), state.sources)
         }
         wakePipe?.wake()
-        for source in sources { source.abandon(because: IPCError(.closed, "the connection's executor was shut down")) }
+        for source in sources { source.abandon(because: AppexError(.closed, "the connection's executor was shut down")) }
         for job in leftover { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
     }
 
@@ -171,7 +171,7 @@ public final class IPCExecutor: TaskExecutor, Sendable {
             } catch {
                 // poll itself failed (never expected): end every source rather than spin.
                 state.withLock { $0.sleeping = false }
-                for source in sources { source.abandon(because: IPCError(.system, "cannot wait for the peer", underlying: error)) }
+                for source in sources { source.abandon(because: AppexError(.system, "cannot wait for the peer", underlyingError: error)) }
                 state.withLock { $0.sources.removeAll { candidate in sources.contains { $0 === candidate } } }
                 continue
             }
@@ -245,5 +245,5 @@ protocol IPCExecutorSource: AnyObject, Sendable {
     /// Reads and handles one frame. - Returns: `false` when the source ended.
     func handleInput() -> Bool
     /// Ends the source because the executor cannot wait on it.
-    func abandon(because reason: IPCError)
+    func abandon(because reason: AppexError)
 }

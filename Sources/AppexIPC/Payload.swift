@@ -21,21 +21,21 @@ public struct Payload: RandomAccessCollection, Hashable, Sendable {
     /// payload — as often as you like, to any peer — passes its descriptor and copies nothing
     /// (when it is at least the channel's shared-memory threshold). For large replies an
     /// extension serves again and again.
-    public init(sharing bytes: [UInt8]) throws(IPCError) {
+    public init(sharing bytes: [UInt8]) throws(AppexError) {
         let made = bytes.withUnsafeBytes { raw -> Result<OwnedDescriptor, SystemError> in
             do throws(SystemError) { return .success(try SharedMemory.make(raw, name: "appex-shared")) } catch { return .failure(error) }
         }
         let descriptor: OwnedDescriptor
         switch made {
         case .success(let made): descriptor = made
-        case .failure(let error): throw IPCError(.system, "cannot make shared memory of \(bytes.count) bytes", underlying: error)
+        case .failure(let error): throw AppexError(.system, "cannot make shared memory of \(bytes.count) bytes", underlyingError: error)
         }
         self = try Payload(mapping: descriptor, length: bytes.count, keepingDescriptor: true)
     }
 
     /// Maps a received sealed memfd of exactly `length` bytes read-only (faulted in at once);
     /// refuses an unsealed one (the sender could still change it under us) or one of another size.
-    init(mapping fd: OwnedDescriptor, length: Int, keepingDescriptor: Bool = false) throws(IPCError) {
+    init(mapping fd: OwnedDescriptor, length: Int, keepingDescriptor: Bool = false) throws(AppexError) {
         do {
             let buffer = try SharedMemory.mapSealed(fd.rawValue, length: length)
             guard length > 0 else {
@@ -46,11 +46,11 @@ public struct Payload: RandomAccessCollection, Hashable, Sendable {
         } catch {
             switch error {
             case .notSealed:
-                throw IPCError(.protocolViolation, "a shared-memory payload was not sealed against change")
+                throw AppexError(.protocolViolation, "a shared-memory payload was not sealed against change")
             case .sizeMismatch:
-                throw IPCError(.protocolViolation, "a shared-memory payload's size does not match its frame (\(length) bytes announced)")
+                throw AppexError(.protocolViolation, "a shared-memory payload's size does not match its frame (\(length) bytes announced)")
             case .system(let failure):
-                throw IPCError(.system, "cannot map a shared-memory payload of \(length) bytes", underlying: failure)
+                throw AppexError(.system, "cannot map a shared-memory payload of \(length) bytes", underlyingError: failure)
             }
         }
     }

@@ -49,9 +49,9 @@ public final class DataSharing: Sendable {
     /// `Containers/.owner/`, a name no bundle identifier can take), claimed by the bundle's team
     /// the first time, as app groups are.
     ///
-    /// - Throws: ``StoreError`` `teamMismatch` when a bundle of another team owns the container,
+    /// - Throws: ``AppexError`` `teamMismatch` when a bundle of another team owns the container,
     ///   `storage` when the own suite cannot be opened.
-    public init(context: ProcessContext, environment: AppexEnvironment = .current()) throws(StoreError) {
+    public init(context: ProcessContext, environment: AppexEnvironment = .current()) throws(AppexError) {
         self.context = context
         self.environment = environment
         let suite = context.bundleIdentifier ?? "owner"
@@ -60,12 +60,13 @@ public final class DataSharing: Sendable {
         do {
             try environment.makePrivateDirectory(container)
         } catch {
-            throw StoreError(.storage, "cannot make the container \(container): \(error.message)")
+            throw AppexError(.storage, "cannot make the container \(container)", context: context.errorContext(path: container), underlyingError: error)
         }
         if let team = context.team {
             let owner = try AppGroup.claim(container + "/.team", for: team, group: suite)
             if owner != team {
-                throw StoreError(.teamMismatch, "the container of \(suite) belongs to team \(owner); \(context.name) is signed by team \(team): a bundle identifier's container is its first team's")
+                throw AppexError(.teamMismatch, "the container of \(suite) belongs to team \(owner); \(context.name) is signed by team \(team): a bundle identifier's container is its first team's",
+                                 context: context.errorContext(path: container))
             }
         }
         standard = try SharedDefaults(suiteName: suite, container: container, environment: environment, group: nil, refusesWritesWhenShared: true)
@@ -83,9 +84,9 @@ public final class DataSharing: Sendable {
     /// Ask again after a switch: a suite returned before keeps pointing where it pointed. The own
     /// suite refuses writes once sharing is on (`conflict`), so none lands where nobody reads.
     ///
-    /// - Throws: ``StoreError`` from opening the group (the entitlement may have been removed
+    /// - Throws: ``AppexError`` from opening the group (the entitlement may have been removed
     ///   since sharing was turned on: `missingEntitlement` names it).
-    public func defaults() throws(StoreError) -> SharedDefaults {
+    public func defaults() throws(AppexError) -> SharedDefaults {
         let state = try state()
         guard state.enabled, let name = state.name else { return standard }
         return try SharedDefaults(group: AppGroup(name, context: context, environment: environment))
@@ -96,11 +97,11 @@ public final class DataSharing: Sendable {
     /// since it last left the group — then empties the own suite. Does nothing when already on
     /// for `name`; turns off another group first.
     ///
-    /// - Throws: ``StoreError`` `missingEntitlement`/`teamMismatch` when the process may not
+    /// - Throws: ``AppexError`` `missingEntitlement`/`teamMismatch` when the process may not
     ///   open the group (nothing changes); `conflict` when another process of this bundle
     ///   switches to another group at the same moment, or keeps writing the own suite
     ///   throughout; `storage` when a step fails (a repeated call resumes).
-    public func enableAppGroup(_ name: String) throws(StoreError) {
+    public func enableAppGroup(_ name: String) throws(AppexError) {
         let group = try AppGroup(name, context: context, environment: environment)
         let current = try state()
         if current.enabled {
@@ -146,7 +147,8 @@ public final class DataSharing: Sendable {
                     return
                 }
             }
-            throw StoreError(.conflict, "\(standard.path) kept changing during \(Self.attempts) attempts to turn on app group \(name): another process of \(context.name) writes its own defaults without pause; try again")
+            throw AppexError(.conflict, "\(standard.path) kept changing during \(Self.attempts) attempts to turn on app group \(name): another process of \(context.name) writes its own defaults without pause; try again",
+                             context: context.errorContext(path: standard.path, group: name))
         }
     }
 
@@ -154,8 +156,8 @@ public final class DataSharing: Sendable {
     /// the own suite, then uses the own suite. The group keeps its keys. Does nothing when
     /// sharing is off.
     ///
-    /// - Throws: ``StoreError`` from opening the group, or `storage` (a repeated call resumes).
-    public func disableAppGroup() throws(StoreError) {
+    /// - Throws: ``AppexError`` from opening the group, or `storage` (a repeated call resumes).
+    public func disableAppGroup() throws(AppexError) {
         let current = try state()
         guard current.enabled, let name = current.name else { return }
         let target = try SharedDefaults(group: AppGroup(name, context: context, environment: environment))
@@ -184,19 +186,19 @@ public final class DataSharing: Sendable {
 
     // MARK: - Steps
 
-    private func state() throws(StoreError) -> (name: String?, enabled: Bool) {
+    private func state() throws(AppexError) -> (name: String?, enabled: Bool) {
         do {
             return try standard.database.unsafeReentrantRead { db in
                 (try SharedDefaults.meta(Self.groupName, in: db), try SharedDefaults.meta(Self.groupEnabled, in: db) == "1")
             }
         } catch {
-            throw StoreError(.storage, "cannot read the data-sharing state in \(standard.path): \(error)")
+            throw AppexError(.storage, "cannot read the data-sharing state in \(standard.path)", context: context.errorContext(path: standard.path), underlyingError: error)
         }
     }
 
     /// Records `name` as the group and returns the own suite's identity (made once): the group's
     /// copy mark is kept per own suite, so a suite made anew never inherits an old mark.
-    private func prepare(naming name: String) throws(StoreError) -> String {
+    private func prepare(naming name: String) throws(AppexError) -> String {
         do {
             var instance = ""
             try standard.database.inTransaction(.immediate) { db in
@@ -211,10 +213,11 @@ public final class DataSharing: Sendable {
                 return .commit
             }
             return instance
-        } catch let error as StoreError {
+        } catch let error as AppexError {
             throw error
         } catch {
-            throw StoreError(.storage, "cannot record app group \(name) in \(standard.path): \(error)")
+            throw AppexError(.storage, "cannot record app group \(name) in \(standard.path)", context: context.errorContext(path: standard.path, group: name),
+                             underlyingError: error)
         }
     }
 
@@ -222,7 +225,8 @@ public final class DataSharing: Sendable {
     /// bundle switched there meanwhile (a switch turns the old group off before it starts).
     private static func refuseIfOnElsewhere(_ name: String, in db: Database) throws {
         guard try SharedDefaults.meta(groupEnabled, in: db) == "1", let recorded = try SharedDefaults.meta(groupName, in: db), recorded != name else { return }
-        throw StoreError(.conflict, "another process of this bundle turned on app group \(recorded) meanwhile: nothing was changed")
+        throw AppexError(.conflict, "another process of this bundle turned on app group \(recorded) meanwhile: nothing was changed",
+                         context: AppexError.Context(group: recorded))
     }
 
     /// Refuses unless `name` is still the group being switched to: another process of this
@@ -230,7 +234,8 @@ public final class DataSharing: Sendable {
     private static func requireRecorded(_ name: String, in db: Database) throws {
         let recorded = try SharedDefaults.meta(groupName, in: db)
         guard recorded != name else { return }
-        throw StoreError(.conflict, "another process of this bundle started turning on app group \(recorded ?? "?") meanwhile: the keys copied to \(name) stay there, the process's defaults follow \(recorded ?? "?")")
+        throw AppexError(.conflict, "another process of this bundle started turning on app group \(recorded ?? "?") meanwhile: the keys copied to \(name) stay there, the process's defaults follow \(recorded ?? "?")",
+                         context: AppexError.Context(group: recorded))
     }
 
     /// The final value of every key the process itself changed (not a migration) after
@@ -247,9 +252,9 @@ public final class DataSharing: Sendable {
         return (keys.map { ($0, entries[$0]) }, through)
     }
 
-    private func attempt(_ what: String, _ body: () throws -> Void) throws(StoreError) {
-        do { try body() } catch let error as StoreError { throw error } catch {
-            throw StoreError(.storage, "cannot \(what) for \(context.name) (\(standard.path)): \(error)")
+    private func attempt(_ what: String, _ body: () throws -> Void) throws(AppexError) {
+        do { try body() } catch let error as AppexError { throw error } catch {
+            throw AppexError(.storage, "cannot \(what) for \(context.name) (\(standard.path))", context: context.errorContext(path: standard.path), underlyingError: error)
         }
     }
 }
@@ -257,7 +262,7 @@ public final class DataSharing: Sendable {
 extension SharedDefaults {
     /// The process's defaults as its data-sharing state says: its app group's suite when sharing
     /// is on, its own suite otherwise (the Salesforce SDK's `msdkUserDefaults`). See ``DataSharing``.
-    public static func standardOrGroup(context: ProcessContext, environment: AppexEnvironment = .current()) throws(StoreError) -> SharedDefaults {
+    public static func standardOrGroup(context: ProcessContext, environment: AppexEnvironment = .current()) throws(AppexError) -> SharedDefaults {
         try DataSharing(context: context, environment: environment).defaults()
     }
 }

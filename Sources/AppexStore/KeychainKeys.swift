@@ -31,36 +31,38 @@ final class KeychainKeys: Sendable {
     /// Reads the root key, or makes it when none exists and the keychain holds nothing sealed
     /// yet (`check == nil`). Returns the keys and, for a new keychain, the check value to store.
     ///
-    /// - Throws: ``StoreError`` `keyUnavailable` when the root key is missing or does not open
+    /// - Throws: ``AppexError`` `keyUnavailable` when the root key is missing or does not open
     ///   this keychain (naming the key file and the database), `storage` when it cannot be read.
-    static func load(directory: String, environment: AppexEnvironment, salt: Data, check: Data?, database: String) throws(StoreError) -> (keys: KeychainKeys, newCheck: Data?) {
+    static func load(directory: String, environment: AppexEnvironment, salt: Data, check: Data?, database: String) throws(AppexError) -> (keys: KeychainKeys, newCheck: Data?) {
         let path = directory + "/keychain.key"
         let rootBytes: Data
         if let existing = FileManager.default.contents(atPath: path) {
             rootBytes = existing
         } else if check != nil {
-            throw StoreError(.keyUnavailable, "the keychain \(database) holds items sealed under the root key \(path), which is missing: restore that file (APPEX_KEYS_DIR says where it is looked for); without it the items cannot be decrypted")
+            throw AppexError(.keyUnavailable, "the keychain \(database) holds items sealed under the root key \(path), which is missing: restore that file (APPEX_KEYS_DIR says where it is looked for); without it the items cannot be decrypted",
+                             context: AppexError.Context(path: path))
         } else {
             rootBytes = try makeRootKey(at: path, environment: environment)
         }
         guard rootBytes.count == 32 else {
-            throw StoreError(.keyUnavailable, "the root key \(path) is \(rootBytes.count) bytes, not 32: it was damaged or replaced")
+            throw AppexError(.keyUnavailable, "the root key \(path) is \(rootBytes.count) bytes, not 32: it was damaged or replaced", context: AppexError.Context(path: path))
         }
         let keys = KeychainKeys(root: rootBytes, salt: salt)
         let checkKey = keys.derive("appex.keychain.check")
         if let check {
             let opened = try? AES.GCM.open(AES.GCM.SealedBox(combined: check), using: checkKey, authenticating: salt)
             guard opened == Data(checkText.utf8) else {
-                throw StoreError(.keyUnavailable, "the root key \(path) does not open the keychain \(database): it was replaced, or the keychain belongs to another key; its items cannot be decrypted")
+                throw AppexError(.keyUnavailable, "the root key \(path) does not open the keychain \(database): it was replaced, or the keychain belongs to another key; its items cannot be decrypted",
+                                 context: AppexError.Context(path: path))
             }
             return (keys, nil)
         }
         do {
             let sealed = try AES.GCM.seal(Data(checkText.utf8), using: checkKey, authenticating: salt)
-            guard let combined = sealed.combined else { throw StoreError(.storage, "AES-GCM gave no combined form") }
+            guard let combined = sealed.combined else { throw AppexError(.storage, "AES-GCM gave no combined form") }
             return (keys, combined)
         } catch {
-            throw StoreError(.storage, "cannot seal the check value of \(database): \(error)")
+            throw AppexError(.storage, "cannot seal the check value of \(database)", context: AppexError.Context(path: database), underlyingError: error)
         }
     }
 
@@ -68,17 +70,17 @@ final class KeychainKeys: Sendable {
 
     /// Writes 32 random bytes to `path` whole (temporary file, then `link`, so processes that
     /// make it at the same moment agree on one) and returns the bytes that won.
-    private static func makeRootKey(at path: String, environment: AppexEnvironment) throws(StoreError) -> Data {
+    private static func makeRootKey(at path: String, environment: AppexEnvironment) throws(AppexError) -> Data {
         let directory = (path as NSString).deletingLastPathComponent
         do { try environment.makePrivateDirectory(directory) } catch {
-            throw StoreError(.storage, "cannot make the keys directory \(directory): \(error.message)")
+            throw AppexError(.storage, "cannot make the keys directory \(directory)", context: AppexError.Context(path: directory), underlyingError: error)
         }
         let key = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
         do { _ = try Syscalls.createFileAtomically(path, bytes: key, mode: 0o600) } catch {
-            throw StoreError(.storage, "cannot put the root key at \(path): \(error)")
+            throw AppexError(.storage, "cannot put the root key at \(path)", context: AppexError.Context(path: path), underlyingError: error)
         }
         guard let winner = FileManager.default.contents(atPath: path) else {
-            throw StoreError(.storage, "cannot read the root key \(path)")
+            throw AppexError(.storage, "cannot read the root key \(path)", context: AppexError.Context(path: path))
         }
         return winner
     }
@@ -130,7 +132,7 @@ final class KeychainKeys: Sendable {
     }
 
     /// Opens a sealed item. - Throws: `corruptItem` when any seal fails authentication.
-    func unseal(_ sealed: Sealed, group: String, service: String, account: String) throws(StoreError) -> (data: Data, label: String?) {
+    func unseal(_ sealed: Sealed, group: String, service: String, account: String) throws(AppexError) -> (data: Data, label: String?) {
         do {
             let itemKey = SymmetricKey(data: try AES.GCM.open(AES.GCM.SealedBox(combined: sealed.wrappedKey), using: groupKey(group),
                                                               authenticating: Self.binding("key", group: group, service: service, account: account)))
@@ -142,12 +144,13 @@ final class KeychainKeys: Sendable {
             }
             return (data, label)
         } catch {
-            throw StoreError(.corruptItem, "the item (service \(service), account \(account)) in access group \(group) fails authentication: the keychain was edited or damaged outside Appex")
+            throw AppexError(.corruptItem, "the item (service \(service), account \(account)) in access group \(group) fails authentication: the keychain was edited or damaged outside Appex",
+                             context: AppexError.Context(group: group), underlyingError: error)
         }
     }
 
     private func combined(_ box: AES.GCM.SealedBox) throws -> Data {
-        guard let combined = box.combined else { throw StoreError(.storage, "AES-GCM gave no combined form") }
+        guard let combined = box.combined else { throw AppexError(.storage, "AES-GCM gave no combined form") }
         return combined
     }
 }

@@ -21,7 +21,7 @@ public struct UserAccount: Codable, Sendable, Hashable {
 ///
 /// The host calls ``publish(_:)`` when its user changes (`nil` at logout); an extension reads
 /// ``isUserLoggedIn``/``currentUser``, observes ``changes``, and uses ``requireUser()`` at the
-/// entry points that need a user: before login they refuse with ``StoreError/Code/notLoggedIn``
+/// entry points that need a user: before login they refuse with ``AppexError/Code/notLoggedIn``
 /// instead of crashing or guessing. Stored in the group's suite `appex.login`.
 public final class LoginStatus: Sendable {
     /// The group the status is shared in.
@@ -30,7 +30,7 @@ public final class LoginStatus: Sendable {
     private static let key = "currentUser"
 
     /// The status shared in `group`.
-    public init(group: AppGroup) throws(StoreError) {
+    public init(group: AppGroup) throws(AppexError) {
         self.group = group
         defaults = try SharedDefaults(suiteName: "appex.login", group: group)
     }
@@ -40,10 +40,11 @@ public final class LoginStatus: Sendable {
     /// Any process may end a session (an extension whose refresh token was refused publishes
     /// `nil`); only the host app may start one.
     ///
-    /// - Throws: ``StoreError`` `hostOnly` when an app extension publishes a user.
-    public func publish(_ user: UserAccount?) throws(StoreError) {
+    /// - Throws: ``AppexError`` `hostOnly` when an app extension publishes a user.
+    public func publish(_ user: UserAccount?) throws(AppexError) {
         if user != nil && group.context.kind != .hostApp {
-            throw StoreError(.hostOnly, "\(group.context.name) is an app extension: only the host app publishes who is logged in to app group \(group.identifier)")
+            throw AppexError(.hostOnly, "\(group.context.name) is an app extension: only the host app publishes who is logged in to app group \(group.identifier)",
+                             context: group.context.errorContext(group: group.identifier))
         }
         if let user { try defaults.set(encoded: user, forKey: Self.key) } else { try defaults.removeObject(forKey: Self.key) }
     }
@@ -55,10 +56,11 @@ public final class LoginStatus: Sendable {
     /// Whether a user is signed in.
     public var isUserLoggedIn: Bool { currentUser != nil }
 
-    /// The signed-in user. - Throws: ``StoreError`` `notLoggedIn` before login.
-    public func requireUser() throws(StoreError) -> UserAccount {
+    /// The signed-in user. - Throws: ``AppexError`` `notLoggedIn` before login.
+    public func requireUser() throws(AppexError) -> UserAccount {
         guard let user = currentUser else {
-            throw StoreError(.notLoggedIn, "no user is logged in to the host of app group \(group.identifier): log in in the host app first")
+            throw AppexError(.notLoggedIn, "no user is logged in to the host of app group \(group.identifier): log in in the host app first",
+                             context: group.context.errorContext(group: group.identifier))
         }
         return user
     }

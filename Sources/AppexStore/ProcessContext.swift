@@ -42,16 +42,18 @@ public struct ProcessContext: Sendable, Hashable {
 
     /// The context a signed bundle vouches for: its identifier, its team, its entitlements.
     ///
-    /// - Throws: ``StoreError`` `untrustedProcess` when the bundle is not valid or not signed
+    /// - Throws: ``AppexError`` `untrustedProcess` when the bundle is not valid or not signed
     ///   (its problems are named): entitlements count only under a valid seal.
-    public init(bundleAt path: String) throws(StoreError) {
+    public init(bundleAt path: String) throws(AppexError) {
         let bundle = AppexBundle.load(at: path)
         guard bundle.isValid else {
             let reasons = bundle.problems.map(\.description).joined(separator: "; ")
-            throw StoreError(.untrustedProcess, "the bundle at \(path) cannot vouch for this process: \(reasons)")
+            throw AppexError(.untrustedProcess, "the bundle at \(path) cannot vouch for this process: \(reasons)",
+                             context: AppexError.Context(bundleIdentifier: bundle.info.bundleIdentifier, path: path))
         }
         guard let team = bundle.team, let identifier = bundle.info.bundleIdentifier else {
-            throw StoreError(.untrustedProcess, "the bundle at \(path) is not signed, so its entitlements do not count")
+            throw AppexError(.untrustedProcess, "the bundle at \(path) is not signed, so its entitlements do not count",
+                             context: AppexError.Context(bundleIdentifier: bundle.info.bundleIdentifier, path: path))
         }
         self.init(bundleIdentifier: identifier, team: team, entitlements: bundle.entitlements, kind: bundle.kind)
     }
@@ -59,13 +61,18 @@ public struct ProcessContext: Sendable, Hashable {
     /// The running extension's context, from the bundle its host launched it from
     /// (`APPEX_BUNDLE_PATH`).
     ///
-    /// - Throws: ``StoreError`` `untrustedProcess` when the process was not launched by a host,
+    /// - Throws: ``AppexError`` `untrustedProcess` when the process was not launched by a host,
     ///   or its bundle cannot vouch for it.
-    public static func current() throws(StoreError) -> ProcessContext {
+    public static func current() throws(AppexError) -> ProcessContext {
         guard let path = ProcessInfo.processInfo.environment["APPEX_BUNDLE_PATH"], !path.isEmpty else {
-            throw StoreError(.untrustedProcess, "APPEX_BUNDLE_PATH is not set: not launched by an Appex host; make a context with ProcessContext(bundleAt:)")
+            throw AppexError(.untrustedProcess, "APPEX_BUNDLE_PATH is not set: not launched by an Appex host; make a context with ProcessContext(bundleAt:)")
         }
         return try ProcessContext(bundleAt: path)
+    }
+
+    /// What an error about this process is about: its bundle, and whichever of the rest apply.
+    func errorContext(path: String? = nil, key: String? = nil, entitlement: String? = nil, group: String? = nil) -> AppexError.Context {
+        AppexError.Context(bundleIdentifier: bundleIdentifier, path: path, key: key, entitlement: entitlement, group: group)
     }
 
     /// Who this is, for messages.

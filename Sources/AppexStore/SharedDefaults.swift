@@ -42,16 +42,16 @@ public final class SharedDefaults: Sendable {
 
     /// Opens (creating if needed) the suite `suiteName` of `group`.
     ///
-    /// - Throws: ``StoreError`` `invalidName` for a suite name that cannot name a file,
+    /// - Throws: ``AppexError`` `invalidName` for a suite name that cannot name a file,
     ///   `storage` when the database cannot be opened (the path is named).
-    public convenience init(suiteName: String? = nil, group: AppGroup) throws(StoreError) {
+    public convenience init(suiteName: String? = nil, group: AppGroup) throws(AppexError) {
         try self.init(suiteName: suiteName ?? group.identifier, container: group.containerPath, environment: group.environment, group: group)
     }
 
     /// Opens the suite `suite` in `<container>/Library/Preferences/`; `refusesWritesWhenShared`
     /// for a process's own suite (``DataSharing``).
 
-    init(suiteName suite: String, container: String, environment: AppexEnvironment, group: AppGroup?, refusesWritesWhenShared: Bool = false) throws(StoreError) {
+    init(suiteName suite: String, container: String, environment: AppexEnvironment, group: AppGroup?, refusesWritesWhenShared: Bool = false) throws(AppexError) {
         try AppGroup.checkName(suite, naming: "a defaults suite")
         self.suiteName = suite
         self.group = group
@@ -63,7 +63,7 @@ public final class SharedDefaults: Sendable {
             try environment.makePrivateDirectory(directory)  // and its parents, 0700 all
             try environment.makePrivateFile(path)
         } catch {
-            throw StoreError(.storage, "cannot make the defaults file \(path): \(error.message)")
+            throw AppexError(.storage, "cannot make the defaults file \(path)", context: AppexError.Context(path: path, group: group?.identifier), underlyingError: error)
         }
         do {
             database = try SharedDatabase.open(path: path, label: "appex.defaults", version: 3) { current in
@@ -85,7 +85,7 @@ public final class SharedDefaults: Sendable {
                 return sql
             }
         } catch {
-            throw StoreError(.storage, "cannot open the defaults \(path): \(error)")
+            throw AppexError(.storage, "cannot open the defaults \(path)", context: AppexError.Context(path: path, group: group?.identifier), underlyingError: error)
         }
         // Opening read the database, so its connection has mapped the WAL index; the connection
         // lives as long as this instance.
@@ -95,34 +95,34 @@ public final class SharedDefaults: Sendable {
     // MARK: - Writing
 
     /// Stores `value` for `key` (`nil` removes it); durable when this returns.
-    public func set(_ value: PropertyListValue?, forKey key: String) throws(StoreError) {
+    public func set(_ value: PropertyListValue?, forKey key: String) throws(AppexError) {
         try update(key) { _ in value }
     }
 
     /// Stores a Boolean.
-    public func set(_ value: Bool, forKey key: String) throws(StoreError) { try set(.boolean(value), forKey: key) }
+    public func set(_ value: Bool, forKey key: String) throws(AppexError) { try set(.boolean(value), forKey: key) }
     /// Stores an integer.
-    public func set(_ value: Int, forKey key: String) throws(StoreError) { try set(.integer(value), forKey: key) }
+    public func set(_ value: Int, forKey key: String) throws(AppexError) { try set(.integer(value), forKey: key) }
     /// Stores a floating-point number.
-    public func set(_ value: Double, forKey key: String) throws(StoreError) { try set(.real(value), forKey: key) }
+    public func set(_ value: Double, forKey key: String) throws(AppexError) { try set(.real(value), forKey: key) }
     /// Stores a string.
-    public func set(_ value: String, forKey key: String) throws(StoreError) { try set(.string(value), forKey: key) }
+    public func set(_ value: String, forKey key: String) throws(AppexError) { try set(.string(value), forKey: key) }
     /// Stores bytes.
-    public func set(_ value: Data, forKey key: String) throws(StoreError) { try set(.data(value), forKey: key) }
+    public func set(_ value: Data, forKey key: String) throws(AppexError) { try set(.data(value), forKey: key) }
     /// Stores a date.
-    public func set(_ value: Date, forKey key: String) throws(StoreError) { try set(.date(value), forKey: key) }
+    public func set(_ value: Date, forKey key: String) throws(AppexError) { try set(.date(value), forKey: key) }
 
     /// Stores any `Encodable` value (JSON inside the entry); read it with ``decoded(_:forKey:)``.
-    public func set<Value: Encodable>(encoded value: Value, forKey key: String) throws(StoreError) {
+    public func set<Value: Encodable>(encoded value: Value, forKey key: String) throws(AppexError) {
         let data: Data
         do { data = try JSONEncoder().encode(value) } catch {
-            throw StoreError(.storage, "cannot encode the value for \(key) in \(path): \(error)")
+            throw AppexError(.storage, "cannot encode the value for \(key) in \(path)", context: errorContext(key: key), underlyingError: error)
         }
         try set(.data(data), forKey: key)
     }
 
     /// Removes `key`.
-    public func removeObject(forKey key: String) throws(StoreError) {
+    public func removeObject(forKey key: String) throws(AppexError) {
         try set(nil, forKey: key)
     }
 
@@ -137,13 +137,14 @@ public final class SharedDefaults: Sendable {
     /// - Returns: the new value.
     @available(*, noasync, message: "may wait for another process's write lock on this thread; use the async update")
     @discardableResult
-    public func update(_ key: String, _ transform: (PropertyListValue?) throws -> PropertyListValue?) throws(StoreError) -> PropertyListValue? {
+    public func update(_ key: String, _ transform: (PropertyListValue?) throws -> PropertyListValue?) throws(AppexError) -> PropertyListValue? {
         var result: PropertyListValue?
         var failure: (any Error)?
         do {
             try database.inTransaction(.immediate) { db in
                 if refusesWritesWhenShared, let group = try Self.meta(DataSharing.groupName, in: db), try Self.meta(DataSharing.groupEnabled, in: db) == "1" {
-                    throw StoreError(.conflict, "this process's defaults moved to app group \(group) (data sharing is on), so \(path) no longer holds them: write through DataSharing.defaults() or SharedDefaults.standardOrGroup")
+                    throw AppexError(.conflict, "this process's defaults moved to app group \(group) (data sharing is on), so \(path) no longer holds them: write through DataSharing.defaults() or SharedDefaults.standardOrGroup",
+                                     context: errorContext(key: key))
                 }
                 let old = try Self.read(key, in: db)
                 let new: PropertyListValue?
@@ -155,14 +156,14 @@ public final class SharedDefaults: Sendable {
                 result = new
                 return .commit
             }
-        } catch let error as StoreError {
+        } catch let error as AppexError {
             throw error
         } catch {
-            throw StoreError(.storage, "cannot write \(key) to \(path): \(error)")
+            throw AppexError(.storage, "cannot write \(key) to \(path)", context: errorContext(key: key), underlyingError: error)
         }
         if let failure {
-            if let error = failure as? StoreError { throw error }
-            throw StoreError(.storage, "the update of \(key) in \(path) was abandoned by its transform, which threw: \(failure)")
+            if let error = failure as? AppexError { throw error }
+            throw AppexError(.storage, "the update of \(key) in \(path) was abandoned by its transform, which threw", context: errorContext(key: key), underlyingError: failure)
         }
         didCommit()
         return result
@@ -170,8 +171,8 @@ public final class SharedDefaults: Sendable {
 
     /// As the blocking ``update(_:_:)``, waiting for the write lock off Swift's cooperative pool.
     @discardableResult
-    public func update(_ key: String, _ transform: @escaping @Sendable (PropertyListValue?) throws -> PropertyListValue?) async throws(StoreError) -> PropertyListValue? {
-        try await withoutBlockingThePool { () throws(StoreError) in try self.update(key, transform) }
+    public func update(_ key: String, _ transform: @escaping @Sendable (PropertyListValue?) throws -> PropertyListValue?) async throws(AppexError) -> PropertyListValue? {
+        try await withoutBlockingThePool { () throws(AppexError) in try self.update(key, transform) }
     }
 
     // MARK: - Reading
@@ -198,16 +199,16 @@ public final class SharedDefaults: Sendable {
     /// ``object(forKey:)``, except that a stored value that cannot be read is an error rather
     /// than absent. Only that key fails: every other key reads as before.
     ///
-    /// - Throws: ``StoreError`` `corrupt-value`, naming the key, the suite's file and what is
+    /// - Throws: ``AppexError`` `corrupt-value`, naming the key, the suite's file and what is
     ///   wrong with the bytes (a set, a UID, damage); `storage` when the database cannot be read.
-    public func value(forKey key: String) throws(StoreError) -> PropertyListValue? {
-        var failure: StoreError?
+    public func value(forKey key: String) throws(AppexError) -> PropertyListValue? {
+        var failure: AppexError?
         let stored = storedValues { cache -> PropertyListValue? in
             if let reason = cache.unreadable[key] {
-                failure = StoreError(.corruptValue, "the value of \(key) in \(path) cannot be read: \(reason)")
+                failure = AppexError(.corruptValue, "the value of \(key) in \(path) cannot be read: \(reason)", context: errorContext(key: key))
             }
             if cache.failed {
-                failure = StoreError(.storage, "cannot read the defaults \(path)")
+                failure = AppexError(.storage, "cannot read the defaults \(path)", context: errorContext())
             }
             return cache.values[key]
         }
@@ -279,11 +280,11 @@ public final class SharedDefaults: Sendable {
 
     /// A value stored with ``set(encoded:forKey:)``, decoded; `nil` when absent.
     ///
-    /// - Throws: ``StoreError`` `storage` when the stored value is not a `Value`.
-    public func decoded<Value: Decodable>(_ type: Value.Type, forKey key: String) throws(StoreError) -> Value? {
+    /// - Throws: ``AppexError`` `storage` when the stored value is not a `Value`.
+    public func decoded<Value: Decodable>(_ type: Value.Type, forKey key: String) throws(AppexError) -> Value? {
         guard case .data(let data) = try value(forKey: key) else { return nil }
         do { return try JSONDecoder().decode(Value.self, from: data) } catch {
-            throw StoreError(.storage, "the value of \(key) in \(path) is not a \(Value.self): \(error)")
+            throw AppexError(.storage, "the value of \(key) in \(path) is not a \(Value.self)", context: errorContext(key: key), underlyingError: error)
         }
     }
 
@@ -393,7 +394,7 @@ public final class SharedDefaults: Sendable {
                     }
                     // A value no reader can decode (written outside Appex) is an error for its
                     // key alone.
-                    do throws(StoreError) {
+                    do throws(AppexError) {
                         cache.values[key] = try Self.decode(blob)
                         cache.unreadable[key] = nil
                     } catch {
@@ -423,7 +424,7 @@ public final class SharedDefaults: Sendable {
         while let row = try rows.next() {
             let key: String = row["key"]
             let blob: Data = row["value"]
-            do throws(StoreError) { values[key] = try decode(blob) } catch { unreadable[key] = error.message }
+            do throws(AppexError) { values[key] = try decode(blob) } catch { unreadable[key] = error.message }
         }
         return (values, unreadable)
     }
@@ -435,15 +436,21 @@ public final class SharedDefaults: Sendable {
         return try? decode(blob)
     }
 
+    /// What an error about `key` (or the whole suite) in this suite is about.
+    private func errorContext(key: String? = nil) -> AppexError.Context {
+        AppexError.Context(bundleIdentifier: group?.context.bundleIdentifier, path: path, key: key, group: group?.identifier)
+    }
+
     /// Stores `value` (`nil`: removes the key) and logs the change; inside a write transaction.
     ///
     /// - Parameter migrated: the change is a data-sharing migration's copy, not the process's
     ///   own write (``DataSharing`` copies only the process's own writes).
-    /// - Throws: ``StoreError`` `invalidValue` when the value could not be read back.
+    /// - Throws: ``AppexError`` `invalidValue` when the value could not be read back.
     static func write(_ value: PropertyListValue?, forKey key: String, migrated: Bool = false, in db: Database) throws {
         let blob = try value.map(encode)
         if let blob, (try? decode(blob)) == nil {
-            throw StoreError(.invalidValue, "the value for \(key) cannot be stored: it is too large or too deeply nested to be read back (at most 100,000 elements, 256 levels)")
+            throw AppexError(.invalidValue, "the value for \(key) cannot be stored: it is too large or too deeply nested to be read back (at most 100,000 elements, 256 levels)",
+                             context: AppexError.Context(key: key))
         }
         try db.cachedStatement(sql: "INSERT INTO change (key, value, origin) VALUES (?, ?, ?)").execute(arguments: [key, blob, migrated ? 1 : 0])
         let sequence = db.lastInsertedRowID
@@ -484,14 +491,14 @@ public final class SharedDefaults: Sendable {
     /// Reads a stored value with Appex's own property-list reader (never Foundation's: the
     /// bytes may come from any process that can write the group).
     ///
-    /// - Throws: what is wrong with the bytes, as a ``StoreError`` `corrupt-value` message.
-    private static func decode(_ blob: Data) throws(StoreError) -> PropertyListValue {
+    /// - Throws: what is wrong with the bytes, as a ``AppexError`` `corrupt-value` message.
+    private static func decode(_ blob: Data) throws(AppexError) -> PropertyListValue {
         let stored: [String: PropertyListValue]
         do { stored = try PropertyListValue.dictionary(fromPropertyList: Array(blob)) } catch {
-            throw StoreError(.corruptValue, error.message)
+            throw AppexError(.corruptValue, error.message)
         }
         guard let value = stored["v"] else {
-            throw StoreError(.corruptValue, "the stored entry holds no value (no key \"v\")")
+            throw AppexError(.corruptValue, "the stored entry holds no value (no key \"v\")")
         }
         return value
     }

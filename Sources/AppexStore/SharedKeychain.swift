@@ -49,14 +49,15 @@ public final class SharedKeychain: Sendable {
 
     /// Opens the keychain for `context`, creating it (and its root key) on first use.
     ///
-    /// - Throws: ``StoreError`` `keyUnavailable` when the root key is missing or is not this
+    /// - Throws: ``AppexError`` `keyUnavailable` when the root key is missing or is not this
     ///   keychain's, `storage` when the files cannot be opened.
-    public init(context: ProcessContext, environment: AppexEnvironment = .current()) throws(StoreError) {
+    public init(context: ProcessContext, environment: AppexEnvironment = .current()) throws(AppexError) {
         self.context = context
         let home = URL(fileURLWithPath: environment.home).standardizedFileURL.resolvingSymlinksInPath().path
         let keysDirectory = URL(fileURLWithPath: environment.keysDirectory).standardizedFileURL.resolvingSymlinksInPath().path
         if keysDirectory == home || keysDirectory.hasPrefix(home.hasSuffix("/") ? home : home + "/") {
-            throw StoreError(.keyUnavailable, "the keys directory \(environment.keysDirectory) is inside APPEX_HOME (\(environment.home)): a copy of the state would carry the key that opens it; set APPEX_KEYS_DIR to a directory outside it")
+            throw AppexError(.keyUnavailable, "the keys directory \(environment.keysDirectory) is inside APPEX_HOME (\(environment.home)): a copy of the state would carry the key that opens it; set APPEX_KEYS_DIR to a directory outside it",
+                             context: context.errorContext(path: environment.keysDirectory))
         }
         let directory = environment.home + "/Keychains"
         path = directory + "/keychain.sqlite"
@@ -64,7 +65,7 @@ public final class SharedKeychain: Sendable {
             try environment.makePrivateDirectory(directory)
             try environment.makePrivateFile(path)
         } catch {
-            throw StoreError(.storage, "cannot make the keychain \(path): \(error.message)")
+            throw AppexError(.storage, "cannot make the keychain \(path)", context: context.errorContext(path: path), underlyingError: error)
         }
         do {
             database = try SharedDatabase.open(path: path, label: "appex.keychain", version: 1, schema: { _ in """
@@ -87,7 +88,7 @@ public final class SharedKeychain: Sendable {
                 INSERT OR IGNORE INTO meta (name, value) VALUES ('salt', randomblob(32));
                 """ }, secureDelete: true)
         } catch {
-            throw StoreError(.storage, "cannot open the keychain \(path): \(error)")
+            throw AppexError(.storage, "cannot open the keychain \(path)", context: context.errorContext(path: path), underlyingError: error)
         }
         keys = try Self.openKeys(database: database, path: path, environment: environment)
         walIndex = WALIndex(database: database)
@@ -95,13 +96,13 @@ public final class SharedKeychain: Sendable {
 
     /// Reads the keychain's salt and check value and opens its keys, storing the check value of
     /// a new keychain (under a write lock, so concurrent first openers agree).
-    private static func openKeys(database: DatabaseQueue, path: String, environment: AppexEnvironment) throws(StoreError) -> KeychainKeys {
+    private static func openKeys(database: DatabaseQueue, path: String, environment: AppexEnvironment) throws(AppexError) -> KeychainKeys {
         do {
             let (salt, check) = try database.read { db in
                 (try Data.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'salt'"),
                  try Data.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'check'"))
             }
-            guard let salt else { throw StoreError(.storage, "the keychain \(path) has no salt") }
+            guard let salt else { throw AppexError(.storage, "the keychain \(path) has no salt", context: AppexError.Context(path: path)) }
             if check != nil {
                 return try KeychainKeys.load(directory: environment.keysDirectory, environment: environment, salt: salt, check: check, database: path).keys
             }
@@ -113,12 +114,12 @@ public final class SharedKeychain: Sendable {
                 opened = keys
                 return .commit
             }
-            guard let opened else { throw StoreError(.storage, "cannot open the keys of \(path)") }
+            guard let opened else { throw AppexError(.storage, "cannot open the keys of \(path)", context: AppexError.Context(path: path)) }
             return opened
-        } catch let error as StoreError {
+        } catch let error as AppexError {
             throw error
         } catch {
-            throw StoreError(.storage, "cannot read the keychain \(path): \(error)")
+            throw AppexError(.storage, "cannot read the keychain \(path)", context: AppexError.Context(path: path), underlyingError: error)
         }
     }
 
@@ -131,14 +132,15 @@ public final class SharedKeychain: Sendable {
     /// Adds an item.
     ///
     /// - Parameter accessGroup: where; `nil`: ``defaultAccessGroup``.
-    /// - Throws: ``StoreError`` `duplicateItem` when the group holds an item of this service and
+    /// - Throws: ``AppexError`` `duplicateItem` when the group holds an item of this service and
     ///   account (nothing changes); `missingEntitlement`/`teamMismatch` for a group the process
     ///   may not use.
-    public func add(_ data: Data, service: String, account: String, label: String? = nil, accessGroup: String? = nil) throws(StoreError) {
+    public func add(_ data: Data, service: String, account: String, label: String? = nil, accessGroup: String? = nil) throws(AppexError) {
         let group = try resolve(accessGroup)
         try write("add", service: service, account: account, group: group) { db in
             if try Self.exists(group: group, service: service, account: account, in: db) {
-                throw StoreError(.duplicateItem, "access group \(group) already holds an item for service \(service), account \(account): update it instead")
+                throw AppexError(.duplicateItem, "access group \(group) already holds an item for service \(service), account \(account): update it instead",
+                                 context: context.errorContext(group: group))
             }
             let now = Date()
             try insert(data, label: label, created: now, modified: now, group: group, service: service, account: account, in: db)
@@ -147,12 +149,13 @@ public final class SharedKeychain: Sendable {
 
     /// Replaces an item's data (and its label, when one is given).
     ///
-    /// - Throws: ``StoreError`` `itemNotFound` when there is no such item (nothing changes).
-    public func update(_ data: Data, service: String, account: String, label: String? = nil, accessGroup: String? = nil) throws(StoreError) {
+    /// - Throws: ``AppexError`` `itemNotFound` when there is no such item (nothing changes).
+    public func update(_ data: Data, service: String, account: String, label: String? = nil, accessGroup: String? = nil) throws(AppexError) {
         let group = try resolve(accessGroup)
         try write("update", service: service, account: account, group: group) { db in
             guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT wrapped_key, data, label, created FROM item WHERE access_group = ? AND service = ? AND account = ?"), arguments: [group, service, account]) else {
-                throw StoreError(.itemNotFound, "access group \(group) holds no item for service \(service), account \(account)")
+                throw AppexError(.itemNotFound, "access group \(group) holds no item for service \(service), account \(account)",
+                                 context: context.errorContext(group: group))
             }
             let keptLabel = try label ?? keys.unseal(Self.sealed(row), group: group, service: service, account: account).label
             try insert(data, label: keptLabel, created: row["created"], group: group, service: service, account: account, in: db)
@@ -161,7 +164,7 @@ public final class SharedKeychain: Sendable {
 
     /// Adds the item, or replaces its data (and label, when one is given) if it exists: one
     /// atomic step, for callers that just want the secret stored.
-    public func set(_ data: Data, service: String, account: String, label: String? = nil, accessGroup: String? = nil) throws(StoreError) {
+    public func set(_ data: Data, service: String, account: String, label: String? = nil, accessGroup: String? = nil) throws(AppexError) {
         let group = try resolve(accessGroup)
         try write("store", service: service, account: account, group: group) { db in
             if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT wrapped_key, data, label, created FROM item WHERE access_group = ? AND service = ? AND account = ?"), arguments: [group, service, account]) {
@@ -176,13 +179,14 @@ public final class SharedKeychain: Sendable {
 
     /// Deletes an item; its sealed bytes are overwritten in the file (`secure_delete`).
     ///
-    /// - Throws: ``StoreError`` `itemNotFound` when there is no such item.
-    public func delete(service: String, account: String, accessGroup: String? = nil) throws(StoreError) {
+    /// - Throws: ``AppexError`` `itemNotFound` when there is no such item.
+    public func delete(service: String, account: String, accessGroup: String? = nil) throws(AppexError) {
         let group = try resolve(accessGroup)
         try write("delete", service: service, account: account, group: group) { db in
             try db.cachedStatement(sql: "DELETE FROM item WHERE access_group = ? AND service = ? AND account = ?").execute(arguments: [group, service, account])
             if db.changesCount == 0 {
-                throw StoreError(.itemNotFound, "access group \(group) holds no item for service \(service), account \(account)")
+                throw AppexError(.itemNotFound, "access group \(group) holds no item for service \(service), account \(account)",
+                                 context: context.errorContext(group: group))
             }
         }
         // Best effort: move the WAL into the file (where secure_delete zeroed the item) and empty
@@ -197,12 +201,12 @@ public final class SharedKeychain: Sendable {
     ///
     /// - Parameter accessGroup: where to look; `nil`: every group the process is entitled to,
     ///   in the order its entitlement lists them.
-    /// - Throws: ``StoreError`` for a group the process may not use; `corruptItem` when the
+    /// - Throws: ``AppexError`` for a group the process may not use; `corruptItem` when the
     ///   stored item fails authentication.
     ///
     /// Repeated reads of an item no process changed are answered from memory: every commit
     /// rewrites the WAL-index header, which is compared on each read (no query, no decryption).
-    public func item(service: String, account: String, accessGroup: String? = nil) throws(StoreError) -> KeychainItem? {
+    public func item(service: String, account: String, accessGroup: String? = nil) throws(AppexError) -> KeychainItem? {
         if let accessGroup { _ = try check(accessGroup) }
         let key = ItemKey(service: service, account: account, accessGroup: accessGroup)
         let header = walIndex?.header()
@@ -220,9 +224,9 @@ public final class SharedKeychain: Sendable {
     /// Every item that matches `query`, with its attributes and data (the `kSecMatchLimitAll`
     /// form), in the order of the process's access groups, then by service and account.
     ///
-    /// - Throws: ``StoreError`` for a group the process may not use; `corruptItem` when a
+    /// - Throws: ``AppexError`` for a group the process may not use; `corruptItem` when a
     ///   matching item fails authentication.
-    public func items(matching query: KeychainQuery = KeychainQuery()) throws(StoreError) -> [KeychainItem] {
+    public func items(matching query: KeychainQuery = KeychainQuery()) throws(AppexError) -> [KeychainItem] {
         let groups: [String]?  // nil: every group (the owner)
         if let group = query.accessGroup {
             groups = [try check(group)]
@@ -256,10 +260,10 @@ public final class SharedKeychain: Sendable {
                 }
                 return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
             }
-        } catch let error as StoreError {
+        } catch let error as AppexError {
             throw error
         } catch {
-            throw StoreError(.storage, "cannot read the keychain \(path): \(error)")
+            throw AppexError(.storage, "cannot read the keychain \(path)", context: context.errorContext(path: path, group: query.accessGroup), underlyingError: error)
         }
         var found: [KeychainItem] = []
         for row in rows {
@@ -278,31 +282,33 @@ public final class SharedKeychain: Sendable {
     // MARK: - Access
 
     /// The group to use: `group`, or the default; checked against the entitlements.
-    private func resolve(_ group: String?) throws(StoreError) -> String {
+    private func resolve(_ group: String?) throws(AppexError) -> String {
         if let group { return try check(group) }
         guard let group = defaultAccessGroup else {
             if context.isOwner {
-                throw StoreError(.invalidName, "the owner has no default keychain access group: name one")
+                throw AppexError(.invalidName, "the owner has no default keychain access group: name one", context: context.errorContext())
             }
-            throw StoreError(.missingEntitlement, "\(context.name) has no keychain access group: add one to \(Entitlements.Key.keychainAccessGroups) in the bundle's Entitlements.plist and sign the bundle again")
+            throw AppexError(.missingEntitlement, "\(context.name) has no keychain access group: add one to \(Entitlements.Key.keychainAccessGroups) in the bundle's Entitlements.plist and sign the bundle again",
+                             context: context.errorContext(entitlement: Entitlements.Key.keychainAccessGroups))
         }
         return try check(group)
     }
 
     /// Checks that the process may use `group`: entitled, and of the group's team.
-    private func check(_ group: String) throws(StoreError) -> String {
+    private func check(_ group: String) throws(AppexError) -> String {
         guard !group.isEmpty, group.utf8.count <= 256 else {
-            throw StoreError(.invalidName, "\"\(group)\" cannot name a keychain access group")
+            throw AppexError(.invalidName, "\"\(group)\" cannot name a keychain access group", context: context.errorContext(group: group))
         }
         if context.isOwner { return group }
         guard context.entitlements.keychainAccessGroups.contains(group) else {
-            throw StoreError(.missingEntitlement, "\(context.name) is not entitled to keychain access group \(group): add it to \(Entitlements.Key.keychainAccessGroups) in the bundle's Entitlements.plist and sign the bundle again")
+            throw AppexError(.missingEntitlement, "\(context.name) is not entitled to keychain access group \(group): add it to \(Entitlements.Key.keychainAccessGroups) in the bundle's Entitlements.plist and sign the bundle again",
+                             context: context.errorContext(entitlement: Entitlements.Key.keychainAccessGroups, group: group))
         }
         return group
     }
 
     /// Runs one write in an IMMEDIATE transaction, after recording (or checking) the group's team.
-    private func write(_ what: String, service: String, account: String, group: String, _ body: (Database) throws -> Void) throws(StoreError) {
+    private func write(_ what: String, service: String, account: String, group: String, _ body: (Database) throws -> Void) throws(AppexError) {
         do {
             try database.inTransaction(.immediate) { db in
                 if let team = context.team {
@@ -313,15 +319,17 @@ public final class SharedKeychain: Sendable {
                 try body(db)
                 return .commit
             }
-        } catch let error as StoreError {
+        } catch let error as AppexError {
             throw error
         } catch {
-            throw StoreError(.storage, "cannot \(what) the item (service \(service), account \(account)) in access group \(group) of \(path): \(error)")
+            throw AppexError(.storage, "cannot \(what) the item (service \(service), account \(account)) in access group \(group) of \(path)",
+                             context: context.errorContext(path: path, group: group), underlyingError: error)
         }
     }
 
-    private static func teamMismatch(group: String, owner: String, context: ProcessContext) -> StoreError {
-        StoreError(.teamMismatch, "keychain access group \(group) belongs to team \(owner); \(context.name) is signed by team \(context.team?.rawValue ?? "?"): a host and its extensions must be signed by the same team to share a group")
+    private static func teamMismatch(group: String, owner: String, context: ProcessContext) -> AppexError {
+        AppexError(.teamMismatch, "keychain access group \(group) belongs to team \(owner); \(context.name) is signed by team \(context.team?.rawValue ?? "?"): a host and its extensions must be signed by the same team to share a group",
+                   context: context.errorContext(group: group))
     }
 
     private func insert(_ data: Data, label: String?, created: Date, modified: Date = Date(), group: String, service: String, account: String, in db: Database) throws {

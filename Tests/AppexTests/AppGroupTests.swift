@@ -30,7 +30,7 @@ import Testing
 
     @Test("a process without the entitlement is refused with an error naming the group and the entitlement; nothing is created")
     func missingEntitlement() throws {
-        let error = try #require(throws: StoreError.self) {
+        let error = try #require(throws: AppexError.self) {
             try AppGroup(Self.group, context: context("com.example.other", groups: ["group.com.example.else"]), environment: world.environment)
         }
         #expect(error.code == .missingEntitlement)
@@ -44,7 +44,7 @@ import Testing
     func otherTeam() throws {
         _ = try AppGroup(Self.group, context: context("com.example.hostapp", groups: [Self.group]), environment: world.environment)
         let stranger = TeamIdentifier(rawValue: "ZZZZZZZZZZ")
-        let error = try #require(throws: StoreError.self) {
+        let error = try #require(throws: AppexError.self) {
             try AppGroup(Self.group, context: context("com.example.intruder", team: stranger, groups: [Self.group]), environment: world.environment)
         }
         #expect(error.code == .teamMismatch)
@@ -67,7 +67,7 @@ import Testing
         // Someone adds a group to the entitlements after signing: the bundle vouches for nothing.
         let tampered = Entitlements(applicationGroups: [Self.group, "group.com.example.bank"], keychainAccessGroups: [])
         try FixtureBundles.write(PropertyListFormat.xml.encode(tampered.propertyList), to: path + "/Entitlements.plist")
-        let error = try #require(throws: StoreError.self) { try ProcessContext(bundleAt: path) }
+        let error = try #require(throws: AppexError.self) { try ProcessContext(bundleAt: path) }
         #expect(error.code == .untrustedProcess)
         #expect(error.message.contains(path))
     }
@@ -75,7 +75,7 @@ import Testing
     @Test("names that cannot name a container are refused before anything is created; the owner opens any group")
     func namesAndOwner() throws {
         for name in ["", "..", ".hidden", "a/b", "group with space", String(repeating: "g", count: 300)] {
-            let error = try #require(throws: StoreError.self) { try AppGroup(name, context: .owner, environment: world.environment) }
+            let error = try #require(throws: AppexError.self) { try AppGroup(name, context: .owner, environment: world.environment) }
             #expect(error.code == .invalidName)
         }
         #expect(!FileManager.default.fileExists(atPath: world.environment.home + "/AppGroups"))

@@ -36,7 +36,7 @@ import Testing
         // The session style exports no object: asking for one fails with a typed error.
         let connection = try await process.makeConnection()
         let translator = try connection.remoteObject(as: $FixtureTranslator.self)
-        await #expect(throws: IPCError.self) { _ = try await translator.translate("x") }
+        await #expect(throws: AppexError.self) { _ = try await translator.translate("x") }
     }
 
     @Test("accept(connection:) style: the exported object is the connection's remote object")

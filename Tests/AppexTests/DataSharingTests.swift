@@ -99,7 +99,7 @@ import Testing
         let sharing = try DataSharing(context: context("com.example.hostapp.widget"), environment: world.environment)
         let own = sharing.standard
         try sharing.enableAppGroup(Self.group)
-        let error = try #require(throws: StoreError.self) { try own.set(1, forKey: "late") }
+        let error = try #require(throws: AppexError.self) { try own.set(1, forKey: "late") }
         #expect(error.code == .conflict && error.message.contains(Self.group))
         try sharing.disableAppGroup()
         try own.set(1, forKey: "late")
@@ -157,7 +157,7 @@ import Testing
         try mine.standard.set("private", forKey: "k")
         let stranger = ProcessContext(bundleIdentifier: "com.example.hostapp.widget", team: TeamIdentifier(rawValue: "ZZZZZZZZZZ"),
                                       entitlements: Entitlements(applicationGroups: [], keychainAccessGroups: []))
-        let error = try #require(throws: StoreError.self) { try DataSharing(context: stranger, environment: world.environment) }
+        let error = try #require(throws: AppexError.self) { try DataSharing(context: stranger, environment: world.environment) }
         #expect(error.code == .teamMismatch)
         let owner = try DataSharing(context: .owner, environment: world.environment)
         #expect(owner.standard.path.contains("/Containers/.owner/"))
@@ -167,7 +167,7 @@ import Testing
     func unentitled() throws {
         let sharing = try DataSharing(context: context("com.example.other", groups: []), environment: world.environment)
         try sharing.standard.set(1, forKey: "kept")
-        let error = try #require(throws: StoreError.self) { try sharing.enableAppGroup(Self.group) }
+        let error = try #require(throws: AppexError.self) { try sharing.enableAppGroup(Self.group) }
         #expect(error.code == .missingEntitlement)
         #expect(error.message.contains(Self.group) && error.message.contains(Entitlements.Key.applicationGroups))
         #expect(!sharing.appGroupEnabled && sharing.appGroupName == nil)

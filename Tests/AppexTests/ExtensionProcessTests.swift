@@ -114,7 +114,8 @@ import Testing
             _ = try await process.makeSession()
         } throws: { error in
             guard let error = error as? AppexError else { return false }
-            return error.code == .launchFailed && error.message.contains("not the launched process")
+            // The wire-level refusal is the underlying error; the description says it.
+            return error.code == .launchFailed && error.underlyingError is AppexError && error.description.contains("not the launched process")
         }
         // The refused process's whole group is ended: the helper it forked does not live on.
         let helperFile = fixture.world.environment.home + "/ExtensionData/com.example.impostor/helper.pid"
@@ -299,6 +300,42 @@ import Testing
         let translated = try await translator.translate("bonjour")
         #expect(translated.text == "BONJOUR")
         #expect(translated.pid == process.processIdentifier)
+    }
+
+    @Test("send and a remote actor call fail alike: the same code, naming the same extension, when it dies during the call, when its code throws, after invalidation")
+    func sameFailureThroughSendAndActor() async throws {
+        let process = try process(try installEcho())
+        defer { process.invalidate() }
+        let translator = try $FixtureTranslator.resolve(id: IPCActorSystem.ActorID("translator"), using: process.actorSystem)
+
+        // The extension dies during the call (each call launches it again).
+        let diedInSend = await #expect(throws: AppexError.self) { try await process.send(EchoRequest(command: "crash", text: ""), expecting: EchoReply.self) }
+        let diedInActor = await #expect(throws: AppexError.self) { _ = try await translator.translate("crash") }
+        #expect(diedInSend?.code == .interrupted)
+        #expect(diedInActor?.code == diedInSend?.code)
+        for error in [diedInSend, diedInActor] {
+            #expect(error?.context.bundleIdentifier == "com.example.echo")
+            #expect(error?.context.peer != nil && error?.context.peer != getpid())
+            #expect(error?.message.contains("killed by signal 9") == true, "\(String(describing: error))")
+            #expect(error?.underlyingError is AppexError)  // the connection's end
+        }
+        #expect(diedInActor?.context.peer != diedInSend?.context.peer)
+
+        // The extension's code throws.
+        let thrownInSend = await #expect(throws: AppexError.self) { try await process.send(EchoRequest(command: "fail", text: "fail"), expecting: EchoReply.self) }
+        let thrownInActor = await #expect(throws: AppexError.self) { _ = try await translator.translate("fail") }
+        #expect(thrownInSend?.code == .remoteFailure)
+        #expect(thrownInActor?.code == thrownInSend?.code)
+        #expect(thrownInSend?.message.contains("echo refused: fail") == true)
+        #expect(thrownInActor?.message.contains("echo refused: fail") == true)
+        #expect(thrownInActor?.context.peer == thrownInSend?.context.peer)
+
+        // The process was invalidated.
+        process.invalidate()
+        let invalidatedSend = await #expect(throws: AppexError.self) { try await process.send(EchoRequest(command: "echo", text: ""), expecting: EchoReply.self) }
+        let invalidatedActor = await #expect(throws: AppexError.self) { _ = try await translator.translate("x") }
+        #expect(invalidatedSend?.code == .invalidated)
+        #expect(invalidatedActor?.code == invalidatedSend?.code)
     }
 
     @Test("a hung extension gives a deadline error, and keeps serving other calls")

@@ -40,18 +40,18 @@ import Testing
         small.maximumFrameSize = 1024
         small.sharedMemoryThreshold = .max
         let (a, b) = try FrameChannel.pair(configuration: small)
-        let error = try #require(throws: IPCError.self) { try a.send(Frame(kind: .reply, requestID: 1, payload: Array(repeating: 0, count: 2048))) }
+        let error = try #require(throws: AppexError.self) { try a.send(Frame(kind: .reply, requestID: 1, payload: Array(repeating: 0, count: 2048))) }
         #expect(error.code == .frameTooLarge)
 
         // A peer that lies: a raw header announcing 1 GiB.
         var header = [UInt8](repeating: 0, count: 16)
         header[3] = 0x40; header[4] = 3; header[8] = 9
         _ = header.withUnsafeBytes { write(a.socket.rawValue, $0.baseAddress, 16) }
-        let refused = try #require(throws: IPCError.self) { try b.receive() }
+        let refused = try #require(throws: AppexError.self) { try b.receive() }
         #expect(refused.code == .protocolViolation)
         #expect(refused.message.contains("exceeds the frame limit of 1024"))
         // The channel stays finished.
-        #expect(throws: IPCError.self) { try b.receive() }
+        #expect(throws: AppexError.self) { try b.receive() }
     }
 
     @Test("garbage headers are protocol violations, never crashes", arguments: [
@@ -63,7 +63,7 @@ import Testing
     func garbage(_ bytes: [UInt8]) throws {
         let (a, b) = try FrameChannel.pair()
         _ = bytes.withUnsafeBytes { write(a.socket.rawValue, $0.baseAddress, $0.count) }
-        let error = try #require(throws: IPCError.self) { try b.receive() }
+        let error = try #require(throws: AppexError.self) { try b.receive() }
         #expect(error.code == .protocolViolation)
     }
 
@@ -76,7 +76,7 @@ import Testing
         _ = header.withUnsafeBytes { write(a.socket.rawValue, $0.baseAddress, 16) }
         a.shutdown()
         #expect(try b.receive()?.payload == [1, 2, 3])
-        let error = try #require(throws: IPCError.self) { try b.receive() }
+        let error = try #require(throws: AppexError.self) { try b.receive() }
         #expect(error.code == .closed)
     }
 
@@ -85,7 +85,7 @@ import Testing
         var (a, b): (FrameChannel, FrameChannel?) = try FrameChannel.pair()
         b = nil
         _ = b
-        let error = try #require(throws: IPCError.self) {
+        let error = try #require(throws: AppexError.self) {
             for _ in 0..<64 { try a.send(Frame(kind: .request, requestID: 1, payload: Array(repeating: 1, count: 65_536))) }
         }
         #expect(error.code == .closed)

@@ -118,7 +118,7 @@ import Testing
             #expect(read.status == 1)
             #expect(read.standardError.contains("corrupt-value: the value of \(key) in \(defaults.path) cannot be read"), "\(read.standardError)")
             #expect(read.standardError.contains(problem), "\(read.standardError)")
-            let error = try #require(throws: StoreError.self) { try defaults.value(forKey: key) }
+            let error = try #require(throws: AppexError.self) { try defaults.value(forKey: key) }
             #expect(error.code == .corruptValue)
             #expect(defaults.object(forKey: key) == nil)
         }

@@ -41,12 +41,12 @@ distributed actor UppercaseTranslator: Translator {
         let translator = try $Translator.resolve(id: IPCActorSystem.ActorID("translator"), using: calling)
         #expect(try await translator.translate("hello") == "HELLO")
         #expect(try await translator.count(["a", "b", "c"]) == 3)
-        let error = await #expect(throws: IPCError.self) { try await translator.refuse() }
+        let error = await #expect(throws: AppexError.self) { try await translator.refuse() }
         #expect(error?.code == .remoteFailure)
         #expect(error?.message.contains("this translator refuses") == true)
 
         let missing = try $Translator.resolve(id: IPCActorSystem.ActorID("nobody"), using: calling)
-        let notFound = await #expect(throws: IPCError.self) { try await missing.translate("x") }
+        let notFound = await #expect(throws: AppexError.self) { try await missing.translate("x") }
         #expect(notFound?.message.contains("no actor named nobody") == true)
     }
 }

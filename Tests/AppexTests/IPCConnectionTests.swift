@@ -39,7 +39,7 @@ import Testing
         struct Refusal: Error, CustomStringConvertible { var description: String { "no translation for that" } }
         let (left, right) = try Self.pair { _ in throw Refusal() }
         defer { left.invalidate(); right.invalidate() }
-        let error = await #expect(throws: IPCError.self) { try await left.call([1]) }
+        let error = await #expect(throws: AppexError.self) { try await left.call([1]) }
         #expect(error?.code == .remoteFailure)
         #expect(error?.message == "no translation for that")
     }
@@ -58,7 +58,7 @@ import Testing
         }
         defer { left.invalidate(); right.invalidate() }
         let start = ContinuousClock.now
-        let error = await #expect(throws: IPCError.self) { try await left.call([1], timeout: .milliseconds(100)) }
+        let error = await #expect(throws: AppexError.self) { try await left.call([1], timeout: .milliseconds(100)) }
         #expect(error?.code == .deadlineExceeded)
         #expect(ContinuousClock.now - start < .seconds(20))  // event-driven, far below the handler's 30 s
         // The peer's handler learns of it.
@@ -84,7 +84,7 @@ import Testing
         _ = await firstElement(of: started.stream, "the handler's start")
         call.cancel()
         let result = try #require(await withTimeout(seconds: 10) { await call.result }, "the cancelled call did not end within 10 s")
-        #expect(throws: IPCError.self) { try result.get() }
+        #expect(throws: AppexError.self) { try result.get() }
         _ = await firstElement(of: cancelled.stream, "the handler's cancellation")
     }
 
@@ -97,9 +97,9 @@ import Testing
         // Whether the request went out before the shutdown or not, the call must fail as closed.
         b.shutdown()
         let result = try #require(await withTimeout(seconds: 10) { await call.result }, "the pending call did not fail within 10 s of the peer's going")
-        let error = #expect(throws: IPCError.self) { try result.get() }
+        let error = #expect(throws: AppexError.self) { try result.get() }
         #expect(error?.code == .closed)
-        let later = await #expect(throws: IPCError.self) { try await left.call([2]) }
+        let later = await #expect(throws: AppexError.self) { try await left.call([2]) }
         #expect(later?.code == .closed)
     }
 }

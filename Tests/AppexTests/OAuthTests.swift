@@ -34,8 +34,8 @@ import Testing
     func wrongPassword() async throws {
         let auth = try AuthWorld()
         let host = try auth.host()
-        let error = await #expect(throws: AuthError.self) { try await host.login.password(user: "ada", password: "wrong") }
-        #expect(error?.code == .rejected && error?.oauthError == "invalid_grant")
+        let error = await #expect(throws: AppexError.self) { try await host.login.password(user: "ada", password: "wrong") }
+        #expect(error?.code == .rejected && error?.context.oauthError == "invalid_grant")
         #expect(try host.tokenManager.storedTokens() == nil)
         #expect(!host.tokenManager.loginStatus.isUserLoggedIn)
     }
@@ -98,24 +98,24 @@ import Testing
         let widget = try auth.extensionManager(client: client)
         let tokens = try #require(try widget.storedTokens())
         try await widget.revoke(refreshToken: try #require(tokens.refreshToken))
-        let error = await #expect(throws: AuthError.self) { _ = try await widget.refresh(replacing: tokens) }
-        #expect(error?.code == .reauthenticationRequired && error?.oauthError == "invalid_grant")
+        let error = await #expect(throws: AppexError.self) { _ = try await widget.refresh(replacing: tokens) }
+        #expect(error?.code == .reauthenticationRequired && error?.context.oauthError == "invalid_grant")
         #expect(try widget.storedTokens() == nil)
         let other = try await appex("defaults", "read", "--group", AuthWorld.group, "--suite", "appex.login", "currentUser", in: auth.world)
         #expect(other.status == 1, "another process still sees a user: \(other.standardOutput)")
-        let next = await #expect(throws: AuthError.self) { _ = try await widget.freshTokens() }
+        let next = await #expect(throws: AppexError.self) { _ = try await widget.freshTokens() }
         #expect(next?.code == .notLoggedIn)
     }
 
     @Test("an extension's context cannot build the host's accessor; before login it is refused with not-logged-in")
     func extensionCannotLogIn() async throws {
         let auth = try AuthWorld()
-        let error = #expect(throws: AuthError.self) {
+        let error = #expect(throws: AppexError.self) {
             _ = try HostAccessorBuilder(configuration: auth.configuration(), context: auth.context(.appExtension), environment: auth.world.environment)
                 .option(.oauth).build()
         }
         #expect(error?.code == .configuration)
-        let refused = await #expect(throws: AuthError.self) { _ = try await auth.extensionManager().withFreshAccessToken { $0 } }
+        let refused = await #expect(throws: AppexError.self) { _ = try await auth.extensionManager().withFreshAccessToken { $0 } }
         #expect(refused?.code == .notLoggedIn)
     }
 
@@ -135,8 +135,8 @@ import Testing
         #expect(before == 1)
 
         try await host.login.deleteRegistration()
-        let error = await #expect(throws: AuthError.self) { _ = try await widget.refresh(replacing: refreshed) }
-        #expect(error?.code == .rejected && error?.oauthError == "invalid_client")
+        let error = await #expect(throws: AppexError.self) { _ = try await widget.refresh(replacing: refreshed) }
+        #expect(error?.code == .rejected && error?.context.oauthError == "invalid_client")
     }
 
     @Test("RFC 8414: endpoints are discovered from the issuer's metadata; a configuration file in the issue's form loads")
@@ -313,7 +313,7 @@ enum HeadlessBrowser {
     func forgedState() async throws {
         let auth = try AuthWorld()
         let host = try auth.host()
-        let error = await #expect(throws: AuthError.self) {
+        let error = await #expect(throws: AppexError.self) {
             try await host.login.authorizationCode(timeout: .seconds(30)) { url in
                 // A forged redirect straight to the app, with someone else's state.
                 let components = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false))

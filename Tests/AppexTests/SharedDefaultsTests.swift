@@ -47,7 +47,7 @@ import Testing
         #expect(reopened.array(forKey: "array") == [.string("a"), .integer(1)])
         #expect(reopened.dictionary(forKey: "dictionary") == ["k": .boolean(false)])
         #expect(try reopened.decoded(Profile.self, forKey: "profile")?.name == "Ada")
-        #expect(throws: StoreError.self) { _ = try reopened.decoded([Int].self, forKey: "profile") }
+        #expect(throws: AppexError.self) { _ = try reopened.decoded([Int].self, forKey: "profile") }
 
         try reopened.removeObject(forKey: "int")
         #expect(defaults.object(forKey: "int") == nil)
@@ -107,7 +107,7 @@ import Testing
         let defaults = try SharedDefaults(group: group)
         try defaults.set("kept", forKey: "other")
         let changes = defaults.changes()
-        let error = try #require(throws: StoreError.self) {
+        let error = try #require(throws: AppexError.self) {
             try defaults.set(.array(Array(repeating: .integer(1), count: 100_001)), forKey: "big")
         }
         #expect(error.code == .invalidValue && error.message.contains("big"))
@@ -130,7 +130,7 @@ import Testing
 
     @Test("a suite name that cannot name a file is refused")
     func badSuiteName() throws {
-        let error = try #require(throws: StoreError.self) { try SharedDefaults(suiteName: "../escape", group: group) }
+        let error = try #require(throws: AppexError.self) { try SharedDefaults(suiteName: "../escape", group: group) }
         #expect(error.code == .invalidName)
     }
 }
@@ -262,7 +262,7 @@ import Testing
         let host = try LoginStatus(group: group)
         let extensionSide = try LoginStatus(group: group)  // another connection, as another process
         #expect(!extensionSide.isUserLoggedIn)
-        let error = try #require(throws: StoreError.self) { try extensionSide.requireUser() }
+        let error = try #require(throws: AppexError.self) { try extensionSide.requireUser() }
         #expect(error.code == .notLoggedIn)
 
         let changes = extensionSide.changes
@@ -281,7 +281,7 @@ import Testing
                                     entitlements: Entitlements(applicationGroups: ["group.com.example.app"], keychainAccessGroups: []),
                                     kind: .appExtension)
         let status = try LoginStatus(group: AppGroup("group.com.example.app", context: widget, environment: world.environment))
-        let error = try #require(throws: StoreError.self) {
+        let error = try #require(throws: AppexError.self) {
             try status.publish(UserAccount(identifier: "x", name: "Mallory", instanceURL: URL(fileURLWithPath: "/")))
         }
         #expect(error.code == .hostOnly && error.message.contains("com.example.hostapp.widget"))

@@ -64,12 +64,12 @@ import Testing
     func duplicatesAndMissing() throws {
         let host = try keychain()
         try host.add(Data("one".utf8), service: "svc", account: "ada")
-        let duplicate = try #require(throws: StoreError.self) { try host.add(Data("two".utf8), service: "svc", account: "ada") }
+        let duplicate = try #require(throws: AppexError.self) { try host.add(Data("two".utf8), service: "svc", account: "ada") }
         #expect(duplicate.code == .duplicateItem)
         #expect(duplicate.message.contains("svc") && duplicate.message.contains("ada") && duplicate.message.contains(Self.shared))
         #expect(try host.item(service: "svc", account: "ada")?.string == "one")
-        #expect(throws: StoreError.self) { try host.update(Data("x".utf8), service: "svc", account: "grace") }
-        let missing = try #require(throws: StoreError.self) { try host.delete(service: "svc", account: "grace") }
+        #expect(throws: AppexError.self) { try host.update(Data("x".utf8), service: "svc", account: "grace") }
+        let missing = try #require(throws: AppexError.self) { try host.delete(service: "svc", account: "grace") }
         #expect(missing.code == .itemNotFound)
         try host.set(Data("three".utf8), service: "svc", account: "ada")
         try host.set(Data("four".utf8), service: "svc", account: "grace")
@@ -96,18 +96,18 @@ import Testing
         let outsider = try keychain("com.example.other", groups: ["TEAMID.com.example.other"])
         for attempt in [{ _ = try outsider.item(service: "svc", account: "a", accessGroup: Self.shared) },
                         { try outsider.add(Data("y".utf8), service: "svc", account: "b", accessGroup: Self.shared) }] {
-            let error = try #require(throws: StoreError.self, performing: attempt)
+            let error = try #require(throws: AppexError.self, performing: attempt)
             #expect(error.code == .missingEntitlement)
             #expect(error.message.contains(Self.shared) && error.message.contains("keychain-access-groups"))
         }
         let noGroups = try keychain("com.example.none", groups: [])
-        #expect(throws: StoreError.self) { try noGroups.add(Data("y".utf8), service: "svc", account: "b") }
+        #expect(throws: AppexError.self) { try noGroups.add(Data("y".utf8), service: "svc", account: "b") }
         let stranger = try keychain("com.example.intruder", team: TeamIdentifier(rawValue: "ZZZZZZZZZZ"))
-        let mismatch = try #require(throws: StoreError.self) { try stranger.set(Data("y".utf8), service: "svc", account: "a") }
+        let mismatch = try #require(throws: AppexError.self) { try stranger.set(Data("y".utf8), service: "svc", account: "a") }
         #expect(mismatch.code == .teamMismatch)
         #expect(mismatch.message.contains("ZZZZZZZZZZ") && mismatch.message.contains(world.team.teamIdentifier.rawValue))
         // Reading too: entitled by its own (forged) entitlements, but not of the group's team.
-        let readMismatch = try #require(throws: StoreError.self) { try stranger.item(service: "svc", account: "a", accessGroup: Self.shared) }
+        let readMismatch = try #require(throws: AppexError.self) { try stranger.item(service: "svc", account: "a", accessGroup: Self.shared) }
         #expect(readMismatch.code == .teamMismatch)
         #expect(try stranger.items().isEmpty)
         #expect(try stranger.item(service: "svc", account: "a") == nil)
@@ -117,7 +117,7 @@ import Testing
     @Test("a keys directory inside APPEX_HOME is refused with key-unavailable (a copy of the state would carry the key)")
     func keysInsideHome() throws {
         let inside = AppexEnvironment(home: world.environment.home + "/", keysDirectory: world.environment.home + "/keys")
-        let error = try #require(throws: StoreError.self) { try SharedKeychain(context: .owner, environment: inside) }
+        let error = try #require(throws: AppexError.self) { try SharedKeychain(context: .owner, environment: inside) }
         #expect(error.code == .keyUnavailable && error.message.contains("APPEX_KEYS_DIR"))
         #expect(AppexEnvironment(home: world.environment.home + "/").keysDirectory == world.environment.home + "-keys")
     }
@@ -135,7 +135,7 @@ import Testing
                 """, arguments: ["b\0c", "b\0c", "b"])
         }
         try queue.close()
-        #expect(throws: StoreError.self) { try host.item(service: "b", account: "c\0d") }
+        #expect(throws: AppexError.self) { try host.item(service: "b", account: "c\0d") }
     }
 
     @Test("at rest: neither the secret nor the label is in the database files; the root key lives outside APPEX_HOME")
@@ -168,18 +168,18 @@ import Testing
                 """)
         }
         try queue.close()
-        let corrupt = try #require(throws: StoreError.self) { try host.item(service: "svc", account: "a") }
+        let corrupt = try #require(throws: AppexError.self) { try host.item(service: "svc", account: "a") }
         #expect(corrupt.code == .corruptItem)
         #expect(try host.item(service: "svc", account: "b")?.string == "beta")
 
         let key = world.environment.keysDirectory + "/keychain.key"
         let original = try #require(FileManager.default.contents(atPath: key))
         try FileManager.default.removeItem(atPath: key)
-        let missing = try #require(throws: StoreError.self) { try keychain() }
+        let missing = try #require(throws: AppexError.self) { try keychain() }
         #expect(missing.code == .keyUnavailable && missing.message.contains(key))
         #expect(!FileManager.default.fileExists(atPath: key), "a new key must not be made for a keychain that has items")
         try Data(repeating: 7, count: 32).write(to: URL(fileURLWithPath: key))
-        let replaced = try #require(throws: StoreError.self) { try keychain() }
+        let replaced = try #require(throws: AppexError.self) { try keychain() }
         #expect(replaced.code == .keyUnavailable)
         try original.write(to: URL(fileURLWithPath: key))
         #expect(try keychain().item(service: "svc", account: "b")?.string == "beta")

@@ -74,7 +74,7 @@ final class AuthWorld: Sendable {
         session.urlCache = nil
         bare = URLSession(configuration: session)
         request = URLRequest(url: Self.issuer.appendingPathComponent("api/me"))
-        guard let token = try manager.storedTokens()?.accessToken else { throw AuthError(.notLoggedIn, "no token after login") }
+        guard let token = try manager.storedTokens()?.accessToken else { throw AppexError(.notLoggedIn, "no token after login") }
         var authorized = request
         authorized.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         self.authorized = authorized
@@ -82,7 +82,7 @@ final class AuthWorld: Sendable {
         let (_, ours) = try await manager.data(for: request)
         let (_, theirs) = try await bare.data(for: authorized)
         guard ours.statusCode == 200, (theirs as? HTTPURLResponse)?.statusCode == 200 else {
-            throw AuthError(.rejected, "GET /api/me answered \(ours.statusCode) (ours) and \((theirs as? HTTPURLResponse)?.statusCode ?? 0) (bare)")
+            throw AppexError(.rejected, "GET /api/me answered \(ours.statusCode) (ours) and \((theirs as? HTTPURLResponse)?.statusCode ?? 0) (bare)")
         }
 
     }
@@ -97,14 +97,14 @@ final class AuthWorld: Sendable {
     /// Our authorized request; fails unless 200.
     func ours() async throws {
         let (data, response) = try await manager.data(for: request)
-        guard response.statusCode == 200 else { throw AuthError(.rejected, "ours: HTTP \(response.statusCode)") }
+        guard response.statusCode == 200 else { throw AppexError(.rejected, "ours: HTTP \(response.statusCode)") }
         blackHole(data)
     }
 
     /// The bare request; fails unless 200.
     func baseline() async throws {
         let (data, response) = try await bare.data(for: authorized)
-        guard (response as? HTTPURLResponse)?.statusCode == 200 else { throw AuthError(.rejected, "baseline: no 200") }
+        guard (response as? HTTPURLResponse)?.statusCode == 200 else { throw AppexError(.rejected, "baseline: no 200") }
         blackHole(data)
     }
 }

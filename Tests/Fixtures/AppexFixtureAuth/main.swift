@@ -40,8 +40,8 @@ while let line = readLine() {
         // The token itself, for the test to compare across processes (a test fixture only).
         let token = try await manager.withFreshAccessToken { $0 }
         say("ok \(token)")
-    } catch let error as AuthError {
-        say("error \(error.code.rawValue) \(error.message)")
+    } catch let error as AppexError {
+        say("error \(error.code.name) \(error.message)")
     } catch {
         say("error other \(error)")
     }

@@ -57,10 +57,17 @@ struct EchoExtension: AppExtension {
     }
 }
 
+/// Upper-cases; the texts `crash` and `fail` do what the session commands of those names do,
+/// so a test can provoke one failure through both paths.
 distributed actor UppercaseTranslator: FixtureTranslator {
     typealias ActorSystem = IPCActorSystem
-    distributed func translate(_ text: String) -> TranslatedText {
-        TranslatedText(text: text.uppercased(), pid: getpid())
+    distributed func translate(_ text: String) throws -> TranslatedText {
+        switch text {
+        case "crash": kill(getpid(), SIGKILL)
+        case "fail": throw EchoFailure(text: text)
+        default: break
+        }
+        return TranslatedText(text: text.uppercased(), pid: getpid())
     }
 }
 
