@@ -43,12 +43,18 @@ let package = Package(
         ),
         .target(
             name: "AppexSQLite",
-            dependencies: ["AppexSystem", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
+            dependencies: [
+                "AppexSystem", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: strictSwift
         ),
         .target(
             name: "AppexStore",
-            dependencies: ["AppexCore", "AppexSQLite", "AppexSystem", .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
+            dependencies: [
+                "AppexCore", "AppexSQLite", "AppexSystem", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: strictSwift
         ),
         .target(
@@ -58,7 +64,10 @@ let package = Package(
         ),
         .target(
             name: "AppexAuthLogin",
-            dependencies: ["AppexCore", "AppexStore", "AppexAuth", "AppexSystem", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "AppexCore", "AppexStore", "AppexAuth", "AppexSystem",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strictSwift
         ),
         // The compact Codable coder of distributed-actor calls. Every extension links it: no dependencies,
@@ -149,8 +158,13 @@ let package = Package(
         ),
         .testTarget(
             name: "AppexTests",
-            dependencies: ["AppexCore", "AppexCoding", "AppexIPC", "AppexHost", "AppexSystem", "AppexTesting", "AppexCLI", "AppexStore", "AppexSQLite", "AppexAuth", "AppexAuthLogin", "AppexFixtureStore", "AppexFixtureAuth", "AppexFixtureEcho", "AppexFixtureShared", "AppexFixtureTranslate", "AppexFixtureHost", "AppexFixtureInterfaces",
-                           .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "AppexCore", "AppexCoding", "AppexIPC", "AppexHost", "AppexSystem", "AppexTesting", "AppexCLI",
+                "AppexStore", "AppexSQLite", "AppexAuth", "AppexAuthLogin", "AppexFixtureStore", "AppexFixtureAuth",
+                "AppexFixtureEcho", "AppexFixtureShared", "AppexFixtureTranslate", "AppexFixtureHost",
+                "AppexFixtureInterfaces",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             exclude: ["Fixtures"],
             swiftSettings: strictSwift
         ),

@@ -11,6 +11,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Scripts/setup.sh
+# The code is formatted as .swift-format says (120 columns): formatting a copy changes nothing.
+formatted="$(mktemp -d)"
+cp -R Sources Tests Package.swift .swift-format "$formatted/"
+(cd "$formatted" && swift format format --in-place --recursive --parallel Sources Tests Package.swift)
+if ! diff -r -q Sources "$formatted/Sources" >/dev/null || ! diff -r -q Tests "$formatted/Tests" >/dev/null \
+   || ! diff -q Package.swift "$formatted/Package.swift" >/dev/null; then
+  diff -r -u Sources "$formatted/Sources" | head -40 >&2 || true
+  echo "test.sh: the code is not formatted; run: swift format format --in-place --recursive Sources Tests Package.swift" >&2
+  rm -rf "$formatted"
+  exit 1
+fi
+rm -rf "$formatted"
 # Only AppexSystem touches the OS: no other module imports the C library or the C shim.
 if grep -rlnE 'import (Glibc|Musl|Darwin)|CAppexSystem' Sources --include='*.swift' | grep -v '^Sources/AppexSystem/'; then
   echo "test.sh: the files above import the C library or CAppexSystem; only Sources/AppexSystem may (docs/DESIGN.md, \"Modules\")" >&2

@@ -29,7 +29,8 @@ public struct AccessorBuilder: Sendable {
     private var options: Set<Option> = []
 
     /// A builder for `context` (an extension: `ProcessContext.current()`).
-    public init(configuration: OAuthConfiguration, context: ProcessContext, environment: AppexEnvironment = .current()) {
+    public init(configuration: OAuthConfiguration, context: ProcessContext, environment: AppexEnvironment = .current())
+    {
         self.configuration = configuration
         self.context = context
         self.environment = environment
@@ -47,7 +48,9 @@ public struct AccessorBuilder: Sendable {
     /// - Throws: ``AppexError`` `configuration` without `.oauth`, `storage` when the app group
     ///   or the storage cannot be opened (a missing entitlement is named).
     public func build() throws(AppexError) -> Accessor {
-        guard options.contains(.oauth) else { throw AppexError(.configuration, "the accessor has no option: add .option(.oauth)") }
+        guard options.contains(.oauth) else {
+            throw AppexError(.configuration, "the accessor has no option: add .option(.oauth)")
+        }
         return Accessor(tokenManager: try makeTokenManager())
     }
 
@@ -55,14 +58,21 @@ public struct AccessorBuilder: Sendable {
     public func makeTokenManager() throws(AppexError) -> OAuthTokenManager {
         let group: AppGroup
         do { group = try AppGroup(configuration.appGroup, context: context, environment: environment) } catch {
-            throw AppexError(.storage, "cannot open app group \(configuration.appGroup)", context: AppexError.Context(group: configuration.appGroup), underlyingError: error)
+            throw AppexError(
+                .storage,
+                "cannot open app group \(configuration.appGroup)",
+                context: AppexError.Context(group: configuration.appGroup),
+                underlyingError: error
+            )
         }
         let storage: any TokenStorage
         switch configuration.storage {
         case .keychain:
             do {
-                storage = KeychainTokenStorage(keychain: try SharedKeychain(context: context, environment: environment),
-                                               accessGroup: configuration.tokenAccessGroup)
+                storage = KeychainTokenStorage(
+                    keychain: try SharedKeychain(context: context, environment: environment),
+                    accessGroup: configuration.tokenAccessGroup
+                )
             } catch {
                 throw AppexError(.storage, "cannot open the shared keychain", underlyingError: error)
             }

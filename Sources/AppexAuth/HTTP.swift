@@ -1,4 +1,5 @@
 package import Foundation
+
 #if canImport(FoundationNetworking)
 package import FoundationNetworking
 #endif
@@ -39,7 +40,10 @@ package enum HTTP {
     }
 
     /// POSTs `form` as `application/x-www-form-urlencoded`.
-    package static func postForm(_ url: URL, _ form: [(String, String)]) async throws(AppexError) -> (Data, HTTPURLResponse) {
+    package static func postForm(
+        _ url: URL,
+        _ form: [(String, String)]
+    ) async throws(AppexError) -> (Data, HTTPURLResponse) {
         var request = URLRequest(url: url)
         request.httpMethod = "POST"
         request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
@@ -51,6 +55,9 @@ package enum HTTP {
     /// `application/x-www-form-urlencoded` encoding of one name or value.
     package static func formEncode(_ text: String) -> String {
         let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._*")
-        return (text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text).replacingOccurrences(of: "%20", with: "+")
+        return (text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text).replacingOccurrences(
+            of: "%20",
+            with: "+"
+        )
     }
 }

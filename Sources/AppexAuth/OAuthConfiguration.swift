@@ -42,8 +42,16 @@ public struct OAuthConfiguration: Codable, Sendable, Hashable {
     public var userInfoEndpoint: URL?
 
     /// A configuration.
-    public init(issuer: URL, clientID: String, scopes: [String] = [], appGroup: String, storage: Storage = .keychain,
-                keychainAccessGroup: String? = nil, endpoints: Endpoints? = nil, userInfoEndpoint: URL? = nil) {
+    public init(
+        issuer: URL,
+        clientID: String,
+        scopes: [String] = [],
+        appGroup: String,
+        storage: Storage = .keychain,
+        keychainAccessGroup: String? = nil,
+        endpoints: Endpoints? = nil,
+        userInfoEndpoint: URL? = nil
+    ) {
         self.issuer = issuer
         self.clientID = clientID
         self.scopes = scopes
@@ -76,10 +84,19 @@ public struct OAuthConfiguration: Codable, Sendable, Hashable {
     /// - Throws: ``AppexError`` `configuration`, naming the file and what is wrong in it.
     public static func load(from path: String) throws(AppexError) -> OAuthConfiguration {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw AppexError(.configuration, "cannot read the OAuth configuration \(path)", context: AppexError.Context(path: path))
+            throw AppexError(
+                .configuration,
+                "cannot read the OAuth configuration \(path)",
+                context: AppexError.Context(path: path)
+            )
         }
         do { return try JSONDecoder().decode(OAuthConfiguration.self, from: data) } catch {
-            throw AppexError(.configuration, "the OAuth configuration \(path) is not valid", context: AppexError.Context(path: path), underlyingError: error)
+            throw AppexError(
+                .configuration,
+                "the OAuth configuration \(path) is not valid",
+                context: AppexError.Context(path: path),
+                underlyingError: error
+            )
         }
     }
 }

@@ -1,6 +1,7 @@
 public import AppexStore
 public import Foundation
 import Synchronization
+
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
 #endif
@@ -55,17 +56,33 @@ public final class OAuthTokenManager: Sendable {
     }
 
     /// A manager for the session in `storage`, shared through `group`.
-    public init(configuration: OAuthConfiguration, storage: any TokenStorage, group: AppGroup, leeway: TimeInterval = 5, clientID: String? = nil) throws(AppexError) {
+    public init(
+        configuration: OAuthConfiguration,
+        storage: any TokenStorage,
+        group: AppGroup,
+        leeway: TimeInterval = 5,
+        clientID: String? = nil
+    ) throws(AppexError) {
         self.configuration = configuration
         self.storage = storage
         self.leeway = leeway
         self.clientIDOverride = clientID
         do { loginStatus = try LoginStatus(group: group) } catch {
-            throw AppexError(.storage, "cannot open the login status of \(group.identifier)", context: AppexError.Context(group: group.identifier), underlyingError: error)
+            throw AppexError(
+                .storage,
+                "cannot open the login status of \(group.identifier)",
+                context: AppexError.Context(group: group.identifier),
+                underlyingError: error
+            )
         }
         let directory = group.containerPath + "/Library/Auth"
         do { try group.environment.makePrivateDirectory(directory) } catch {
-            throw AppexError(.storage, "cannot make \(directory)", context: AppexError.Context(path: directory, group: group.identifier), underlyingError: error)
+            throw AppexError(
+                .storage,
+                "cannot make \(directory)",
+                context: AppexError.Context(path: directory, group: group.identifier),
+                underlyingError: error
+            )
         }
         lock = RefreshLock(path: directory + "/refresh.lock")
     }
@@ -90,7 +107,12 @@ public final class OAuthTokenManager: Sendable {
     public func clearSession() throws(AppexError) {
         try storage.delete(key: storageKey)
         do { try loginStatus.publish(nil) } catch {
-            throw AppexError(.storage, "cannot publish the logout", context: AppexError.Context(group: configuration.appGroup), underlyingError: error)
+            throw AppexError(
+                .storage,
+                "cannot publish the logout",
+                context: AppexError.Context(group: configuration.appGroup),
+                underlyingError: error
+            )
         }
     }
 
@@ -111,16 +133,31 @@ public final class OAuthTokenManager: Sendable {
     public func refreshAccessToken(refreshToken: String) async -> RefreshResult {
         do {
             let endpoints = try await configuration.resolvedEndpoints()
-            let (data, response) = try await HTTP.postForm(endpoints.token, [
-                ("grant_type", "refresh_token"), ("refresh_token", refreshToken),
-            ] + clientCredentials)
+            let (data, response) = try await HTTP.postForm(
+                endpoints.token,
+                [
+                    ("grant_type", "refresh_token"), ("refresh_token", refreshToken),
+                ] + clientCredentials
+            )
             if response.statusCode == 200, let tokens = try? JSONDecoder().decode(TokenResponse.self, from: data) {
                 return .success(TokenSet(response: tokens, previous: try? storedTokens()))
             }
-            if (400..<500).contains(response.statusCode), let error = try? JSONDecoder().decode(ErrorResponse.self, from: data) {
-                return .errorResponse(error: error.error, description: error.error_description, status: response.statusCode)
+            if (400..<500).contains(response.statusCode),
+                let error = try? JSONDecoder().decode(ErrorResponse.self, from: data)
+            {
+                return .errorResponse(
+                    error: error.error,
+                    description: error.error_description,
+                    status: response.statusCode
+                )
             }
-            return .transportError(AppexError(.retryable, "the token endpoint \(endpoints.token) answered HTTP \(response.statusCode)", context: AppexError.Context(httpStatus: response.statusCode)))
+            return .transportError(
+                AppexError(
+                    .retryable,
+                    "the token endpoint \(endpoints.token) answered HTTP \(response.statusCode)",
+                    context: AppexError.Context(httpStatus: response.statusCode)
+                )
+            )
         } catch {
             return .transportError(error)
         }
@@ -146,8 +183,11 @@ public final class OAuthTokenManager: Sendable {
             if latest.accessToken != stale.accessToken && !latest.expires(within: 0) { return latest }
             guard let refreshToken = latest.refreshToken else {
                 try clearSession()
-                throw AppexError(.reauthenticationRequired, "the session of client \(clientID) has no refresh token and its access token expired: log in again in the host app",
-                                 context: AppexError.Context(group: configuration.appGroup))
+                throw AppexError(
+                    .reauthenticationRequired,
+                    "the session of client \(clientID) has no refresh token and its access token expired: log in again in the host app",
+                    context: AppexError.Context(group: configuration.appGroup)
+                )
             }
             switch await refreshAccessToken(refreshToken: refreshToken) {
             case .success(let tokens):
@@ -160,9 +200,21 @@ public final class OAuthTokenManager: Sendable {
                     // A newer session may have been stored meanwhile (the host logged in again).
                     if let again = try storedTokens(), again.refreshToken != refreshToken { return again }
                     try clearSession()
-                    throw AppexError(.reauthenticationRequired, "the server refused the refresh token of client \(clientID) (invalid_grant\(description.map { ": \($0)" } ?? "")): the session was cleared and the login status says logged out; log in again in the host app", context: AppexError.Context(group: configuration.appGroup, oauthError: error, httpStatus: status))
+                    throw AppexError(
+                        .reauthenticationRequired,
+                        "the server refused the refresh token of client \(clientID) (invalid_grant\(description.map { ": \($0)" } ?? "")): the session was cleared and the login status says logged out; log in again in the host app",
+                        context: AppexError.Context(
+                            group: configuration.appGroup,
+                            oauthError: error,
+                            httpStatus: status
+                        )
+                    )
                 }
-                throw AppexError(.rejected, "the server refused the refresh of client \(clientID): \(error)\(description.map { " (\($0))" } ?? "")", context: AppexError.Context(group: configuration.appGroup, oauthError: error, httpStatus: status))
+                throw AppexError(
+                    .rejected,
+                    "the server refused the refresh of client \(clientID): \(error)\(description.map { " (\($0))" } ?? "")",
+                    context: AppexError.Context(group: configuration.appGroup, oauthError: error, httpStatus: status)
+                )
             }
         }
     }
@@ -178,7 +230,10 @@ public final class OAuthTokenManager: Sendable {
     public func authorizedRequest(_ request: URLRequest) async throws(AppexError) -> URLRequest {
         let tokens = try await freshTokens()
         var authorized = request
-        authorized.setValue("\(tokens.tokenType.lowercased() == "bearer" ? "Bearer" : tokens.tokenType) \(tokens.accessToken)", forHTTPHeaderField: "Authorization")
+        authorized.setValue(
+            "\(tokens.tokenType.lowercased() == "bearer" ? "Bearer" : tokens.tokenType) \(tokens.accessToken)",
+            forHTTPHeaderField: "Authorization"
+        )
         return authorized
     }
 
@@ -194,7 +249,8 @@ public final class OAuthTokenManager: Sendable {
         return try await send(request, with: refreshed)
     }
 
-    private func send(_ request: URLRequest, with tokens: TokenSet) async throws(AppexError) -> (Data, HTTPURLResponse) {
+    private func send(_ request: URLRequest, with tokens: TokenSet) async throws(AppexError) -> (Data, HTTPURLResponse)
+    {
         var authorized = request
         authorized.setValue("Bearer \(tokens.accessToken)", forHTTPHeaderField: "Authorization")
         return try await HTTP.send(authorized)
@@ -210,27 +266,39 @@ public final class OAuthTokenManager: Sendable {
 
     /// Revokes the stored refresh token (RFC 7009; the server also ends its access tokens).
     /// The session stays stored: the next use finds out and reports `reauthenticationRequired`.
-    public func revoke(refreshToken: String) async throws(AppexError) { try await revoke(refreshToken, hint: "refresh_token") }
+    public func revoke(refreshToken: String) async throws(AppexError) {
+        try await revoke(refreshToken, hint: "refresh_token")
+    }
 
     /// Revokes an access token (RFC 7009).
-    public func revoke(accessToken: String) async throws(AppexError) { try await revoke(accessToken, hint: "access_token") }
+    public func revoke(accessToken: String) async throws(AppexError) {
+        try await revoke(accessToken, hint: "access_token")
+    }
 
     private func revoke(_ token: String, hint: String) async throws(AppexError) {
         let endpoints = try await configuration.resolvedEndpoints()
         guard let endpoint = endpoints.revocation else {
             throw AppexError(.configuration, "the server of \(configuration.issuer) names no revocation endpoint")
         }
-        let (data, response) = try await HTTP.postForm(endpoint, [("token", token), ("token_type_hint", hint)] + clientCredentials)
+        let (data, response) = try await HTTP.postForm(
+            endpoint,
+            [("token", token), ("token_type_hint", hint)] + clientCredentials
+        )
         guard response.statusCode == 200 else {
             let error = try? JSONDecoder().decode(ErrorResponse.self, from: data)
-            throw AppexError(response.statusCode >= 500 ? .retryable : .rejected,
-                            "the revocation endpoint \(endpoint) answered HTTP \(response.statusCode)\(error.map { ": \($0.error)" } ?? "")",
-                            context: AppexError.Context(oauthError: error?.error, httpStatus: response.statusCode))
+            throw AppexError(
+                response.statusCode >= 500 ? .retryable : .rejected,
+                "the revocation endpoint \(endpoint) answered HTTP \(response.statusCode)\(error.map { ": \($0.error)" } ?? "")",
+                context: AppexError.Context(oauthError: error?.error, httpStatus: response.statusCode)
+            )
         }
     }
 
     private func notLoggedIn() -> AppexError {
-        AppexError(.notLoggedIn, "no session of client \(clientID) is stored for app group \(configuration.appGroup): log in in the host app first",
-                   context: AppexError.Context(group: configuration.appGroup))
+        AppexError(
+            .notLoggedIn,
+            "no session of client \(clientID) is stored for app group \(configuration.appGroup): log in in the host app first",
+            context: AppexError.Context(group: configuration.appGroup)
+        )
     }
 }

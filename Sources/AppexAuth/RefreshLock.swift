@@ -16,10 +16,18 @@ package struct RefreshLock: Sendable {
     ///
     /// - Throws: ``AppexError`` `retryable` when the lock stays held (naming the file), `storage`
     ///   when the file cannot be opened; and what `body` throws.
-    package func withLock<Result: Sendable>(timeout: Duration = .seconds(60), _ body: () async throws(AppexError) -> Result) async throws(AppexError) -> Result {
+    package func withLock<Result: Sendable>(
+        timeout: Duration = .seconds(60),
+        _ body: () async throws(AppexError) -> Result
+    ) async throws(AppexError) -> Result {
         let lock: FileLock
         do { lock = try FileLock(path: path) } catch {
-            throw AppexError(.storage, "cannot open the refresh lock \(path)", context: AppexError.Context(path: path), underlyingError: error)
+            throw AppexError(
+                .storage,
+                "cannot open the refresh lock \(path)",
+                context: AppexError.Context(path: path),
+                underlyingError: error
+            )
         }
         defer { lock.unlock() }
         let deadline = ContinuousClock.now + timeout
@@ -27,10 +35,19 @@ package struct RefreshLock: Sendable {
         // Polled, not blocking: a blocked flock would hold a thread of Swift's pool.
         while true {
             do { if try lock.tryLock() { break } } catch {
-                throw AppexError(.storage, "cannot lock \(path)", context: AppexError.Context(path: path), underlyingError: error)
+                throw AppexError(
+                    .storage,
+                    "cannot lock \(path)",
+                    context: AppexError.Context(path: path),
+                    underlyingError: error
+                )
             }
             guard ContinuousClock.now < deadline else {
-                throw AppexError(.retryable, "another process has held the refresh lock \(path) for \(timeout): try again later", context: AppexError.Context(path: path))
+                throw AppexError(
+                    .retryable,
+                    "another process has held the refresh lock \(path) for \(timeout): try again later",
+                    context: AppexError.Context(path: path)
+                )
             }
             try? await Task.sleep(for: pause)
             pause = min(pause * 2, .milliseconds(20))

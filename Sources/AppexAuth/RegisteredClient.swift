@@ -13,7 +13,12 @@ public struct RegisteredClient: Codable, Sendable, Hashable {
     public var registrationClientURI: URL?
 
     /// A registered client.
-    public init(clientID: String, clientSecret: String? = nil, registrationAccessToken: String? = nil, registrationClientURI: URL? = nil) {
+    public init(
+        clientID: String,
+        clientSecret: String? = nil,
+        registrationAccessToken: String? = nil,
+        registrationClientURI: URL? = nil
+    ) {
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.registrationAccessToken = registrationAccessToken

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -16,10 +17,16 @@ extension OAuthConfiguration {
         }
         let path = components.path == "/" ? "" : components.path
         components.path = "/.well-known/oauth-authorization-server" + path
-        guard let url = components.url else { throw AppexError(.configuration, "cannot make the metadata URL of \(issuer)") }
+        guard let url = components.url else {
+            throw AppexError(.configuration, "cannot make the metadata URL of \(issuer)")
+        }
         let (data, status) = try await HTTP.get(url)
         guard status == 200 else {
-            throw AppexError(status >= 500 ? .retryable : .configuration, "the metadata at \(url) answered HTTP \(status)", context: AppexError.Context(httpStatus: status))
+            throw AppexError(
+                status >= 500 ? .retryable : .configuration,
+                "the metadata at \(url) answered HTTP \(status)",
+                context: AppexError.Context(httpStatus: status)
+            )
         }
         struct Metadata: Decodable {
             var issuer: String
@@ -36,8 +43,12 @@ extension OAuthConfiguration {
         guard metadata.issuer.trimmingSuffix("/") == issuer.absoluteString.trimmingSuffix("/") else {
             throw AppexError(.configuration, "the metadata at \(url) names issuer \(metadata.issuer), not \(issuer)")
         }
-        return Endpoints(authorization: metadata.authorization_endpoint, token: metadata.token_endpoint,
-                         revocation: metadata.revocation_endpoint, registration: metadata.registration_endpoint)
+        return Endpoints(
+            authorization: metadata.authorization_endpoint,
+            token: metadata.token_endpoint,
+            revocation: metadata.revocation_endpoint,
+            registration: metadata.registration_endpoint
+        )
     }
 }
 

@@ -22,7 +22,14 @@ public struct TokenSet: Codable, Sendable, Hashable {
     public var obtainedAt: Date
 
     /// A token set in the current format.
-    public init(accessToken: String, refreshToken: String?, tokenType: String = "Bearer", expiresAt: Date?, scope: String?, obtainedAt: Date = Date()) {
+    public init(
+        accessToken: String,
+        refreshToken: String?,
+        tokenType: String = "Bearer",
+        expiresAt: Date?,
+        scope: String?,
+        obtainedAt: Date = Date()
+    ) {
         version = Self.currentVersion
         self.accessToken = accessToken
         self.refreshToken = refreshToken
@@ -50,19 +57,23 @@ public struct TokenSet: Codable, Sendable, Hashable {
     /// The token set a token endpoint's success answer makes; a refresh answer without a
     /// refresh token keeps `previous`'s (RFC 6749 §6).
     package init(response: TokenResponse, previous: TokenSet? = nil, now: Date = Date()) {
-        self.init(accessToken: response.access_token,
-                  refreshToken: response.refresh_token ?? previous?.refreshToken,
-                  tokenType: response.token_type ?? "Bearer",
-                  expiresAt: response.expires_in.map { now.addingTimeInterval(TimeInterval($0)) },
-                  scope: response.scope ?? previous?.scope,
-                  obtainedAt: now)
+        self.init(
+            accessToken: response.access_token,
+            refreshToken: response.refresh_token ?? previous?.refreshToken,
+            tokenType: response.token_type ?? "Bearer",
+            expiresAt: response.expires_in.map { now.addingTimeInterval(TimeInterval($0)) },
+            scope: response.scope ?? previous?.scope,
+            obtainedAt: now
+        )
     }
 
     /// Encodes for storage.
     package func encoded() throws(AppexError) -> Data {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
-        do { return try encoder.encode(self) } catch { throw AppexError(.storage, "cannot encode the token set", underlyingError: error) }
+        do { return try encoder.encode(self) } catch {
+            throw AppexError(.storage, "cannot encode the token set", underlyingError: error)
+        }
     }
 
     /// Decodes a stored token set of this or an older version.
@@ -74,13 +85,26 @@ public struct TokenSet: Codable, Sendable, Hashable {
         decoder.dateDecodingStrategy = .secondsSince1970
         struct Version: Decodable { var version: Int }
         guard let version = try? decoder.decode(Version.self, from: data).version else {
-            throw AppexError(.storage, "the stored token set \(key) is not a token set", context: AppexError.Context(key: key))
+            throw AppexError(
+                .storage,
+                "the stored token set \(key) is not a token set",
+                context: AppexError.Context(key: key)
+            )
         }
         guard version <= currentVersion else {
-            throw AppexError(.storage, "the stored token set \(key) is of format \(version); this Appex reads up to \(currentVersion): update it", context: AppexError.Context(key: key))
+            throw AppexError(
+                .storage,
+                "the stored token set \(key) is of format \(version); this Appex reads up to \(currentVersion): update it",
+                context: AppexError.Context(key: key)
+            )
         }
         do { return try decoder.decode(TokenSet.self, from: data) } catch {
-            throw AppexError(.storage, "the stored token set \(key) (format \(version)) cannot be read", context: AppexError.Context(key: key), underlyingError: error)
+            throw AppexError(
+                .storage,
+                "the stored token set \(key) (format \(version)) cannot be read",
+                context: AppexError.Context(key: key),
+                underlyingError: error
+            )
         }
     }
 }

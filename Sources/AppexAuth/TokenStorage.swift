@@ -30,21 +30,40 @@ public struct KeychainTokenStorage: TokenStorage {
 
     public func read(key: String) throws(AppexError) -> Data? {
         do { return try keychain.item(service: Self.service, account: key, accessGroup: accessGroup)?.data } catch {
-            throw AppexError(.storage, "cannot read \(key) from the keychain", context: AppexError.Context(key: key, group: accessGroup), underlyingError: error)
+            throw AppexError(
+                .storage,
+                "cannot read \(key) from the keychain",
+                context: AppexError.Context(key: key, group: accessGroup),
+                underlyingError: error
+            )
         }
     }
 
     public func write(key: String, data: Data) throws(AppexError) {
-        do { try keychain.set(data, service: Self.service, account: key, label: "OAuth tokens", accessGroup: accessGroup) } catch {
-            throw AppexError(.storage, "cannot write \(key) to the keychain", context: AppexError.Context(key: key, group: accessGroup), underlyingError: error)
+        do {
+            try keychain.set(data, service: Self.service, account: key, label: "OAuth tokens", accessGroup: accessGroup)
+        } catch {
+            throw AppexError(
+                .storage,
+                "cannot write \(key) to the keychain",
+                context: AppexError.Context(key: key, group: accessGroup),
+                underlyingError: error
+            )
         }
     }
 
     public func delete(key: String) throws(AppexError) {
-        do { try keychain.delete(service: Self.service, account: key, accessGroup: accessGroup) } catch where error.code == .itemNotFound {
+        do { try keychain.delete(service: Self.service, account: key, accessGroup: accessGroup) } catch
+            where error.code == .itemNotFound
+        {
             return
         } catch {
-            throw AppexError(.storage, "cannot delete \(key) from the keychain", context: AppexError.Context(key: key, group: accessGroup), underlyingError: error)
+            throw AppexError(
+                .storage,
+                "cannot delete \(key) from the keychain",
+                context: AppexError.Context(key: key, group: accessGroup),
+                underlyingError: error
+            )
         }
     }
 }
@@ -57,17 +76,36 @@ public struct DefaultsTokenStorage: TokenStorage {
     /// Storage in the suite `appex.oauth` of `group`.
     public init(group: AppGroup) throws(AppexError) {
         do { defaults = try SharedDefaults(suiteName: "appex.oauth", group: group) } catch {
-            throw AppexError(.storage, "cannot open the token defaults of \(group.identifier)", context: AppexError.Context(group: group.identifier), underlyingError: error)
+            throw AppexError(
+                .storage,
+                "cannot open the token defaults of \(group.identifier)",
+                context: AppexError.Context(group: group.identifier),
+                underlyingError: error
+            )
         }
     }
 
     public func read(key: String) throws(AppexError) -> Data? { defaults.data(forKey: key) }
 
     public func write(key: String, data: Data) throws(AppexError) {
-        do { try defaults.set(data, forKey: key) } catch { throw AppexError(.storage, "cannot write \(key) to \(defaults.path)", context: AppexError.Context(path: defaults.path, key: key), underlyingError: error) }
+        do { try defaults.set(data, forKey: key) } catch {
+            throw AppexError(
+                .storage,
+                "cannot write \(key) to \(defaults.path)",
+                context: AppexError.Context(path: defaults.path, key: key),
+                underlyingError: error
+            )
+        }
     }
 
     public func delete(key: String) throws(AppexError) {
-        do { try defaults.removeObject(forKey: key) } catch { throw AppexError(.storage, "cannot delete \(key) from \(defaults.path)", context: AppexError.Context(path: defaults.path, key: key), underlyingError: error) }
+        do { try defaults.removeObject(forKey: key) } catch {
+            throw AppexError(
+                .storage,
+                "cannot delete \(key) from \(defaults.path)",
+                context: AppexError.Context(path: defaults.path, key: key),
+                underlyingError: error
+            )
+        }
     }
 }

@@ -1,5 +1,6 @@
 public import AppexAuth
 public import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -16,12 +17,18 @@ extension OAuthLogin {
     /// - Throws: ``AppexError`` `configuration` when the server has no registration endpoint,
     ///   `rejected` with the server's error, `retryable`, `storage`.
     @discardableResult
-    public func registerClient(name: String, grantTypes: [String] = ["password", "refresh_token"],
-                               redirectURIs: [URL] = []) async throws(AppexError) -> RegisteredClient {
+    public func registerClient(
+        name: String,
+        grantTypes: [String] = ["password", "refresh_token"],
+        redirectURIs: [URL] = []
+    ) async throws(AppexError) -> RegisteredClient {
         let configuration = tokenManager.configuration
         let endpoints = try await configuration.resolvedEndpoints()
         guard let endpoint = endpoints.registration else {
-            throw AppexError(.configuration, "the server of \(configuration.issuer) names no registration endpoint (RFC 7591)")
+            throw AppexError(
+                .configuration,
+                "the server of \(configuration.issuer) names no registration endpoint (RFC 7591)"
+            )
         }
         struct Metadata: Encodable {
             var client_name: String
@@ -35,8 +42,14 @@ extension OAuthLogin {
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         do {
-            request.httpBody = try JSONEncoder().encode(Metadata(client_name: name, grant_types: grantTypes,
-                                                                 redirect_uris: redirectURIs.map(\.absoluteString), scope: configuration.scopes.joined(separator: " ")))
+            request.httpBody = try JSONEncoder().encode(
+                Metadata(
+                    client_name: name,
+                    grant_types: grantTypes,
+                    redirect_uris: redirectURIs.map(\.absoluteString),
+                    scope: configuration.scopes.joined(separator: " ")
+                )
+            )
         } catch {
             throw AppexError(.configuration, "cannot encode the registration of \(name)", underlyingError: error)
         }
@@ -48,17 +61,30 @@ extension OAuthLogin {
             var registration_access_token: String?
             var registration_client_uri: URL?
         }
-        guard response.statusCode == 201 || response.statusCode == 200, let answer = try? JSONDecoder().decode(Answer.self, from: data) else {
-            struct Refusal: Decodable { var error: String; var error_description: String? }
+        guard response.statusCode == 201 || response.statusCode == 200,
+            let answer = try? JSONDecoder().decode(Answer.self, from: data)
+        else {
+            struct Refusal: Decodable {
+                var error: String
+                var error_description: String?
+            }
             let refusal = try? JSONDecoder().decode(Refusal.self, from: data)
-            throw AppexError(response.statusCode >= 500 ? .retryable : .rejected,
-                            "the registration endpoint \(endpoint) answered HTTP \(response.statusCode)\(refusal.map { ": \($0.error)" } ?? "")",
-                            context: AppexError.Context(oauthError: refusal?.error, httpStatus: response.statusCode))
+            throw AppexError(
+                response.statusCode >= 500 ? .retryable : .rejected,
+                "the registration endpoint \(endpoint) answered HTTP \(response.statusCode)\(refusal.map { ": \($0.error)" } ?? "")",
+                context: AppexError.Context(oauthError: refusal?.error, httpStatus: response.statusCode)
+            )
         }
-        let client = RegisteredClient(clientID: answer.client_id, clientSecret: answer.client_secret,
-                                      registrationAccessToken: answer.registration_access_token, registrationClientURI: answer.registration_client_uri)
+        let client = RegisteredClient(
+            clientID: answer.client_id,
+            clientSecret: answer.client_secret,
+            registrationAccessToken: answer.registration_access_token,
+            registrationClientURI: answer.registration_client_uri
+        )
         let encoded: Data
-        do { encoded = try JSONEncoder().encode(client) } catch { throw AppexError(.storage, "cannot encode the registered client", underlyingError: error) }
+        do { encoded = try JSONEncoder().encode(client) } catch {
+            throw AppexError(.storage, "cannot encode the registered client", underlyingError: error)
+        }
         try tokenManager.storage.write(key: RegisteredClient.storageKey, data: encoded)
         return client
     }
@@ -66,7 +92,9 @@ extension OAuthLogin {
     /// Deletes the stored client's registration at the server (RFC 7592). The identity stays
     /// stored: its next use fails with the server's `invalid_client`.
     public func deleteRegistration() async throws(AppexError) {
-        guard let client = tokenManager.registeredClient, let uri = client.registrationClientURI, let token = client.registrationAccessToken else {
+        guard let client = tokenManager.registeredClient, let uri = client.registrationClientURI,
+            let token = client.registrationAccessToken
+        else {
             throw AppexError(.configuration, "no registered client with a registration URI and token is stored")
         }
         var request = URLRequest(url: uri)
@@ -74,7 +102,11 @@ extension OAuthLogin {
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         let (_, response) = try await HTTP.send(request)
         guard response.statusCode == 204 || response.statusCode == 200 else {
-            throw AppexError(response.statusCode >= 500 ? .retryable : .rejected, "deleting the registration at \(uri) answered HTTP \(response.statusCode)", context: AppexError.Context(httpStatus: response.statusCode))
+            throw AppexError(
+                response.statusCode >= 500 ? .retryable : .rejected,
+                "deleting the registration at \(uri) answered HTTP \(response.statusCode)",
+                context: AppexError.Context(httpStatus: response.statusCode)
+            )
         }
     }
 }

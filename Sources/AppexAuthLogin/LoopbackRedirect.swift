@@ -36,7 +36,11 @@ final class LoopbackRedirect: Sendable {
             let started = startDetachedThread(name: "appex.loopback") { [self] in
                 continuation.resume(returning: serve(until: ContinuousClock.now + timeout))
             }
-            if !started { continuation.resume(returning: .failure(AppexError(.retryable, "cannot start the loopback listener's thread"))) }
+            if !started {
+                continuation.resume(
+                    returning: .failure(AppexError(.retryable, "cannot start the loopback listener's thread"))
+                )
+            }
         }
         return result
     }
@@ -46,9 +50,16 @@ final class LoopbackRedirect: Sendable {
         while ContinuousClock.now < deadline && !cancelled.withLock({ $0 }) {
             guard let client = try? listener.accept(timeoutMilliseconds: 200) else { continue }
             // The request line and headers only, at most 16 KiB: nothing else is read.
-            let request = LoopbackListener.readRequest(from: client, until: [13, 10, 13, 10], limit: 16_384, idleSeconds: 5)
+            let request = LoopbackListener.readRequest(
+                from: client,
+                until: [13, 10, 13, 10],
+                limit: 16_384,
+                idleSeconds: 5
+            )
             let line = String(decoding: request.prefix { $0 != 13 }, as: UTF8.self).split(separator: " ")
-            guard line.count >= 2, line[0] == "GET", let components = URLComponents(string: String(line[1])), components.path == "/callback" else {
+            guard line.count >= 2, line[0] == "GET", let components = URLComponents(string: String(line[1])),
+                components.path == "/callback"
+            else {
                 Self.respond(client, status: "404 Not Found", body: "Not the callback.")
                 continue
             }
@@ -58,11 +69,14 @@ final class LoopbackRedirect: Sendable {
             return .success(query)
         }
         if cancelled.withLock({ $0 }) { return .failure(AppexError(.retryable, "the login was abandoned")) }
-        return .failure(AppexError(.retryable, "no authorization callback reached the loopback redirect \(redirectURI) in time"))
+        return .failure(
+            AppexError(.retryable, "no authorization callback reached the loopback redirect \(redirectURI) in time")
+        )
     }
 
     private static func respond(_ client: OwnedDescriptor, status: String, body: String) {
-        let response = "HTTP/1.1 \(status)\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+        let response =
+            "HTTP/1.1 \(status)\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
         LoopbackListener.write(Array(response.utf8), to: client)
     }
 }

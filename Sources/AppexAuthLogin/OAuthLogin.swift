@@ -1,8 +1,9 @@
 public import AppexAuth
 public import AppexCore
 public import AppexStore
-public import Foundation
 import Crypto
+public import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -18,7 +19,8 @@ public struct HostAccessorBuilder: Sendable {
     private var builder: AccessorBuilder
 
     /// A builder for the host app's `context`.
-    public init(configuration: OAuthConfiguration, context: ProcessContext, environment: AppexEnvironment = .current()) {
+    public init(configuration: OAuthConfiguration, context: ProcessContext, environment: AppexEnvironment = .current())
+    {
         builder = AccessorBuilder(configuration: configuration, context: context, environment: environment)
     }
 
@@ -35,8 +37,11 @@ public struct HostAccessorBuilder: Sendable {
     ///   host logs in), or what ``AccessorBuilder/build()`` throws.
     public func build() throws(AppexError) -> HostAccessor {
         guard builder.context.kind == .hostApp else {
-            throw AppexError(.configuration, "\(builder.context.bundleIdentifier ?? "?") is an app extension: only the host app logs in",
-                             context: AppexError.Context(bundleIdentifier: builder.context.bundleIdentifier))
+            throw AppexError(
+                .configuration,
+                "\(builder.context.bundleIdentifier ?? "?") is an app extension: only the host app logs in",
+                context: AppexError.Context(bundleIdentifier: builder.context.bundleIdentifier)
+            )
         }
         let manager = try builder.build().tokenManager
         return HostAccessor(tokenManager: manager, login: OAuthLogin(tokenManager: manager))
@@ -64,7 +69,8 @@ public struct OAuthLogin: Sendable {
     ///   `configuration`, `storage`.
     @discardableResult
     public func password(user: String, password: String) async throws(AppexError) -> UserAccount {
-        var form = [("grant_type", "password"), ("username", user), ("password", password)] + tokenManager.clientCredentials
+        var form =
+            [("grant_type", "password"), ("username", user), ("password", password)] + tokenManager.clientCredentials
         let scopes = tokenManager.configuration.scopes
         if !scopes.isEmpty { form.append(("scope", scopes.joined(separator: " "))) }
         let tokens = try await requestTokens(form)
@@ -86,13 +92,22 @@ public struct OAuthLogin: Sendable {
         if response.statusCode == 200, let tokens = try? JSONDecoder().decode(TokenResponse.self, from: data) {
             return TokenSet(response: tokens)
         }
-        struct Refusal: Decodable { var error: String; var error_description: String? }
-        if let refusal = try? JSONDecoder().decode(Refusal.self, from: data) {
-            throw AppexError(response.statusCode >= 500 ? .retryable : .rejected,
-                            "the token endpoint \(endpoints.token) refused the login: \(refusal.error)\(refusal.error_description.map { " (\($0))" } ?? "")",
-                            context: AppexError.Context(oauthError: refusal.error, httpStatus: response.statusCode))
+        struct Refusal: Decodable {
+            var error: String
+            var error_description: String?
         }
-        throw AppexError(.retryable, "the token endpoint \(endpoints.token) answered HTTP \(response.statusCode)", context: AppexError.Context(httpStatus: response.statusCode))
+        if let refusal = try? JSONDecoder().decode(Refusal.self, from: data) {
+            throw AppexError(
+                response.statusCode >= 500 ? .retryable : .rejected,
+                "the token endpoint \(endpoints.token) refused the login: \(refusal.error)\(refusal.error_description.map { " (\($0))" } ?? "")",
+                context: AppexError.Context(oauthError: refusal.error, httpStatus: response.statusCode)
+            )
+        }
+        throw AppexError(
+            .retryable,
+            "the token endpoint \(endpoints.token) answered HTTP \(response.statusCode)",
+            context: AppexError.Context(httpStatus: response.statusCode)
+        )
     }
 
     /// Stores the tokens, learns who logged in, publishes it.
@@ -100,7 +115,12 @@ public struct OAuthLogin: Sendable {
         try tokenManager.store(tokens)
         let account = try await identify(tokens, fallback: fallbackUser)
         do { try tokenManager.loginStatus.publish(account) } catch {
-            throw AppexError(.storage, "cannot publish the login", context: AppexError.Context(group: tokenManager.configuration.appGroup), underlyingError: error)
+            throw AppexError(
+                .storage,
+                "cannot publish the login",
+                context: AppexError.Context(group: tokenManager.configuration.appGroup),
+                underlyingError: error
+            )
         }
         return account
     }
@@ -116,12 +136,25 @@ public struct OAuthLogin: Sendable {
         var request = URLRequest(url: endpoint)
         request.setValue("Bearer \(tokens.accessToken)", forHTTPHeaderField: "Authorization")
         let (data, response) = try await HTTP.send(request)
-        struct Info: Decodable { var sub: String?; var id: String?; var name: String?; var username: String? }
-        guard response.statusCode == 200, let info = try? JSONDecoder().decode(Info.self, from: data),
-              let identifier = info.sub ?? info.id else {
-            throw AppexError(.configuration, "the user-info endpoint \(endpoint) answered HTTP \(response.statusCode) without sub or id")
+        struct Info: Decodable {
+            var sub: String?
+            var id: String?
+            var name: String?
+            var username: String?
         }
-        return UserAccount(identifier: identifier, name: info.name ?? info.username ?? identifier, instanceURL: configuration.issuer)
+        guard response.statusCode == 200, let info = try? JSONDecoder().decode(Info.self, from: data),
+            let identifier = info.sub ?? info.id
+        else {
+            throw AppexError(
+                .configuration,
+                "the user-info endpoint \(endpoint) answered HTTP \(response.statusCode) without sub or id"
+            )
+        }
+        return UserAccount(
+            identifier: identifier,
+            name: info.name ?? info.username ?? identifier,
+            instanceURL: configuration.issuer
+        )
     }
 }
 
@@ -137,7 +170,10 @@ extension OAuthLogin {
     /// - Throws: ``AppexError`` `rejected` (the user or server refused: `access_denied`, a wrong
     ///   state, `invalid_grant`), `retryable` (no callback in time), `configuration`.
     @discardableResult
-    public func authorizationCode(timeout: Duration = .seconds(300), open: @Sendable (URL) async throws -> Void) async throws(AppexError) -> UserAccount {
+    public func authorizationCode(
+        timeout: Duration = .seconds(300),
+        open: @Sendable (URL) async throws -> Void
+    ) async throws(AppexError) -> UserAccount {
         let configuration = tokenManager.configuration
         let endpoints = try await configuration.resolvedEndpoints()
         guard let authorization = endpoints.authorization else {
@@ -150,16 +186,19 @@ extension OAuthLogin {
         guard var components = URLComponents(url: authorization, resolvingAgainstBaseURL: false) else {
             throw AppexError(.configuration, "the authorization endpoint \(authorization) is not a URL")
         }
-        components.queryItems = (components.queryItems ?? []) + [
-            URLQueryItem(name: "response_type", value: "code"),
-            URLQueryItem(name: "client_id", value: tokenManager.clientID),
-            URLQueryItem(name: "redirect_uri", value: redirect.redirectURI.absoluteString),
-            URLQueryItem(name: "scope", value: configuration.scopes.joined(separator: " ")),
-            URLQueryItem(name: "state", value: state),
-            URLQueryItem(name: "code_challenge", value: challenge),
-            URLQueryItem(name: "code_challenge_method", value: "S256"),
-        ]
-        guard let url = components.url else { throw AppexError(.configuration, "cannot make the authorization URL from \(authorization)") }
+        components.queryItems =
+            (components.queryItems ?? []) + [
+                URLQueryItem(name: "response_type", value: "code"),
+                URLQueryItem(name: "client_id", value: tokenManager.clientID),
+                URLQueryItem(name: "redirect_uri", value: redirect.redirectURI.absoluteString),
+                URLQueryItem(name: "scope", value: configuration.scopes.joined(separator: " ")),
+                URLQueryItem(name: "state", value: state),
+                URLQueryItem(name: "code_challenge", value: challenge),
+                URLQueryItem(name: "code_challenge_method", value: "S256"),
+            ]
+        guard let url = components.url else {
+            throw AppexError(.configuration, "cannot make the authorization URL from \(authorization)")
+        }
         async let answer = redirect.callback(timeout: timeout)
         do { try await open(url) } catch {
             redirect.cancel()
@@ -168,16 +207,26 @@ extension OAuthLogin {
         }
         let query = try await answer.get()
         if let error = query["error"] {
-            throw AppexError(.rejected, "the authorization was refused: \(error)\(query["error_description"].map { " (\($0))" } ?? "")", context: AppexError.Context(oauthError: error))
+            throw AppexError(
+                .rejected,
+                "the authorization was refused: \(error)\(query["error_description"].map { " (\($0))" } ?? "")",
+                context: AppexError.Context(oauthError: error)
+            )
         }
         guard query["state"] == state else {
-            throw AppexError(.rejected, "the callback's state does not match the request's: a forged or stale redirect was ignored")
+            throw AppexError(
+                .rejected,
+                "the callback's state does not match the request's: a forged or stale redirect was ignored"
+            )
         }
         guard let code = query["code"] else { throw AppexError(.rejected, "the callback carries no code") }
-        let tokens = try await requestTokens([
-            ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirect.redirectURI.absoluteString),
-            ("code_verifier", verifier),
-        ] + tokenManager.clientCredentials)
+        let tokens = try await requestTokens(
+            [
+                ("grant_type", "authorization_code"), ("code", code),
+                ("redirect_uri", redirect.redirectURI.absoluteString),
+                ("code_verifier", verifier),
+            ] + tokenManager.clientCredentials
+        )
         return try await finish(tokens, fallbackUser: nil)
     }
 
@@ -190,6 +239,7 @@ extension OAuthLogin {
 extension Data {
     /// Base64url without padding (RFC 4648 §5), as PKCE wants it.
     var base64URLEncoded: String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
     }
 }

@@ -9,13 +9,14 @@ struct Appex: AsyncParsableCommand {
         commandName: "appex",
         abstract: "Find, approve, validate and sign app extensions.",
         discussion: """
-        State lives under APPEX_HOME (default $XDG_DATA_HOME/appex, else ~/.local/share/appex). \
-        Extensions outside a host's own Extensions/ folder are found on APPEX_EXTENSIONS_PATH \
-        (colon-separated folders) and are unapproved until enabled.
-        """,
+            State lives under APPEX_HOME (default $XDG_DATA_HOME/appex, else ~/.local/share/appex). \
+            Extensions outside a host's own Extensions/ folder are found on APPEX_EXTENSIONS_PATH \
+            (colon-separated folders) and are unapproved until enabled.
+            """,
         subcommands: [
             List.self, Enable.self, Disable.self, Doctor.self,
-            Validate.self, Inspect.self, Keygen.self, Sign.self, MakeBundle.self, Call.self, Defaults.self, Keychain.self, Auth.self,
+            Validate.self, Inspect.self, Keygen.self, Sign.self, MakeBundle.self, Call.self, Defaults.self,
+            Keychain.self, Auth.self,
         ]
     )
 }

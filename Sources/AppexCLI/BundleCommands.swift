@@ -5,7 +5,9 @@ import Foundation
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check a bundle: Info.plist, entitlements, executable, extension points and seal.",
-        discussion: "A host app is checked with every extension in its Extensions/ folder, each against the points the host declares. Exit code 0 when valid, 1 with every problem listed otherwise.")
+        discussion:
+            "A host app is checked with every extension in its Extensions/ folder, each against the points the host declares. Exit code 0 when valid, 1 with every problem listed otherwise."
+    )
 
     @Argument(help: ArgumentHelp("A .app or .appex bundle.", valueName: "PATH"))
     var path: String
@@ -14,7 +16,9 @@ struct Validate: ParsableCommand {
         let report = BundleValidation.validate(path: path)
         for (bundle, problems) in report {
             if problems.isEmpty {
-                print("\(bundle.path): valid \(bundle.kind == .hostApp ? "host app" : "extension") \(bundle.bundleIdentifier ?? "")\(bundle.team.map { ", team \($0)" } ?? "")")
+                print(
+                    "\(bundle.path): valid \(bundle.kind == .hostApp ? "host app" : "extension") \(bundle.bundleIdentifier ?? "")\(bundle.team.map { ", team \($0)" } ?? "")"
+                )
             } else {
                 print("\(bundle.path): \(problems.count) problem\(problems.count == 1 ? "" : "s")")
                 for problem in problems { print("  - \(problem)") }
@@ -53,7 +57,9 @@ enum BundleValidation {
 }
 
 struct Inspect: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show what a bundle declares: identity, extension point, entitlements, team, problems.")
+    static let configuration = CommandConfiguration(
+        abstract: "Show what a bundle declares: identity, extension point, entitlements, team, problems."
+    )
 
     @Argument(help: ArgumentHelp("A .app or .appex bundle.", valueName: "PATH"))
     var path: String
@@ -83,13 +89,23 @@ struct Inspect: ParsableCommand {
     func run() throws {
         let bundle = AppexBundle.load(at: path)
         let record = Record(
-            path: bundle.path, kind: bundle.kind.rawValue, bundleIdentifier: bundle.bundleIdentifier,
-            name: bundle.info.localizedName, executable: bundle.info.executableName, version: bundle.info.version,
-            shortVersion: bundle.info.shortVersion, extensionPoint: bundle.info.extensionPointIdentifier,
+            path: bundle.path,
+            kind: bundle.kind.rawValue,
+            bundleIdentifier: bundle.bundleIdentifier,
+            name: bundle.info.localizedName,
+            executable: bundle.info.executableName,
+            version: bundle.info.version,
+            shortVersion: bundle.info.shortVersion,
+            extensionPoint: bundle.info.extensionPointIdentifier,
             declaredExtensionPoints: bundle.extensionPoints.map(\.identifier.description),
-            applicationGroups: bundle.entitlements.applicationGroups, keychainAccessGroups: bundle.entitlements.keychainAccessGroups,
-            team: bundle.team?.rawValue, fileCount: bundle.fileCount, valid: bundle.isValid,
-            problems: bundle.problems.map(\.description), infoPlist: bundle.info.values)
+            applicationGroups: bundle.entitlements.applicationGroups,
+            keychainAccessGroups: bundle.entitlements.keychainAccessGroups,
+            team: bundle.team?.rawValue,
+            fileCount: bundle.fileCount,
+            valid: bundle.isValid,
+            problems: bundle.problems.map(\.description),
+            infoPlist: bundle.info.values
+        )
         if json {
             try printJSON(record)
             return
@@ -99,7 +115,9 @@ struct Inspect: ParsableCommand {
         print("  name:              \(record.name)")
         print("  version:           \(record.shortVersion ?? "-") (\(record.version ?? "-"))")
         if bundle.kind == .appExtension { print("  extension point:   \(record.extensionPoint ?? "-")") }
-        if !record.declaredExtensionPoints.isEmpty { print("  declares:          \(record.declaredExtensionPoints.joined(separator: ", "))") }
+        if !record.declaredExtensionPoints.isEmpty {
+            print("  declares:          \(record.declaredExtensionPoints.joined(separator: ", "))")
+        }
         print("  app groups:        \(record.applicationGroups.joined(separator: ", "))")
         print("  keychain groups:   \(record.keychainAccessGroups.joined(separator: ", "))")
         print("  team:              \(record.team ?? "- (unsigned or bad signature)")")
@@ -109,9 +127,13 @@ struct Inspect: ParsableCommand {
 }
 
 struct Keygen: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Make a team signing key (Ed25519) and print its team ID.")
+    static let configuration = CommandConfiguration(
+        abstract: "Make a team signing key (Ed25519) and print its team ID."
+    )
 
-    @Option(help: ArgumentHelp("Where to write the key (mode 0600); an existing file is never replaced.", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp("Where to write the key (mode 0600); an existing file is never replaced.", valueName: "FILE")
+    )
     var output: String
 
     func run() throws {
@@ -124,7 +146,9 @@ struct Keygen: ParsableCommand {
 struct Sign: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Seal a bundle for a team: writes _CodeSignature/CodeResources.",
-        discussion: "A host's seal does not cover the extensions in its Extensions/ folder; each is sealed on its own (--deep signs them too, first).")
+        discussion:
+            "A host's seal does not cover the extensions in its Extensions/ folder; each is sealed on its own (--deep signs them too, first)."
+    )
 
     @Argument(help: ArgumentHelp("A .app or .appex bundle.", valueName: "BUNDLE"))
     var bundle: String
@@ -140,7 +164,9 @@ struct Sign: ParsableCommand {
         if deep {
             let folder = AppexBundle.normalized(bundle) + "/" + AppexBundle.File.extensions
             for name in AppexBundle.sortedEntries(of: folder) where name.hasSuffix(".appex") {
-                let count = try reporting { () throws(AppexError) in try AppexBundle.sign(at: folder + "/" + name, with: signingKey) }
+                let count = try reporting { () throws(AppexError) in
+                    try AppexBundle.sign(at: folder + "/" + name, with: signingKey)
+                }
                 print("signed \(folder)/\(name) for team \(signingKey.teamIdentifier) (\(count) files)")
             }
         }

@@ -7,9 +7,10 @@ struct MakeBundle: ParsableCommand {
         commandName: "bundle",
         abstract: "Make an .appex bundle from an extension executable; its Info.plist comes from the binding in code.",
         discussion: """
-        The executable is run once with --print-binding (an AppExtension prints the extension point \
-        it binds to and exits); nobody types the Info.plist. With --key the bundle is signed.
-        """)
+            The executable is run once with --print-binding (an AppExtension prints the extension point \
+            it binds to and exits); nobody types the Info.plist. With --key the bundle is signed.
+            """
+    )
 
     @Option(help: ArgumentHelp("The extension executable (an AppExtension @main).", valueName: "PATH"))
     var executable: String
@@ -17,7 +18,12 @@ struct MakeBundle: ParsableCommand {
     @Option(help: ArgumentHelp("Where to write the bundle; must end in .appex.", valueName: "X.appex"))
     var output: String
 
-    @Option(help: ArgumentHelp("CFBundleIdentifier (default: the point's host id, a dot, the executable's name in lower case).", valueName: "ID"))
+    @Option(
+        help: ArgumentHelp(
+            "CFBundleIdentifier (default: the point's host id, a dot, the executable's name in lower case).",
+            valueName: "ID"
+        )
+    )
     var identifier: String?
 
     @Option(help: ArgumentHelp("CFBundleName (default: the executable's name).", valueName: "NAME"))
@@ -48,11 +54,25 @@ struct MakeBundle: ParsableCommand {
         if let entitlements {
             let data: Data
             do { data = try Data(contentsOf: URL(fileURLWithPath: entitlements)) } catch {
-                throw fail(AppexError(.fileSystem, "cannot read the entitlements file \(entitlements)", context: AppexError.Context(path: entitlements), underlyingError: error))
+                throw fail(
+                    AppexError(
+                        .fileSystem,
+                        "cannot read the entitlements file \(entitlements)",
+                        context: AppexError.Context(path: entitlements),
+                        underlyingError: error
+                    )
+                )
             }
             let parsed = Entitlements(data: Array(data), file: entitlements)
             if !parsed.problems.isEmpty {
-                throw fail(AppexError(.invalidBundle, "the entitlements file \(entitlements) has problems", context: AppexError.Context(path: entitlements), problems: parsed.problems))
+                throw fail(
+                    AppexError(
+                        .invalidBundle,
+                        "the entitlements file \(entitlements) has problems",
+                        context: AppexError.Context(path: entitlements),
+                        problems: parsed.problems
+                    )
+                )
             }
             recipe.entitlements = parsed
         }
@@ -61,6 +81,8 @@ struct MakeBundle: ParsableCommand {
         }
         let bundle = try reporting { () throws(AppexError) in try AppexBundle.makeExtension(at: output, from: recipe) }
         let point = bundle.info.extensionPointIdentifier ?? "?"
-        print("made \(bundle.path): \(bundle.info.bundleIdentifier ?? "?") binds to \(point)\(key == nil ? " (unsigned)" : ", signed")")
+        print(
+            "made \(bundle.path): \(bundle.info.bundleIdentifier ?? "?") binds to \(point)\(key == nil ? " (unsigned)" : ", signed")"
+        )
     }
 }

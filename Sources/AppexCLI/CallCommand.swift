@@ -6,7 +6,9 @@ import Foundation
 struct Call: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Launch an extension as its host would, send it one message, print the reply.",
-        discussion: "The message is the JSON the extension's ConnectionHandler decodes; the reply is printed as the extension sent it.")
+        discussion:
+            "The message is the JSON the extension's ConnectionHandler decodes; the reply is printed as the extension sent it."
+    )
 
     @OptionGroup var hostOptions: HostOptions
 
@@ -30,12 +32,16 @@ struct Call: AsyncParsableCommand {
         }
         guard let identity = found?.identity else {
             let diagnosis = try reporting { () throws(AppexError) in
-                try ExtensionDiscovery(hostBundleAt: hostOptions.host, environment: environment).diagnose(bundleIdentifier: bundleIdentifier)
+                try ExtensionDiscovery(hostBundleAt: hostOptions.host, environment: environment).diagnose(
+                    bundleIdentifier: bundleIdentifier
+                )
             }
             throw fail(AppexError(.refused, diagnosis.description))
         }
         let process = try reporting { () throws(AppexError) in
-            try AppExtensionProcess(configuration: .init(identity: identity, hostBundlePath: hostOptions.host, environment: environment))
+            try AppExtensionProcess(
+                configuration: .init(identity: identity, hostBundlePath: hostOptions.host, environment: environment)
+            )
         }
         do {
             let reply = try await process.call(Array(message.utf8), timeout: .milliseconds(Int(timeout * 1000)))

@@ -8,7 +8,8 @@ struct Defaults: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "defaults",
         abstract: "Read, write and delete an app group's shared defaults.",
-        discussion: "Acts with the owner's authority unless --as names a bundle, whose signed entitlements then decide.",
+        discussion:
+            "Acts with the owner's authority unless --as names a bundle, whose signed entitlements then decide.",
         subcommands: [DefaultsRead.self, DefaultsWrite.self, DefaultsDelete.self]
     )
 }
@@ -21,7 +22,10 @@ struct SuiteOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The suite (default: the group's own).", valueName: "SUITE"))
     var suite: String?
 
-    @Option(name: .customLong("as"), help: ArgumentHelp("Act with this signed bundle's entitlements.", valueName: "BUNDLE"))
+    @Option(
+        name: .customLong("as"),
+        help: ArgumentHelp("Act with this signed bundle's entitlements.", valueName: "BUNDLE")
+    )
     var bundle: String?
 
     /// Opens the suite, or reports why not and fails with exit code 1.
@@ -34,7 +38,10 @@ struct SuiteOptions: ParsableArguments {
 }
 
 struct DefaultsRead: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "read", abstract: "Print a key's value alone, or the whole suite as JSON.")
+    static let configuration = CommandConfiguration(
+        commandName: "read",
+        abstract: "Print a key's value alone, or the whole suite as JSON."
+    )
     @OptionGroup var suite: SuiteOptions
     @Argument(help: "The key.") var key: String?
 
@@ -56,7 +63,13 @@ struct DefaultsRead: ParsableCommand {
         }
         let stored = try reporting { () throws(AppexError) in try defaults.value(forKey: key) }
         guard let value = stored else {
-            throw fail(AppexError(.notFound, "the key \(key) does not exist in \(defaults.path)", context: AppexError.Context(path: defaults.path, key: key)))
+            throw fail(
+                AppexError(
+                    .notFound,
+                    "the key \(key) does not exist in \(defaults.path)",
+                    context: AppexError.Context(path: defaults.path, key: key)
+                )
+            )
         }
         do { print(try Self.text(of: value)) } catch {
             throw fail(AppexError(.coding, "cannot print the value of \(key)", underlyingError: error))
@@ -81,7 +94,10 @@ struct DefaultsRead: ParsableCommand {
 }
 
 struct DefaultsWrite: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "write", abstract: "Set a key (a string unless a type flag says otherwise).")
+    static let configuration = CommandConfiguration(
+        commandName: "write",
+        abstract: "Set a key (a string unless a type flag says otherwise)."
+    )
     @OptionGroup var suite: SuiteOptions
     @Argument(help: "The key.") var key: String
     @Argument(help: "The value.") var value: String

@@ -9,7 +9,8 @@ struct Keychain: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keychain",
         abstract: "Add, find and delete the shared keychain's generic-password items.",
-        discussion: "Acts with the owner's authority unless --as names a bundle, whose signed entitlements then decide. --group is a keychain access group.",
+        discussion:
+            "Acts with the owner's authority unless --as names a bundle, whose signed entitlements then decide. --group is a keychain access group.",
         subcommands: [KeychainAdd.self, KeychainFind.self, KeychainDelete.self]
     )
 }
@@ -25,7 +26,10 @@ struct ItemOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The item's account.", valueName: "ACCOUNT"))
     var account: String
 
-    @Option(name: .customLong("as"), help: ArgumentHelp("Act with this signed bundle's entitlements.", valueName: "BUNDLE"))
+    @Option(
+        name: .customLong("as"),
+        help: ArgumentHelp("Act with this signed bundle's entitlements.", valueName: "BUNDLE")
+    )
     var bundle: String?
 
     /// Runs `body` on the keychain; a refusal is reported and fails with exit code 1.
@@ -38,12 +42,21 @@ struct ItemOptions: ParsableArguments {
 }
 
 struct KeychainAdd: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "add", abstract: "Add an item (the secret from --password, else standard input).")
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Add an item (the secret from --password, else standard input)."
+    )
     @OptionGroup var item: ItemOptions
-    @Option(help: ArgumentHelp("The secret (visible to other users in the process list: prefer standard input).", valueName: "PASSWORD"))
+    @Option(
+        help: ArgumentHelp(
+            "The secret (visible to other users in the process list: prefer standard input).",
+            valueName: "PASSWORD"
+        )
+    )
     var password: String?
     @Option(help: ArgumentHelp("A label to show.", valueName: "LABEL")) var label: String?
-    @Flag(name: .customLong("update"), help: "Replace the item's secret if it exists (security's -U).") var replace = false
+    @Flag(name: .customLong("update"), help: "Replace the item's secret if it exists (security's -U).") var replace =
+        false
 
     func run() throws {
         let secret: Data
@@ -57,16 +70,31 @@ struct KeychainAdd: ParsableCommand {
         let replace = replace
         try item.run { keychain throws(AppexError) in
             if replace {
-                try keychain.set(secret, service: item.service, account: item.account, label: label, accessGroup: item.group)
+                try keychain.set(
+                    secret,
+                    service: item.service,
+                    account: item.account,
+                    label: label,
+                    accessGroup: item.group
+                )
             } else {
-                try keychain.add(secret, service: item.service, account: item.account, label: label, accessGroup: item.group)
+                try keychain.add(
+                    secret,
+                    service: item.service,
+                    account: item.account,
+                    label: label,
+                    accessGroup: item.group
+                )
             }
         }
     }
 }
 
 struct KeychainFind: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "find", abstract: "Print an item's secret alone (security's -w), or its attributes as JSON.")
+    static let configuration = CommandConfiguration(
+        commandName: "find",
+        abstract: "Print an item's secret alone (security's -w), or its attributes as JSON."
+    )
     @OptionGroup var item: ItemOptions
     @Flag(help: "Print the attributes as JSON instead of the secret.") var attributes = false
 
@@ -75,12 +103,18 @@ struct KeychainFind: ParsableCommand {
             try keychain.item(service: item.service, account: item.account, accessGroup: item.group)
         }
         guard let found else {
-            throw fail(AppexError(.itemNotFound, "no item for service \(item.service), account \(item.account)\(item.group.map { " in access group \($0)" } ?? "")",
-                                  context: AppexError.Context(group: item.group)))
+            throw fail(
+                AppexError(
+                    .itemNotFound,
+                    "no item for service \(item.service), account \(item.account)\(item.group.map { " in access group \($0)" } ?? "")",
+                    context: AppexError.Context(group: item.group)
+                )
+            )
         }
         if attributes {
             var shown: [String: PropertyListValue] = [
-                "service": .string(found.service), "account": .string(found.account), "accessGroup": .string(found.accessGroup),
+                "service": .string(found.service), "account": .string(found.account),
+                "accessGroup": .string(found.accessGroup),
                 "created": .string(ISO8601DateFormatter().string(from: found.creationDate)),
                 "modified": .string(ISO8601DateFormatter().string(from: found.modificationDate)),
             ]

@@ -54,12 +54,16 @@ struct List: ParsableCommand {
             return
         }
         if extensions.isEmpty {
-            print("no extensions for \(snapshot.hostBundleIdentifier)\(all ? "" : " (add --all to include invalid ones)")")
+            print(
+                "no extensions for \(snapshot.hostBundleIdentifier)\(all ? "" : " (add --all to include invalid ones)")"
+            )
             return
         }
         for found in extensions {
             let team = found.team?.rawValue ?? "-"
-            print("\(found.state.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(found.bundleIdentifier ?? "(no bundle id)")  \(found.extensionPoint ?? "(no point)")  team \(team)  \(found.path)")
+            print(
+                "\(found.state.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(found.bundleIdentifier ?? "(no bundle id)")  \(found.extensionPoint ?? "(no point)")  team \(team)  \(found.path)"
+            )
             if let note = found.note { print("           \(note)") }
             for problem in found.problems { print("           - \(problem)") }
         }
@@ -76,7 +80,10 @@ struct DecisionArguments: ParsableArguments {
     /// Records the owner's decision and says so.
     func decide(enabled: Bool) throws {
         try reporting { () throws(AppexError) in
-            try ExtensionDiscovery(hostBundleAt: hostOptions.host).setEnabled(enabled, bundleIdentifier: bundleIdentifier)
+            try ExtensionDiscovery(hostBundleAt: hostOptions.host).setEnabled(
+                enabled,
+                bundleIdentifier: bundleIdentifier
+            )
         }
         print("\(enabled ? "enabled" : "disabled") \(bundleIdentifier)")
     }
@@ -95,7 +102,9 @@ struct Disable: ParsableCommand {
 }
 
 struct Doctor: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Explain why an extension is or is not available to a host.")
+    static let configuration = CommandConfiguration(
+        abstract: "Explain why an extension is or is not available to a host."
+    )
 
     @OptionGroup var hostOptions: HostOptions
 

@@ -45,4 +45,3 @@ func compactCodingError(from error: any Error, verb: String) -> CompactCodingErr
     }
     return CompactCodingError("cannot \(verb): \(error)")
 }
-

@@ -20,7 +20,10 @@ protocol CompactDirectType: SendableMetatype {
 
     /// Reads the value at `position` as `T`, which is this type.
     static func read<T>(
-        _ type: T.Type, from reader: CompactReader, at position: Int, limit: Int,
+        _ type: T.Type,
+        from reader: CompactReader,
+        at position: Int,
+        limit: Int,
         path: @autoclosure () -> CompactPath
     ) throws(CompactCodingError) -> T
 }
@@ -59,7 +62,10 @@ extension CompactDirectType where Self: CompactPrimitive {
     static func readsDirectly(from reader: CompactReader, at position: Int, limit: Int) -> Bool { true }
 
     static func read<T>(
-        _ type: T.Type, from reader: CompactReader, at position: Int, limit: Int,
+        _ type: T.Type,
+        from reader: CompactReader,
+        at position: Int,
+        limit: Int,
         path: @autoclosure () -> CompactPath
     ) throws(CompactCodingError) -> T {
         unsafeBitCast(try reader.primitive(Self.self, at: position, limit: limit, path: path()), to: T.self)
@@ -88,7 +94,10 @@ extension Array: CompactDirectType where Element == UInt8 {
     }
 
     static func read<T>(
-        _ type: T.Type, from reader: CompactReader, at position: Int, limit: Int,
+        _ type: T.Type,
+        from reader: CompactReader,
+        at position: Int,
+        limit: Int,
         path: @autoclosure () -> CompactPath
     ) throws(CompactCodingError) -> T {
         unsafeBitCast(Array(try reader.bytesPayload(at: position, limit: limit, path: path())), to: T.self)
@@ -106,7 +115,10 @@ extension Data: CompactDirectType {
     }
 
     static func read<T>(
-        _ type: T.Type, from reader: CompactReader, at position: Int, limit: Int,
+        _ type: T.Type,
+        from reader: CompactReader,
+        at position: Int,
+        limit: Int,
         path: @autoclosure () -> CompactPath
     ) throws(CompactCodingError) -> T {
         unsafeBitCast(Data(try reader.bytesPayload(at: position, limit: limit, path: path())), to: T.self)

@@ -17,7 +17,13 @@ public struct AppExtensionIdentity: Hashable, Sendable, Codable, CustomStringCon
     public var hostBundleIdentifier: String { extensionPointIdentifier.hostBundleIdentifier }
 
     /// Makes an identity.
-    public init(bundleIdentifier: String, localizedName: String, extensionPointIdentifier: ExtensionPointIdentifier, bundlePath: String, teamIdentifier: TeamIdentifier) {
+    public init(
+        bundleIdentifier: String,
+        localizedName: String,
+        extensionPointIdentifier: ExtensionPointIdentifier,
+        bundlePath: String,
+        teamIdentifier: TeamIdentifier
+    ) {
         self.bundleIdentifier = bundleIdentifier
         self.localizedName = localizedName
         self.extensionPointIdentifier = extensionPointIdentifier

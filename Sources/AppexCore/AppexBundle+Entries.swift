@@ -10,14 +10,16 @@ extension AppexBundle {
     /// directory counts); empty when it cannot be read.
     package static func sortedEntriesWithKind(of path: String) -> [(name: String, isDirectory: Bool)] {
         let entries = (try? Syscalls.directoryEntryTypes(path)) ?? []
-        return entries
+        return
+            entries
             .map { entry in
                 // The entry type from readdir saves a stat; links and unknown types need one.
-                let isDirectory = switch entry.type {
-                case .directory: true
-                case .other: false
-                case .symbolicLinkOrUnknown: Self.isDirectory(path + "/" + entry.name)
-                }
+                let isDirectory =
+                    switch entry.type {
+                    case .directory: true
+                    case .other: false
+                    case .symbolicLinkOrUnknown: Self.isDirectory(path + "/" + entry.name)
+                    }
                 return (name: entry.name, isDirectory: isDirectory)
             }
             .sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }

@@ -45,7 +45,9 @@ extension AppexBundle {
             throw AppexError(.refused, "\(path) must name a bundle ending in .appex")
         }
         if fileManager.fileExists(atPath: outputPath) {
-            guard recipe.replacesExisting else { throw AppexError(.refused, "\(outputPath) already exists (replace it explicitly)") }
+            guard recipe.replacesExisting else {
+                throw AppexError(.refused, "\(outputPath) already exists (replace it explicitly)")
+            }
             do { try fileManager.removeItem(atPath: outputPath) } catch {
                 throw AppexError(.fileSystem, "cannot remove \(outputPath): \(error)")
             }
@@ -71,7 +73,9 @@ extension AppexBundle {
             BundleInfo.Key.version: .string(recipe.version),
             BundleInfo.Key.shortVersion: .string(recipe.shortVersion),
             "CFBundlePackageType": .string("XPC!"),
-            BundleInfo.Key.extensionAttributes: .dictionary([BundleInfo.Key.extensionPointIdentifier: .string(point.description)]),
+            BundleInfo.Key.extensionAttributes: .dictionary([
+                BundleInfo.Key.extensionPointIdentifier: .string(point.description)
+            ]),
         ]
         // Built beside the destination, then renamed into place.
         let staging = outputPath + ".partial-\(ProcessControl.processIdentifier)"
@@ -81,7 +85,9 @@ extension AppexBundle {
             try fileManager.copyItem(atPath: recipe.executable, toPath: staging + "/" + executableName)
             try PropertyListFormat.binary.encode(info).write(to: URL(fileURLWithPath: staging + "/Info.plist"))
             if let entitlements = recipe.entitlements {
-                try PropertyListFormat.xml.encode(entitlements.propertyList).write(to: URL(fileURLWithPath: staging + "/Entitlements.plist"))
+                try PropertyListFormat.xml.encode(entitlements.propertyList).write(
+                    to: URL(fileURLWithPath: staging + "/Entitlements.plist")
+                )
             }
         } catch {
             try? fileManager.removeItem(atPath: staging)
@@ -124,7 +130,10 @@ extension AppexBundle {
         watchdog.cancel()
         let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
         guard process.terminationStatus == 0, let point = ExtensionPointIdentifier(line) else {
-            throw AppexError(.refused, "\(executable) did not print its binding (`--print-binding` exited \(process.terminationStatus), printed \(line.debugDescription)); is it an AppExtension @main?")
+            throw AppexError(
+                .refused,
+                "\(executable) did not print its binding (`--print-binding` exited \(process.terminationStatus), printed \(line.debugDescription)); is it an AppExtension @main?"
+            )
         }
         return point
     }

@@ -108,40 +108,70 @@ extension AppexBundle {
     public static func sign(at path: String, with key: SigningKey) throws(AppexError) -> Int {
         let root = normalized(path)
         let walk: BundleWalk
-        do { walk = try BundleWalk(root: root, kind: kind(ofPath: root) ?? .hostApp) } catch { throw .fileSystem("read bundle", root, error) }
+        do { walk = try BundleWalk(root: root, kind: kind(ofPath: root) ?? .hostApp) } catch {
+            throw .fileSystem("read bundle", root, error)
+        }
         if let first = walk.unsupported.first {
-            throw AppexError(.invalidBundle, "cannot sign \(root): \(first.path) cannot be sealed: \(first.reason)", context: AppexError.Context(path: root),
-                             problems: walk.unsupported.map { BundleProblem(.unsupportedFile, file: root + "/" + $0.path, message: "\($0.path) cannot be sealed: \($0.reason)") })
+            throw AppexError(
+                .invalidBundle,
+                "cannot sign \(root): \(first.path) cannot be sealed: \(first.reason)",
+                context: AppexError.Context(path: root),
+                problems: walk.unsupported.map {
+                    BundleProblem(
+                        .unsupportedFile,
+                        file: root + "/" + $0.path,
+                        message: "\($0.path) cannot be sealed: \($0.reason)"
+                    )
+                }
+            )
         }
         var entries: [String: CodeSeal.Entry] = [:]
         for entry in walk.entries {
             if entry.relativePath.contains("\n") {
-                throw AppexError(.invalidBundle, "cannot sign \(root): the file name \(entry.relativePath.debugDescription) contains a newline", context: AppexError.Context(path: root))
+                throw AppexError(
+                    .invalidBundle,
+                    "cannot sign \(root): the file name \(entry.relativePath.debugDescription) contains a newline",
+                    context: AppexError.Context(path: root)
+                )
             }
             switch entry.status.kind {
             case .regular:
                 do {
-                    entries[entry.relativePath] = .file(sha256: try sha256(ofFile: root + "/" + entry.relativePath), executable: entry.status.isExecutable)
+                    entries[entry.relativePath] = .file(
+                        sha256: try sha256(ofFile: root + "/" + entry.relativePath),
+                        executable: entry.status.isExecutable
+                    )
                 } catch {
                     throw .fileSystem("read", root + "/" + entry.relativePath, error)
                 }
             case .symbolicLink:
                 do {
-                    entries[entry.relativePath] = .symbolicLink(target: try Syscalls.readLink(root + "/" + entry.relativePath))
+                    entries[entry.relativePath] = .symbolicLink(
+                        target: try Syscalls.readLink(root + "/" + entry.relativePath)
+                    )
                 } catch {
                     throw .fileSystem("read link", root + "/" + entry.relativePath, error)
                 }
             case .directory:
                 break
             case .other:
-                throw AppexError(.invalidBundle, "cannot sign \(root): \(entry.relativePath) is neither a file, a directory nor a symbolic link", context: AppexError.Context(path: root))
+                throw AppexError(
+                    .invalidBundle,
+                    "cannot sign \(root): \(entry.relativePath) is neither a file, a directory nor a symbolic link",
+                    context: AppexError.Context(path: root)
+                )
             }
         }
         let team = key.teamIdentifier
         let message = CodeSeal.signedMessage(team: team, publicKey: key.publicKey, entries: entries)
         let signature: Data
         do { signature = try key.signature(for: message) } catch {
-            throw AppexError(.invalidKey, "signing \(root) failed", context: AppexError.Context(path: root), underlyingError: error)
+            throw AppexError(
+                .invalidKey,
+                "signing \(root) failed",
+                context: AppexError.Context(path: root),
+                underlyingError: error
+            )
         }
         let sealBytes = CodeSeal.encode(message: message, signature: Array(signature))
         do {
@@ -191,7 +221,10 @@ package struct BundleObservation: Sendable {
         guard !entries.isEmpty else { return false }
         let trustedBefore = takenAt - Self.racyWindow
         for entry in entries {
-            if entry.status.modificationNanoseconds >= trustedBefore || entry.status.changeNanoseconds >= trustedBefore { return false }
+            if entry.status.modificationNanoseconds >= trustedBefore || entry.status.changeNanoseconds >= trustedBefore
+            {
+                return false
+            }
             guard let now = try? Syscalls.lstat(entry.path), now == entry.status else { return false }
         }
         return true
@@ -306,14 +339,33 @@ private struct BundleLoader {
         do {
             walk = try BundleWalk(root: root, kind: kind)
         } catch {
-            let problem = BundleProblem(.unreadableFile, file: root, message: "cannot read the bundle directory: \(error)")
-            return AppexBundle(path: root, kind: kind, info: BundleInfo(data: [], file: infoPath, role: .hostApp).replacingProblems([problem]),
-                               entitlements: .none, team: nil, extensionPoints: [], problems: [problem], fileCount: 0,
-                               observation: BundleObservation(entries: []), directories: [root])
+            let problem = BundleProblem(
+                .unreadableFile,
+                file: root,
+                message: "cannot read the bundle directory: \(error)"
+            )
+            return AppexBundle(
+                path: root,
+                kind: kind,
+                info: BundleInfo(data: [], file: infoPath, role: .hostApp).replacingProblems([problem]),
+                entitlements: .none,
+                team: nil,
+                extensionPoints: [],
+                problems: [problem],
+                fileCount: 0,
+                observation: BundleObservation(entries: []),
+                directories: [root]
+            )
         }
         let statuses = Dictionary(walk.entries.map { ($0.relativePath, $0.status) }, uniquingKeysWith: { a, _ in a })
         for entry in walk.unsupported {
-            problems.append(BundleProblem(.unsupportedFile, file: root + "/" + entry.path, message: "\(entry.path) cannot be sealed: \(entry.reason)"))
+            problems.append(
+                BundleProblem(
+                    .unsupportedFile,
+                    file: root + "/" + entry.path,
+                    message: "\(entry.path) cannot be sealed: \(entry.reason)"
+                )
+            )
         }
 
         // Hash every file once; keep the bytes of the plists we parse.
@@ -323,7 +375,8 @@ private struct BundleLoader {
         var pointFiles: [(String, [UInt8])] = []
         for entry in walk.entries where entry.status.kind == .regular {
             let path = root + "/" + entry.relativePath
-            let wanted = entry.relativePath == AppexBundle.File.info
+            let wanted =
+                entry.relativePath == AppexBundle.File.info
                 || entry.relativePath == AppexBundle.File.entitlements
                 || (kind == .hostApp && entry.relativePath.hasPrefix(AppexBundle.File.extensionPoints + "/")
                     && entry.relativePath.hasSuffix("." + ExtensionPointDeclaration.fileExtension))
@@ -350,7 +403,9 @@ private struct BundleLoader {
             info = BundleInfo(data: infoBytes, file: infoPath, role: kind == .appExtension ? .appExtension : .hostApp)
         } else {
             info = BundleInfo(data: [], file: infoPath, role: .hostApp)
-                .replacingProblems([BundleProblem(.unreadableFile, file: infoPath, message: "the bundle has no Info.plist")])
+                .replacingProblems([
+                    BundleProblem(.unreadableFile, file: infoPath, message: "the bundle has no Info.plist")
+                ])
         }
         problems += info.problems
 
@@ -363,24 +418,49 @@ private struct BundleLoader {
 
         // Executable
         if let executable = info.executableName, !executable.isEmpty, !executable.contains("/"),
-           BuildSettings.unexpandedNames(in: executable).isEmpty {
+            BuildSettings.unexpandedNames(in: executable).isEmpty
+        {
             let executablePath = root + "/" + executable
             switch statuses[executable] {
             case nil:
-                problems.append(BundleProblem(.missingExecutable, file: executablePath, key: BundleInfo.Key.executable,
-                                              message: "the executable named by CFBundleExecutable is missing"))
+                problems.append(
+                    BundleProblem(
+                        .missingExecutable,
+                        file: executablePath,
+                        key: BundleInfo.Key.executable,
+                        message: "the executable named by CFBundleExecutable is missing"
+                    )
+                )
             case let status? where status.kind == .symbolicLink:
                 if let target = try? Syscalls.stat(executablePath), target.kind == .regular, target.isExecutable {
                     break
                 }
-                problems.append(BundleProblem(.notExecutable, file: executablePath, key: BundleInfo.Key.executable,
-                                              message: "the executable named by CFBundleExecutable is a link to nothing executable"))
+                problems.append(
+                    BundleProblem(
+                        .notExecutable,
+                        file: executablePath,
+                        key: BundleInfo.Key.executable,
+                        message: "the executable named by CFBundleExecutable is a link to nothing executable"
+                    )
+                )
             case let status? where status.kind != .regular:
-                problems.append(BundleProblem(.notExecutable, file: executablePath, key: BundleInfo.Key.executable,
-                                              message: "the executable named by CFBundleExecutable is not a regular file"))
+                problems.append(
+                    BundleProblem(
+                        .notExecutable,
+                        file: executablePath,
+                        key: BundleInfo.Key.executable,
+                        message: "the executable named by CFBundleExecutable is not a regular file"
+                    )
+                )
             case let status? where !status.isExecutable:
-                problems.append(BundleProblem(.notExecutable, file: executablePath, key: BundleInfo.Key.executable,
-                                              message: "the executable named by CFBundleExecutable is not executable (mode lacks x)"))
+                problems.append(
+                    BundleProblem(
+                        .notExecutable,
+                        file: executablePath,
+                        key: BundleInfo.Key.executable,
+                        message: "the executable named by CFBundleExecutable is not executable (mode lacks x)"
+                    )
+                )
             default:
                 break
             }
@@ -390,7 +470,11 @@ private struct BundleLoader {
         var declarations: [ExtensionPointDeclaration] = []
         if kind == .hostApp {
             for (relative, bytes) in pointFiles.sorted(by: { $0.0 < $1.0 }) {
-                switch ExtensionPointDeclaration.read(data: bytes, file: root + "/" + relative, hostBundleIdentifier: info.bundleIdentifier) {
+                switch ExtensionPointDeclaration.read(
+                    data: bytes,
+                    file: root + "/" + relative,
+                    hostBundleIdentifier: info.bundleIdentifier
+                ) {
                 case .success(let declaration): declarations.append(declaration)
                 case .failure(let list): problems += list.problems
                 }
@@ -400,10 +484,19 @@ private struct BundleLoader {
         // Seal
         let team = verifySeal(walk: walk, digests: digests)
 
-        return AppexBundle(path: root, kind: kind, info: info, entitlements: entitlements, team: team,
-                           extensionPoints: declarations, problems: problems, fileCount: walk.entries.count { $0.status.kind != .directory },
-                           observation: walk.observation,
-                           directories: [root] + walk.entries.filter { $0.status.kind == .directory }.map { root + "/" + $0.relativePath })
+        return AppexBundle(
+            path: root,
+            kind: kind,
+            info: info,
+            entitlements: entitlements,
+            team: team,
+            extensionPoints: declarations,
+            problems: problems,
+            fileCount: walk.entries.count { $0.status.kind != .directory },
+            observation: walk.observation,
+            directories: [root]
+                + walk.entries.filter { $0.status.kind == .directory }.map { root + "/" + $0.relativePath }
+        )
     }
 
     private mutating func verifySeal(walk: BundleWalk, digests: [String: [UInt8]]) -> TeamIdentifier? {
@@ -411,12 +504,24 @@ private struct BundleLoader {
         let bytes: [UInt8]
         do {
             bytes = try Syscalls.readFile(sealPath, limit: CodeSeal.maximumSize)
-        } catch where error.errno == .noSuchFileOrDirectory {
-            problems.append(BundleProblem(.unsigned, file: sealPath,
-                                          message: "the bundle is not signed (no _CodeSignature/CodeResources); sign it with `appex sign \(root) --key TEAM.key`"))
+        } catch  where error.errno == .noSuchFileOrDirectory {
+            problems.append(
+                BundleProblem(
+                    .unsigned,
+                    file: sealPath,
+                    message:
+                        "the bundle is not signed (no _CodeSignature/CodeResources); sign it with `appex sign \(root) --key TEAM.key`"
+                )
+            )
             return nil
-        } catch where error.errno == .fileTooLarge {
-            problems.append(BundleProblem(.badSignature, file: sealPath, message: "the seal is larger than \(CodeSeal.maximumSize) bytes, the most a seal may be"))
+        } catch  where error.errno == .fileTooLarge {
+            problems.append(
+                BundleProblem(
+                    .badSignature,
+                    file: sealPath,
+                    message: "the seal is larger than \(CodeSeal.maximumSize) bytes, the most a seal may be"
+                )
+            )
             return nil
         } catch {
             problems.append(BundleProblem(.badSignature, file: sealPath, message: "cannot read the seal: \(error)"))
@@ -426,12 +531,20 @@ private struct BundleLoader {
         do {
             seal = try CodeSeal(bytes: bytes)
         } catch {
-            problems.append(BundleProblem(.badSignature, file: sealPath, message: "the seal is malformed: \(error.reason)"))
+            problems.append(
+                BundleProblem(.badSignature, file: sealPath, message: "the seal is malformed: \(error.reason)")
+            )
             return nil
         }
         guard seal.isAuthentic else {
-            problems.append(BundleProblem(.badSignature, file: sealPath,
-                                          message: "the seal's signature does not verify for team \(seal.teamIdentifier): the seal was altered or not made with that team's key"))
+            problems.append(
+                BundleProblem(
+                    .badSignature,
+                    file: sealPath,
+                    message:
+                        "the seal's signature does not verify for team \(seal.teamIdentifier): the seal was altered or not made with that team's key"
+                )
+            )
             return nil
         }
         var present: Set<String> = []
@@ -440,26 +553,58 @@ private struct BundleLoader {
             present.insert(path)
             let full = root + "/" + path
             guard let sealed = seal.entries[path] else {
-                problems.append(BundleProblem(.fileAdded, file: full, message: "\(path) was added after the bundle was signed"))
+                problems.append(
+                    BundleProblem(.fileAdded, file: full, message: "\(path) was added after the bundle was signed")
+                )
                 continue
             }
             switch (sealed, entry.status.kind) {
             case (.file(let digest, let executable), .regular):
                 if let actual = digests[path], actual != digest {
-                    problems.append(BundleProblem(.fileModified, file: full, message: "\(path) was modified after the bundle was signed"))
+                    problems.append(
+                        BundleProblem(
+                            .fileModified,
+                            file: full,
+                            message: "\(path) was modified after the bundle was signed"
+                        )
+                    )
                 } else if executable != entry.status.isExecutable {
-                    problems.append(BundleProblem(.fileModified, file: full, message: "\(path) changed its executable permission after the bundle was signed"))
+                    problems.append(
+                        BundleProblem(
+                            .fileModified,
+                            file: full,
+                            message: "\(path) changed its executable permission after the bundle was signed"
+                        )
+                    )
                 }
             case (.symbolicLink(let target), .symbolicLink):
                 if (try? Syscalls.readLink(full)) != target {
-                    problems.append(BundleProblem(.fileModified, file: full, message: "\(path) points elsewhere than when the bundle was signed"))
+                    problems.append(
+                        BundleProblem(
+                            .fileModified,
+                            file: full,
+                            message: "\(path) points elsewhere than when the bundle was signed"
+                        )
+                    )
                 }
             default:
-                problems.append(BundleProblem(.fileModified, file: full, message: "\(path) changed type after the bundle was signed"))
+                problems.append(
+                    BundleProblem(
+                        .fileModified,
+                        file: full,
+                        message: "\(path) changed type after the bundle was signed"
+                    )
+                )
             }
         }
         for path in seal.entries.keys.sorted() where !present.contains(path) {
-            problems.append(BundleProblem(.fileRemoved, file: root + "/" + path, message: "\(path) was removed after the bundle was signed"))
+            problems.append(
+                BundleProblem(
+                    .fileRemoved,
+                    file: root + "/" + path,
+                    message: "\(path) was removed after the bundle was signed"
+                )
+            )
         }
         return seal.teamIdentifier
     }
@@ -481,13 +626,21 @@ extension AppexBundle {
     /// are already among ``problems``).
     public func bindingProblems(against host: AppexBundle) -> [BundleProblem] {
         guard kind == .appExtension, let point = info.extensionPointIdentifier,
-              BuildSettings.unexpandedNames(in: point).isEmpty else { return [] }
-        if let identifier = info.extensionPoint, host.extensionPoints.contains(where: { $0.identifier == identifier }) { return [] }
+            BuildSettings.unexpandedNames(in: point).isEmpty
+        else { return [] }
+        if let identifier = info.extensionPoint, host.extensionPoints.contains(where: { $0.identifier == identifier }) {
+            return []
+        }
         let declared = host.extensionPoints.map(\.identifier)
         let list = declared.sorted().map(\.description).joined(separator: ", ")
-        return [BundleProblem(
-            .undeclaredExtensionPoint, file: path + "/" + File.info,
-            key: BundleInfo.Key.extensionAttributes + "." + BundleInfo.Key.extensionPointIdentifier,
-            message: "extension point \(point) is not declared by host \(host.bundleIdentifier ?? "?") (it declares: \(list.isEmpty ? "none" : list))")]
+        return [
+            BundleProblem(
+                .undeclaredExtensionPoint,
+                file: path + "/" + File.info,
+                key: BundleInfo.Key.extensionAttributes + "." + BundleInfo.Key.extensionPointIdentifier,
+                message:
+                    "extension point \(point) is not declared by host \(host.bundleIdentifier ?? "?") (it declares: \(list.isEmpty ? "none" : list))"
+            )
+        ]
     }
 }

@@ -61,7 +61,10 @@ public struct AppexEnvironment: Sendable, Hashable {
 
     /// The variables that describe this environment to a child process.
     public var variables: [String: String] {
-        ["APPEX_HOME": home, "APPEX_KEYS_DIR": keysDirectory, "APPEX_EXTENSIONS_PATH": extensionSearchPath.joined(separator: ":")]
+        [
+            "APPEX_HOME": home, "APPEX_KEYS_DIR": keysDirectory,
+            "APPEX_EXTENSIONS_PATH": extensionSearchPath.joined(separator: ":"),
+        ]
     }
 
     /// `$APPEX_HOME/Registry`: where approval decisions live.

@@ -40,9 +40,14 @@ enum BuildSettings {
             switch value {
             case .string(let string):
                 for name in unexpandedNames(in: string) {
-                    problems.append(BundleProblem(
-                        .unexpandedBuildSetting, file: file, key: path,
-                        message: "unexpanded build setting \(name) in \(path)"))
+                    problems.append(
+                        BundleProblem(
+                            .unexpandedBuildSetting,
+                            file: file,
+                            key: path,
+                            message: "unexpanded build setting \(name) in \(path)"
+                        )
+                    )
                 }
             case .array(let items):
                 for (offset, item) in items.enumerated() { visit(item, path: "\(path)[\(offset)]") }

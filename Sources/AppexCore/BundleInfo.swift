@@ -77,15 +77,29 @@ public struct BundleInfo: Sendable, Hashable {
         version = reader.string(Key.version, required: true)
         shortVersion = reader.string(Key.shortVersion, required: false)
         if let identifier = bundleIdentifier, BuildSettings.unexpandedNames(in: identifier).isEmpty,
-           !Self.isValidBundleIdentifier(identifier) {
-            reader.problems.append(BundleProblem(
-                .invalidValue, file: file, key: Key.bundleIdentifier,
-                message: "\(Key.bundleIdentifier) \"\(identifier)\" is not a reverse-DNS identifier (letters, digits, '-' and '.')"))
+            !Self.isValidBundleIdentifier(identifier)
+        {
+            reader.problems.append(
+                BundleProblem(
+                    .invalidValue,
+                    file: file,
+                    key: Key.bundleIdentifier,
+                    message:
+                        "\(Key.bundleIdentifier) \"\(identifier)\" is not a reverse-DNS identifier (letters, digits, '-' and '.')"
+                )
+            )
         }
-        if let executable = executableName, executable.isEmpty || executable.contains("/") || executable == "." || executable == ".." {
-            reader.problems.append(BundleProblem(
-                .invalidValue, file: file, key: Key.executable,
-                message: "\(Key.executable) \"\(executable)\" must be a file name inside the bundle"))
+        if let executable = executableName,
+            executable.isEmpty || executable.contains("/") || executable == "." || executable == ".."
+        {
+            reader.problems.append(
+                BundleProblem(
+                    .invalidValue,
+                    file: file,
+                    key: Key.executable,
+                    message: "\(Key.executable) \"\(executable)\" must be a file name inside the bundle"
+                )
+            )
         }
         extensionPointIdentifier = reader.extensionPoint(required: role == .appExtension)
         extensionPoint = extensionPointIdentifier.flatMap(ExtensionPointIdentifier.init)
@@ -95,9 +109,11 @@ public struct BundleInfo: Sendable, Hashable {
     /// Whether `identifier` is a reverse-DNS bundle identifier as Apple defines it.
     public static func isValidBundleIdentifier(_ identifier: String) -> Bool {
         guard !identifier.isEmpty, !identifier.hasPrefix("."), !identifier.hasSuffix("."),
-              !identifier.contains("..") else { return false }
+            !identifier.contains("..")
+        else { return false }
         return identifier.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "-" || scalar == ".")
+            scalar.isASCII
+                && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "-" || scalar == ".")
         }
     }
 }
@@ -116,7 +132,9 @@ struct KeyReader {
 
     mutating func string(_ key: String, required: Bool) -> String? {
         guard let value = dictionary[key] else {
-            if required { problems.append(BundleProblem(.missingKey, file: file, key: key, message: "missing key \(key)")) }
+            if required {
+                problems.append(BundleProblem(.missingKey, file: file, key: key, message: "missing key \(key)"))
+            }
             return nil
         }
         guard case .string(let string) = value else {
@@ -153,16 +171,27 @@ struct KeyReader {
         let modern = nested(Key.extensionAttributes, Key.extensionPointIdentifier, path: modernPath)
         let legacy = nested(Key.legacyExtension, Key.legacyExtensionPointIdentifier, path: legacyPath)
         if let modern, let legacy, modern != legacy {
-            problems.append(BundleProblem(
-                .invalidValue, file: file, key: modernPath,
-                message: "\(modernPath) \"\(modern)\" disagrees with \(legacyPath) \"\(legacy)\""))
+            problems.append(
+                BundleProblem(
+                    .invalidValue,
+                    file: file,
+                    key: modernPath,
+                    message: "\(modernPath) \"\(modern)\" disagrees with \(legacyPath) \"\(legacy)\""
+                )
+            )
         }
         let point = modern ?? legacy
         if point == nil && required
-            && dictionary[Key.extensionAttributes] == nil && dictionary[Key.legacyExtension] == nil {
-            problems.append(BundleProblem(
-                .missingKey, file: file, key: modernPath,
-                message: "missing key \(modernPath) (or legacy \(legacyPath)): the bundle names no extension point"))
+            && dictionary[Key.extensionAttributes] == nil && dictionary[Key.legacyExtension] == nil
+        {
+            problems.append(
+                BundleProblem(
+                    .missingKey,
+                    file: file,
+                    key: modernPath,
+                    message: "missing key \(modernPath) (or legacy \(legacyPath)): the bundle names no extension point"
+                )
+            )
         }
         return point
     }
@@ -185,6 +214,11 @@ struct KeyReader {
     }
 
     func wrongType(_ key: String, expected: String, found: PropertyListValue) -> BundleProblem {
-        BundleProblem(.wrongType, file: file, key: key, message: "\(key) must be a \(expected), found \(found.typeName)")
+        BundleProblem(
+            .wrongType,
+            file: file,
+            key: key,
+            message: "\(key) must be a \(expected), found \(found.typeName)"
+        )
     }
 }

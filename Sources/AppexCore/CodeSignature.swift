@@ -46,7 +46,9 @@ public struct SigningKey: Sendable {
     init(privateKey: Curve25519.Signing.PrivateKey) { rawKey = Array(privateKey.rawRepresentation) }
 
     /// The team this key signs for.
-    public var teamIdentifier: TeamIdentifier { TeamIdentifier(publicKey: Array(privateKey.publicKey.rawRepresentation)) }
+    public var teamIdentifier: TeamIdentifier {
+        TeamIdentifier(publicKey: Array(privateKey.publicKey.rawRepresentation))
+    }
 
     /// The raw 32-byte public key.
     public var publicKey: [UInt8] { Array(privateKey.publicKey.rawRepresentation) }
@@ -54,14 +56,20 @@ public struct SigningKey: Sendable {
     /// Reads a key file written by ``write(to:)`` (`appex keygen`).
     public init(contentsOf path: String) throws(AppexError) {
         let bytes: [UInt8]
-        do { bytes = try Syscalls.readFile(path, limit: 64 * 1024) } catch { throw .fileSystem("read key file", path, error) }
+        do { bytes = try Syscalls.readFile(path, limit: 64 * 1024) } catch {
+            throw .fileSystem("read key file", path, error)
+        }
         let text = String(decoding: bytes, as: UTF8.self)
         let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
         guard let start = lines.firstIndex(of: Self.header), let end = lines.firstIndex(of: Self.footer), start < end,
-              let raw = Data(base64Encoded: lines[(start + 1)..<end].joined()), raw.count == 32,
-              let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: raw)
+            let raw = Data(base64Encoded: lines[(start + 1)..<end].joined()), raw.count == 32,
+            let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: raw)
         else {
-            throw AppexError(.invalidKey, "\(path) is not an Appex team key (expected \(Self.header) with a base64 Ed25519 key; make one with `appex keygen --output FILE`)", context: AppexError.Context(path: path))
+            throw AppexError(
+                .invalidKey,
+                "\(path) is not an Appex team key (expected \(Self.header) with a base64 Ed25519 key; make one with `appex keygen --output FILE`)",
+                context: AppexError.Context(path: path)
+            )
         }
         rawKey = Array(key.rawRepresentation)
     }
@@ -69,10 +77,17 @@ public struct SigningKey: Sendable {
     /// Writes the key to a new file with mode 0600; refuses to replace an existing file.
     public func write(to path: String) throws(AppexError) {
         if (try? Syscalls.lstat(path)) != nil {
-            throw AppexError(.refused, "\(path) already exists; not replacing a key file", context: AppexError.Context(path: path))
+            throw AppexError(
+                .refused,
+                "\(path) already exists; not replacing a key file",
+                context: AppexError.Context(path: path)
+            )
         }
-        let text = "\(Self.header)\n\(privateKey.rawRepresentation.base64EncodedString())\n\(Self.footer)\n# team \(teamIdentifier)\n"
-        do { try Syscalls.writeFileAtomically(path, bytes: Array(text.utf8), mode: 0o600) } catch { throw .fileSystem("write key file", path, error) }
+        let text =
+            "\(Self.header)\n\(privateKey.rawRepresentation.base64EncodedString())\n\(Self.footer)\n# team \(teamIdentifier)\n"
+        do { try Syscalls.writeFileAtomically(path, bytes: Array(text.utf8), mode: 0o600) } catch {
+            throw .fileSystem("write key file", path, error)
+        }
     }
 
     func signature(for message: [UInt8]) throws -> Data {
@@ -158,7 +173,7 @@ struct CodeSeal: Sendable {
         let signatureStart = (bytes[..<bodyEnd].lastIndex(of: 0x0a) ?? -1) + 1
         let signatureLine = bytes[signatureStart..<bodyEnd]
         guard signatureLine.starts(with: "signature ".utf8),
-              let signature = Self.unhex(signatureLine.dropFirst(10)), signature.count == 64
+            let signature = Self.unhex(signatureLine.dropFirst(10)), signature.count == 64
         else { throw fail("the last line is not `signature` and 128 hex digits") }
 
         var position = 0
@@ -170,9 +185,14 @@ struct CodeSeal: Sendable {
             number += 1
             return bytes[position..<end]
         }
-        guard let format = nextLine(), format.elementsEqual(Self.format.utf8) else { throw fail("the first line is not \(Self.format)") }
-        guard let team = nextLine(), team.starts(with: "team ".utf8), team.count == 15 else { throw fail("the second line is not `team` and a team ID") }
-        guard let keyLine = nextLine(), keyLine.starts(with: "key ".utf8), let key = Self.unhex(keyLine.dropFirst(4)), key.count == 32
+        guard let format = nextLine(), format.elementsEqual(Self.format.utf8) else {
+            throw fail("the first line is not \(Self.format)")
+        }
+        guard let team = nextLine(), team.starts(with: "team ".utf8), team.count == 15 else {
+            throw fail("the second line is not `team` and a team ID")
+        }
+        guard let keyLine = nextLine(), keyLine.starts(with: "key ".utf8), let key = Self.unhex(keyLine.dropFirst(4)),
+            key.count == 32
         else { throw fail("the third line is not `key` and 64 hex digits") }
         var entries: [String: Entry] = [:]
         var previous: String?
@@ -182,16 +202,19 @@ struct CodeSeal: Sendable {
             if line.starts(with: "file ".utf8), line.count > 5 + 64 + 3 {
                 let body = line.dropFirst(5)
                 guard let digest = Self.unhex(body.prefix(64)), body.dropFirst(64).first == 0x20,
-                      let flag = body.dropFirst(65).first, flag == UInt8(ascii: "x") || flag == UInt8(ascii: "-"),
-                      body.dropFirst(66).first == 0x20
+                    let flag = body.dropFirst(65).first, flag == UInt8(ascii: "x") || flag == UInt8(ascii: "-"),
+                    body.dropFirst(66).first == 0x20
                 else { throw fail("line \(number) is not `file`, a SHA-256, x or -, and a path") }
-                guard let name = String(validating: body.dropFirst(67), as: UTF8.self) else { throw fail("line \(number): the path is not UTF-8") }
+                guard let name = String(validating: body.dropFirst(67), as: UTF8.self) else {
+                    throw fail("line \(number): the path is not UTF-8")
+                }
                 path = name
                 entry = .file(sha256: digest, executable: flag == UInt8(ascii: "x"))
             } else if line.starts(with: "link ".utf8), let space = line.dropFirst(5).firstIndex(of: 0x20),
-                      let target = Self.unhex(line[(line.startIndex + 5)..<space]),
-                      let targetText = String(validating: target, as: UTF8.self),
-                      let name = String(validating: line[(space + 1)...], as: UTF8.self) {
+                let target = Self.unhex(line[(line.startIndex + 5)..<space]),
+                let targetText = String(validating: target, as: UTF8.self),
+                let name = String(validating: line[(space + 1)...], as: UTF8.self)
+            {
                 path = name
                 entry = .symbolicLink(target: targetText)
             } else {
@@ -214,7 +237,8 @@ struct CodeSeal: Sendable {
     /// Whether the signature is the key's over the stored message, and the team is the key's.
     var isAuthentic: Bool {
         guard TeamIdentifier(publicKey: publicKey) == teamIdentifier,
-              let key = try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey) else { return false }
+            let key = try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey)
+        else { return false }
         return key.isValidSignature(signature, for: message)
     }
 

@@ -21,7 +21,12 @@ public struct Entitlements: Sendable, Hashable {
     public static let none = Entitlements(applicationGroups: [], keychainAccessGroups: [], values: [:], problems: [])
 
     /// Makes entitlements from their parts.
-    public init(applicationGroups: [String], keychainAccessGroups: [String], values: [String: PropertyListValue] = [:], problems: [BundleProblem] = []) {
+    public init(
+        applicationGroups: [String],
+        keychainAccessGroups: [String],
+        values: [String: PropertyListValue] = [:],
+        problems: [BundleProblem] = []
+    ) {
         self.applicationGroups = applicationGroups
         self.keychainAccessGroups = keychainAccessGroups
         self.values = values
@@ -48,8 +53,10 @@ public struct Entitlements: Sendable, Hashable {
     /// The property list these entitlements write (the two keys Appex acts on, plus any others read).
     public var propertyList: [String: PropertyListValue] {
         var dictionary = values
-        dictionary[Key.applicationGroups] = applicationGroups.isEmpty ? nil : .array(applicationGroups.map(PropertyListValue.string))
-        dictionary[Key.keychainAccessGroups] = keychainAccessGroups.isEmpty ? nil : .array(keychainAccessGroups.map(PropertyListValue.string))
+        dictionary[Key.applicationGroups] =
+            applicationGroups.isEmpty ? nil : .array(applicationGroups.map(PropertyListValue.string))
+        dictionary[Key.keychainAccessGroups] =
+            keychainAccessGroups.isEmpty ? nil : .array(keychainAccessGroups.map(PropertyListValue.string))
         return dictionary
     }
 }

@@ -1,4 +1,4 @@
-// The vocabulary AppexCore's users need from the modules below it.
-@_exported public import struct AppexSystem.ExtensionPointIdentifier
 @_exported public import struct AppexSystem.AppexError
 @_exported public import struct AppexSystem.BundleProblem
+// The vocabulary AppexCore's users need from the modules below it.
+@_exported public import struct AppexSystem.ExtensionPointIdentifier

@@ -38,7 +38,12 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
         public var processes: UInt64?
 
         /// No limits.
-        public init(memoryBytes: UInt64? = nil, openFiles: UInt64? = nil, cpuSeconds: UInt64? = nil, processes: UInt64? = nil) {
+        public init(
+            memoryBytes: UInt64? = nil,
+            openFiles: UInt64? = nil,
+            cpuSeconds: UInt64? = nil,
+            processes: UInt64? = nil
+        ) {
             self.memoryBytes = memoryBytes
             self.openFiles = openFiles
             self.cpuSeconds = cpuSeconds
@@ -55,15 +60,24 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
             if case .integer(let number)? = limits[key], number > 0 { return UInt64(number) }
             return nil
         }
-        return ResourceLimits(memoryBytes: value("MemoryBytes"), openFiles: value("OpenFiles"),
-                              cpuSeconds: value("CPUSeconds"), processes: value("Processes"))
+        return ResourceLimits(
+            memoryBytes: value("MemoryBytes"),
+            openFiles: value("OpenFiles"),
+            cpuSeconds: value("CPUSeconds"),
+            processes: value("Processes")
+        )
     }
 
     /// The file name extension of a declaration file.
     public static let fileExtension = "appextensionpoint"
 
     /// Declares a point.
-    public init(identifier: ExtensionPointIdentifier, presentsUserInterface: Bool = false, requiresEnhancedSecurity: Bool = false, attributes: [String: PropertyListValue] = [:]) {
+    public init(
+        identifier: ExtensionPointIdentifier,
+        presentsUserInterface: Bool = false,
+        requiresEnhancedSecurity: Bool = false,
+        attributes: [String: PropertyListValue] = [:]
+    ) {
         self.identifier = identifier
         self.presentsUserInterface = presentsUserInterface
         self.requiresEnhancedSecurity = requiresEnhancedSecurity
@@ -81,7 +95,11 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
     /// Reads a declaration file of a host whose bundle identifier is `hostBundleIdentifier`.
     ///
     /// - Returns: the declaration, or every problem with it (naming `file` and the key).
-    static func read(data: [UInt8], file: String, hostBundleIdentifier: String?) -> Result<ExtensionPointDeclaration, ProblemList> {
+    static func read(
+        data: [UInt8],
+        file: String,
+        hostBundleIdentifier: String?
+    ) -> Result<ExtensionPointDeclaration, ProblemList> {
         let dictionary: [String: PropertyListValue]
         do {
             dictionary = try PropertyListValue.readDictionary(from: data)
@@ -89,22 +107,49 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
             return .failure(ProblemList([BundleProblem(.malformedPropertyList, file: file, message: error.reason)]))
         }
         guard dictionary.count == 1, let (key, value) = dictionary.first else {
-            return .failure(ProblemList([BundleProblem(
-                .invalidValue, file: file,
-                message: "an extension point file holds exactly one entry (the point's identifier), found \(dictionary.count)")]))
+            return .failure(
+                ProblemList([
+                    BundleProblem(
+                        .invalidValue,
+                        file: file,
+                        message:
+                            "an extension point file holds exactly one entry (the point's identifier), found \(dictionary.count)"
+                    )
+                ])
+            )
         }
         var problems = BuildSettings.problems(in: dictionary, file: file)
         guard let identifier = ExtensionPointIdentifier(key) else {
-            problems.append(BundleProblem(.invalidValue, file: file, key: key, message: "\"\(key)\" is not an extension point identifier (host bundle id, a dot, the name)"))
+            problems.append(
+                BundleProblem(
+                    .invalidValue,
+                    file: file,
+                    key: key,
+                    message: "\"\(key)\" is not an extension point identifier (host bundle id, a dot, the name)"
+                )
+            )
             return .failure(ProblemList(problems))
         }
         if let host = hostBundleIdentifier, identifier.hostBundleIdentifier != host {
-            problems.append(BundleProblem(
-                .invalidValue, file: file, key: key,
-                message: "extension point \(key) does not belong to host \(host): its identifier must start with \"\(host).\""))
+            problems.append(
+                BundleProblem(
+                    .invalidValue,
+                    file: file,
+                    key: key,
+                    message:
+                        "extension point \(key) does not belong to host \(host): its identifier must start with \"\(host).\""
+                )
+            )
         }
         guard case .dictionary(let attributes) = value else {
-            problems.append(BundleProblem(.wrongType, file: file, key: key, message: "\(key) must be a dictionary, found \(value.typeName)"))
+            problems.append(
+                BundleProblem(
+                    .wrongType,
+                    file: file,
+                    key: key,
+                    message: "\(key) must be a dictionary, found \(value.typeName)"
+                )
+            )
             return .failure(ProblemList(problems))
         }
         var flags: [String: Bool] = [:]
@@ -113,7 +158,14 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
             if case .boolean(let bool) = flagValue {
                 flags[flag] = bool
             } else {
-                problems.append(BundleProblem(.wrongType, file: file, key: "\(key).\(flag)", message: "\(key).\(flag) must be a boolean, found \(flagValue.typeName)"))
+                problems.append(
+                    BundleProblem(
+                        .wrongType,
+                        file: file,
+                        key: "\(key).\(flag)",
+                        message: "\(key).\(flag) must be a boolean, found \(flagValue.typeName)"
+                    )
+                )
             }
         }
         if let limits = attributes[Key.resourceLimits] {
@@ -121,25 +173,48 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
             if case .dictionary(let entries) = limits {
                 for (name, value) in entries.sorted(by: { $0.key < $1.key }) {
                     if !ResourceLimits.keys.contains(name) {
-                        problems.append(BundleProblem(.invalidValue, file: file, key: "\(path).\(name)",
-                                                      message: "\(path).\(name) is not a known limit (\(ResourceLimits.keys.joined(separator: ", ")))"))
+                        problems.append(
+                            BundleProblem(
+                                .invalidValue,
+                                file: file,
+                                key: "\(path).\(name)",
+                                message:
+                                    "\(path).\(name) is not a known limit (\(ResourceLimits.keys.joined(separator: ", ")))"
+                            )
+                        )
                     } else if case .integer(let number) = value, number > 0 {
                         continue
                     } else {
-                        problems.append(BundleProblem(.wrongType, file: file, key: "\(path).\(name)",
-                                                      message: "\(path).\(name) must be a positive integer, found \(value.typeName)"))
+                        problems.append(
+                            BundleProblem(
+                                .wrongType,
+                                file: file,
+                                key: "\(path).\(name)",
+                                message: "\(path).\(name) must be a positive integer, found \(value.typeName)"
+                            )
+                        )
                     }
                 }
             } else {
-                problems.append(BundleProblem(.wrongType, file: file, key: path, message: "\(path) must be a dictionary, found \(limits.typeName)"))
+                problems.append(
+                    BundleProblem(
+                        .wrongType,
+                        file: file,
+                        key: path,
+                        message: "\(path) must be a dictionary, found \(limits.typeName)"
+                    )
+                )
             }
         }
         if !problems.isEmpty { return .failure(ProblemList(problems)) }
-        return .success(ExtensionPointDeclaration(
-            identifier: identifier,
-            presentsUserInterface: flags[Key.presentsUserInterface] ?? false,
-            requiresEnhancedSecurity: flags[Key.requiresEnhancedSecurity] ?? false,
-            attributes: attributes))
+        return .success(
+            ExtensionPointDeclaration(
+                identifier: identifier,
+                presentsUserInterface: flags[Key.presentsUserInterface] ?? false,
+                requiresEnhancedSecurity: flags[Key.requiresEnhancedSecurity] ?? false,
+                attributes: attributes
+            )
+        )
     }
 }
 

@@ -15,10 +15,16 @@ struct PropertyListReadError: Error {
     var reason: String
 
     static func tooLarge(_ count: Int) -> PropertyListReadError {
-        PropertyListReadError(reason: "the property list is \(count) bytes, more than the \(PropertyListLimits.maximumBytes) read")
+        PropertyListReadError(
+            reason: "the property list is \(count) bytes, more than the \(PropertyListLimits.maximumBytes) read"
+        )
     }
-    static let tooDeep = PropertyListReadError(reason: "the property list nests more than \(PropertyListLimits.maximumDepth) levels deep")
-    static let tooManyValues = PropertyListReadError(reason: "the property list expands to more than \(PropertyListLimits.maximumValues) values")
+    static let tooDeep = PropertyListReadError(
+        reason: "the property list nests more than \(PropertyListLimits.maximumDepth) levels deep"
+    )
+    static let tooManyValues = PropertyListReadError(
+        reason: "the property list expands to more than \(PropertyListLimits.maximumValues) values"
+    )
 }
 
 extension PropertyListValue {

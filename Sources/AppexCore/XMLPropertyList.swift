@@ -52,7 +52,9 @@ struct XMLPropertyList {
             let empty = try attributes(of: name)
             guard !empty else { throw failure("the plist element holds no value", at: start) }
             try miscellany()
-            guard let inner = try valueIfPresent(depth: 0) else { throw failure("the plist element holds no value", at: start) }
+            guard let inner = try valueIfPresent(depth: 0) else {
+                throw failure("the plist element holds no value", at: start)
+            }
             value = inner
             try miscellany()
             try closingTag("plist")
@@ -71,7 +73,9 @@ struct XMLPropertyList {
             if starts(with: "<?") {
                 let start = index
                 // Searched after the `<?`: in `<?>`, the `?` of `<?` is no terminator.
-                guard let end = find("?>", from: start + 2) else { throw failure("an unterminated processing instruction", at: start) }
+                guard let end = find("?>", from: start + 2) else {
+                    throw failure("an unterminated processing instruction", at: start)
+                }
                 let instruction = bytes[(start + 2)..<end]
                 if instruction.starts(with: "xml".utf8) { try checkEncoding(instruction, at: start) }
                 index = end + 2
@@ -83,7 +87,10 @@ struct XMLPropertyList {
                 // entities, which a property list never needs.
                 while index < bytes.count, bytes[index] != UInt8(ascii: ">") {
                     if bytes[index] == UInt8(ascii: "[") {
-                        throw failure("a DOCTYPE with an internal subset (entity declarations) is not supported", at: start)
+                        throw failure(
+                            "a DOCTYPE with an internal subset (entity declarations) is not supported",
+                            at: start
+                        )
                     }
                     if bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "'") {
                         let quote = bytes[index]
@@ -120,7 +127,9 @@ struct XMLPropertyList {
                 try comment()
             } else if starts(with: "<?") {
                 let start = index
-                guard let end = find("?>", from: start + 2) else { throw failure("an unterminated processing instruction", at: start) }
+                guard let end = find("?>", from: start + 2) else {
+                    throw failure("an unterminated processing instruction", at: start)
+                }
                 index = end + 2
             } else {
                 return
@@ -137,7 +146,8 @@ struct XMLPropertyList {
     /// The next value, or `nil` at a closing tag.
     private mutating func valueIfPresent(depth: Int) throws(PropertyListReadError) -> PropertyListValue? {
         guard peek(UInt8(ascii: "<")) else {
-            throw index < bytes.count ? failure("text outside a value element") : failure("the document ends inside an element")
+            throw index < bytes.count
+                ? failure("text outside a value element") : failure("the document ends inside an element")
         }
         if starts(with: "</") { return nil }
         let start = index
@@ -147,7 +157,11 @@ struct XMLPropertyList {
     }
 
     /// The value of the element `name`, whose name has just been read.
-    private mutating func value(named name: String, at start: Int, depth: Int) throws(PropertyListReadError) -> PropertyListValue {
+    private mutating func value(
+        named name: String,
+        at start: Int,
+        depth: Int
+    ) throws(PropertyListReadError) -> PropertyListValue {
         guard depth < PropertyListLimits.maximumDepth else { throw .tooDeep }
         budget -= 1
         guard budget >= 0 else { throw .tooManyValues }
@@ -160,7 +174,9 @@ struct XMLPropertyList {
                 try miscellany()
                 let keyStart = index
                 guard let keyElement = try nextElementName() else { break }
-                guard keyElement == "key" else { throw failure("a dictionary holds <\(keyElement)> where a <key> belongs", at: keyStart) }
+                guard keyElement == "key" else {
+                    throw failure("a dictionary holds <\(keyElement)> where a <key> belongs", at: keyStart)
+                }
                 budget -= 1
                 guard budget >= 0 else { throw .tooManyValues }
                 let key = try attributes(of: "key") ? "" : try text(closing: "key")
@@ -199,16 +215,22 @@ struct XMLPropertyList {
             return .integer(try integer(text, at: start))
         case "real":
             let text = (empty ? "" : try self.text(closing: name)).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard let value = Double(text) else { throw failure("<real> holds \"\(text.prefix(40))\", which is not a number", at: start) }
+            guard let value = Double(text) else {
+                throw failure("<real> holds \"\(text.prefix(40))\", which is not a number", at: start)
+            }
             return .real(value)
         case "date":
             let text = (empty ? "" : try self.text(closing: name)).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard let date = Self.date(text) else { throw failure("<date> holds \"\(text.prefix(40))\", which is not YYYY-MM-DDTHH:MM:SSZ", at: start) }
+            guard let date = Self.date(text) else {
+                throw failure("<date> holds \"\(text.prefix(40))\", which is not YYYY-MM-DDTHH:MM:SSZ", at: start)
+            }
             return .date(date)
         case "data":
             let text = empty ? "" : try self.text(closing: name)
             let base64 = text.filter { !$0.isWhitespace }
-            guard let data = Data(base64Encoded: base64) else { throw failure("<data> does not hold base64", at: start) }
+            guard let data = Data(base64Encoded: base64) else {
+                throw failure("<data> does not hold base64", at: start)
+            }
             return .data(data)
         default:
             throw failure("<\(name.prefix(40))> is not a property-list element", at: start)
@@ -218,7 +240,8 @@ struct XMLPropertyList {
     /// The name of the element that starts here, consumed up to its name; `nil` at a closing tag.
     private mutating func nextElementName() throws(PropertyListReadError) -> String? {
         guard peek(UInt8(ascii: "<")) else {
-            throw index < bytes.count ? failure("text outside a value element") : failure("the document ends inside an element")
+            throw index < bytes.count
+                ? failure("text outside a value element") : failure("the document ends inside an element")
         }
         if starts(with: "</") { return nil }
         index += 1
@@ -240,7 +263,9 @@ struct XMLPropertyList {
                 index += 1
                 return false
             case UInt8(ascii: "/"):
-                guard index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: ">") else { throw failure("a stray / in <\(name)>") }
+                guard index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: ">") else {
+                    throw failure("a stray / in <\(name)>")
+                }
                 index += 2
                 return true
             case UInt8(ascii: "\""), UInt8(ascii: "'"):
@@ -248,7 +273,9 @@ struct XMLPropertyList {
                 let start = index
                 index += 1
                 while index < bytes.count, bytes[index] != quote { index += 1 }
-                guard index < bytes.count else { throw failure("an unterminated attribute value in <\(name)>", at: start) }
+                guard index < bytes.count else {
+                    throw failure("an unterminated attribute value in <\(name)>", at: start)
+                }
                 index += 1
             case UInt8(ascii: "<"):
                 throw failure("an unterminated <\(name)> tag")
@@ -285,22 +312,33 @@ struct XMLPropertyList {
             if byte == UInt8(ascii: "<") {
                 if starts(with: "</") { break }
                 if starts(with: "<![CDATA[") {
-                    if plain { decoded.append(contentsOf: bytes[start..<index]); plain = false }
+                    if plain {
+                        decoded.append(contentsOf: bytes[start..<index])
+                        plain = false
+                    }
                     let open = index
-                    guard let end = find("]]>", from: index + 9) else { throw failure("an unterminated CDATA section", at: open) }
+                    guard let end = find("]]>", from: index + 9) else {
+                        throw failure("an unterminated CDATA section", at: open)
+                    }
                     decoded.append(contentsOf: bytes[(index + 9)..<end])
                     index = end + 3
                     continue
                 }
                 if starts(with: "<!--") {
-                    if plain { decoded.append(contentsOf: bytes[start..<index]); plain = false }
+                    if plain {
+                        decoded.append(contentsOf: bytes[start..<index])
+                        plain = false
+                    }
                     try comment()
                     continue
                 }
                 throw failure("<\(name)> holds an element; it may hold only text")
             }
             if byte == UInt8(ascii: "&") {
-                if plain { decoded.append(contentsOf: bytes[start..<index]); plain = false }
+                if plain {
+                    decoded.append(contentsOf: bytes[start..<index])
+                    plain = false
+                }
                 try entity(into: &decoded)
                 continue
             }
@@ -321,7 +359,9 @@ struct XMLPropertyList {
         let start = index
         var end = index + 1
         while end < bytes.count, end - start <= 12, bytes[end] != UInt8(ascii: ";") { end += 1 }
-        guard end < bytes.count, bytes[end] == UInt8(ascii: ";") else { throw failure("an unterminated entity reference", at: start) }
+        guard end < bytes.count, bytes[end] == UInt8(ascii: ";") else {
+            throw failure("an unterminated entity reference", at: start)
+        }
         let name = String(decoding: bytes[(start + 1)..<end], as: UTF8.self)
         index = end + 1
         switch name {
@@ -337,7 +377,10 @@ struct XMLPropertyList {
             } else if name.hasPrefix("#"), name.dropFirst().allSatisfy(\.isASCII) {
                 code = UInt32(name.dropFirst(), radix: 10)
             } else {
-                throw failure("the entity &\(name.prefix(12)); is not one of XML's five (&lt; &gt; &amp; &quot; &apos;)", at: start)
+                throw failure(
+                    "the entity &\(name.prefix(12)); is not one of XML's five (&lt; &gt; &amp; &quot; &apos;)",
+                    at: start
+                )
             }
             guard let code, code != 0, let scalar = Unicode.Scalar(code) else {
                 throw failure("the character reference &\(name.prefix(12)); names no Unicode character", at: start)
@@ -362,7 +405,7 @@ struct XMLPropertyList {
             digits = digits.dropFirst(2)
         }
         guard !digits.isEmpty, digits.allSatisfy({ $0.isHexDigit && (radix == 16 || $0.isNumber) }),
-              let magnitude = UInt64(digits, radix: radix)
+            let magnitude = UInt64(digits, radix: radix)
         else { throw failure("<integer> holds \"\(trimmed.prefix(40))\", which is not an integer", at: start) }
         // As CoreFoundation reads it: a magnitude of up to 2^64 - 1; a value that does not fit
         // `Int` is refused by name, not wrapped.
@@ -376,8 +419,9 @@ struct XMLPropertyList {
     /// `YYYY-MM-DDTHH:MM:SSZ`, as Apple's tools write dates, in UTC.
     static func date(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
-        guard bytes.count == 20, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
-              bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"), bytes[19] == UInt8(ascii: "Z")
+        guard bytes.count == 20, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+            bytes[10] == UInt8(ascii: "T"),
+            bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"), bytes[19] == UInt8(ascii: "Z")
         else { return nil }
         func number(_ range: Range<Int>) -> Int? {
             var value = 0
@@ -388,8 +432,8 @@ struct XMLPropertyList {
             return value
         }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
         else { return nil }
         // Days since 1970-01-01 in the proleptic Gregorian calendar (Howard Hinnant's algorithm).
         let shiftedYear = month <= 2 ? year - 1 : year
@@ -409,7 +453,8 @@ struct XMLPropertyList {
 
     private static func isNameByte(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
+            || byte == UInt8(ascii: "-")
             || byte == UInt8(ascii: ".") || byte == UInt8(ascii: ":")
     }
 

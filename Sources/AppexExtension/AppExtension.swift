@@ -1,7 +1,6 @@
-
 public import AppexIPC
-public import Distributed
 import AppexSystem
+public import Distributed
 import Foundation
 import Synchronization
 
@@ -53,7 +52,8 @@ extension AppExtension {
         let hello = try runtime.receiveHello()
         let connection = HostConnection(hostBundleIdentifier: hello.hostBundleIdentifier)
         var accepted = Self().configuration.accept(connection: connection)
-        var declined = accepted ? nil : connection.declineReason ?? "its configuration's accept(connection:) returned false"
+        var declined =
+            accepted ? nil : connection.declineReason ?? "its configuration's accept(connection:) returned false"
         if accepted, let problem = connection.configurationProblem {
             accepted = false
             declined = problem
@@ -106,8 +106,11 @@ public final class HostConnection: Sendable {
     public var exportedObject: (any DistributedActor)? {
         get { try? actorSystem.resolveAny(id: .exportedObject) }
         set {
-            if let newValue { actorSystem.export(newValue, as: IPCActorSystem.ActorID.exportedObject.name) }
-            else { actorSystem.resignID(.exportedObject) }
+            if let newValue {
+                actorSystem.export(newValue, as: IPCActorSystem.ActorID.exportedObject.name)
+            } else {
+                actorSystem.resignID(.exportedObject)
+            }
         }
     }
 
@@ -158,7 +161,8 @@ public final class HostConnection: Sendable {
     }
 
     /// Calls the host's exported remote object: resolve the host's `@Resolvable` protocol.
-    public func remoteObject<Stub: DistributedActor>(as stub: Stub.Type) throws -> Stub where Stub.ActorSystem == IPCActorSystem {
+    public func remoteObject<Stub: DistributedActor>(as stub: Stub.Type) throws -> Stub
+    where Stub.ActorSystem == IPCActorSystem {
         try Stub.resolve(id: .exportedObject, using: actorSystem)
     }
 }
@@ -192,7 +196,9 @@ public struct ConnectionHandler: AppExtensionConfiguration {
     /// ``PeerHandler`` that answers each message, or reject it.
     public init(onSessionRequest: @escaping @Sendable (IncomingSessionRequest) -> IncomingSessionRequest.Decision) {
         decide = { connection in
-            let decision = onSessionRequest(IncomingSessionRequest(hostBundleIdentifier: connection.hostBundleIdentifier))
+            let decision = onSessionRequest(
+                IncomingSessionRequest(hostBundleIdentifier: connection.hostBundleIdentifier)
+            )
             guard let handler = decision.handler else {
                 connection.declineReason = decision.reason
                 return false
@@ -206,7 +212,9 @@ public struct ConnectionHandler: AppExtensionConfiguration {
     /// Serves each request of the host with `handle`: it takes a `Decodable` message and
     /// returns an `Encodable` reply (JSON on the wire); an error it throws reaches the host's
     /// caller as a remote failure carrying the error's description.
-    public init<Request: Decodable & Sendable, Reply: Encodable & Sendable>(_ handle: @escaping @Sendable (Request) async throws -> Reply) {
+    public init<Request: Decodable & Sendable, Reply: Encodable & Sendable>(
+        _ handle: @escaping @Sendable (Request) async throws -> Reply
+    ) {
         self.init(onSessionRequest: { request in
             request.accept { _ in ClosurePeerHandler(handle: handle) }
         })
@@ -254,7 +262,11 @@ public struct IncomingSessionRequest: Sendable {
             return { bytes in
                 let message: Handler.Input
                 do { message = try JSONDecoder().decode(Handler.Input.self, from: Data(bytes)) } catch {
-                    throw AppexError(.coding, "the host's message is not a \(Handler.Input.self)", underlyingError: error)
+                    throw AppexError(
+                        .coding,
+                        "the host's message is not a \(Handler.Input.self)",
+                        underlyingError: error
+                    )
                 }
                 return Array(try JSONEncoder().encode(try await handler.handleIncomingRequest(message)))
             }
@@ -272,7 +284,11 @@ public struct HostSession: Sendable {
     /// Sends `message` to the host's exported handler and decodes its reply.
     ///
     /// - Throws: ``AppexError``, as ``AppExtensionContext/callHost(_:expecting:timeout:)``.
-    public func send<Message: Encodable, Reply: Decodable>(_ message: Message, expecting: Reply.Type = Reply.self, timeout: Duration? = nil) async throws(AppexError) -> Reply {
+    public func send<Message: Encodable, Reply: Decodable>(
+        _ message: Message,
+        expecting: Reply.Type = Reply.self,
+        timeout: Duration? = nil
+    ) async throws(AppexError) -> Reply {
         try await AppExtensionContext.callHost(message, expecting: Reply.self, timeout: timeout)
     }
 }
@@ -299,7 +315,11 @@ public enum AppExtensionContext {
     ///   the request cannot be encoded or the reply is not a `Reply`; otherwise the call's
     ///   failure (`remote-failure` with the host's words, `deadline-exceeded`, `cancelled`,
     ///   `closed`), with the host's pid as the context's peer.
-    public static func callHost<Request: Encodable, Reply: Decodable>(_ request: Request, expecting: Reply.Type = Reply.self, timeout: Duration? = nil) async throws(AppexError) -> Reply {
+    public static func callHost<Request: Encodable, Reply: Decodable>(
+        _ request: Request,
+        expecting: Reply.Type = Reply.self,
+        timeout: Duration? = nil
+    ) async throws(AppexError) -> Reply {
         guard let connection = connection.withLock({ $0 }) else {
             throw AppexError(.invalidated, "no host connection: the extension is not running under its host")
         }
@@ -331,12 +351,17 @@ struct ExtensionRuntime {
     static func fromEnvironment() throws(AppexError) -> ExtensionRuntime {
         let environment = ProcessInfo.processInfo.environment
         guard let fdText = environment["APPEX_CONNECTION_FD"], let fd = Int32(fdText) else {
-            throw AppexError(.launchFailed, "not launched by an Appex host: APPEX_CONNECTION_FD is not set (run the extension through its host)")
+            throw AppexError(
+                .launchFailed,
+                "not launched by an Appex host: APPEX_CONNECTION_FD is not set (run the extension through its host)"
+            )
         }
         do { try ProcessControl.setParentDeathSignal(Signal.kill) } catch {
             throw AppexError(.launchFailed, "cannot arm the parent-death signal", underlyingError: error)
         }
-        if let hostText = environment["APPEX_HOST_PID"], let host = Int32(hostText), ProcessControl.parentProcessIdentifier != host {
+        if let hostText = environment["APPEX_HOST_PID"], let host = Int32(hostText),
+            ProcessControl.parentProcessIdentifier != host
+        {
             ProcessControl.exitImmediately(0)  // the host died before we could arm the signal
         }
         let socket: OwnedDescriptor
@@ -352,11 +377,17 @@ struct ExtensionRuntime {
         let me = ProcessInfo.processInfo.environment["APPEX_BUNDLE_IDENTIFIER"] ?? ""
         let hello = try Handshake.receive(Handshake.HostHello.self, on: connection, timeout: .seconds(30))
         guard hello.protocolVersion == Handshake.protocolVersion else {
-            throw AppexError(.launchFailed, "the host speaks protocol \(hello.protocolVersion), this extension \(Handshake.protocolVersion)")
+            throw AppexError(
+                .launchFailed,
+                "the host speaks protocol \(hello.protocolVersion), this extension \(Handshake.protocolVersion)"
+            )
         }
         guard hello.extensionBundleIdentifier == me else {
-            throw AppexError(.launchFailed, "the host launched \(hello.extensionBundleIdentifier), but this is \(me)",
-                             context: AppexError.Context(bundleIdentifier: me))
+            throw AppexError(
+                .launchFailed,
+                "the host launched \(hello.extensionBundleIdentifier), but this is \(me)",
+                context: AppexError.Context(bundleIdentifier: me)
+            )
         }
         if let limits = hello.channel { connection.reconfigure(limits) }
         return hello
@@ -365,8 +396,11 @@ struct ExtensionRuntime {
     /// Answers the host's hello with the binding in code, and whether the connection is accepted.
     func answerHello(boundExtensionPoint: ExtensionPointIdentifier, declined: String?) throws(AppexError) {
         let me = ProcessInfo.processInfo.environment["APPEX_BUNDLE_IDENTIFIER"] ?? ""
-        var answer = Handshake.ExtensionHello(extensionBundleIdentifier: me, boundExtensionPoint: boundExtensionPoint.description,
-                                              processIdentifier: ProcessControl.processIdentifier)
+        var answer = Handshake.ExtensionHello(
+            extensionBundleIdentifier: me,
+            boundExtensionPoint: boundExtensionPoint.description,
+            processIdentifier: ProcessControl.processIdentifier
+        )
         answer.declined = declined
         try Handshake.send(answer, on: connection)
     }
@@ -374,13 +408,23 @@ struct ExtensionRuntime {
     /// Serves until the host closes the connection.
     func serve(_ host: HostConnection) async {
         let (closed, signal) = AsyncStream<Void>.makeStream()
-        let connection = IPCConnection(channel: connection, payloadHandler: { request in
-            guard let handler = host.handler else { throw AppexError(.refused, "this extension serves no messages (its connection has no request handler)") }
-            return try await handler(request)
-        }, invocationHandler: AppExtensionContext.actorSystem.invocationHandler, onClose: { _ in
-            signal.yield()
-            signal.finish()
-        })
+        let connection = IPCConnection(
+            channel: connection,
+            payloadHandler: { request in
+                guard let handler = host.handler else {
+                    throw AppexError(
+                        .refused,
+                        "this extension serves no messages (its connection has no request handler)"
+                    )
+                }
+                return try await handler(request)
+            },
+            invocationHandler: AppExtensionContext.actorSystem.invocationHandler,
+            onClose: { _ in
+                signal.yield()
+                signal.finish()
+            }
+        )
         AppExtensionContext.connection.withLock { $0 = connection }
         AppExtensionContext.actorSystem.attach(connection)
         connection.start()

@@ -109,14 +109,23 @@ extension AppExtensionPoint {
             }
         }
 
-        private static func checkDeclared(_ point: AppExtensionPoint, in discovery: ExtensionDiscovery) throws(AppexError) {
+        private static func checkDeclared(
+            _ point: AppExtensionPoint,
+            in discovery: ExtensionDiscovery
+        ) throws(AppexError) {
             let host = try discovery.host()
             let declared = host.extensionPoints.map(\.identifier)
             guard declared.contains(point.identifier) else {
                 let list = declared.sorted().map(\.description).joined(separator: ", ")
-                throw AppexError(.undeclaredExtensionPoint,
-                                 "extension point \(point) is not declared by host \(host.bundleIdentifier ?? "?") at \(host.path) (it declares: \(list.isEmpty ? "none" : list); add ExtensionPoints/\(point.identifier.name).appextensionpoint)",
-                                 context: AppexError.Context(bundleIdentifier: host.bundleIdentifier, path: host.path, extensionPoint: point.identifier))
+                throw AppexError(
+                    .undeclaredExtensionPoint,
+                    "extension point \(point) is not declared by host \(host.bundleIdentifier ?? "?") at \(host.path) (it declares: \(list.isEmpty ? "none" : list); add ExtensionPoints/\(point.identifier.name).appextensionpoint)",
+                    context: AppexError.Context(
+                        bundleIdentifier: host.bundleIdentifier,
+                        path: host.path,
+                        extensionPoint: point.identifier
+                    )
+                )
             }
         }
     }
@@ -131,7 +140,11 @@ final class MonitorCore: Sendable {
     private struct State {
         var points: [ExtensionPointIdentifier]
         var full: DiscoverySnapshot?
-        var latest = Snapshot(identities: [], state: .init(enabledCount: 0, disabledCount: 0, unapprovedCount: 0, invalidCount: 0), extensions: [])
+        var latest = Snapshot(
+            identities: [],
+            state: .init(enabledCount: 0, disabledCount: 0, unapprovedCount: 0, invalidCount: 0),
+            extensions: []
+        )
         var subscribers: [Int: AsyncStream<Snapshot>.Continuation] = [:]
         var nextSubscriber = 0
         var stopped = false
@@ -161,7 +174,11 @@ final class MonitorCore: Sendable {
         let result: Result<Void, AppexError> = await withCheckedContinuation { continuation in
             let started = startDetachedThread(name: "appex.monitor") { [self] in self.run(first: continuation) }
             if !started {
-                continuation.resume(returning: .failure(AppexError(.fileSystem, "cannot start the monitor's watcher thread (pthread_create failed)")))
+                continuation.resume(
+                    returning: .failure(
+                        AppexError(.fileSystem, "cannot start the monitor's watcher thread (pthread_create failed)")
+                    )
+                )
             }
         }
         try result.get()
@@ -223,7 +240,10 @@ final class MonitorCore: Sendable {
                     pending.resume(returning: .failure(error))
                     return
                 }
-                logger.warning("extension scan failed", metadata: ["host": "\(discovery.hostPath)", "error": "\(error)"])
+                logger.warning(
+                    "extension scan failed",
+                    metadata: ["host": "\(discovery.hostPath)", "error": "\(error)"]
+                )
             }
             // A new bundle brings new directories: watch them, then look again at once.
             if watcher.watch(discovery.watchedDirectories()) { continue }
@@ -244,7 +264,9 @@ final class MonitorCore: Sendable {
             state.full = full
             let points = Set(state.points)
             let extensions = full.extensions.filter { found in
-                guard let point = found.extensionPoint.flatMap(ExtensionPointIdentifier.init) else { return found.state == .invalid }
+                guard let point = found.extensionPoint.flatMap(ExtensionPointIdentifier.init) else {
+                    return found.state == .invalid
+                }
                 return points.contains(point)
             }
             let snapshot = Snapshot(
@@ -253,8 +275,10 @@ final class MonitorCore: Sendable {
                     enabledCount: extensions.count { $0.state == .enabled },
                     disabledCount: extensions.count { $0.state == .disabled },
                     unapprovedCount: extensions.count { $0.state == .unapproved },
-                    invalidCount: extensions.count { $0.state == .invalid }),
-                extensions: extensions)
+                    invalidCount: extensions.count { $0.state == .invalid }
+                ),
+                extensions: extensions
+            )
             guard snapshot != state.latest else { return (nil, []) }
             state.latest = snapshot
             return (snapshot, Array(state.subscribers.values))

@@ -51,9 +51,13 @@ public final class AppExtensionProcess: Sendable {
         public var exportedHandler: (@Sendable ([UInt8]) async throws -> [UInt8])?
 
         /// A configuration for `identity` of the host at `hostBundlePath`.
-        public init(identity: AppExtensionIdentity, hostBundlePath: String, environment: AppexEnvironment = .current(),
-                    logger: Logger = Logger(label: "appex.extension", factory: { _ in SwiftLogNoOpLogHandler() }),
-                    onInterruption: @escaping @Sendable (AppexError) -> Void = { _ in }) {
+        public init(
+            identity: AppExtensionIdentity,
+            hostBundlePath: String,
+            environment: AppexEnvironment = .current(),
+            logger: Logger = Logger(label: "appex.extension", factory: { _ in SwiftLogNoOpLogHandler() }),
+            onInterruption: @escaping @Sendable (AppexError) -> Void = { _ in }
+        ) {
             self.identity = identity
             self.hostBundlePath = hostBundlePath
             self.environment = environment
@@ -138,18 +142,27 @@ public final class AppExtensionProcess: Sendable {
     }
 
     /// As the blocking initializer, reading and verifying the bundles off Swift's cooperative pool.
-    public convenience init(configuration: Configuration, discovery: ExtensionDiscovery? = nil) async throws(AppexError) {
-        let checked = try await withoutBlockingThePool { () throws(AppexError) in try Self.checkedDiscovery(configuration, discovery) }
+    public convenience init(configuration: Configuration, discovery: ExtensionDiscovery? = nil) async throws(AppexError)
+    {
+        let checked = try await withoutBlockingThePool { () throws(AppexError) in
+            try Self.checkedDiscovery(configuration, discovery)
+        }
         self.init(configuration: configuration, checked: checked)
     }
 
     /// The discovery to use (`discovery`, or a new one), once it says the extension may run.
-    private static func checkedDiscovery(_ configuration: Configuration, _ discovery: ExtensionDiscovery?) throws(AppexError) -> ExtensionDiscovery {
+    private static func checkedDiscovery(
+        _ configuration: Configuration,
+        _ discovery: ExtensionDiscovery?
+    ) throws(AppexError) -> ExtensionDiscovery {
         let found: ExtensionDiscovery
         if let discovery {
             found = discovery
         } else {
-            found = try ExtensionDiscovery(hostBundleAt: configuration.hostBundlePath, environment: configuration.environment)
+            found = try ExtensionDiscovery(
+                hostBundleAt: configuration.hostBundlePath,
+                environment: configuration.environment
+            )
         }
         try checkMayRun(configuration.identity, in: found)
         return found
@@ -163,7 +176,9 @@ public final class AppExtensionProcess: Sendable {
         // Remote calls take the path of `send`: launched on demand, counted as activity, and
         // failing with the same codes (an extension that dies during one is `interrupted`).
         actorSystem.attach(caller: { [weak self] invocation throws(AppexError) in
-            guard let self else { throw AppexError(.invalidated, "the extension process is gone", context: Self.errorContext(identity)) }
+            guard let self else {
+                throw AppexError(.invalidated, "the extension process is gone", context: Self.errorContext(identity))
+            }
             return try await self.perform(invocation, kind: .invocation, timeout: nil).bytes
         })
     }
@@ -199,14 +214,28 @@ public final class AppExtensionProcess: Sendable {
     /// - Throws: ``AppexError``: `interrupted` (the process died; the next call relaunches),
     ///   `deadlineExceeded`, `cancelled`, `remoteFailure`, `invalidated`, `refused`,
     ///   `launchFailed`, `crashBudgetExhausted`, `coding`.
-    public func send<Request: Encodable, Reply: Decodable>(_ request: Request, expecting: Reply.Type = Reply.self, timeout: Duration? = nil) async throws(AppexError) -> Reply {
+    public func send<Request: Encodable, Reply: Decodable>(
+        _ request: Request,
+        expecting: Reply.Type = Reply.self,
+        timeout: Duration? = nil
+    ) async throws(AppexError) -> Reply {
         let bytes: [UInt8]
         do { bytes = Array(try JSONEncoder().encode(request)) } catch {
-            throw AppexError(.coding, "cannot encode \(Request.self) for \(configuration.identity.bundleIdentifier)", context: errorContext(), underlyingError: error)
+            throw AppexError(
+                .coding,
+                "cannot encode \(Request.self) for \(configuration.identity.bundleIdentifier)",
+                context: errorContext(),
+                underlyingError: error
+            )
         }
         let reply = try await call(bytes, timeout: timeout)
         do { return try JSONDecoder().decode(Reply.self, from: Data(reply)) } catch {
-            throw AppexError(.coding, "the reply of \(configuration.identity.bundleIdentifier) is not a \(Reply.self)", context: errorContext(), underlyingError: error)
+            throw AppexError(
+                .coding,
+                "the reply of \(configuration.identity.bundleIdentifier) is not a \(Reply.self)",
+                context: errorContext(),
+                underlyingError: error
+            )
         }
     }
 
@@ -226,7 +255,10 @@ public final class AppExtensionProcess: Sendable {
     /// as ``translate(_:child:)`` reports it.
     private func perform(_ request: [UInt8], kind: Frame.Kind, timeout: Duration?) async throws(AppexError) -> Payload {
         let child = try await runningOffPool()
-        child.activity.withLock { $0.inFlight += 1; $0.generation &+= 1 }
+        child.activity.withLock {
+            $0.inFlight += 1
+            $0.generation &+= 1
+        }
         defer { callEnded(child) }
         do {
             return try await child.connection.callInPlace(request, kind: kind, timeout: timeout)
@@ -264,17 +296,27 @@ public final class AppExtensionProcess: Sendable {
         let name = configuration.identity.bundleIdentifier
         let context = errorContext(pid: child.pid)
         switch error.code {
-        case .deadlineExceeded: return AppexError(.deadlineExceeded, "\(name) did not answer in time: \(error.message)", context: context)
+        case .deadlineExceeded:
+            return AppexError(.deadlineExceeded, "\(name) did not answer in time: \(error.message)", context: context)
         case .cancelled: return AppexError(.cancelled, "the call to \(name) was cancelled", context: context)
         case .remoteFailure: return AppexError(.remoteFailure, "\(name) failed: \(error.message)", context: context)
-        case .invalidated: return AppexError(.invalidated, "the connection to \(name) was invalidated", context: context)
+        case .invalidated:
+            return AppexError(.invalidated, "the connection to \(name) was invalidated", context: context)
         case .protocolViolation:
-            return AppexError(.protocolViolation, "\(name) (pid \(child.pid)) broke the protocol and was disconnected: \(error.message)", context: context,
-                              underlyingError: error.underlyingError)
+            return AppexError(
+                .protocolViolation,
+                "\(name) (pid \(child.pid)) broke the protocol and was disconnected: \(error.message)",
+                context: context,
+                underlyingError: error.underlyingError
+            )
         case .frameTooLarge, .coding: return error.updatingContext { $0 = context }
         default:
-            return AppexError(.interrupted, "\(name) (pid \(child.pid)) ended during the call (\(Self.describe(child.exitStatus.withLock { $0 })))", context: context,
-                              underlyingError: error)
+            return AppexError(
+                .interrupted,
+                "\(name) (pid \(child.pid)) ended during the call (\(Self.describe(child.exitStatus.withLock { $0 })))",
+                context: context,
+                underlyingError: error
+            )
         }
     }
 
@@ -285,7 +327,12 @@ public final class AppExtensionProcess: Sendable {
     }
 
     private static func errorContext(_ identity: AppExtensionIdentity, pid: Int32? = nil) -> AppexError.Context {
-        AppexError.Context(bundleIdentifier: identity.bundleIdentifier, path: identity.bundlePath, extensionPoint: identity.extensionPointIdentifier, peer: pid)
+        AppexError.Context(
+            bundleIdentifier: identity.bundleIdentifier,
+            path: identity.bundlePath,
+            extensionPoint: identity.extensionPointIdentifier,
+            peer: pid
+        )
     }
 
     /// On the connection's reader thread (never the cooperative pool): waits up to 20 ms for
@@ -312,17 +359,30 @@ public final class AppExtensionProcess: Sendable {
         var (prepared, childEnds) = try prepareLaunch()
         let pid: Int32
         do {
-            pid = try await ProcessControl.spawnExtension(prepared.executable, arguments: [prepared.executable], environment: prepared.variables,
-                                                          connection: childEnds!.connection.rawValue, output: childEnds!.output.rawValue,
-                                                          workingDirectory: prepared.workingDirectory)
+            pid = try await ProcessControl.spawnExtension(
+                prepared.executable,
+                arguments: [prepared.executable],
+                environment: prepared.variables,
+                connection: childEnds!.connection.rawValue,
+                output: childEnds!.output.rawValue,
+                workingDirectory: prepared.workingDirectory
+            )
         } catch {
-            throw AppexError(.launchFailed, "cannot launch \(prepared.executable)", context: errorContext(), underlyingError: error)
+            throw AppexError(
+                .launchFailed,
+                "cannot launch \(prepared.executable)",
+                context: errorContext(),
+                underlyingError: error
+            )
         }
         // Close our copies of the child's ends now, before the handshake: only the child keeps
         // them, so its death — even before it says hello — is the end of the stream at once.
         childEnds = nil
         try startHandshake(prepared, pid: pid)
-        let answered = await EventThread.shared.readable(prepared.channel.socket.rawValue, within: configuration.launchTimeout)
+        let answered = await EventThread.shared.readable(
+            prepared.channel.socket.rawValue,
+            within: configuration.launchTimeout
+        )
         return try adopt(try finishLaunch(prepared, pid: pid, answered: answered))
     }
 
@@ -332,18 +392,33 @@ public final class AppExtensionProcess: Sendable {
     }
 
     /// Launches the process unless it runs, waiting on this thread.
-    @available(*, noasync, message: "waits for the extension's handshake on this thread; use the async launch path (makeConnection() async)")
+    @available(
+        *,
+        noasync,
+        message:
+            "waits for the extension's handshake on this thread; use the async launch path (makeConnection() async)"
+    )
     func launchIfNeeded() throws(AppexError) {
         if try runningOrMayLaunch() != nil { return }
         try checkMayRun()
         var (prepared, childEnds) = try prepareLaunch()
         let pid: Int32
         do {
-            pid = try ProcessControl.spawnExtension(prepared.executable, arguments: [prepared.executable], environment: prepared.variables,
-                                                    connection: childEnds!.connection.rawValue, output: childEnds!.output.rawValue,
-                                                    workingDirectory: prepared.workingDirectory)
+            pid = try ProcessControl.spawnExtension(
+                prepared.executable,
+                arguments: [prepared.executable],
+                environment: prepared.variables,
+                connection: childEnds!.connection.rawValue,
+                output: childEnds!.output.rawValue,
+                workingDirectory: prepared.workingDirectory
+            )
         } catch {
-            throw AppexError(.launchFailed, "cannot launch \(prepared.executable)", context: errorContext(), underlyingError: error)
+            throw AppexError(
+                .launchFailed,
+                "cannot launch \(prepared.executable)",
+                context: errorContext(),
+                underlyingError: error
+            )
         }
         childEnds = nil  // only the child keeps them (see the async path)
         try startHandshake(prepared, pid: pid)
@@ -356,13 +431,25 @@ public final class AppExtensionProcess: Sendable {
         let result = state.withLock { state -> Result<Child?, AppexError> in
             switch state.phase {
             case .running(let child): return .success(child)
-            case .invalidated: return .failure(AppexError(.invalidated, "\(configuration.identity.bundleIdentifier)'s process was invalidated", context: errorContext()))
+            case .invalidated:
+                return .failure(
+                    AppexError(
+                        .invalidated,
+                        "\(configuration.identity.bundleIdentifier)'s process was invalidated",
+                        context: errorContext()
+                    )
+                )
             case .idle:
                 let now = ContinuousClock.now
                 state.crashes.removeAll { now - $0 > configuration.crashWindow }
                 if state.crashes.count >= configuration.crashLimit {
-                    return .failure(AppexError(.crashBudgetExhausted, "\(configuration.identity.bundleIdentifier) crashed \(state.crashes.count) times within \(configuration.crashWindow); it is not relaunched",
-                                                context: errorContext()))
+                    return .failure(
+                        AppexError(
+                            .crashBudgetExhausted,
+                            "\(configuration.identity.bundleIdentifier) crashed \(state.crashes.count) times within \(configuration.crashWindow); it is not relaunched",
+                            context: errorContext()
+                        )
+                    )
                 }
                 return .success(nil)
             }
@@ -382,7 +469,11 @@ public final class AppExtensionProcess: Sendable {
         guard let winner else {
             child.connection.invalidate()
             child.kill()
-            throw AppexError(.invalidated, "\(configuration.identity.bundleIdentifier)'s process was invalidated", context: errorContext(pid: child.pid))
+            throw AppexError(
+                .invalidated,
+                "\(configuration.identity.bundleIdentifier)'s process was invalidated",
+                context: errorContext(pid: child.pid)
+            )
         }
         if winner !== child {
             child.connection.invalidate()
@@ -395,14 +486,20 @@ public final class AppExtensionProcess: Sendable {
         try Self.checkMayRun(configuration.identity, in: discovery)
     }
 
-    private static func checkMayRun(_ identity: AppExtensionIdentity, in discovery: ExtensionDiscovery) throws(AppexError) {
+    private static func checkMayRun(
+        _ identity: AppExtensionIdentity,
+        in discovery: ExtensionDiscovery
+    ) throws(AppexError) {
         let snapshot = try discovery.snapshot()
-        let found = snapshot.extensions.first { $0.path == identity.bundlePath && $0.bundleIdentifier == identity.bundleIdentifier }
+        let found = snapshot.extensions.first {
+            $0.path == identity.bundlePath && $0.bundleIdentifier == identity.bundleIdentifier
+        }
         guard let found, found.state == .enabled, found.identity == identity else {
             let diagnosis = try discovery.diagnose(bundleIdentifier: identity.bundleIdentifier)
             var message = "cannot launch \(identity.bundleIdentifier): " + diagnosis.lines.joined(separator: " ")
             if let found, found.state == .enabled, found.identity != identity {
-                message = "cannot launch \(identity.bundleIdentifier): the bundle at \(identity.bundlePath) changed since it was discovered; discover it again"
+                message =
+                    "cannot launch \(identity.bundleIdentifier): the bundle at \(identity.bundlePath) changed since it was discovered; discover it again"
             }
             throw AppexError(.refused, message, context: errorContext(identity))
         }
@@ -427,25 +524,50 @@ public final class AppExtensionProcess: Sendable {
     private func prepareLaunch() throws(AppexError) -> (PreparedLaunch, ChildEnds?) {
         let identity = configuration.identity
         // checkMayRun() has just verified this load; reload only if it changed since.
-        let bundle = discovery.currentBundle(at: identity.bundlePath) ?? AppexBundle.load(at: identity.bundlePath, as: .appExtension)
+        let bundle =
+            discovery.currentBundle(at: identity.bundlePath)
+            ?? AppexBundle.load(at: identity.bundlePath, as: .appExtension)
         guard bundle.isValid, let executableName = bundle.info.executableName else {
-            throw AppexError(.refused, "cannot launch \(identity.bundleIdentifier): the bundle is not valid", context: errorContext(), problems: bundle.problems)
+            throw AppexError(
+                .refused,
+                "cannot launch \(identity.bundleIdentifier): the bundle is not valid",
+                context: errorContext(),
+                problems: bundle.problems
+            )
         }
         let (host, extensionEnd) = try makeSocketPair()
         // Before the child exists: the kernel stamps its hello with its real pid and uid.
         let channel = FrameChannel(owning: host, configuration: configuration.channel)
         do { try channel.attestSenders(true) } catch {
-            throw AppexError(.launchFailed, "cannot prepare the connection for \(identity.bundleIdentifier)", context: errorContext(), underlyingError: error)
+            throw AppexError(
+                .launchFailed,
+                "cannot prepare the connection for \(identity.bundleIdentifier)",
+                context: errorContext(),
+                underlyingError: error
+            )
         }
-        let outputReader: OwnedDescriptor, outputWriter: OwnedDescriptor
+        let outputReader: OwnedDescriptor
+        let outputWriter: OwnedDescriptor
         do { (outputReader, outputWriter) = try Pipe.make() } catch {
-            throw AppexError(.launchFailed, "cannot make the output pipe for \(identity.bundleIdentifier)", context: errorContext(), underlyingError: error)
+            throw AppexError(
+                .launchFailed,
+                "cannot make the output pipe for \(identity.bundleIdentifier)",
+                context: errorContext(),
+                underlyingError: error
+            )
         }
         let workingDirectory = configuration.environment.home + "/ExtensionData/" + identity.bundleIdentifier
         try configuration.environment.makePrivateDirectory(workingDirectory)
-        return (PreparedLaunch(executable: identity.bundlePath + "/" + executableName, channel: channel, outputReader: outputReader,
-                               workingDirectory: workingDirectory, variables: childEnvironment(workingDirectory: workingDirectory)),
-                ChildEnds(connection: extensionEnd, output: outputWriter))
+        return (
+            PreparedLaunch(
+                executable: identity.bundlePath + "/" + executableName,
+                channel: channel,
+                outputReader: outputReader,
+                workingDirectory: workingDirectory,
+                variables: childEnvironment(workingDirectory: workingDirectory)
+            ),
+            ChildEnds(connection: extensionEnd, output: outputWriter)
+        )
     }
 
     /// Right after the spawn: logs the child's output (what it printed before a failed handshake
@@ -453,8 +575,11 @@ public final class AppExtensionProcess: Sendable {
     private func startHandshake(_ prepared: PreparedLaunch, pid: Int32) throws(AppexError) {
         guard forwardOutput(prepared.outputReader, pid: pid) else {
             Self.abandonLaunch(pid)
-            throw AppexError(.launchFailed, "cannot log \(configuration.identity.bundleIdentifier)'s output (the event thread is not available); the process was killed",
-                             context: errorContext(pid: pid))
+            throw AppexError(
+                .launchFailed,
+                "cannot log \(configuration.identity.bundleIdentifier)'s output (the event thread is not available); the process was killed",
+                context: errorContext(pid: pid)
+            )
         }
         do {
             try applyLimits(to: pid)
@@ -463,9 +588,15 @@ public final class AppExtensionProcess: Sendable {
             throw error
         }
         do {
-            try Handshake.send(Handshake.HostHello(hostBundleIdentifier: discovery.hostBundleIdentifier, extensionBundleIdentifier: configuration.identity.bundleIdentifier,
-                                                   extensionPoint: configuration.identity.extensionPointIdentifier.description,
-                                                   channel: configuration.channel), on: prepared.channel)
+            try Handshake.send(
+                Handshake.HostHello(
+                    hostBundleIdentifier: discovery.hostBundleIdentifier,
+                    extensionBundleIdentifier: configuration.identity.bundleIdentifier,
+                    extensionPoint: configuration.identity.extensionPointIdentifier.description,
+                    channel: configuration.channel
+                ),
+                on: prepared.channel
+            )
         } catch {
             Self.abandonLaunch(pid)
             throw handshakeFailed(error, pid: pid)
@@ -477,15 +608,28 @@ public final class AppExtensionProcess: Sendable {
     private func handshakeFailed(_ error: AppexError, pid: Int32) -> AppexError {
         let name = configuration.identity.bundleIdentifier
         if error.code == .closed {
-            return AppexError(.launchFailed, "\(name) (pid \(pid)) ended before completing the handshake; see its output in the host's log",
-                              context: errorContext(pid: pid), underlyingError: error)
+            return AppexError(
+                .launchFailed,
+                "\(name) (pid \(pid)) ended before completing the handshake; see its output in the host's log",
+                context: errorContext(pid: pid),
+                underlyingError: error
+            )
         }
-        return AppexError(.launchFailed, "\(name) (pid \(pid)) did not complete the handshake", context: errorContext(pid: pid), underlyingError: error)
+        return AppexError(
+            .launchFailed,
+            "\(name) (pid \(pid)) did not complete the handshake",
+            context: errorContext(pid: pid),
+            underlyingError: error
+        )
     }
 
     /// After the wait for the extension's hello (`answered`: something arrived in time): checks
     /// the hello and makes the child, reaped by the event thread. Ends the process on failure.
-    private func finishLaunch(_ prepared: PreparedLaunch, pid launched: Int32, answered: Bool) throws(AppexError) -> Child {
+    private func finishLaunch(
+        _ prepared: PreparedLaunch,
+        pid launched: Int32,
+        answered: Bool
+    ) throws(AppexError) -> Child {
         do {
             try handshake(on: prepared.channel, pid: launched, answered: answered)
         } catch {
@@ -494,15 +638,26 @@ public final class AppExtensionProcess: Sendable {
         }
         // Opened before the event thread reaps it: until it is reaped, the pid cannot name another process.
         let pidfd = ProcessControl.openPidfd(launched)
-        let child = Child(pid: launched, pidfd: pidfd, connection: IPCConnection(channel: prepared.channel, handler: configuration.exportedHandler,
-                                                                   invocationHandler: actorSystem.invocationHandler, executor: executor,
-                                                                   onClose: { [weak self] reason in
-            self?.childEnded(pid: launched, reason: reason)
-        }))
+        let child = Child(
+            pid: launched,
+            pidfd: pidfd,
+            connection: IPCConnection(
+                channel: prepared.channel,
+                handler: configuration.exportedHandler,
+                invocationHandler: actorSystem.invocationHandler,
+                executor: executor,
+                onClose: { [weak self] reason in
+                    self?.childEnded(pid: launched, reason: reason)
+                }
+            )
+        )
         guard reap(child) else {
             Self.abandonLaunch(launched)
-            throw AppexError(.launchFailed, "cannot watch \(configuration.identity.bundleIdentifier) for its exit (the event thread is not available); the process was killed",
-                             context: errorContext(pid: launched))
+            throw AppexError(
+                .launchFailed,
+                "cannot watch \(configuration.identity.bundleIdentifier) for its exit (the event thread is not available); the process was killed",
+                context: errorContext(pid: launched)
+            )
         }
         child.connection.start()
         return child
@@ -520,15 +675,23 @@ public final class AppExtensionProcess: Sendable {
     /// it is spoken to.
     private func applyLimits(to pid: Int32) throws(AppexError) {
         let point = configuration.identity.extensionPointIdentifier
-        guard let declaration = try discovery.host().extensionPoints.first(where: { $0.identifier == point }) else { return }
+        guard let declaration = try discovery.host().extensionPoints.first(where: { $0.identifier == point }) else {
+            return
+        }
         let limits = declaration.resourceLimits
-        let wanted: [(ProcessControl.Resource, UInt64?, String)] = [(.addressSpace, limits.memoryBytes, "MemoryBytes"), (.openFiles, limits.openFiles, "OpenFiles"),
-                                                                    (.cpuSeconds, limits.cpuSeconds, "CPUSeconds"), (.processes, limits.processes, "Processes")]
+        let wanted: [(ProcessControl.Resource, UInt64?, String)] = [
+            (.addressSpace, limits.memoryBytes, "MemoryBytes"), (.openFiles, limits.openFiles, "OpenFiles"),
+            (.cpuSeconds, limits.cpuSeconds, "CPUSeconds"), (.processes, limits.processes, "Processes"),
+        ]
         for (resource, value, name) in wanted {
             guard let value else { continue }
             do { try ProcessControl.setLimit(resource, to: value, forProcess: pid) } catch {
-                throw AppexError(.launchFailed, "cannot apply \(point)'s limit \(name) = \(value) to \(configuration.identity.bundleIdentifier) (pid \(pid))",
-                                 context: errorContext(pid: pid), underlyingError: error)
+                throw AppexError(
+                    .launchFailed,
+                    "cannot apply \(point)'s limit \(name) = \(value) to \(configuration.identity.bundleIdentifier) (pid \(pid))",
+                    context: errorContext(pid: pid),
+                    underlyingError: error
+                )
             }
         }
     }
@@ -547,9 +710,16 @@ public final class AppExtensionProcess: Sendable {
             let sender = try channel.peekSenderCredentials()
             try channel.attestSenders(false)
             if let sender, sender.processIdentifier != pid || sender.userIdentifier != ProcessControl.userIdentifier {
-                throw AppexError(.protocolViolation, "the hello came from \(sender), not the launched process (pid \(pid), uid \(ProcessControl.userIdentifier))")
+                throw AppexError(
+                    .protocolViolation,
+                    "the hello came from \(sender), not the launched process (pid \(pid), uid \(ProcessControl.userIdentifier))"
+                )
             }
-            answer = try Handshake.receive(Handshake.ExtensionHello.self, on: channel, timeout: configuration.launchTimeout)
+            answer = try Handshake.receive(
+                Handshake.ExtensionHello.self,
+                on: channel,
+                timeout: configuration.launchTimeout
+            )
         } catch {
             throw handshakeFailed(error, pid: pid)
         }
@@ -558,19 +728,36 @@ public final class AppExtensionProcess: Sendable {
             throw AppexError(.refused, "\(name) declined the host's connection: \(reason)", context: context)
         }
         if answer.protocolVersion != Handshake.protocolVersion {
-            throw AppexError(.launchFailed, "\(name) speaks protocol \(answer.protocolVersion); this host speaks \(Handshake.protocolVersion)", context: context)
+            throw AppexError(
+                .launchFailed,
+                "\(name) speaks protocol \(answer.protocolVersion); this host speaks \(Handshake.protocolVersion)",
+                context: context
+            )
         }
         if answer.extensionBundleIdentifier != name || answer.processIdentifier != pid {
-            throw AppexError(.launchFailed, "the process that answered (\(answer.extensionBundleIdentifier), pid \(answer.processIdentifier)) is not \(name), pid \(pid)", context: context)
+            throw AppexError(
+                .launchFailed,
+                "the process that answered (\(answer.extensionBundleIdentifier), pid \(answer.processIdentifier)) is not \(name), pid \(pid)",
+                context: context
+            )
         }
         if answer.boundExtensionPoint != identity.extensionPointIdentifier.description {
-            throw AppexError(.launchFailed, "\(name)'s code binds to \(answer.boundExtensionPoint), but its Info.plist names \(identity.extensionPointIdentifier): rebuild the bundle with `appex bundle`", context: context)
+            throw AppexError(
+                .launchFailed,
+                "\(name)'s code binds to \(answer.boundExtensionPoint), but its Info.plist names \(identity.extensionPointIdentifier): rebuild the bundle with `appex bundle`",
+                context: context
+            )
         }
     }
 
     private func makeSocketPair() throws(AppexError) -> (OwnedDescriptor, OwnedDescriptor) {
         do { return try Socket.pair() } catch {
-            throw AppexError(.launchFailed, "cannot make the connection for \(configuration.identity.bundleIdentifier)", context: errorContext(), underlyingError: error)
+            throw AppexError(
+                .launchFailed,
+                "cannot make the connection for \(configuration.identity.bundleIdentifier)",
+                context: errorContext(),
+                underlyingError: error
+            )
         }
     }
 
@@ -630,7 +817,13 @@ public final class AppExtensionProcess: Sendable {
         }
         guard wasCurrent, !invalidated else { return }
         current?.kill()  // a broken protocol leaves a live process: end it
-        configuration.onInterruption(AppexError(.interrupted, "\(configuration.identity.bundleIdentifier) (pid \(pid)) ended", context: errorContext(pid: pid),
-                                                underlyingError: reason))
+        configuration.onInterruption(
+            AppexError(
+                .interrupted,
+                "\(configuration.identity.bundleIdentifier) (pid \(pid)) ended",
+                context: errorContext(pid: pid),
+                underlyingError: reason
+            )
+        )
     }
 }

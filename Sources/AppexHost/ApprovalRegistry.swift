@@ -1,6 +1,6 @@
 import AppexCore
-import Foundation
 import AppexSQLite
+import Foundation
 import GRDB
 
 /// The owner's enable/disable decisions, per host, in `$APPEX_HOME/Registry/registry.sqlite`.
@@ -24,17 +24,29 @@ final class ApprovalRegistry: Sendable {
         // SQLite gives its -wal and -shm files the database file's mode: make it 0600 first.
         try environment.makePrivateFile(path)
         do {
-            database = try SharedDatabase.open(path: path, label: "appex.registry", version: 1, schema: { _ in """
-                CREATE TABLE IF NOT EXISTS decision (
-                    host TEXT NOT NULL,
-                    bundle TEXT NOT NULL,
-                    enabled BOOLEAN NOT NULL,
-                    team TEXT,
-                    updatedAt DATETIME NOT NULL,
-                    PRIMARY KEY (host, bundle));
-                """ })
+            database = try SharedDatabase.open(
+                path: path,
+                label: "appex.registry",
+                version: 1,
+                schema: { _ in
+                    """
+                    CREATE TABLE IF NOT EXISTS decision (
+                        host TEXT NOT NULL,
+                        bundle TEXT NOT NULL,
+                        enabled BOOLEAN NOT NULL,
+                        team TEXT,
+                        updatedAt DATETIME NOT NULL,
+                        PRIMARY KEY (host, bundle));
+                    """
+                }
+            )
         } catch {
-            throw AppexError(.registry, "cannot open the approval registry \(path)", context: AppexError.Context(path: path), underlyingError: error)
+            throw AppexError(
+                .registry,
+                "cannot open the approval registry \(path)",
+                context: AppexError.Context(path: path),
+                underlyingError: error
+            )
         }
     }
 
@@ -43,15 +55,27 @@ final class ApprovalRegistry: Sendable {
         do {
             return try database.read { db in
                 var result: [String: Decision] = [:]
-                let rows = try Row.fetchCursor(db, sql: "SELECT bundle, enabled, team FROM decision WHERE host = ?", arguments: [host])
+                let rows = try Row.fetchCursor(
+                    db,
+                    sql: "SELECT bundle, enabled, team FROM decision WHERE host = ?",
+                    arguments: [host]
+                )
                 while let row = try rows.next() {
                     let team: String? = row["team"]
-                    result[row["bundle"]] = Decision(isEnabled: row["enabled"], team: team.map(TeamIdentifier.init(rawValue:)))
+                    result[row["bundle"]] = Decision(
+                        isEnabled: row["enabled"],
+                        team: team.map(TeamIdentifier.init(rawValue:))
+                    )
                 }
                 return result
             }
         } catch {
-            throw AppexError(.registry, "cannot read the approval registry \(path)", context: AppexError.Context(path: path), underlyingError: error)
+            throw AppexError(
+                .registry,
+                "cannot read the approval registry \(path)",
+                context: AppexError.Context(path: path),
+                underlyingError: error
+            )
         }
     }
 
@@ -61,13 +85,19 @@ final class ApprovalRegistry: Sendable {
             try database.write { db in
                 try db.execute(
                     sql: """
-                    INSERT INTO decision (host, bundle, enabled, team, updatedAt) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT(host, bundle) DO UPDATE SET enabled = excluded.enabled, team = excluded.team, updatedAt = excluded.updatedAt
-                    """,
-                    arguments: [host, bundle, decision.isEnabled, decision.team?.rawValue, Date()])
+                        INSERT INTO decision (host, bundle, enabled, team, updatedAt) VALUES (?, ?, ?, ?, ?)
+                        ON CONFLICT(host, bundle) DO UPDATE SET enabled = excluded.enabled, team = excluded.team, updatedAt = excluded.updatedAt
+                        """,
+                    arguments: [host, bundle, decision.isEnabled, decision.team?.rawValue, Date()]
+                )
             }
         } catch {
-            throw AppexError(.registry, "cannot write the approval registry \(path)", context: AppexError.Context(path: path), underlyingError: error)
+            throw AppexError(
+                .registry,
+                "cannot write the approval registry \(path)",
+                context: AppexError.Context(path: path),
+                underlyingError: error
+            )
         }
     }
 }

@@ -23,7 +23,8 @@ public struct ExtensionConnection: Sendable {
 
     /// The extension's exported object (its `HostConnection.exportedObject`), through its
     /// `@Resolvable` protocol's stub. Mirrors `remoteObjectProxy` with `remoteObjectInterface`.
-    public func remoteObject<Stub: DistributedActor>(as stub: Stub.Type) throws -> Stub where Stub.ActorSystem == IPCActorSystem {
+    public func remoteObject<Stub: DistributedActor>(as stub: Stub.Type) throws -> Stub
+    where Stub.ActorSystem == IPCActorSystem {
         try Stub.resolve(id: .exportedObject, using: process.actorSystem)
     }
 
@@ -46,7 +47,11 @@ public struct ExtensionSession: Sendable {
     /// Sends `message` (JSON) and decodes the reply.
     ///
     /// - Throws: ``AppexError``, as ``AppExtensionProcess/send(_:expecting:timeout:)``.
-    public func send<Message: Encodable, Reply: Decodable>(_ message: Message, expecting: Reply.Type = Reply.self, timeout: Duration? = nil) async throws(AppexError) -> Reply {
+    public func send<Message: Encodable, Reply: Decodable>(
+        _ message: Message,
+        expecting: Reply.Type = Reply.self,
+        timeout: Duration? = nil
+    ) async throws(AppexError) -> Reply {
         try await process.send(message, expecting: Reply.self, timeout: timeout)
     }
 }
@@ -72,7 +77,11 @@ extension AppExtensionProcess {
 
     /// As the async `makeConnection()`, waiting for the launch on this thread (from synchronous
     /// code only: in an async context the compiler picks the async form).
-    @available(*, noasync, message: "launches and waits for the handshake on this thread; use the async makeConnection()")
+    @available(
+        *,
+        noasync,
+        message: "launches and waits for the handshake on this thread; use the async makeConnection()"
+    )
     public func makeConnection() throws(AppexError) -> ExtensionConnection {
         try launchIfNeeded()
         return ExtensionConnection(process: self)

@@ -21,20 +21,31 @@ extension ExtensionDiscovery {
         let matches = snapshot.extensions.filter { $0.bundleIdentifier == bundleIdentifier }
         var lines: [String] = []
 
-        guard let found = matches.first(where: { !$0.problems.contains { $0.kind == .duplicateBundleIdentifier } }) ?? matches.first else {
+        guard
+            let found = matches.first(where: { !$0.problems.contains { $0.kind == .duplicateBundleIdentifier } })
+                ?? matches.first
+        else {
             // Not for this host: perhaps a bundle that binds to another host's point.
             let candidates = candidatePaths()
-            let foreign = zip(candidates, load(candidates.map(\.path))).filter { $0.1.bundleIdentifier == bundleIdentifier }
+            let foreign = zip(candidates, load(candidates.map(\.path))).filter {
+                $0.1.bundleIdentifier == bundleIdentifier
+            }
             if foreign.isEmpty {
-                lines.append("\(bundleIdentifier) is not available to \(host): no bundle with that identifier was found.")
+                lines.append(
+                    "\(bundleIdentifier) is not available to \(host): no bundle with that identifier was found."
+                )
                 lines.append("Searched: \(searchDescription).")
                 let count = candidates.count
-                lines.append("\(count) extension bundle\(count == 1 ? "" : "s") found there in all; run `appex list --host \(hostPath) --all` to see them.")
+                lines.append(
+                    "\(count) extension bundle\(count == 1 ? "" : "s") found there in all; run `appex list --host \(hostPath) --all` to see them."
+                )
             } else {
                 for (_, bundle) in foreign {
                     let point = bundle.info.extensionPointIdentifier ?? "(none)"
                     let owner = ExtensionPointIdentifier(point)?.hostBundleIdentifier ?? "(unknown)"
-                    lines.append("\(bundleIdentifier) is not available to \(host): the bundle at \(bundle.path) binds to extension point \(point), which belongs to host \(owner), not to \(host).")
+                    lines.append(
+                        "\(bundleIdentifier) is not available to \(host): the bundle at \(bundle.path) binds to extension point \(point), which belongs to host \(owner), not to \(host)."
+                    )
                 }
                 let declared = snapshot.extensionPoints.map(\.description).joined(separator: ", ")
                 lines.append("\(host) declares: \(declared.isEmpty ? "no extension points" : declared).")
@@ -45,25 +56,37 @@ extension ExtensionDiscovery {
         let place = found.origin == .host ? "inside the host's Extensions/ folder" : "on APPEX_EXTENSIONS_PATH"
         switch found.state {
         case .enabled:
-            let why = found.origin == .host ? "it ships with the host" : "the owner approved it for team \(found.team?.rawValue ?? "?")"
+            let why =
+                found.origin == .host
+                ? "it ships with the host" : "the owner approved it for team \(found.team?.rawValue ?? "?")"
             lines.append("\(bundleIdentifier) is available to \(host): it is enabled (\(why)).")
-            lines.append("Found at \(found.path) (\(place)); binds to \(found.extensionPoint ?? "?"); signed by team \(found.team?.rawValue ?? "?").")
+            lines.append(
+                "Found at \(found.path) (\(place)); binds to \(found.extensionPoint ?? "?"); signed by team \(found.team?.rawValue ?? "?")."
+            )
         case .disabled:
             lines.append("\(bundleIdentifier) is not available to \(host): the owner disabled it.")
-            lines.append("Found at \(found.path) (\(place)); it is valid. Enable it with `appex enable --host \(hostPath) \(bundleIdentifier)`.")
+            lines.append(
+                "Found at \(found.path) (\(place)); it is valid. Enable it with `appex enable --host \(hostPath) \(bundleIdentifier)`."
+            )
         case .unapproved:
             lines.append("\(bundleIdentifier) is not available to \(host): it is not approved.")
-            lines.append("Found at \(found.path) (\(place)): extensions from outside the host need the owner's approval.")
+            lines.append(
+                "Found at \(found.path) (\(place)): extensions from outside the host need the owner's approval."
+            )
             if let note = found.note { lines.append("It was " + note + ".") }
             lines.append("Approve it with `appex enable --host \(hostPath) \(bundleIdentifier)`.")
         case .invalid:
-            lines.append("\(bundleIdentifier) is not available to \(host): the bundle at \(found.path) (\(place)) is invalid.")
+            lines.append(
+                "\(bundleIdentifier) is not available to \(host): the bundle at \(found.path) (\(place)) is invalid."
+            )
             for problem in found.problems {
                 lines.append("- \(Self.category(of: problem)): \(problem)")
             }
         }
         for other in matches where other.path != found.path {
-            lines.append("Another bundle with the same identifier, at \(other.path), is ignored: \(found.path) takes precedence.")
+            lines.append(
+                "Another bundle with the same identifier, at \(other.path), is ignored: \(found.path) takes precedence."
+            )
         }
         return ExtensionDiagnosis(isAvailable: found.state == .enabled, lines: lines)
     }

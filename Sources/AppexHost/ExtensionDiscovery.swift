@@ -46,8 +46,12 @@ public final class ExtensionDiscovery: Sendable {
 
     private static func check(host: AppexBundle) throws(AppexError) {
         guard host.isValid, host.bundleIdentifier != nil else {
-            throw AppexError(.invalidBundle, "the host app at \(host.path) is not valid",
-                             context: AppexError.Context(bundleIdentifier: host.bundleIdentifier, path: host.path), problems: host.problems)
+            throw AppexError(
+                .invalidBundle,
+                "the host app at \(host.path) is not valid",
+                context: AppexError.Context(bundleIdentifier: host.bundleIdentifier, path: host.path),
+                problems: host.problems
+            )
         }
     }
 
@@ -81,7 +85,8 @@ public final class ExtensionDiscovery: Sendable {
         let loads = bundles.map(\.observation.loadIdentifier)
         let decisions = try registry.decisions(host: hostIdentifier)
         if let memo = memo.withLock({ $0 }), memo.host == host.observation.loadIdentifier,
-           memo.candidates == candidates, memo.loads == loads, memo.decisions == decisions {
+            memo.candidates == candidates, memo.loads == loads, memo.decisions == decisions
+        {
             return memo.snapshot
         }
 
@@ -93,18 +98,44 @@ public final class ExtensionDiscovery: Sendable {
             problems += bundle.bindingProblems(against: host)
             if let identifier = bundle.bundleIdentifier {
                 if let winner = claimed[identifier] {
-                    problems.append(BundleProblem(
-                        .duplicateBundleIdentifier, file: bundle.path + "/" + AppexBundle.File.info, key: BundleInfo.Key.bundleIdentifier,
-                        message: "bundle identifier \(identifier) is also claimed by \(winner), which takes precedence (the host's own Extensions/ first, then APPEX_EXTENSIONS_PATH in order)"))
+                    problems.append(
+                        BundleProblem(
+                            .duplicateBundleIdentifier,
+                            file: bundle.path + "/" + AppexBundle.File.info,
+                            key: BundleInfo.Key.bundleIdentifier,
+                            message:
+                                "bundle identifier \(identifier) is also claimed by \(winner), which takes precedence (the host's own Extensions/ first, then APPEX_EXTENSIONS_PATH in order)"
+                        )
+                    )
                 } else {
                     claimed[identifier] = bundle.path
                 }
             }
-            found.append(Self.classify(bundle, origin: candidate.origin, hostTeam: host.team, problems: problems, decisions: decisions))
+            found.append(
+                Self.classify(
+                    bundle,
+                    origin: candidate.origin,
+                    hostTeam: host.team,
+                    problems: problems,
+                    decisions: decisions
+                )
+            )
         }
         found.sort { ($0.bundleIdentifier ?? "", $0.path) < ($1.bundleIdentifier ?? "", $1.path) }
-        let snapshot = DiscoverySnapshot(hostBundleIdentifier: hostIdentifier, extensionPoints: host.extensionPoints.map(\.identifier).sorted(), extensions: found)
-        memo.withLock { $0 = Memo(host: host.observation.loadIdentifier, candidates: candidates, loads: loads, decisions: decisions, snapshot: snapshot) }
+        let snapshot = DiscoverySnapshot(
+            hostBundleIdentifier: hostIdentifier,
+            extensionPoints: host.extensionPoints.map(\.identifier).sorted(),
+            extensions: found
+        )
+        memo.withLock {
+            $0 = Memo(
+                host: host.observation.loadIdentifier,
+                candidates: candidates,
+                loads: loads,
+                decisions: decisions,
+                snapshot: snapshot
+            )
+        }
         return snapshot
     }
 
@@ -114,13 +145,24 @@ public final class ExtensionDiscovery: Sendable {
         return identifier.hostBundleIdentifier == host
     }
 
-    private static func classify(_ bundle: AppexBundle, origin: DiscoveredExtension.Origin, hostTeam: TeamIdentifier?, problems: [BundleProblem],
-                                 decisions: [String: ApprovalRegistry.Decision]) -> DiscoveredExtension {
+    private static func classify(
+        _ bundle: AppexBundle,
+        origin: DiscoveredExtension.Origin,
+        hostTeam: TeamIdentifier?,
+        problems: [BundleProblem],
+        decisions: [String: ApprovalRegistry.Decision]
+    ) -> DiscoveredExtension {
         var identity: AppExtensionIdentity?
         if problems.isEmpty, let identifier = bundle.bundleIdentifier, let team = bundle.team,
-           let point = bundle.info.extensionPoint {
-            identity = AppExtensionIdentity(bundleIdentifier: identifier, localizedName: bundle.info.localizedName,
-                                            extensionPointIdentifier: point, bundlePath: bundle.path, teamIdentifier: team)
+            let point = bundle.info.extensionPoint
+        {
+            identity = AppExtensionIdentity(
+                bundleIdentifier: identifier,
+                localizedName: bundle.info.localizedName,
+                extensionPointIdentifier: point,
+                bundlePath: bundle.path,
+                teamIdentifier: team
+            )
         }
         var state: DiscoveredExtension.State
         var note: String?
@@ -140,18 +182,28 @@ public final class ExtensionDiscovery: Sendable {
                 state = .enabled
             case let decision?:
                 state = .unapproved
-                note = "approved when signed by team \(decision.team?.rawValue ?? "none"), now signed by team \(bundle.team?.rawValue ?? "none"): the owner must enable it again"
+                note =
+                    "approved when signed by team \(decision.team?.rawValue ?? "none"), now signed by team \(bundle.team?.rawValue ?? "none"): the owner must enable it again"
             case nil:
                 state = .unapproved
                 if origin == .host {
-                    note = "it sits inside the host but is signed by team \(bundle.team?.rawValue ?? "none"), not the host's team \(hostTeam?.rawValue ?? "none"): the owner must approve it"
+                    note =
+                        "it sits inside the host but is signed by team \(bundle.team?.rawValue ?? "none"), not the host's team \(hostTeam?.rawValue ?? "none"): the owner must approve it"
                 }
             }
         }
         return DiscoveredExtension(
-            bundleIdentifier: bundle.bundleIdentifier, extensionPoint: bundle.info.extensionPointIdentifier, state: state,
-            path: bundle.path, origin: origin, team: bundle.team, problems: identity == nil ? problems : [],
-            note: note, identity: identity, localizedName: bundle.info.localizedName)
+            bundleIdentifier: bundle.bundleIdentifier,
+            extensionPoint: bundle.info.extensionPointIdentifier,
+            state: state,
+            path: bundle.path,
+            origin: origin,
+            team: bundle.team,
+            problems: identity == nil ? problems : [],
+            note: note,
+            identity: identity,
+            localizedName: bundle.info.localizedName
+        )
     }
 
     // MARK: - Search places
@@ -194,7 +246,9 @@ public final class ExtensionDiscovery: Sendable {
 
     /// The folders whose changes can change the snapshot: the search places themselves.
     func searchFolders() -> [String] {
-        var folders = [hostPath, hostPath + "/" + AppexBundle.File.extensions, hostPath + "/" + AppexBundle.File.extensionPoints]
+        var folders = [
+            hostPath, hostPath + "/" + AppexBundle.File.extensions, hostPath + "/" + AppexBundle.File.extensionPoints,
+        ]
         for entry in environment.extensionSearchPath {
             let entry = AppexBundle.normalized(entry)
             folders.append(entry)
@@ -268,16 +322,31 @@ public final class ExtensionDiscovery: Sendable {
     ///   this host; `refused` when enabling an invalid one (its problems listed).
     public func setEnabled(_ enabled: Bool, bundleIdentifier: String) throws(AppexError) {
         let snapshot = try snapshot()
-        guard let found = snapshot.extensions.first(where: { $0.bundleIdentifier == bundleIdentifier && !$0.problems.contains { $0.kind == .duplicateBundleIdentifier } }) else {
-            throw AppexError(.notFound, "no extension with bundle identifier \(bundleIdentifier) was found for host \(snapshot.hostBundleIdentifier) (searched \(searchDescription))",
-                             context: AppexError.Context(bundleIdentifier: bundleIdentifier))
+        guard
+            let found = snapshot.extensions.first(where: {
+                $0.bundleIdentifier == bundleIdentifier
+                    && !$0.problems.contains { $0.kind == .duplicateBundleIdentifier }
+            })
+        else {
+            throw AppexError(
+                .notFound,
+                "no extension with bundle identifier \(bundleIdentifier) was found for host \(snapshot.hostBundleIdentifier) (searched \(searchDescription))",
+                context: AppexError.Context(bundleIdentifier: bundleIdentifier)
+            )
         }
         if enabled && found.state == .invalid {
-            throw AppexError(.refused, "cannot enable \(bundleIdentifier): the bundle at \(found.path) is invalid",
-                             context: AppexError.Context(bundleIdentifier: bundleIdentifier, path: found.path), problems: found.problems)
+            throw AppexError(
+                .refused,
+                "cannot enable \(bundleIdentifier): the bundle at \(found.path) is invalid",
+                context: AppexError.Context(bundleIdentifier: bundleIdentifier, path: found.path),
+                problems: found.problems
+            )
         }
-        try registry.record(ApprovalRegistry.Decision(isEnabled: enabled, team: enabled ? found.team : nil),
-                            host: snapshot.hostBundleIdentifier, bundle: bundleIdentifier)
+        try registry.record(
+            ApprovalRegistry.Decision(isEnabled: enabled, team: enabled ? found.team : nil),
+            host: snapshot.hostBundleIdentifier,
+            bundle: bundleIdentifier
+        )
     }
 
     /// The search places, in words.

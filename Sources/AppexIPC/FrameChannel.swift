@@ -1,6 +1,6 @@
 public import AppexSystem
-public import SystemPackage
 import Synchronization
+public import SystemPackage
 
 /// A blocking, framed, descriptor-passing channel over one end of a Unix stream socket.
 ///
@@ -73,10 +73,15 @@ public final class FrameChannel: Sendable {
     }
 
     /// Two connected channels (a `socketpair`), both ends close-on-exec.
-    public static func pair(configuration: Configuration = Configuration()) throws(AppexError) -> (FrameChannel, FrameChannel) {
+    public static func pair(
+        configuration: Configuration = Configuration()
+    ) throws(AppexError) -> (FrameChannel, FrameChannel) {
         do {
             let (a, b) = try Socket.pair()
-            return (FrameChannel(owning: a, configuration: configuration), FrameChannel(owning: b, configuration: configuration))
+            return (
+                FrameChannel(owning: a, configuration: configuration),
+                FrameChannel(owning: b, configuration: configuration)
+            )
         } catch {
             throw AppexError(.system, "cannot make a socket pair", underlyingError: error)
         }
@@ -122,10 +127,16 @@ public final class FrameChannel: Sendable {
         let useSharedMemory = size >= configuration.sharedMemoryThreshold
         if useSharedMemory {
             guard size <= configuration.maximumSharedPayloadSize else {
-                throw AppexError(.frameTooLarge, "a \(frame.kind) of \(size) bytes exceeds the shared-memory limit of \(configuration.maximumSharedPayloadSize)")
+                throw AppexError(
+                    .frameTooLarge,
+                    "a \(frame.kind) of \(size) bytes exceeds the shared-memory limit of \(configuration.maximumSharedPayloadSize)"
+                )
             }
         } else if size > configuration.maximumFrameSize {
-            throw AppexError(.frameTooLarge, "a \(frame.kind) of \(size) bytes exceeds the frame limit of \(configuration.maximumFrameSize)")
+            throw AppexError(
+                .frameTooLarge,
+                "a \(frame.kind) of \(size) bytes exceeds the frame limit of \(configuration.maximumFrameSize)"
+            )
         }
         do {
             try write(frame, sharedMemory: useSharedMemory)
@@ -142,17 +153,35 @@ public final class FrameChannel: Sendable {
     private func write(_ frame: Frame, sharedMemory: Bool) throws {
         if sharedMemory {
             // Already in sealed shared memory: pass the same descriptor, copy nothing.
-            let memory = try frame.contents.sharedDescriptor
-                ?? frame.contents.withUnsafeBytes { raw throws(SystemError) in try SharedMemory.make(raw, name: "appex-payload") }
-            let header = Frame.header(kind: frame.kind, flags: Frame.sharedMemoryFlag, requestID: frame.requestID, length: frame.contents.count)
+            let memory =
+                try frame.contents.sharedDescriptor
+                ?? frame.contents.withUnsafeBytes { raw throws(SystemError) in
+                    try SharedMemory.make(raw, name: "appex-payload")
+                }
+            let header = Frame.header(
+                kind: frame.kind,
+                flags: Frame.sharedMemoryFlag,
+                requestID: frame.requestID,
+                length: frame.contents.count
+            )
             try transmit([Outgoing(bytes: Payload(header), descriptor: memory)])
         } else if frame.contents.count > 64 * 1024 {
             // A large payload goes as it is, after its header: no copy into one message.
-            let header = Frame.header(kind: frame.kind, flags: 0, requestID: frame.requestID, length: frame.contents.count)
+            let header = Frame.header(
+                kind: frame.kind,
+                flags: 0,
+                requestID: frame.requestID,
+                length: frame.contents.count
+            )
             try transmit([Outgoing(bytes: Payload(header)), Outgoing(bytes: frame.contents)])
         } else {
-            var message = Frame.header(kind: frame.kind, flags: 0, requestID: frame.requestID, length: frame.contents.count,
-                                       reserving: frame.contents.count)
+            var message = Frame.header(
+                kind: frame.kind,
+                flags: 0,
+                requestID: frame.requestID,
+                length: frame.contents.count,
+                reserving: frame.contents.count
+            )
             frame.contents.withUnsafeBytes { message.append(contentsOf: $0) }
             try transmit([Outgoing(bytes: Payload(message))])
         }
@@ -173,7 +202,11 @@ public final class FrameChannel: Sendable {
                 while part.offset < part.bytes.count || part.descriptor != nil {
                     let descriptors = part.descriptor.map { [$0.rawValue] } ?? []
                     let sent = try part.bytes.withUnsafeBytes { raw throws(SystemError) in
-                        try Socket.trySend(owned.rawValue, UnsafeRawBufferPointer(rebasing: raw[part.offset...]), descriptors: descriptors)
+                        try Socket.trySend(
+                            owned.rawValue,
+                            UnsafeRawBufferPointer(rebasing: raw[part.offset...]),
+                            descriptors: descriptors
+                        )
                     }
                     if sent == 0 {
                         state.backlog = [part] + parts[(index + 1)...]
@@ -206,7 +239,11 @@ public final class FrameChannel: Sendable {
             do throws(SystemError) {
                 let descriptors = part.descriptor.map { [$0.rawValue] } ?? []
                 try part.bytes.withUnsafeBytes { raw throws(SystemError) in
-                    try Socket.send(owned.rawValue, UnsafeRawBufferPointer(rebasing: raw[part.offset...]), descriptors: descriptors)
+                    try Socket.send(
+                        owned.rawValue,
+                        UnsafeRawBufferPointer(rebasing: raw[part.offset...]),
+                        descriptors: descriptors
+                    )
                 }
             } catch {
                 // The peer is gone: what waits is dropped, and later sends say why.
@@ -232,7 +269,9 @@ public final class FrameChannel: Sendable {
     public func waitUntilReadable(timeout: Duration) throws(AppexError) -> Bool {
         let buffered = reading.withLock { $0.buffer.count > $0.start }
         if buffered { return true }
-        let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int32(
+            clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
+        )
         do {
             return try Socket.waitReadable(owned.rawValue, timeoutMilliseconds: milliseconds)
         } catch {
@@ -278,7 +317,10 @@ public final class FrameChannel: Sendable {
         state.start += Frame.headerSize
         if flags & Frame.sharedMemoryFlag != 0 {
             guard length <= configuration.maximumSharedPayloadSize else {
-                throw AppexError(.protocolViolation, "a shared-memory \(kind) of \(length) bytes exceeds the limit of \(configuration.maximumSharedPayloadSize)")
+                throw AppexError(
+                    .protocolViolation,
+                    "a shared-memory \(kind) of \(length) bytes exceeds the limit of \(configuration.maximumSharedPayloadSize)"
+                )
             }
             guard !state.descriptors.isEmpty else {
                 throw AppexError(.protocolViolation, "a shared-memory \(kind) arrived without its descriptor")
@@ -287,7 +329,10 @@ public final class FrameChannel: Sendable {
             return Frame(kind: kind, requestID: requestID, contents: try Payload(mapping: memory, length: length))
         }
         guard length <= configuration.maximumFrameSize else {
-            throw AppexError(.protocolViolation, "a \(kind) of \(length) bytes exceeds the frame limit of \(configuration.maximumFrameSize)")
+            throw AppexError(
+                .protocolViolation,
+                "a \(kind) of \(length) bytes exceeds the frame limit of \(configuration.maximumFrameSize)"
+            )
         }
         let payload: [UInt8]
         if length > state.scratch.count && state.buffer.count - state.start < length {
@@ -320,14 +365,20 @@ public final class FrameChannel: Sendable {
             var done = buffered
             while done < length {
                 do throws(SystemError) {
-                    let received = try Socket.receive(owned.rawValue, into: UnsafeMutableRawBufferPointer(rebasing: target[done..<length]), descriptors: &descriptors)
+                    let received = try Socket.receive(
+                        owned.rawValue,
+                        into: UnsafeMutableRawBufferPointer(rebasing: target[done..<length]),
+                        descriptors: &descriptors
+                    )
                     if received == 0 {
                         failure = AppexError(.closed, "the peer closed the connection inside a \(kind)")
                         break
                     }
                     done += received
                 } catch {
-                    failure = error.errno == .connectionReset ? AppexError(.closed, "the peer reset the connection", underlyingError: error)
+                    failure =
+                        error.errno == .connectionReset
+                        ? AppexError(.closed, "the peer reset the connection", underlyingError: error)
                         : AppexError(.system, "cannot read from the peer", underlyingError: error)
                     break
                 }
@@ -367,7 +418,9 @@ public final class FrameChannel: Sendable {
             case .success(let count):
                 received = count
             case .failure(let error):
-                if error.errno == .connectionReset { throw AppexError(.closed, "the peer reset the connection", underlyingError: error) }
+                if error.errno == .connectionReset {
+                    throw AppexError(.closed, "the peer reset the connection", underlyingError: error)
+                }
                 throw AppexError(.system, "cannot read from the peer", underlyingError: error)
             }
             state.buffer.append(contentsOf: state.scratch[0..<received])

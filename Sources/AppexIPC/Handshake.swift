@@ -23,8 +23,12 @@ public enum Handshake {
         public var channel: FrameChannel.Configuration?
 
         /// Makes a host hello for this build's protocol.
-        public init(hostBundleIdentifier: String, extensionBundleIdentifier: String, extensionPoint: String,
-                    channel: FrameChannel.Configuration? = nil) {
+        public init(
+            hostBundleIdentifier: String,
+            extensionBundleIdentifier: String,
+            extensionPoint: String,
+            channel: FrameChannel.Configuration? = nil
+        ) {
             self.protocolVersion = Handshake.protocolVersion
             self.hostBundleIdentifier = hostBundleIdentifier
             self.extensionBundleIdentifier = extensionBundleIdentifier
@@ -65,7 +69,11 @@ public enum Handshake {
     }
 
     /// Waits up to `timeout` for the peer's hello frame and decodes it.
-    public static func receive<Hello: Decodable>(_ type: Hello.Type, on channel: FrameChannel, timeout: Duration) throws(AppexError) -> Hello {
+    public static func receive<Hello: Decodable>(
+        _ type: Hello.Type,
+        on channel: FrameChannel,
+        timeout: Duration
+    ) throws(AppexError) -> Hello {
         guard try channel.waitUntilReadable(timeout: timeout) else {
             throw AppexError(.deadlineExceeded, "the peer did not say hello within \(timeout)")
         }

@@ -61,7 +61,11 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
 
     /// The connection remote calls go over.
     public func attach(_ connection: IPCConnection) {
-        caller.withLock { $0 = Caller(call: { invocation throws(AppexError) in try await connection.call(invocation, kind: .invocation) }) }
+        caller.withLock {
+            $0 = Caller(call: { invocation throws(AppexError) in
+                try await connection.call(invocation, kind: .invocation)
+            })
+        }
     }
 
     /// Where remote calls go, asked at every call: `call` sends an encoded invocation as an
@@ -88,7 +92,8 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
         state.withLock { $0.actors[id] }
     }
 
-    public func resolve<Act: DistributedActor>(id: ActorID, as actorType: Act.Type) throws -> Act? where Act.ID == ActorID {
+    public func resolve<Act: DistributedActor>(id: ActorID, as actorType: Act.Type) throws -> Act?
+    where Act.ID == ActorID {
         state.withLock { $0.actors[id] as? Act }
     }
 
@@ -112,23 +117,39 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
     public func makeInvocationEncoder() -> IPCInvocationEncoder { IPCInvocationEncoder() }
 
     public func remoteCall<Act: DistributedActor, Err: Error, Res: Codable>(
-        on actor: Act, target: RemoteCallTarget, invocation: inout IPCInvocationEncoder, throwing: Err.Type, returning: Res.Type
+        on actor: Act,
+        target: RemoteCallTarget,
+        invocation: inout IPCInvocationEncoder,
+        throwing: Err.Type,
+        returning: Res.Type
     ) async throws -> Res where Act.ID == ActorID {
         let reply = try await send(actor.id, target: target, invocation: invocation)
         return try InvocationCoding.decode(Res.self, from: reply)
     }
 
     public func remoteCallVoid<Act: DistributedActor, Err: Error>(
-        on actor: Act, target: RemoteCallTarget, invocation: inout IPCInvocationEncoder, throwing: Err.Type
+        on actor: Act,
+        target: RemoteCallTarget,
+        invocation: inout IPCInvocationEncoder,
+        throwing: Err.Type
     ) async throws where Act.ID == ActorID {
         _ = try await send(actor.id, target: target, invocation: invocation)
     }
 
-    private func send(_ id: ActorID, target: RemoteCallTarget, invocation: IPCInvocationEncoder) async throws(AppexError) -> [UInt8] {
+    private func send(
+        _ id: ActorID,
+        target: RemoteCallTarget,
+        invocation: IPCInvocationEncoder
+    ) async throws(AppexError) -> [UInt8] {
         guard let caller = caller.withLock({ $0 }) else {
             throw AppexError(.invalidated, "the actor system is not attached to a connection")
         }
-        let envelope = Invocation(actor: id.name, target: target.identifier, generics: invocation.generics, arguments: invocation.arguments)
+        let envelope = Invocation(
+            actor: id.name,
+            target: target.identifier,
+            generics: invocation.generics,
+            arguments: invocation.arguments
+        )
         return try await caller.call(try InvocationCoding.encode(envelope))
     }
 
@@ -143,7 +164,12 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
             }
             var decoder = IPCInvocationDecoder(invocation: invocation)
             let handler = IPCResultHandler()
-            try await executeDistributedTarget(on: actor, target: RemoteCallTarget(invocation.target), invocationDecoder: &decoder, handler: handler)
+            try await executeDistributedTarget(
+                on: actor,
+                target: RemoteCallTarget(invocation.target),
+                invocationDecoder: &decoder,
+                handler: handler
+            )
             switch handler.outcome.withLock({ $0 }) {
             case .value(let bytes): return bytes
             case .failure(let message): throw AppexError(.remoteFailure, message)
@@ -192,13 +218,17 @@ public struct IPCInvocationDecoder: DistributedTargetInvocationDecoder {
 
     public mutating func decodeGenericSubstitutions() throws -> [Any.Type] {
         try invocation.generics.map { name in
-            guard let type = _typeByName(name) else { throw AppexError(.coding, "unknown type \(name) in a distributed call") }
+            guard let type = _typeByName(name) else {
+                throw AppexError(.coding, "unknown type \(name) in a distributed call")
+            }
             return type
         }
     }
 
     public mutating func decodeNextArgument<Argument: Codable>() throws -> Argument {
-        guard next < invocation.arguments.count else { throw AppexError(.coding, "a distributed call has too few arguments") }
+        guard next < invocation.arguments.count else {
+            throw AppexError(.coding, "a distributed call has too few arguments")
+        }
         defer { next += 1 }
         return try InvocationCoding.decode(Argument.self, from: invocation.arguments[next])
     }

@@ -1,4 +1,3 @@
-
 import Foundation
 import Synchronization
 
@@ -54,15 +53,31 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
     ///   - invocationHandler: serves distributed-actor calls (``IPCActorSystem/invocationHandler``).
     ///   - executor: the thread to read on, shared with other connections; by default one of
     ///     the connection's own, stopped when the connection ends.
-    public convenience init(channel: FrameChannel, handler: Handler? = nil, invocationHandler: Handler? = nil, executor: IPCExecutor? = nil,
-                            onClose: @escaping @Sendable (AppexError) -> Void = { _ in }) {
-        self.init(channel: channel, payloadHandler: handler.map(Self.inPlace), invocationHandler: invocationHandler, executor: executor, onClose: onClose)
+    public convenience init(
+        channel: FrameChannel,
+        handler: Handler? = nil,
+        invocationHandler: Handler? = nil,
+        executor: IPCExecutor? = nil,
+        onClose: @escaping @Sendable (AppexError) -> Void = { _ in }
+    ) {
+        self.init(
+            channel: channel,
+            payloadHandler: handler.map(Self.inPlace),
+            invocationHandler: invocationHandler,
+            executor: executor,
+            onClose: onClose
+        )
     }
 
     /// A connection whose requests are served with bytes where they are (``PayloadHandler``);
     /// otherwise as ``init(channel:handler:invocationHandler:executor:onClose:)``.
-    public init(channel: FrameChannel, payloadHandler: PayloadHandler?, invocationHandler: Handler? = nil, executor: IPCExecutor? = nil,
-                onClose: @escaping @Sendable (AppexError) -> Void = { _ in }) {
+    public init(
+        channel: FrameChannel,
+        payloadHandler: PayloadHandler?,
+        invocationHandler: Handler? = nil,
+        executor: IPCExecutor? = nil,
+        onClose: @escaping @Sendable (AppexError) -> Void = { _ in }
+    ) {
         self.channel = channel
         self.executor = executor ?? IPCExecutor()
         self.ownsExecutor = executor == nil
@@ -106,14 +121,22 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
     /// - Throws: ``AppexError``: `deadlineExceeded`, `cancelled` (the peer is told to stop in both
     ///   cases), `remoteFailure`, `closed` or `protocolViolation` (the connection ended),
     ///   `invalidated`.
-    public func call(_ request: [UInt8], kind: Frame.Kind = .request, timeout: Duration? = nil) async throws(AppexError) -> [UInt8] {
+    public func call(
+        _ request: [UInt8],
+        kind: Frame.Kind = .request,
+        timeout: Duration? = nil
+    ) async throws(AppexError) -> [UInt8] {
         try await callInPlace(request, kind: kind, timeout: timeout).bytes
     }
 
     /// Sends a request and returns its reply where it arrived: a large reply that came in
     /// shared memory is read in place, never copied (see ``Payload``). Otherwise as
     /// ``call(_:kind:timeout:)``.
-    public func callInPlace(_ request: [UInt8], kind: Frame.Kind = .request, timeout: Duration? = nil) async throws(AppexError) -> Payload {
+    public func callInPlace(
+        _ request: [UInt8],
+        kind: Frame.Kind = .request,
+        timeout: Duration? = nil
+    ) async throws(AppexError) -> Payload {
         let id = state.withLock { state -> UInt64 in
             defer { state.nextRequestID &+= 1 }
             return state.nextRequestID
@@ -168,7 +191,9 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
     /// Resumes the caller of `id`, once. - Returns: whether this call resumed it.
     @discardableResult
     private func finish(_ id: UInt64, with outcome: Outcome) -> Bool {
-        let (continuation, timer) = state.withLock { ($0.pending.removeValue(forKey: id), $0.timers.removeValue(forKey: id)) }
+        let (continuation, timer) = state.withLock {
+            ($0.pending.removeValue(forKey: id), $0.timers.removeValue(forKey: id))
+        }
         timer?.cancel()
         guard let continuation else { return false }
         continuation.resume(returning: outcome)
@@ -235,7 +260,9 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
 
     private func serve(_ frame: Frame, with handler: PayloadHandler?) {
         guard let handler else {
-            try? channel.send(Frame(kind: .failure, requestID: frame.requestID, payload: Array("this side serves no requests".utf8)))
+            try? channel.send(
+                Frame(kind: .failure, requestID: frame.requestID, payload: Array("this side serves no requests".utf8))
+            )
             return
         }
         let id = frame.requestID
@@ -257,7 +284,8 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
     }
 
     private func close(_ reason: AppexError) {
-        let (pending, serving, first, started) = state.withLock { state -> ([UnsafeContinuation<Outcome, Never>], [Task<Void, Never>], Bool, Bool) in
+        let (pending, serving, first, started) = state.withLock {
+            state -> ([UnsafeContinuation<Outcome, Never>], [Task<Void, Never>], Bool, Bool) in
             let first = state.closed == nil
             if first { state.closed = reason }
             let pending = Array(state.pending.values)

@@ -75,10 +75,12 @@ public final class IPCExecutor: TaskExecutor, Sendable {
         }
 
         func next() -> IPCExecutor {
-            executors[turn.withLock { turn in
-                defer { turn = (turn + 1) % executors.count }
-                return turn
-            }]
+            executors[
+                turn.withLock { turn in
+                    defer { turn = (turn + 1) % executors.count }
+                    return turn
+                }
+            ]
         }
     }
 
@@ -90,11 +92,17 @@ public final class IPCExecutor: TaskExecutor, Sendable {
     public func shutdown() {
         let (leftover, sources) = state.withLock { state -> ([UnownedJob], [any IPCExecutorSource]) in
             state.stopped = true
-            defer { state.jobs = []; state.head = 0; state.sources = [] }
+            defer {
+                state.jobs = []
+                state.head = 0
+                state.sources = []
+            }
             return (Array(state.jobs[state.head...]), state.sources)
         }
         wakePipe?.wake()
-        for source in sources { source.abandon(because: AppexError(.closed, "the connection's executor was shut down")) }
+        for source in sources {
+            source.abandon(because: AppexError(.closed, "the connection's executor was shut down"))
+        }
         for job in leftover { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
     }
 
@@ -171,7 +179,9 @@ public final class IPCExecutor: TaskExecutor, Sendable {
             } catch {
                 // poll itself failed (never expected): end every source rather than spin.
                 state.withLock { $0.sleeping = false }
-                for source in sources { source.abandon(because: AppexError(.system, "cannot wait for the peer", underlyingError: error)) }
+                for source in sources {
+                    source.abandon(because: AppexError(.system, "cannot wait for the peer", underlyingError: error))
+                }
                 state.withLock { $0.sources.removeAll { candidate in sources.contains { $0 === candidate } } }
                 continue
             }

@@ -23,12 +23,15 @@ public struct Payload: RandomAccessCollection, Hashable, Sendable {
     /// extension serves again and again.
     public init(sharing bytes: [UInt8]) throws(AppexError) {
         let made = bytes.withUnsafeBytes { raw -> Result<OwnedDescriptor, SystemError> in
-            do throws(SystemError) { return .success(try SharedMemory.make(raw, name: "appex-shared")) } catch { return .failure(error) }
+            do throws(SystemError) { return .success(try SharedMemory.make(raw, name: "appex-shared")) } catch {
+                return .failure(error)
+            }
         }
         let descriptor: OwnedDescriptor
         switch made {
         case .success(let made): descriptor = made
-        case .failure(let error): throw AppexError(.system, "cannot make shared memory of \(bytes.count) bytes", underlyingError: error)
+        case .failure(let error):
+            throw AppexError(.system, "cannot make shared memory of \(bytes.count) bytes", underlyingError: error)
         }
         self = try Payload(mapping: descriptor, length: bytes.count, keepingDescriptor: true)
     }
@@ -48,9 +51,16 @@ public struct Payload: RandomAccessCollection, Hashable, Sendable {
             case .notSealed:
                 throw AppexError(.protocolViolation, "a shared-memory payload was not sealed against change")
             case .sizeMismatch:
-                throw AppexError(.protocolViolation, "a shared-memory payload's size does not match its frame (\(length) bytes announced)")
+                throw AppexError(
+                    .protocolViolation,
+                    "a shared-memory payload's size does not match its frame (\(length) bytes announced)"
+                )
             case .system(let failure):
-                throw AppexError(.system, "cannot map a shared-memory payload of \(length) bytes", underlyingError: failure)
+                throw AppexError(
+                    .system,
+                    "cannot map a shared-memory payload of \(length) bytes",
+                    underlyingError: failure
+                )
             }
         }
     }
@@ -76,7 +86,9 @@ public struct Payload: RandomAccessCollection, Hashable, Sendable {
     }
 
     /// Calls `body` with the bytes where they are.
-    public func withUnsafeBytes<Value, Failure: Error>(_ body: (UnsafeRawBufferPointer) throws(Failure) -> Value) throws(Failure) -> Value {
+    public func withUnsafeBytes<Value, Failure: Error>(
+        _ body: (UnsafeRawBufferPointer) throws(Failure) -> Value
+    ) throws(Failure) -> Value {
         switch storage {
         case .array(let bytes):
             let outcome: Result<Value, Failure> = bytes.withUnsafeBytes { raw in
@@ -108,7 +120,8 @@ public struct Payload: RandomAccessCollection, Hashable, Sendable {
 
     /// Whether both hold the same bytes, wherever they are.
     public static func == (lhs: Payload, rhs: Payload) -> Bool {
-        lhs.count == rhs.count && lhs.withUnsafeBytes { left in rhs.withUnsafeBytes { right in left.elementsEqual(right) } }
+        lhs.count == rhs.count
+            && lhs.withUnsafeBytes { left in rhs.withUnsafeBytes { right in left.elementsEqual(right) } }
     }
 
     /// Hashes the bytes.

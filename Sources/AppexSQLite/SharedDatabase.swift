@@ -1,6 +1,6 @@
 import AppexSystem
-package import GRDB
 import Foundation
+package import GRDB
 
 /// Opens SQLite files that several processes share: WAL, `synchronous = FULL`, a busy timeout,
 /// and a schema created or upgraded once, inside an IMMEDIATE transaction — so processes that
@@ -23,12 +23,20 @@ package enum SharedDatabase {
                 result = try body(db)
                 return .commit
             }
-            guard let result else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the read produced no result") }
+            guard let result else {
+                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the read produced no result")
+            }
             return result
         }
     }
 
-    package static func open(path: String, label: String, version: Int, schema: (Int) -> String, secureDelete: Bool = false) throws -> DatabaseQueue {
+    package static func open(
+        path: String,
+        label: String,
+        version: Int,
+        schema: (Int) -> String,
+        secureDelete: Bool = false
+    ) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.journalMode = .wal

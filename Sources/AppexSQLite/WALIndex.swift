@@ -30,8 +30,9 @@ package final class WALIndex: Sendable {
         let region: UnsafeMutableRawPointer? = database.inDatabase { db in
             var file: UnsafeMutablePointer<sqlite3_file>?
             guard sqlite3_file_control(db.sqliteConnection, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK,
-                  let file, let methods = file.pointee.pMethods, methods.pointee.iVersion >= 2,
-                  let map = methods.pointee.xShmMap else { return nil }
+                let file, let methods = file.pointee.pMethods, methods.pointee.iVersion >= 2,
+                let map = methods.pointee.xShmMap
+            else { return nil }
             var region: UnsafeMutableRawPointer?
             // Region 0 of 32 KiB (SQLite's WAL-index page), not extended: the connection mapped
             // it when it first read the database.

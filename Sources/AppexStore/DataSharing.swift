@@ -60,16 +60,30 @@ public final class DataSharing: Sendable {
         do {
             try environment.makePrivateDirectory(container)
         } catch {
-            throw AppexError(.storage, "cannot make the container \(container)", context: context.errorContext(path: container), underlyingError: error)
+            throw AppexError(
+                .storage,
+                "cannot make the container \(container)",
+                context: context.errorContext(path: container),
+                underlyingError: error
+            )
         }
         if let team = context.team {
             let owner = try AppGroup.claim(container + "/.team", for: team, group: suite)
             if owner != team {
-                throw AppexError(.teamMismatch, "the container of \(suite) belongs to team \(owner); \(context.name) is signed by team \(team): a bundle identifier's container is its first team's",
-                                 context: context.errorContext(path: container))
+                throw AppexError(
+                    .teamMismatch,
+                    "the container of \(suite) belongs to team \(owner); \(context.name) is signed by team \(team): a bundle identifier's container is its first team's",
+                    context: context.errorContext(path: container)
+                )
             }
         }
-        standard = try SharedDefaults(suiteName: suite, container: container, environment: environment, group: nil, refusesWritesWhenShared: true)
+        standard = try SharedDefaults(
+            suiteName: suite,
+            container: container,
+            environment: environment,
+            group: nil,
+            refusesWritesWhenShared: true
+        )
     }
 
     /// The app group this process shares its defaults through, when one was ever enabled
@@ -116,15 +130,22 @@ public final class DataSharing: Sendable {
             for _ in 0..<Self.attempts {
                 // 1. What the process wrote beyond what the group has: its own changes after the
                 // group's copy mark, or after its last copy back from the group, if later.
-                let mark = try target.database.read { db in try SharedDefaults.meta(marker, in: db).flatMap(Int64.init) }
-                guard let found = try standard.database.read({ db in try Self.changes(after: mark ?? 0, toward: name, in: db) }) else {
+                let mark = try target.database.read { db in try SharedDefaults.meta(marker, in: db).flatMap(Int64.init)
+                }
+                guard
+                    let found = try standard.database.read({ db in
+                        try Self.changes(after: mark ?? 0, toward: name, in: db)
+                    })
+                else {
                     return  // another process of this bundle finished the switch
                 }
                 // 2. Copy it into the group and move the mark, in one transaction.
                 var copied = false
                 try target.database.inTransaction(.immediate) { db in
                     guard try SharedDefaults.meta(marker, in: db).flatMap(Int64.init) == mark else { return .rollback }
-                    for (key, value) in found.changes { try SharedDefaults.write(value, forKey: key, migrated: true, in: db) }
+                    for (key, value) in found.changes {
+                        try SharedDefaults.write(value, forKey: key, migrated: true, in: db)
+                    }
                     try SharedDefaults.setMeta(marker, String(found.through), in: db)
                     copied = true
                     return .commit
@@ -135,9 +156,14 @@ public final class DataSharing: Sendable {
                 var switched = false
                 try standard.database.inTransaction(.immediate) { db in
                     try Self.requireRecorded(name, in: db)
-                    if try SharedDefaults.meta(Self.groupEnabled, in: db) == "1" { switched = true; return .commit }
+                    if try SharedDefaults.meta(Self.groupEnabled, in: db) == "1" {
+                        switched = true
+                        return .commit
+                    }
                     guard try SharedDefaults.lastSequence(in: db) == found.through else { return .rollback }
-                    for (key, _) in try SharedDefaults.entries(in: db) { try SharedDefaults.write(nil, forKey: key, migrated: true, in: db) }
+                    for (key, _) in try SharedDefaults.entries(in: db) {
+                        try SharedDefaults.write(nil, forKey: key, migrated: true, in: db)
+                    }
                     try SharedDefaults.setMeta(Self.groupEnabled, "1", in: db)
                     switched = true
                     return .commit
@@ -147,8 +173,11 @@ public final class DataSharing: Sendable {
                     return
                 }
             }
-            throw AppexError(.conflict, "\(standard.path) kept changing during \(Self.attempts) attempts to turn on app group \(name): another process of \(context.name) writes its own defaults without pause; try again",
-                             context: context.errorContext(path: standard.path, group: name))
+            throw AppexError(
+                .conflict,
+                "\(standard.path) kept changing during \(Self.attempts) attempts to turn on app group \(name): another process of \(context.name) writes its own defaults without pause; try again",
+                context: context.errorContext(path: standard.path, group: name)
+            )
         }
     }
 
@@ -171,10 +200,14 @@ public final class DataSharing: Sendable {
             // again later, only what the process writes after this is copied to the group.
             var switched = false
             try standard.database.inTransaction(.immediate) { db in
-                guard try SharedDefaults.meta(Self.groupEnabled, in: db) == "1", try SharedDefaults.meta(Self.groupName, in: db) == name else {
+                guard try SharedDefaults.meta(Self.groupEnabled, in: db) == "1",
+                    try SharedDefaults.meta(Self.groupName, in: db) == name
+                else {
                     return .rollback
                 }
-                for (key, value) in values.sorted(by: { $0.key < $1.key }) { try SharedDefaults.write(value, forKey: key, migrated: true, in: db) }
+                for (key, value) in values.sorted(by: { $0.key < $1.key }) {
+                    try SharedDefaults.write(value, forKey: key, migrated: true, in: db)
+                }
                 try SharedDefaults.setMeta(Self.synced + name, String(try SharedDefaults.lastSequence(in: db)), in: db)
                 try SharedDefaults.setMeta(Self.groupEnabled, "0", in: db)
                 switched = true
@@ -189,10 +222,18 @@ public final class DataSharing: Sendable {
     private func state() throws(AppexError) -> (name: String?, enabled: Bool) {
         do {
             return try standard.database.unsafeReentrantRead { db in
-                (try SharedDefaults.meta(Self.groupName, in: db), try SharedDefaults.meta(Self.groupEnabled, in: db) == "1")
+                (
+                    try SharedDefaults.meta(Self.groupName, in: db),
+                    try SharedDefaults.meta(Self.groupEnabled, in: db) == "1"
+                )
             }
         } catch {
-            throw AppexError(.storage, "cannot read the data-sharing state in \(standard.path)", context: context.errorContext(path: standard.path), underlyingError: error)
+            throw AppexError(
+                .storage,
+                "cannot read the data-sharing state in \(standard.path)",
+                context: context.errorContext(path: standard.path),
+                underlyingError: error
+            )
         }
     }
 
@@ -216,17 +257,26 @@ public final class DataSharing: Sendable {
         } catch let error as AppexError {
             throw error
         } catch {
-            throw AppexError(.storage, "cannot record app group \(name) in \(standard.path)", context: context.errorContext(path: standard.path, group: name),
-                             underlyingError: error)
+            throw AppexError(
+                .storage,
+                "cannot record app group \(name) in \(standard.path)",
+                context: context.errorContext(path: standard.path, group: name),
+                underlyingError: error
+            )
         }
     }
 
     /// Refuses when the own suite is on with another group than `name`: another process of this
     /// bundle switched there meanwhile (a switch turns the old group off before it starts).
     private static func refuseIfOnElsewhere(_ name: String, in db: Database) throws {
-        guard try SharedDefaults.meta(groupEnabled, in: db) == "1", let recorded = try SharedDefaults.meta(groupName, in: db), recorded != name else { return }
-        throw AppexError(.conflict, "another process of this bundle turned on app group \(recorded) meanwhile: nothing was changed",
-                         context: AppexError.Context(group: recorded))
+        guard try SharedDefaults.meta(groupEnabled, in: db) == "1",
+            let recorded = try SharedDefaults.meta(groupName, in: db), recorded != name
+        else { return }
+        throw AppexError(
+            .conflict,
+            "another process of this bundle turned on app group \(recorded) meanwhile: nothing was changed",
+            context: AppexError.Context(group: recorded)
+        )
     }
 
     /// Refuses unless `name` is still the group being switched to: another process of this
@@ -234,27 +284,43 @@ public final class DataSharing: Sendable {
     private static func requireRecorded(_ name: String, in db: Database) throws {
         let recorded = try SharedDefaults.meta(groupName, in: db)
         guard recorded != name else { return }
-        throw AppexError(.conflict, "another process of this bundle started turning on app group \(recorded ?? "?") meanwhile: the keys copied to \(name) stay there, the process's defaults follow \(recorded ?? "?")",
-                         context: AppexError.Context(group: recorded))
+        throw AppexError(
+            .conflict,
+            "another process of this bundle started turning on app group \(recorded ?? "?") meanwhile: the keys copied to \(name) stay there, the process's defaults follow \(recorded ?? "?")",
+            context: AppexError.Context(group: recorded)
+        )
     }
 
     /// The final value of every key the process itself changed (not a migration) after
     /// `sequence`, or after its last copy back from `group` if later (`nil` value: removed),
     /// and the last change's number; `nil` when the suite already switched to `group`.
-    private static func changes(after sequence: Int64, toward group: String, in db: Database) throws -> (changes: [(String, PropertyListValue?)], through: Int64)? {
+    private static func changes(
+        after sequence: Int64,
+        toward group: String,
+        in db: Database
+    ) throws -> (changes: [(String, PropertyListValue?)], through: Int64)? {
         try requireRecorded(group, in: db)
         if try SharedDefaults.meta(groupEnabled, in: db) == "1" { return nil }
         let start = max(sequence, try SharedDefaults.meta(synced + group, in: db).flatMap(Int64.init) ?? 0)
         let through = try SharedDefaults.lastSequence(in: db)
         let entries = try SharedDefaults.entries(in: db)
         guard start > 0 else { return (entries.sorted { $0.key < $1.key }, through) }
-        let keys = try String.fetchAll(db, sql: "SELECT DISTINCT key FROM change WHERE sequence > ? AND origin = 0 ORDER BY key", arguments: [start])
+        let keys = try String.fetchAll(
+            db,
+            sql: "SELECT DISTINCT key FROM change WHERE sequence > ? AND origin = 0 ORDER BY key",
+            arguments: [start]
+        )
         return (keys.map { ($0, entries[$0]) }, through)
     }
 
     private func attempt(_ what: String, _ body: () throws -> Void) throws(AppexError) {
         do { try body() } catch let error as AppexError { throw error } catch {
-            throw AppexError(.storage, "cannot \(what) for \(context.name) (\(standard.path))", context: context.errorContext(path: standard.path), underlyingError: error)
+            throw AppexError(
+                .storage,
+                "cannot \(what) for \(context.name) (\(standard.path))",
+                context: context.errorContext(path: standard.path),
+                underlyingError: error
+            )
         }
     }
 }
@@ -262,7 +328,10 @@ public final class DataSharing: Sendable {
 extension SharedDefaults {
     /// The process's defaults as its data-sharing state says: its app group's suite when sharing
     /// is on, its own suite otherwise (the Salesforce SDK's `msdkUserDefaults`). See ``DataSharing``.
-    public static func standardOrGroup(context: ProcessContext, environment: AppexEnvironment = .current()) throws(AppexError) -> SharedDefaults {
+    public static func standardOrGroup(
+        context: ProcessContext,
+        environment: AppexEnvironment = .current()
+    ) throws(AppexError) -> SharedDefaults {
         try DataSharing(context: context, environment: environment).defaults()
     }
 }

@@ -33,27 +33,43 @@ final class KeychainKeys: Sendable {
     ///
     /// - Throws: ``AppexError`` `keyUnavailable` when the root key is missing or does not open
     ///   this keychain (naming the key file and the database), `storage` when it cannot be read.
-    static func load(directory: String, environment: AppexEnvironment, salt: Data, check: Data?, database: String) throws(AppexError) -> (keys: KeychainKeys, newCheck: Data?) {
+    static func load(
+        directory: String,
+        environment: AppexEnvironment,
+        salt: Data,
+        check: Data?,
+        database: String
+    ) throws(AppexError) -> (keys: KeychainKeys, newCheck: Data?) {
         let path = directory + "/keychain.key"
         let rootBytes: Data
         if let existing = FileManager.default.contents(atPath: path) {
             rootBytes = existing
         } else if check != nil {
-            throw AppexError(.keyUnavailable, "the keychain \(database) holds items sealed under the root key \(path), which is missing: restore that file (APPEX_KEYS_DIR says where it is looked for); without it the items cannot be decrypted",
-                             context: AppexError.Context(path: path))
+            throw AppexError(
+                .keyUnavailable,
+                "the keychain \(database) holds items sealed under the root key \(path), which is missing: restore that file (APPEX_KEYS_DIR says where it is looked for); without it the items cannot be decrypted",
+                context: AppexError.Context(path: path)
+            )
         } else {
             rootBytes = try makeRootKey(at: path, environment: environment)
         }
         guard rootBytes.count == 32 else {
-            throw AppexError(.keyUnavailable, "the root key \(path) is \(rootBytes.count) bytes, not 32: it was damaged or replaced", context: AppexError.Context(path: path))
+            throw AppexError(
+                .keyUnavailable,
+                "the root key \(path) is \(rootBytes.count) bytes, not 32: it was damaged or replaced",
+                context: AppexError.Context(path: path)
+            )
         }
         let keys = KeychainKeys(root: rootBytes, salt: salt)
         let checkKey = keys.derive("appex.keychain.check")
         if let check {
             let opened = try? AES.GCM.open(AES.GCM.SealedBox(combined: check), using: checkKey, authenticating: salt)
             guard opened == Data(checkText.utf8) else {
-                throw AppexError(.keyUnavailable, "the root key \(path) does not open the keychain \(database): it was replaced, or the keychain belongs to another key; its items cannot be decrypted",
-                                 context: AppexError.Context(path: path))
+                throw AppexError(
+                    .keyUnavailable,
+                    "the root key \(path) does not open the keychain \(database): it was replaced, or the keychain belongs to another key; its items cannot be decrypted",
+                    context: AppexError.Context(path: path)
+                )
             }
             return (keys, nil)
         }
@@ -62,7 +78,12 @@ final class KeychainKeys: Sendable {
             guard let combined = sealed.combined else { throw AppexError(.storage, "AES-GCM gave no combined form") }
             return (keys, combined)
         } catch {
-            throw AppexError(.storage, "cannot seal the check value of \(database)", context: AppexError.Context(path: database), underlyingError: error)
+            throw AppexError(
+                .storage,
+                "cannot seal the check value of \(database)",
+                context: AppexError.Context(path: database),
+                underlyingError: error
+            )
         }
     }
 
@@ -73,11 +94,21 @@ final class KeychainKeys: Sendable {
     private static func makeRootKey(at path: String, environment: AppexEnvironment) throws(AppexError) -> Data {
         let directory = (path as NSString).deletingLastPathComponent
         do { try environment.makePrivateDirectory(directory) } catch {
-            throw AppexError(.storage, "cannot make the keys directory \(directory)", context: AppexError.Context(path: directory), underlyingError: error)
+            throw AppexError(
+                .storage,
+                "cannot make the keys directory \(directory)",
+                context: AppexError.Context(path: directory),
+                underlyingError: error
+            )
         }
         let key = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
         do { _ = try Syscalls.createFileAtomically(path, bytes: key, mode: 0o600) } catch {
-            throw AppexError(.storage, "cannot put the root key at \(path)", context: AppexError.Context(path: path), underlyingError: error)
+            throw AppexError(
+                .storage,
+                "cannot put the root key at \(path)",
+                context: AppexError.Context(path: path),
+                underlyingError: error
+            )
         }
         guard let winner = FileManager.default.contents(atPath: path) else {
             throw AppexError(.storage, "cannot read the root key \(path)", context: AppexError.Context(path: path))
@@ -87,7 +118,12 @@ final class KeychainKeys: Sendable {
 
     /// A key derived from the root key for `purpose`.
     private func derive(_ purpose: String) -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: root), salt: salt, info: Data(purpose.utf8), outputByteCount: 32)
+        HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: root),
+            salt: salt,
+            info: Data(purpose.utf8),
+            outputByteCount: 32
+        )
     }
 
     /// The key of an access group (derived once per process).
@@ -124,28 +160,70 @@ final class KeychainKeys: Sendable {
     /// Seals `data` and `label` under a new item key, wrapped under the group's key.
     func seal(_ data: Data, label: String?, group: String, service: String, account: String) throws -> Sealed {
         let itemKey = SymmetricKey(size: .bits256)
-        let wrapped = try combined(AES.GCM.seal(itemKey.withUnsafeBytes { Data($0) }, using: groupKey(group),
-                                                authenticating: Self.binding("key", group: group, service: service, account: account)))
-        let sealedData = try combined(AES.GCM.seal(data, using: itemKey, authenticating: Self.binding("data", group: group, service: service, account: account)))
-        let sealedLabel = try label.map { try combined(AES.GCM.seal(Data($0.utf8), using: itemKey, authenticating: Self.binding("label", group: group, service: service, account: account))) }
+        let wrapped = try combined(
+            AES.GCM.seal(
+                itemKey.withUnsafeBytes { Data($0) },
+                using: groupKey(group),
+                authenticating: Self.binding("key", group: group, service: service, account: account)
+            )
+        )
+        let sealedData = try combined(
+            AES.GCM.seal(
+                data,
+                using: itemKey,
+                authenticating: Self.binding("data", group: group, service: service, account: account)
+            )
+        )
+        let sealedLabel = try label.map {
+            try combined(
+                AES.GCM.seal(
+                    Data($0.utf8),
+                    using: itemKey,
+                    authenticating: Self.binding("label", group: group, service: service, account: account)
+                )
+            )
+        }
         return Sealed(wrappedKey: wrapped, data: sealedData, label: sealedLabel)
     }
 
     /// Opens a sealed item. - Throws: `corruptItem` when any seal fails authentication.
-    func unseal(_ sealed: Sealed, group: String, service: String, account: String) throws(AppexError) -> (data: Data, label: String?) {
+    func unseal(
+        _ sealed: Sealed,
+        group: String,
+        service: String,
+        account: String
+    ) throws(AppexError) -> (data: Data, label: String?) {
         do {
-            let itemKey = SymmetricKey(data: try AES.GCM.open(AES.GCM.SealedBox(combined: sealed.wrappedKey), using: groupKey(group),
-                                                              authenticating: Self.binding("key", group: group, service: service, account: account)))
-            let data = try AES.GCM.open(AES.GCM.SealedBox(combined: sealed.data), using: itemKey,
-                                        authenticating: Self.binding("data", group: group, service: service, account: account))
+            let itemKey = SymmetricKey(
+                data: try AES.GCM.open(
+                    AES.GCM.SealedBox(combined: sealed.wrappedKey),
+                    using: groupKey(group),
+                    authenticating: Self.binding("key", group: group, service: service, account: account)
+                )
+            )
+            let data = try AES.GCM.open(
+                AES.GCM.SealedBox(combined: sealed.data),
+                using: itemKey,
+                authenticating: Self.binding("data", group: group, service: service, account: account)
+            )
             let label = try sealed.label.map {
-                String(decoding: try AES.GCM.open(AES.GCM.SealedBox(combined: $0), using: itemKey,
-                                                  authenticating: Self.binding("label", group: group, service: service, account: account)), as: UTF8.self)
+                String(
+                    decoding: try AES.GCM.open(
+                        AES.GCM.SealedBox(combined: $0),
+                        using: itemKey,
+                        authenticating: Self.binding("label", group: group, service: service, account: account)
+                    ),
+                    as: UTF8.self
+                )
             }
             return (data, label)
         } catch {
-            throw AppexError(.corruptItem, "the item (service \(service), account \(account)) in access group \(group) fails authentication: the keychain was edited or damaged outside Appex",
-                             context: AppexError.Context(group: group), underlyingError: error)
+            throw AppexError(
+                .corruptItem,
+                "the item (service \(service), account \(account)) in access group \(group) fails authentication: the keychain was edited or damaged outside Appex",
+                context: AppexError.Context(group: group),
+                underlyingError: error
+            )
         }
     }
 

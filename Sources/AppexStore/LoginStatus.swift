@@ -43,10 +43,17 @@ public final class LoginStatus: Sendable {
     /// - Throws: ``AppexError`` `hostOnly` when an app extension publishes a user.
     public func publish(_ user: UserAccount?) throws(AppexError) {
         if user != nil && group.context.kind != .hostApp {
-            throw AppexError(.hostOnly, "\(group.context.name) is an app extension: only the host app publishes who is logged in to app group \(group.identifier)",
-                             context: group.context.errorContext(group: group.identifier))
+            throw AppexError(
+                .hostOnly,
+                "\(group.context.name) is an app extension: only the host app publishes who is logged in to app group \(group.identifier)",
+                context: group.context.errorContext(group: group.identifier)
+            )
         }
-        if let user { try defaults.set(encoded: user, forKey: Self.key) } else { try defaults.removeObject(forKey: Self.key) }
+        if let user {
+            try defaults.set(encoded: user, forKey: Self.key)
+        } else {
+            try defaults.removeObject(forKey: Self.key)
+        }
     }
 
     /// The signed-in user, or `nil` (also when the stored account cannot be read: entry points
@@ -59,8 +66,11 @@ public final class LoginStatus: Sendable {
     /// The signed-in user. - Throws: ``AppexError`` `notLoggedIn` before login.
     public func requireUser() throws(AppexError) -> UserAccount {
         guard let user = currentUser else {
-            throw AppexError(.notLoggedIn, "no user is logged in to the host of app group \(group.identifier): log in in the host app first",
-                             context: group.context.errorContext(group: group.identifier))
+            throw AppexError(
+                .notLoggedIn,
+                "no user is logged in to the host of app group \(group.identifier): log in in the host app first",
+                context: group.context.errorContext(group: group.identifier)
+            )
         }
         return user
     }

@@ -21,7 +21,12 @@ public struct ProcessContext: Sendable, Hashable {
     public let kind: AppexBundle.Kind
 
     /// A context stated explicitly (tests, tools).
-    public init(bundleIdentifier: String, team: TeamIdentifier, entitlements: Entitlements, kind: AppexBundle.Kind = .hostApp) {
+    public init(
+        bundleIdentifier: String,
+        team: TeamIdentifier,
+        entitlements: Entitlements,
+        kind: AppexBundle.Kind = .hostApp
+    ) {
         self.bundleIdentifier = bundleIdentifier
         self.team = team
         self.entitlements = entitlements
@@ -48,12 +53,18 @@ public struct ProcessContext: Sendable, Hashable {
         let bundle = AppexBundle.load(at: path)
         guard bundle.isValid else {
             let reasons = bundle.problems.map(\.description).joined(separator: "; ")
-            throw AppexError(.untrustedProcess, "the bundle at \(path) cannot vouch for this process: \(reasons)",
-                             context: AppexError.Context(bundleIdentifier: bundle.info.bundleIdentifier, path: path))
+            throw AppexError(
+                .untrustedProcess,
+                "the bundle at \(path) cannot vouch for this process: \(reasons)",
+                context: AppexError.Context(bundleIdentifier: bundle.info.bundleIdentifier, path: path)
+            )
         }
         guard let team = bundle.team, let identifier = bundle.info.bundleIdentifier else {
-            throw AppexError(.untrustedProcess, "the bundle at \(path) is not signed, so its entitlements do not count",
-                             context: AppexError.Context(bundleIdentifier: bundle.info.bundleIdentifier, path: path))
+            throw AppexError(
+                .untrustedProcess,
+                "the bundle at \(path) is not signed, so its entitlements do not count",
+                context: AppexError.Context(bundleIdentifier: bundle.info.bundleIdentifier, path: path)
+            )
         }
         self.init(bundleIdentifier: identifier, team: team, entitlements: bundle.entitlements, kind: bundle.kind)
     }
@@ -65,14 +76,28 @@ public struct ProcessContext: Sendable, Hashable {
     ///   or its bundle cannot vouch for it.
     public static func current() throws(AppexError) -> ProcessContext {
         guard let path = ProcessInfo.processInfo.environment["APPEX_BUNDLE_PATH"], !path.isEmpty else {
-            throw AppexError(.untrustedProcess, "APPEX_BUNDLE_PATH is not set: not launched by an Appex host; make a context with ProcessContext(bundleAt:)")
+            throw AppexError(
+                .untrustedProcess,
+                "APPEX_BUNDLE_PATH is not set: not launched by an Appex host; make a context with ProcessContext(bundleAt:)"
+            )
         }
         return try ProcessContext(bundleAt: path)
     }
 
     /// What an error about this process is about: its bundle, and whichever of the rest apply.
-    func errorContext(path: String? = nil, key: String? = nil, entitlement: String? = nil, group: String? = nil) -> AppexError.Context {
-        AppexError.Context(bundleIdentifier: bundleIdentifier, path: path, key: key, entitlement: entitlement, group: group)
+    func errorContext(
+        path: String? = nil,
+        key: String? = nil,
+        entitlement: String? = nil,
+        group: String? = nil
+    ) -> AppexError.Context {
+        AppexError.Context(
+            bundleIdentifier: bundleIdentifier,
+            path: path,
+            key: key,
+            entitlement: entitlement,
+            group: group
+        )
     }
 
     /// Who this is, for messages.

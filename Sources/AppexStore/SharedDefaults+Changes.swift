@@ -74,7 +74,10 @@ extension SharedDefaults {
             private let tokens = Mutex<[EventThread.Token]>([])
             func set(_ new: [EventThread.Token]) { tokens.withLock { $0 = new } }
             func cancelAll() {
-                for token in tokens.withLock({ tokens in defer { tokens = [] }; return tokens }) { EventThread.shared.cancel(token) }
+                for token in tokens.withLock({ tokens in
+                    defer { tokens = [] }
+                    return tokens
+                }) { EventThread.shared.cancel(token) }
             }
         }
 
@@ -86,8 +89,13 @@ extension SharedDefaults {
             let events = EventThread.shared
             var tokens: [EventThread.Token] = []
             let directory = (defaults.path as NSString).deletingLastPathComponent
-            let watched = (try? events.whenDirectoryChanges(directory) { [weak self] in self?.deliver() }).map { tokens.append($0) } != nil
-            if let timer = events.every(.milliseconds(watched ? 100 : 20), { [weak self] in self?.deliver() }) { tokens.append(timer) }
+            let watched =
+                (try? events.whenDirectoryChanges(directory) { [weak self] in self?.deliver() }).map {
+                    tokens.append($0)
+                } != nil
+            if let timer = events.every(.milliseconds(watched ? 100 : 20), { [weak self] in self?.deliver() }) {
+                tokens.append(timer)
+            }
             registrations.set(tokens)
             if tokens.isEmpty { continuation.finish() }  // no event thread: nothing could deliver
             let registrations = self.registrations

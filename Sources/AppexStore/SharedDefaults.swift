@@ -45,13 +45,24 @@ public final class SharedDefaults: Sendable {
     /// - Throws: ``AppexError`` `invalidName` for a suite name that cannot name a file,
     ///   `storage` when the database cannot be opened (the path is named).
     public convenience init(suiteName: String? = nil, group: AppGroup) throws(AppexError) {
-        try self.init(suiteName: suiteName ?? group.identifier, container: group.containerPath, environment: group.environment, group: group)
+        try self.init(
+            suiteName: suiteName ?? group.identifier,
+            container: group.containerPath,
+            environment: group.environment,
+            group: group
+        )
     }
 
     /// Opens the suite `suite` in `<container>/Library/Preferences/`; `refusesWritesWhenShared`
     /// for a process's own suite (``DataSharing``).
 
-    init(suiteName suite: String, container: String, environment: AppexEnvironment, group: AppGroup?, refusesWritesWhenShared: Bool = false) throws(AppexError) {
+    init(
+        suiteName suite: String,
+        container: String,
+        environment: AppexEnvironment,
+        group: AppGroup?,
+        refusesWritesWhenShared: Bool = false
+    ) throws(AppexError) {
         try AppGroup.checkName(suite, naming: "a defaults suite")
         self.suiteName = suite
         self.group = group
@@ -63,7 +74,12 @@ public final class SharedDefaults: Sendable {
             try environment.makePrivateDirectory(directory)  // and its parents, 0700 all
             try environment.makePrivateFile(path)
         } catch {
-            throw AppexError(.storage, "cannot make the defaults file \(path)", context: AppexError.Context(path: path, group: group?.identifier), underlyingError: error)
+            throw AppexError(
+                .storage,
+                "cannot make the defaults file \(path)",
+                context: AppexError.Context(path: path, group: group?.identifier),
+                underlyingError: error
+            )
         }
         do {
             database = try SharedDatabase.open(path: path, label: "appex.defaults", version: 3) { current in
@@ -85,7 +101,12 @@ public final class SharedDefaults: Sendable {
                 return sql
             }
         } catch {
-            throw AppexError(.storage, "cannot open the defaults \(path)", context: AppexError.Context(path: path, group: group?.identifier), underlyingError: error)
+            throw AppexError(
+                .storage,
+                "cannot open the defaults \(path)",
+                context: AppexError.Context(path: path, group: group?.identifier),
+                underlyingError: error
+            )
         }
         // Opening read the database, so its connection has mapped the WAL index; the connection
         // lives as long as this instance.
@@ -116,7 +137,12 @@ public final class SharedDefaults: Sendable {
     public func set<Value: Encodable>(encoded value: Value, forKey key: String) throws(AppexError) {
         let data: Data
         do { data = try JSONEncoder().encode(value) } catch {
-            throw AppexError(.storage, "cannot encode the value for \(key) in \(path)", context: errorContext(key: key), underlyingError: error)
+            throw AppexError(
+                .storage,
+                "cannot encode the value for \(key) in \(path)",
+                context: errorContext(key: key),
+                underlyingError: error
+            )
         }
         try set(.data(data), forKey: key)
     }
@@ -137,14 +163,22 @@ public final class SharedDefaults: Sendable {
     /// - Returns: the new value.
     @available(*, noasync, message: "may wait for another process's write lock on this thread; use the async update")
     @discardableResult
-    public func update(_ key: String, _ transform: (PropertyListValue?) throws -> PropertyListValue?) throws(AppexError) -> PropertyListValue? {
+    public func update(
+        _ key: String,
+        _ transform: (PropertyListValue?) throws -> PropertyListValue?
+    ) throws(AppexError) -> PropertyListValue? {
         var result: PropertyListValue?
         var failure: (any Error)?
         do {
             try database.inTransaction(.immediate) { db in
-                if refusesWritesWhenShared, let group = try Self.meta(DataSharing.groupName, in: db), try Self.meta(DataSharing.groupEnabled, in: db) == "1" {
-                    throw AppexError(.conflict, "this process's defaults moved to app group \(group) (data sharing is on), so \(path) no longer holds them: write through DataSharing.defaults() or SharedDefaults.standardOrGroup",
-                                     context: errorContext(key: key))
+                if refusesWritesWhenShared, let group = try Self.meta(DataSharing.groupName, in: db),
+                    try Self.meta(DataSharing.groupEnabled, in: db) == "1"
+                {
+                    throw AppexError(
+                        .conflict,
+                        "this process's defaults moved to app group \(group) (data sharing is on), so \(path) no longer holds them: write through DataSharing.defaults() or SharedDefaults.standardOrGroup",
+                        context: errorContext(key: key)
+                    )
                 }
                 let old = try Self.read(key, in: db)
                 let new: PropertyListValue?
@@ -159,11 +193,21 @@ public final class SharedDefaults: Sendable {
         } catch let error as AppexError {
             throw error
         } catch {
-            throw AppexError(.storage, "cannot write \(key) to \(path)", context: errorContext(key: key), underlyingError: error)
+            throw AppexError(
+                .storage,
+                "cannot write \(key) to \(path)",
+                context: errorContext(key: key),
+                underlyingError: error
+            )
         }
         if let failure {
             if let error = failure as? AppexError { throw error }
-            throw AppexError(.storage, "the update of \(key) in \(path) was abandoned by its transform, which threw", context: errorContext(key: key), underlyingError: failure)
+            throw AppexError(
+                .storage,
+                "the update of \(key) in \(path) was abandoned by its transform, which threw",
+                context: errorContext(key: key),
+                underlyingError: failure
+            )
         }
         didCommit()
         return result
@@ -171,7 +215,10 @@ public final class SharedDefaults: Sendable {
 
     /// As the blocking ``update(_:_:)``, waiting for the write lock off Swift's cooperative pool.
     @discardableResult
-    public func update(_ key: String, _ transform: @escaping @Sendable (PropertyListValue?) throws -> PropertyListValue?) async throws(AppexError) -> PropertyListValue? {
+    public func update(
+        _ key: String,
+        _ transform: @escaping @Sendable (PropertyListValue?) throws -> PropertyListValue?
+    ) async throws(AppexError) -> PropertyListValue? {
         try await withoutBlockingThePool { () throws(AppexError) in try self.update(key, transform) }
     }
 
@@ -205,7 +252,11 @@ public final class SharedDefaults: Sendable {
         var failure: AppexError?
         let stored = storedValues { cache -> PropertyListValue? in
             if let reason = cache.unreadable[key] {
-                failure = AppexError(.corruptValue, "the value of \(key) in \(path) cannot be read: \(reason)", context: errorContext(key: key))
+                failure = AppexError(
+                    .corruptValue,
+                    "the value of \(key) in \(path) cannot be read: \(reason)",
+                    context: errorContext(key: key)
+                )
             }
             if cache.failed {
                 failure = AppexError(.storage, "cannot read the defaults \(path)", context: errorContext())
@@ -284,7 +335,12 @@ public final class SharedDefaults: Sendable {
     public func decoded<Value: Decodable>(_ type: Value.Type, forKey key: String) throws(AppexError) -> Value? {
         guard case .data(let data) = try value(forKey: key) else { return nil }
         do { return try JSONDecoder().decode(Value.self, from: data) } catch {
-            throw AppexError(.storage, "the value of \(key) in \(path) is not a \(Value.self)", context: errorContext(key: key), underlyingError: error)
+            throw AppexError(
+                .storage,
+                "the value of \(key) in \(path) is not a \(Value.self)",
+                context: errorContext(key: key),
+                underlyingError: error
+            )
         }
     }
 
@@ -314,7 +370,9 @@ public final class SharedDefaults: Sendable {
     func changes(after sequence: Int64) -> [Change] {
         (try? SharedDatabase.snapshot(database) { db -> [Change] in
             var found: [Change] = []
-            let statement = try db.cachedStatement(sql: "SELECT sequence, key, value FROM change WHERE sequence > ? ORDER BY sequence")
+            let statement = try db.cachedStatement(
+                sql: "SELECT sequence, key, value FROM change WHERE sequence > ? ORDER BY sequence"
+            )
             let rows = try Row.fetchCursor(statement, arguments: [sequence])
             while let row = try rows.next() {
                 let blob: Data? = row["value"]
@@ -381,7 +439,9 @@ public final class SharedDefaults: Sendable {
         // Reentrant: an `update` transform may read the suite inside the write transaction.
         try database.unsafeReentrantRead { db in
             if let sequence = cache.sequence {
-                let statement = try db.cachedStatement(sql: "SELECT sequence, key, value FROM change WHERE sequence > ? ORDER BY sequence")
+                let statement = try db.cachedStatement(
+                    sql: "SELECT sequence, key, value FROM change WHERE sequence > ? ORDER BY sequence"
+                )
                 let rows = try Row.fetchCursor(statement, arguments: [sequence])
                 while let row = try rows.next() {
                     let key: String = row["key"]
@@ -417,7 +477,8 @@ public final class SharedDefaults: Sendable {
     }
 
     /// Every stored entry, and the keys whose value cannot be decoded with the reason.
-    static func contents(in db: Database) throws -> (values: [String: PropertyListValue], unreadable: [String: String]) {
+    static func contents(in db: Database) throws -> (values: [String: PropertyListValue], unreadable: [String: String])
+    {
         var values: [String: PropertyListValue] = [:]
         var unreadable: [String: String] = [:]
         let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT key, value FROM entry"))
@@ -432,13 +493,23 @@ public final class SharedDefaults: Sendable {
     /// The stored value of `key`; a value no reader can decode (written outside Appex) reads as
     /// absent, so it can still be replaced or removed.
     static func read(_ key: String, in db: Database) throws -> PropertyListValue? {
-        guard let blob = try Data.fetchOne(db.cachedStatement(sql: "SELECT value FROM entry WHERE key = ?"), arguments: [key]) else { return nil }
+        guard
+            let blob = try Data.fetchOne(
+                db.cachedStatement(sql: "SELECT value FROM entry WHERE key = ?"),
+                arguments: [key]
+            )
+        else { return nil }
         return try? decode(blob)
     }
 
     /// What an error about `key` (or the whole suite) in this suite is about.
     private func errorContext(key: String? = nil) -> AppexError.Context {
-        AppexError.Context(bundleIdentifier: group?.context.bundleIdentifier, path: path, key: key, group: group?.identifier)
+        AppexError.Context(
+            bundleIdentifier: group?.context.bundleIdentifier,
+            path: path,
+            key: key,
+            group: group?.identifier
+        )
     }
 
     /// Stores `value` (`nil`: removes the key) and logs the change; inside a write transaction.
@@ -449,16 +520,23 @@ public final class SharedDefaults: Sendable {
     static func write(_ value: PropertyListValue?, forKey key: String, migrated: Bool = false, in db: Database) throws {
         let blob = try value.map(encode)
         if let blob, (try? decode(blob)) == nil {
-            throw AppexError(.invalidValue, "the value for \(key) cannot be stored: it is too large or too deeply nested to be read back (at most 100,000 elements, 256 levels)",
-                             context: AppexError.Context(key: key))
+            throw AppexError(
+                .invalidValue,
+                "the value for \(key) cannot be stored: it is too large or too deeply nested to be read back (at most 100,000 elements, 256 levels)",
+                context: AppexError.Context(key: key)
+            )
         }
-        try db.cachedStatement(sql: "INSERT INTO change (key, value, origin) VALUES (?, ?, ?)").execute(arguments: [key, blob, migrated ? 1 : 0])
+        try db.cachedStatement(sql: "INSERT INTO change (key, value, origin) VALUES (?, ?, ?)").execute(arguments: [
+            key, blob, migrated ? 1 : 0,
+        ])
         let sequence = db.lastInsertedRowID
         if let blob {
-            try db.cachedStatement(sql: """
-                INSERT INTO entry (key, value, sequence) VALUES (?, ?, ?)
-                ON CONFLICT(key) DO UPDATE SET value = excluded.value, sequence = excluded.sequence
-                """).execute(arguments: [key, blob, sequence])
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO entry (key, value, sequence) VALUES (?, ?, ?)
+                    ON CONFLICT(key) DO UPDATE SET value = excluded.value, sequence = excluded.sequence
+                    """
+            ).execute(arguments: [key, blob, sequence])
         } else {
             try db.cachedStatement(sql: "DELETE FROM entry WHERE key = ?").execute(arguments: [key])
         }
@@ -472,7 +550,11 @@ public final class SharedDefaults: Sendable {
     /// Sets (`nil`: removes) a bookkeeping value; inside a write transaction.
     static func setMeta(_ name: String, _ value: String?, in db: Database) throws {
         if let value {
-            try db.execute(sql: "INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value", arguments: [name, value])
+            try db.execute(
+                sql:
+                    "INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+                arguments: [name, value]
+            )
         } else {
             try db.execute(sql: "DELETE FROM meta WHERE name = ?", arguments: [name])
         }

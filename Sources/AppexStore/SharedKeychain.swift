@@ -54,10 +54,14 @@ public final class SharedKeychain: Sendable {
     public init(context: ProcessContext, environment: AppexEnvironment = .current()) throws(AppexError) {
         self.context = context
         let home = URL(fileURLWithPath: environment.home).standardizedFileURL.resolvingSymlinksInPath().path
-        let keysDirectory = URL(fileURLWithPath: environment.keysDirectory).standardizedFileURL.resolvingSymlinksInPath().path
+        let keysDirectory = URL(fileURLWithPath: environment.keysDirectory).standardizedFileURL
+            .resolvingSymlinksInPath().path
         if keysDirectory == home || keysDirectory.hasPrefix(home.hasSuffix("/") ? home : home + "/") {
-            throw AppexError(.keyUnavailable, "the keys directory \(environment.keysDirectory) is inside APPEX_HOME (\(environment.home)): a copy of the state would carry the key that opens it; set APPEX_KEYS_DIR to a directory outside it",
-                             context: context.errorContext(path: environment.keysDirectory))
+            throw AppexError(
+                .keyUnavailable,
+                "the keys directory \(environment.keysDirectory) is inside APPEX_HOME (\(environment.home)): a copy of the state would carry the key that opens it; set APPEX_KEYS_DIR to a directory outside it",
+                context: context.errorContext(path: environment.keysDirectory)
+            )
         }
         let directory = environment.home + "/Keychains"
         path = directory + "/keychain.sqlite"
@@ -65,30 +69,48 @@ public final class SharedKeychain: Sendable {
             try environment.makePrivateDirectory(directory)
             try environment.makePrivateFile(path)
         } catch {
-            throw AppexError(.storage, "cannot make the keychain \(path)", context: context.errorContext(path: path), underlyingError: error)
+            throw AppexError(
+                .storage,
+                "cannot make the keychain \(path)",
+                context: context.errorContext(path: path),
+                underlyingError: error
+            )
         }
         do {
-            database = try SharedDatabase.open(path: path, label: "appex.keychain", version: 1, schema: { _ in """
-                CREATE TABLE IF NOT EXISTS item (
-                    access_group TEXT NOT NULL,
-                    service TEXT NOT NULL,
-                    account TEXT NOT NULL,
-                    wrapped_key BLOB NOT NULL,
-                    data BLOB NOT NULL,
-                    label BLOB,
-                    created REAL NOT NULL,
-                    modified REAL NOT NULL,
-                    PRIMARY KEY (access_group, service, account));
-                CREATE TABLE IF NOT EXISTS access_group (
-                    name TEXT PRIMARY KEY NOT NULL,
-                    team TEXT NOT NULL);
-                CREATE TABLE IF NOT EXISTS meta (
-                    name TEXT PRIMARY KEY NOT NULL,
-                    value BLOB NOT NULL);
-                INSERT OR IGNORE INTO meta (name, value) VALUES ('salt', randomblob(32));
-                """ }, secureDelete: true)
+            database = try SharedDatabase.open(
+                path: path,
+                label: "appex.keychain",
+                version: 1,
+                schema: { _ in
+                    """
+                    CREATE TABLE IF NOT EXISTS item (
+                        access_group TEXT NOT NULL,
+                        service TEXT NOT NULL,
+                        account TEXT NOT NULL,
+                        wrapped_key BLOB NOT NULL,
+                        data BLOB NOT NULL,
+                        label BLOB,
+                        created REAL NOT NULL,
+                        modified REAL NOT NULL,
+                        PRIMARY KEY (access_group, service, account));
+                    CREATE TABLE IF NOT EXISTS access_group (
+                        name TEXT PRIMARY KEY NOT NULL,
+                        team TEXT NOT NULL);
+                    CREATE TABLE IF NOT EXISTS meta (
+                        name TEXT PRIMARY KEY NOT NULL,
+                        value BLOB NOT NULL);
+                    INSERT OR IGNORE INTO meta (name, value) VALUES ('salt', randomblob(32));
+                    """
+                },
+                secureDelete: true
+            )
         } catch {
-            throw AppexError(.storage, "cannot open the keychain \(path)", context: context.errorContext(path: path), underlyingError: error)
+            throw AppexError(
+                .storage,
+                "cannot open the keychain \(path)",
+                context: context.errorContext(path: path),
+                underlyingError: error
+            )
         }
         keys = try Self.openKeys(database: database, path: path, environment: environment)
         walIndex = WALIndex(database: database)
@@ -96,30 +118,59 @@ public final class SharedKeychain: Sendable {
 
     /// Reads the keychain's salt and check value and opens its keys, storing the check value of
     /// a new keychain (under a write lock, so concurrent first openers agree).
-    private static func openKeys(database: DatabaseQueue, path: String, environment: AppexEnvironment) throws(AppexError) -> KeychainKeys {
+    private static func openKeys(
+        database: DatabaseQueue,
+        path: String,
+        environment: AppexEnvironment
+    ) throws(AppexError) -> KeychainKeys {
         do {
             let (salt, check) = try database.read { db in
-                (try Data.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'salt'"),
-                 try Data.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'check'"))
+                (
+                    try Data.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'salt'"),
+                    try Data.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'check'")
+                )
             }
-            guard let salt else { throw AppexError(.storage, "the keychain \(path) has no salt", context: AppexError.Context(path: path)) }
+            guard let salt else {
+                throw AppexError(.storage, "the keychain \(path) has no salt", context: AppexError.Context(path: path))
+            }
             if check != nil {
-                return try KeychainKeys.load(directory: environment.keysDirectory, environment: environment, salt: salt, check: check, database: path).keys
+                return try KeychainKeys.load(
+                    directory: environment.keysDirectory,
+                    environment: environment,
+                    salt: salt,
+                    check: check,
+                    database: path
+                ).keys
             }
             var opened: KeychainKeys?
             try database.inTransaction(.immediate) { db in
                 let check = try Data.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'check'")
-                let (keys, newCheck) = try KeychainKeys.load(directory: environment.keysDirectory, environment: environment, salt: salt, check: check, database: path)
-                if let newCheck { try db.execute(sql: "INSERT INTO meta (name, value) VALUES ('check', ?)", arguments: [newCheck]) }
+                let (keys, newCheck) = try KeychainKeys.load(
+                    directory: environment.keysDirectory,
+                    environment: environment,
+                    salt: salt,
+                    check: check,
+                    database: path
+                )
+                if let newCheck {
+                    try db.execute(sql: "INSERT INTO meta (name, value) VALUES ('check', ?)", arguments: [newCheck])
+                }
                 opened = keys
                 return .commit
             }
-            guard let opened else { throw AppexError(.storage, "cannot open the keys of \(path)", context: AppexError.Context(path: path)) }
+            guard let opened else {
+                throw AppexError(.storage, "cannot open the keys of \(path)", context: AppexError.Context(path: path))
+            }
             return opened
         } catch let error as AppexError {
             throw error
         } catch {
-            throw AppexError(.storage, "cannot read the keychain \(path)", context: AppexError.Context(path: path), underlyingError: error)
+            throw AppexError(
+                .storage,
+                "cannot read the keychain \(path)",
+                context: AppexError.Context(path: path),
+                underlyingError: error
+            )
         }
     }
 
@@ -135,44 +186,118 @@ public final class SharedKeychain: Sendable {
     /// - Throws: ``AppexError`` `duplicateItem` when the group holds an item of this service and
     ///   account (nothing changes); `missingEntitlement`/`teamMismatch` for a group the process
     ///   may not use.
-    public func add(_ data: Data, service: String, account: String, label: String? = nil, accessGroup: String? = nil) throws(AppexError) {
+    public func add(
+        _ data: Data,
+        service: String,
+        account: String,
+        label: String? = nil,
+        accessGroup: String? = nil
+    ) throws(AppexError) {
         let group = try resolve(accessGroup)
         try write("add", service: service, account: account, group: group) { db in
             if try Self.exists(group: group, service: service, account: account, in: db) {
-                throw AppexError(.duplicateItem, "access group \(group) already holds an item for service \(service), account \(account): update it instead",
-                                 context: context.errorContext(group: group))
+                throw AppexError(
+                    .duplicateItem,
+                    "access group \(group) already holds an item for service \(service), account \(account): update it instead",
+                    context: context.errorContext(group: group)
+                )
             }
             let now = Date()
-            try insert(data, label: label, created: now, modified: now, group: group, service: service, account: account, in: db)
+            try insert(
+                data,
+                label: label,
+                created: now,
+                modified: now,
+                group: group,
+                service: service,
+                account: account,
+                in: db
+            )
         }
     }
 
     /// Replaces an item's data (and its label, when one is given).
     ///
     /// - Throws: ``AppexError`` `itemNotFound` when there is no such item (nothing changes).
-    public func update(_ data: Data, service: String, account: String, label: String? = nil, accessGroup: String? = nil) throws(AppexError) {
+    public func update(
+        _ data: Data,
+        service: String,
+        account: String,
+        label: String? = nil,
+        accessGroup: String? = nil
+    ) throws(AppexError) {
         let group = try resolve(accessGroup)
         try write("update", service: service, account: account, group: group) { db in
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT wrapped_key, data, label, created FROM item WHERE access_group = ? AND service = ? AND account = ?"), arguments: [group, service, account]) else {
-                throw AppexError(.itemNotFound, "access group \(group) holds no item for service \(service), account \(account)",
-                                 context: context.errorContext(group: group))
+            guard
+                let row = try Row.fetchOne(
+                    db.cachedStatement(
+                        sql:
+                            "SELECT wrapped_key, data, label, created FROM item WHERE access_group = ? AND service = ? AND account = ?"
+                    ),
+                    arguments: [group, service, account]
+                )
+            else {
+                throw AppexError(
+                    .itemNotFound,
+                    "access group \(group) holds no item for service \(service), account \(account)",
+                    context: context.errorContext(group: group)
+                )
             }
-            let keptLabel = try label ?? keys.unseal(Self.sealed(row), group: group, service: service, account: account).label
-            try insert(data, label: keptLabel, created: row["created"], group: group, service: service, account: account, in: db)
+            let keptLabel =
+                try label ?? keys.unseal(Self.sealed(row), group: group, service: service, account: account).label
+            try insert(
+                data,
+                label: keptLabel,
+                created: row["created"],
+                group: group,
+                service: service,
+                account: account,
+                in: db
+            )
         }
     }
 
     /// Adds the item, or replaces its data (and label, when one is given) if it exists: one
     /// atomic step, for callers that just want the secret stored.
-    public func set(_ data: Data, service: String, account: String, label: String? = nil, accessGroup: String? = nil) throws(AppexError) {
+    public func set(
+        _ data: Data,
+        service: String,
+        account: String,
+        label: String? = nil,
+        accessGroup: String? = nil
+    ) throws(AppexError) {
         let group = try resolve(accessGroup)
         try write("store", service: service, account: account, group: group) { db in
-            if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT wrapped_key, data, label, created FROM item WHERE access_group = ? AND service = ? AND account = ?"), arguments: [group, service, account]) {
-                let keptLabel = try label ?? keys.unseal(Self.sealed(row), group: group, service: service, account: account).label
-                try insert(data, label: keptLabel, created: row["created"], group: group, service: service, account: account, in: db)
+            if let row = try Row.fetchOne(
+                db.cachedStatement(
+                    sql:
+                        "SELECT wrapped_key, data, label, created FROM item WHERE access_group = ? AND service = ? AND account = ?"
+                ),
+                arguments: [group, service, account]
+            ) {
+                let keptLabel =
+                    try label ?? keys.unseal(Self.sealed(row), group: group, service: service, account: account).label
+                try insert(
+                    data,
+                    label: keptLabel,
+                    created: row["created"],
+                    group: group,
+                    service: service,
+                    account: account,
+                    in: db
+                )
             } else {
                 let now = Date()
-                try insert(data, label: label, created: now, modified: now, group: group, service: service, account: account, in: db)
+                try insert(
+                    data,
+                    label: label,
+                    created: now,
+                    modified: now,
+                    group: group,
+                    service: service,
+                    account: account,
+                    in: db
+                )
             }
         }
     }
@@ -183,10 +308,14 @@ public final class SharedKeychain: Sendable {
     public func delete(service: String, account: String, accessGroup: String? = nil) throws(AppexError) {
         let group = try resolve(accessGroup)
         try write("delete", service: service, account: account, group: group) { db in
-            try db.cachedStatement(sql: "DELETE FROM item WHERE access_group = ? AND service = ? AND account = ?").execute(arguments: [group, service, account])
+            try db.cachedStatement(sql: "DELETE FROM item WHERE access_group = ? AND service = ? AND account = ?")
+                .execute(arguments: [group, service, account])
             if db.changesCount == 0 {
-                throw AppexError(.itemNotFound, "access group \(group) holds no item for service \(service), account \(account)",
-                                 context: context.errorContext(group: group))
+                throw AppexError(
+                    .itemNotFound,
+                    "access group \(group) holds no item for service \(service), account \(account)",
+                    context: context.errorContext(group: group)
+                )
             }
         }
         // Best effort: move the WAL into the file (where secure_delete zeroed the item) and empty
@@ -211,7 +340,8 @@ public final class SharedKeychain: Sendable {
         let key = ItemKey(service: service, account: account, accessGroup: accessGroup)
         let header = walIndex?.header()
         if let header, let cached = cache.withLock({ $0.header == header ? $0.items[key] : nil }) { return cached }
-        let found = try items(matching: KeychainQuery(service: service, account: account, accessGroup: accessGroup)).first
+        let found = try items(matching: KeychainQuery(service: service, account: account, accessGroup: accessGroup))
+            .first
         if let header {
             cache.withLock { cache in
                 if cache.header != header { cache = ItemCache(header: header) }
@@ -237,8 +367,14 @@ public final class SharedKeychain: Sendable {
         }
         var sql = "SELECT access_group, service, account, wrapped_key, data, label, created, modified FROM item WHERE 1"
         var arguments: StatementArguments = []
-        if let service = query.service { sql += " AND service = ?"; arguments += [service] }
-        if let account = query.account { sql += " AND account = ?"; arguments += [account] }
+        if let service = query.service {
+            sql += " AND service = ?"
+            arguments += [service]
+        }
+        if let account = query.account {
+            sql += " AND account = ?"
+            arguments += [account]
+        }
         if let groups {
             if groups.isEmpty { return [] }
             sql += " AND access_group IN (\(groups.map { _ in "?" }.joined(separator: ",")))"
@@ -254,8 +390,12 @@ public final class SharedKeychain: Sendable {
         do {
             rows = try SharedDatabase.snapshot(database) { db in
                 if let group = query.accessGroup, let team = context.team,
-                   let owner = try String.fetchOne(db.cachedStatement(sql: "SELECT team FROM access_group WHERE name = ?"), arguments: [group]),
-                   owner != team.rawValue {
+                    let owner = try String.fetchOne(
+                        db.cachedStatement(sql: "SELECT team FROM access_group WHERE name = ?"),
+                        arguments: [group]
+                    ),
+                    owner != team.rawValue
+                {
                     throw Self.teamMismatch(group: group, owner: owner, context: context)
                 }
                 return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
@@ -263,14 +403,30 @@ public final class SharedKeychain: Sendable {
         } catch let error as AppexError {
             throw error
         } catch {
-            throw AppexError(.storage, "cannot read the keychain \(path)", context: context.errorContext(path: path, group: query.accessGroup), underlyingError: error)
+            throw AppexError(
+                .storage,
+                "cannot read the keychain \(path)",
+                context: context.errorContext(path: path, group: query.accessGroup),
+                underlyingError: error
+            )
         }
         var found: [KeychainItem] = []
         for row in rows {
-            let group: String = row["access_group"], service: String = row["service"], account: String = row["account"]
+            let group: String = row["access_group"]
+            let service: String = row["service"]
+            let account: String = row["account"]
             let (data, label) = try keys.unseal(Self.sealed(row), group: group, service: service, account: account)
-            found.append(KeychainItem(service: service, account: account, accessGroup: group, label: label, data: data,
-                                      creationDate: row["created"], modificationDate: row["modified"]))
+            found.append(
+                KeychainItem(
+                    service: service,
+                    account: account,
+                    accessGroup: group,
+                    label: label,
+                    data: data,
+                    creationDate: row["created"],
+                    modificationDate: row["modified"]
+                )
+            )
         }
         if let groups {
             let order = Dictionary(groups.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
@@ -286,10 +442,17 @@ public final class SharedKeychain: Sendable {
         if let group { return try check(group) }
         guard let group = defaultAccessGroup else {
             if context.isOwner {
-                throw AppexError(.invalidName, "the owner has no default keychain access group: name one", context: context.errorContext())
+                throw AppexError(
+                    .invalidName,
+                    "the owner has no default keychain access group: name one",
+                    context: context.errorContext()
+                )
             }
-            throw AppexError(.missingEntitlement, "\(context.name) has no keychain access group: add one to \(Entitlements.Key.keychainAccessGroups) in the bundle's Entitlements.plist and sign the bundle again",
-                             context: context.errorContext(entitlement: Entitlements.Key.keychainAccessGroups))
+            throw AppexError(
+                .missingEntitlement,
+                "\(context.name) has no keychain access group: add one to \(Entitlements.Key.keychainAccessGroups) in the bundle's Entitlements.plist and sign the bundle again",
+                context: context.errorContext(entitlement: Entitlements.Key.keychainAccessGroups)
+            )
         }
         return try check(group)
     }
@@ -297,23 +460,41 @@ public final class SharedKeychain: Sendable {
     /// Checks that the process may use `group`: entitled, and of the group's team.
     private func check(_ group: String) throws(AppexError) -> String {
         guard !group.isEmpty, group.utf8.count <= 256 else {
-            throw AppexError(.invalidName, "\"\(group)\" cannot name a keychain access group", context: context.errorContext(group: group))
+            throw AppexError(
+                .invalidName,
+                "\"\(group)\" cannot name a keychain access group",
+                context: context.errorContext(group: group)
+            )
         }
         if context.isOwner { return group }
         guard context.entitlements.keychainAccessGroups.contains(group) else {
-            throw AppexError(.missingEntitlement, "\(context.name) is not entitled to keychain access group \(group): add it to \(Entitlements.Key.keychainAccessGroups) in the bundle's Entitlements.plist and sign the bundle again",
-                             context: context.errorContext(entitlement: Entitlements.Key.keychainAccessGroups, group: group))
+            throw AppexError(
+                .missingEntitlement,
+                "\(context.name) is not entitled to keychain access group \(group): add it to \(Entitlements.Key.keychainAccessGroups) in the bundle's Entitlements.plist and sign the bundle again",
+                context: context.errorContext(entitlement: Entitlements.Key.keychainAccessGroups, group: group)
+            )
         }
         return group
     }
 
     /// Runs one write in an IMMEDIATE transaction, after recording (or checking) the group's team.
-    private func write(_ what: String, service: String, account: String, group: String, _ body: (Database) throws -> Void) throws(AppexError) {
+    private func write(
+        _ what: String,
+        service: String,
+        account: String,
+        group: String,
+        _ body: (Database) throws -> Void
+    ) throws(AppexError) {
         do {
             try database.inTransaction(.immediate) { db in
                 if let team = context.team {
-                    try db.cachedStatement(sql: "INSERT OR IGNORE INTO access_group (name, team) VALUES (?, ?)").execute(arguments: [group, team.rawValue])
-                    let owner = try String.fetchOne(db.cachedStatement(sql: "SELECT team FROM access_group WHERE name = ?"), arguments: [group]) ?? team.rawValue
+                    try db.cachedStatement(sql: "INSERT OR IGNORE INTO access_group (name, team) VALUES (?, ?)")
+                        .execute(arguments: [group, team.rawValue])
+                    let owner =
+                        try String.fetchOne(
+                            db.cachedStatement(sql: "SELECT team FROM access_group WHERE name = ?"),
+                            arguments: [group]
+                        ) ?? team.rawValue
                     if owner != team.rawValue { throw Self.teamMismatch(group: group, owner: owner, context: context) }
                 }
                 try body(db)
@@ -322,28 +503,49 @@ public final class SharedKeychain: Sendable {
         } catch let error as AppexError {
             throw error
         } catch {
-            throw AppexError(.storage, "cannot \(what) the item (service \(service), account \(account)) in access group \(group) of \(path)",
-                             context: context.errorContext(path: path, group: group), underlyingError: error)
+            throw AppexError(
+                .storage,
+                "cannot \(what) the item (service \(service), account \(account)) in access group \(group) of \(path)",
+                context: context.errorContext(path: path, group: group),
+                underlyingError: error
+            )
         }
     }
 
     private static func teamMismatch(group: String, owner: String, context: ProcessContext) -> AppexError {
-        AppexError(.teamMismatch, "keychain access group \(group) belongs to team \(owner); \(context.name) is signed by team \(context.team?.rawValue ?? "?"): a host and its extensions must be signed by the same team to share a group",
-                   context: context.errorContext(group: group))
+        AppexError(
+            .teamMismatch,
+            "keychain access group \(group) belongs to team \(owner); \(context.name) is signed by team \(context.team?.rawValue ?? "?"): a host and its extensions must be signed by the same team to share a group",
+            context: context.errorContext(group: group)
+        )
     }
 
-    private func insert(_ data: Data, label: String?, created: Date, modified: Date = Date(), group: String, service: String, account: String, in db: Database) throws {
+    private func insert(
+        _ data: Data,
+        label: String?,
+        created: Date,
+        modified: Date = Date(),
+        group: String,
+        service: String,
+        account: String,
+        in db: Database
+    ) throws {
         let sealed = try keys.seal(data, label: label, group: group, service: service, account: account)
-        try db.cachedStatement(sql: """
-            INSERT INTO item (access_group, service, account, wrapped_key, data, label, created, modified)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(access_group, service, account) DO UPDATE SET
-                wrapped_key = excluded.wrapped_key, data = excluded.data, label = excluded.label, modified = excluded.modified
-            """).execute(arguments: [group, service, account, sealed.wrappedKey, sealed.data, sealed.label, created, modified])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO item (access_group, service, account, wrapped_key, data, label, created, modified)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(access_group, service, account) DO UPDATE SET
+                    wrapped_key = excluded.wrapped_key, data = excluded.data, label = excluded.label, modified = excluded.modified
+                """
+        ).execute(arguments: [group, service, account, sealed.wrappedKey, sealed.data, sealed.label, created, modified])
     }
 
     private static func exists(group: String, service: String, account: String, in db: Database) throws -> Bool {
-        try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM item WHERE access_group = ? AND service = ? AND account = ?"), arguments: [group, service, account]) ?? false
+        try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT 1 FROM item WHERE access_group = ? AND service = ? AND account = ?"),
+            arguments: [group, service, account]
+        ) ?? false
     }
 
     private static func sealed(_ row: Row) -> KeychainKeys.Sealed {

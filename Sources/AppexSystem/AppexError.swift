@@ -34,7 +34,13 @@ public struct AppexError: Error, Sendable, CustomStringConvertible, CustomDebugS
     ///   - context: what the failure is about.
     ///   - problems: the bundle problems behind it.
     ///   - underlyingError: the lower error that caused it.
-    public init(_ code: Code, _ message: String, context: Context = Context(), problems: [BundleProblem] = [], underlyingError: (any Error)? = nil) {
+    public init(
+        _ code: Code,
+        _ message: String,
+        context: Context = Context(),
+        problems: [BundleProblem] = [],
+        underlyingError: (any Error)? = nil
+    ) {
         self.code = code
         self.message = message
         self.context = context
@@ -254,9 +260,17 @@ extension AppexError {
         public var httpStatus: Int?
 
         /// Makes a context; every part defaults to `nil`.
-        public init(bundleIdentifier: String? = nil, path: String? = nil, key: String? = nil, entitlement: String? = nil,
-                    group: String? = nil, extensionPoint: ExtensionPointIdentifier? = nil, peer: Int32? = nil,
-                    oauthError: String? = nil, httpStatus: Int? = nil) {
+        public init(
+            bundleIdentifier: String? = nil,
+            path: String? = nil,
+            key: String? = nil,
+            entitlement: String? = nil,
+            group: String? = nil,
+            extensionPoint: ExtensionPointIdentifier? = nil,
+            peer: Int32? = nil,
+            oauthError: String? = nil,
+            httpStatus: Int? = nil
+        ) {
             self.bundleIdentifier = bundleIdentifier
             self.path = path
             self.key = key

@@ -16,7 +16,13 @@ package final class DirectoryWatcher: Sendable {
         var waited: UInt32 = 0
         let limit = timeout < 0 ? UInt32(500_000) : min(UInt32(timeout) * 1000, 500_000)
         while waited < limit {
-            if woken.withLock({ let value = $0; $0 = false; return value }) { return .woken }
+            if woken.withLock({
+                let value = $0
+                $0 = false
+                return value
+            }) {
+                return .woken
+            }
             usleep(step)
             waited += step
         }

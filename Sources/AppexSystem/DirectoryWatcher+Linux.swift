@@ -32,7 +32,10 @@ package final class DirectoryWatcher: @unchecked Sendable {
         for (path, descriptor) in watches where !directories.contains(path) {
             forget(path, descriptor: descriptor, removeWatch: true)
         }
-        let mask = UInt32(IN_CREATE | IN_DELETE | IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF)
+        let mask = UInt32(
+            IN_CREATE | IN_DELETE | IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO
+                | IN_DELETE_SELF | IN_MOVE_SELF
+        )
         for path in directories where watches[path] == nil {
             let descriptor = inotify_add_watch(inotify, path, mask | UInt32(IN_ONLYDIR))
             if descriptor >= 0 {
@@ -59,7 +62,9 @@ package final class DirectoryWatcher: @unchecked Sendable {
     /// - Returns: `.changed`, `.woken` or `.timedOut`.
     package func wait(timeoutMilliseconds timeout: Int32) -> WaitResult {
         var ready: [Bool] = []
-        do { try Socket.waitReadable([inotify, wakeup.readEnd.rawValue], ready: &ready, timeoutMilliseconds: timeout) } catch { return .timedOut }
+        do {
+            try Socket.waitReadable([inotify, wakeup.readEnd.rawValue], ready: &ready, timeoutMilliseconds: timeout)
+        } catch { return .timedOut }
         if ready.isEmpty || !ready.contains(true) { return .timedOut }
         if ready[1] {
             wakeup.drain()

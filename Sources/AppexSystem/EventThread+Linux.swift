@@ -58,7 +58,9 @@ package final class EventThread: Sendable {
     private init() {
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         wakePipe = try? WakePipe()
-        inotify = (try? syscall("inotify_init1") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }).map { OwnedDescriptor(taking: $0) }
+        inotify = (try? syscall("inotify_init1") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }).map {
+            OwnedDescriptor(taking: $0)
+        }
         if let wakePipe { add(wakePipe.readEnd.rawValue, token: Self.wakeToken) }
         if let inotify { add(inotify.rawValue, token: Self.inotifyToken) }
     }
@@ -75,7 +77,8 @@ package final class EventThread: Sendable {
     /// registration holds the descriptor; it is released when the registration ends.
     ///
     /// - Returns: the registration, or `nil` when the thread is not available.
-    package func whenReadable(_ descriptor: OwnedDescriptor, _ handler: @escaping @Sendable () -> Disposition) -> Token? {
+    package func whenReadable(_ descriptor: OwnedDescriptor, _ handler: @escaping @Sendable () -> Disposition) -> Token?
+    {
         guard isAvailable else { return nil }
         let token = state.withLock { state -> UInt64 in
             let token = state.nextToken
@@ -108,9 +111,14 @@ package final class EventThread: Sendable {
     ///
     /// - Throws: ``SystemError`` when the directory cannot be watched (missing, no inotify, no
     ///   watches left).
-    package func whenDirectoryChanges(_ path: String, _ handler: @escaping @Sendable () -> Void) throws(SystemError) -> Token {
+    package func whenDirectoryChanges(
+        _ path: String,
+        _ handler: @escaping @Sendable () -> Void
+    ) throws(SystemError) -> Token {
         guard isAvailable, let inotify else { throw SystemError("inotify_init1", .noFunction) }
-        let mask = UInt32(IN_CREATE | IN_DELETE | IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR)
+        let mask = UInt32(
+            IN_CREATE | IN_DELETE | IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR
+        )
         // One kernel watch per inode: a second watch of the same directory returns the same
         // descriptor, so registrations on it are counted here.
         return try state.withLock { state throws(SystemError) -> Token in
@@ -257,15 +265,23 @@ extension EventThread {
     /// 10 ms. Either way no thread waits per child.
     ///
     /// - Returns: `false` when the thread is not available (the caller must reap the child).
-    package func whenExits(_ pid: Int32, pidfd: OwnedDescriptor?, _ onExit: @escaping @Sendable (ExitStatus) -> Void) -> Bool {
+    package func whenExits(
+        _ pid: Int32,
+        pidfd: OwnedDescriptor?,
+        _ onExit: @escaping @Sendable (ExitStatus) -> Void
+    ) -> Bool {
         if let pidfd {
             // A duplicate: the registration holds its own, whatever the caller does with `pidfd`.
             if let copy = try? syscall("dup", { dup(pidfd.rawValue) }),
-               whenReadable(OwnedDescriptor(taking: copy), {
-                   guard let status = ProcessControl.reapIfEnded(pid) else { return .keep }
-                   onExit(status)
-                   return .remove
-               }) != nil {
+                whenReadable(
+                    OwnedDescriptor(taking: copy),
+                    {
+                        guard let status = ProcessControl.reapIfEnded(pid) else { return .keep }
+                        onExit(status)
+                        return .remove
+                    }
+                ) != nil
+            {
                 return true
             }
         }

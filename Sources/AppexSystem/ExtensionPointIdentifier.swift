@@ -21,8 +21,8 @@ public struct ExtensionPointIdentifier: Hashable, Sendable, Comparable, CustomSt
     /// Parses `host.name`; `nil` when there is no dot or either side is empty.
     public init?(_ string: String) {
         guard let dot = string.lastIndex(of: "."),
-              dot != string.startIndex,
-              string.index(after: dot) != string.endIndex
+            dot != string.startIndex,
+            string.index(after: dot) != string.endIndex
         else { return nil }
         self.init(host: String(string[..<dot]), name: String(string[string.index(after: dot)...]))
     }
@@ -35,9 +35,12 @@ public struct ExtensionPointIdentifier: Hashable, Sendable, Comparable, CustomSt
     public init(from decoder: any Decoder) throws {
         let string = try decoder.singleValueContainer().decode(String.self)
         guard let identifier = ExtensionPointIdentifier(string) else {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: decoder.codingPath,
-                debugDescription: "\"\(string)\" is not an extension point identifier (host.name)"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "\"\(string)\" is not an extension point identifier (host.name)"
+                )
+            )
         }
         self = identifier
     }

@@ -18,7 +18,9 @@ package final class FileLock: Sendable {
     /// Opens (creating, 0600) the lock file at `path`; takes no lock yet.
     package init(path: String) throws(SystemError) {
         self.path = path
-        descriptor = OwnedDescriptor(taking: try syscall("open(\(path))") { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) })
+        descriptor = OwnedDescriptor(
+            taking: try syscall("open(\(path))") { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
+        )
     }
 
     /// Takes the lock if no one holds it, without waiting.
@@ -27,7 +29,7 @@ package final class FileLock: Sendable {
         do {
             _ = try syscall("flock(\(path))") { flock(descriptor.rawValue, LOCK_EX | LOCK_NB) }
             return true
-        } catch where error.errno == .wouldBlock || error.errno == .resourceTemporarilyUnavailable {
+        } catch  where error.errno == .wouldBlock || error.errno == .resourceTemporarilyUnavailable {
             return false
         }
     }

@@ -1,3 +1,5 @@
+import SystemPackage
+
 // Files and directories: stat, directory entries, whole-file reads and atomic writes, modes.
 #if canImport(Glibc)
 @preconcurrency import Glibc
@@ -6,7 +8,6 @@
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SystemPackage
 
 /// What `lstat` says about one directory entry, reduced to what Appex needs.
 package struct FileStatus: Hashable, Sendable {
@@ -70,7 +71,9 @@ package enum Syscalls {
             let n = try syscall("read") { chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) } }
             if n == 0 { break }
             result.append(contentsOf: chunk[0..<n])
-            if result.count > limit { throw SystemError("read (the file is larger than \(limit) bytes)", .fileTooLarge) }
+            if result.count > limit {
+                throw SystemError("read (the file is larger than \(limit) bytes)", .fileTooLarge)
+            }
         }
         return result
     }
@@ -90,7 +93,8 @@ package enum Syscalls {
 
     /// Writes `bytes` to a new file at `path` with exactly `mode` (whatever the umask), synced
     /// to disk before it returns; `exclusive`: fails with `EEXIST` if the file exists.
-    package static func writeNewFile(_ path: String, bytes: [UInt8], mode: UInt32, exclusive: Bool) throws(SystemError) {
+    package static func writeNewFile(_ path: String, bytes: [UInt8], mode: UInt32, exclusive: Bool) throws(SystemError)
+    {
         let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC)
         let fd = try syscall("open") { open(path, flags, mode_t(mode)) }
         defer { close(fd) }
@@ -115,12 +119,15 @@ package enum Syscalls {
         do {
             _ = try syscall("link") { link(temporary, path) }
             created = true
-        } catch where error.errno == .fileExists {
+        } catch  where error.errno == .fileExists {
             created = false
         }
         // The directory entry must outlive a crash as the contents do.
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-        if let fd = try? syscall("open(directory)", { open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }) {
+        if let fd = try? syscall(
+            "open(directory)",
+            { open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        ) {
             _ = fsync(fd)
             close(fd)
         }
@@ -132,7 +139,7 @@ package enum Syscalls {
         var current = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             current += "/" + component
-            do { _ = try syscall("mkdir") { mkdir(current, mode_t(mode)) } } catch where error.errno == .fileExists {}
+            do { _ = try syscall("mkdir") { mkdir(current, mode_t(mode)) } } catch  where error.errno == .fileExists {}
         }
     }
 
@@ -155,12 +162,12 @@ package enum Syscalls {
             #else
             close(try syscall("open") { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(mode)) })
             #endif
-        } catch where error.errno == .fileExists {}
+        } catch  where error.errno == .fileExists {}
     }
 
     /// Removes a file; a file that is already gone is not an error.
     package static func removeFile(_ path: String) throws(SystemError) {
-        do { _ = try syscall("unlink") { unlink(path) } } catch where error.errno == .noSuchFileOrDirectory {}
+        do { _ = try syscall("unlink") { unlink(path) } } catch  where error.errno == .noSuchFileOrDirectory {}
     }
 
     /// Whether something exists at `path` (a link counts, whatever it points to).
@@ -236,7 +243,9 @@ extension Syscalls {
     /// `fstatat` relative to the open directory, so no path is built per entry.
     /// A name that is not valid UTF-8 comes back as `nil` with a printable rendering (each bad
     /// byte as `\xNN`), so it can be reported but never confused with another name.
-    package static func directoryEntriesWithStatus(_ path: String) throws(SystemError) -> [(name: String?, printable: String, status: FileStatus)] {
+    package static func directoryEntriesWithStatus(
+        _ path: String
+    ) throws(SystemError) -> [(name: String?, printable: String, status: FileStatus)] {
         guard let dir = opendir(path) else { throw SystemError("opendir", .current) }
         defer { closedir(dir) }
         let fd = dirfd(dir)
@@ -247,10 +256,13 @@ extension Syscalls {
                     if name[0] == 0x2e && (name[1] == 0 || (name[1] == 0x2e && name[2] == 0)) { return nil }
                     var st = Glibc_or_Darwin_stat_t()
                     // An entry that vanished meanwhile is left out.
-                    guard (try? syscall("fstatat", { fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) })) != nil else { return nil }
+                    guard (try? syscall("fstatat", { fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) })) != nil else {
+                        return nil
+                    }
                     let bytes = UnsafeRawBufferPointer(start: name, count: strlen(name))
                     if let valid = String(validating: bytes, as: UTF8.self) { return (valid, valid, FileStatus(st)) }
-                    let printable = bytes.map { $0 < 0x80 ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16) }.joined()
+                    let printable = bytes.map { $0 < 0x80 ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16) }
+                        .joined()
                     return (nil, printable, FileStatus(st))
                 }
             }
@@ -269,11 +281,12 @@ extension Syscalls {
         defer { closedir(dir) }
         var result: [(name: String, type: EntryType)] = []
         while let entry = readdir(dir) {
-            let type: EntryType = switch Int32(entry.pointee.d_type) {
-            case Int32(DT_DIR): .directory
-            case Int32(DT_LNK), Int32(DT_UNKNOWN): .symbolicLinkOrUnknown
-            default: .other
-            }
+            let type: EntryType =
+                switch Int32(entry.pointee.d_type) {
+                case Int32(DT_DIR): .directory
+                case Int32(DT_LNK), Int32(DT_UNKNOWN): .symbolicLinkOrUnknown
+                default: .other
+                }
             let name = withUnsafePointer(to: &entry.pointee.d_name) { raw in
                 raw.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
             }

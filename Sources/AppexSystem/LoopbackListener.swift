@@ -41,19 +41,26 @@ package final class LoopbackListener: Sendable {
         guard try Socket.waitReadable(socket.rawValue, timeoutMilliseconds: timeoutMilliseconds) else { return nil }
         do {
             return OwnedDescriptor(taking: try syscall("accept") { Glibc_or_Darwin_accept(socket.rawValue) })
-        } catch where error.errno == .resourceTemporarilyUnavailable || error.errno == .connectionAbort {
+        } catch  where error.errno == .resourceTemporarilyUnavailable || error.errno == .connectionAbort {
             return nil
         }
     }
 
     /// Reads what a client sends until `terminator` ends it, `limit` bytes came, the client
     /// stops, or it sends nothing for `idleSeconds`.
-    package static func readRequest(from client: OwnedDescriptor, until terminator: [UInt8], limit: Int, idleSeconds: Int) -> [UInt8] {
+    package static func readRequest(
+        from client: OwnedDescriptor,
+        until terminator: [UInt8],
+        limit: Int,
+        idleSeconds: Int
+    ) -> [UInt8] {
         var timeout = timeval(tv_sec: idleSeconds, tv_usec: 0)
         _ = setsockopt(client.rawValue, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var request = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while request.count < limit && !(request.count >= terminator.count && Array(request.suffix(terminator.count)) == terminator) {
+        while request.count < limit
+            && !(request.count >= terminator.count && Array(request.suffix(terminator.count)) == terminator)
+        {
             let count = buffer.withUnsafeMutableBytes { raw in
                 (try? syscall("read") { read(client.rawValue, raw.baseAddress, raw.count) }) ?? 0
             }
@@ -76,6 +83,10 @@ package final class LoopbackListener: Sendable {
     }
 }
 
-private func Glibc_or_Darwin_socket(_ domain: Int32, _ type: Int32, _ proto: Int32) -> Int32 { socket(domain, type, proto) }
+private func Glibc_or_Darwin_socket(_ domain: Int32, _ type: Int32, _ proto: Int32) -> Int32 {
+    socket(domain, type, proto)
+}
 private func Glibc_or_Darwin_accept(_ fd: Int32) -> Int32 { accept(fd, nil, nil) }
-private func Glibc_or_Darwin_write(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int { write(fd, bytes, count) }
+private func Glibc_or_Darwin_write(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+    write(fd, bytes, count)
+}

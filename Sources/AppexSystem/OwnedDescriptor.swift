@@ -1,3 +1,5 @@
+package import SystemPackage
+
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@
 #elseif canImport(Darwin)
 import Darwin
 #endif
-package import SystemPackage
 
 /// A descriptor this process owns: closed when the last reference goes.
 ///

@@ -1,6 +1,7 @@
 // Child processes and this process: spawn, pidfds, signals, reaping, resource limits, the
 // parent-death signal.
 import CAppexSystem
+
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #elseif canImport(Musl)
@@ -53,9 +54,22 @@ package enum ProcessControl {
     ///
     /// - Returns: the child's pid.
     @available(*, noasync, message: "waits for the spawner thread; use the async spawnExtension")
-    package static func spawnExtension(_ path: String, arguments: [String], environment: [String], connection: Int32,
-                                       output: Int32, workingDirectory: String) throws(SystemError) -> Int32 {
-        let job = spawnJob(path, arguments: arguments, environment: environment, connection: connection, output: output, workingDirectory: workingDirectory)
+    package static func spawnExtension(
+        _ path: String,
+        arguments: [String],
+        environment: [String],
+        connection: Int32,
+        output: Int32,
+        workingDirectory: String
+    ) throws(SystemError) -> Int32 {
+        let job = spawnJob(
+            path,
+            arguments: arguments,
+            environment: environment,
+            connection: connection,
+            output: output,
+            workingDirectory: workingDirectory
+        )
         let (result, pid) = SpawnerThread.shared.run(job)
         try syscallReturningError("posix_spawn(\(path))") { result }
         return pid
@@ -63,16 +77,35 @@ package enum ProcessControl {
 
     /// As the blocking ``spawnExtension(_:arguments:environment:connection:output:workingDirectory:)``,
     /// holding no thread while the spawner thread spawns.
-    package static func spawnExtension(_ path: String, arguments: [String], environment: [String], connection: Int32,
-                                       output: Int32, workingDirectory: String) async throws(SystemError) -> Int32 {
-        let job = spawnJob(path, arguments: arguments, environment: environment, connection: connection, output: output, workingDirectory: workingDirectory)
+    package static func spawnExtension(
+        _ path: String,
+        arguments: [String],
+        environment: [String],
+        connection: Int32,
+        output: Int32,
+        workingDirectory: String
+    ) async throws(SystemError) -> Int32 {
+        let job = spawnJob(
+            path,
+            arguments: arguments,
+            environment: environment,
+            connection: connection,
+            output: output,
+            workingDirectory: workingDirectory
+        )
         let (result, pid) = await SpawnerThread.shared.run(job)
         try syscallReturningError("posix_spawn(\(path))") { result }
         return pid
     }
 
-    private static func spawnJob(_ path: String, arguments: [String], environment: [String], connection: Int32,
-                                 output: Int32, workingDirectory: String) -> @Sendable () -> (Int32, Int32) {
+    private static func spawnJob(
+        _ path: String,
+        arguments: [String],
+        environment: [String],
+        connection: Int32,
+        output: Int32,
+        workingDirectory: String
+    ) -> @Sendable () -> (Int32, Int32) {
         {
             var pid: pid_t = 0
             let result = withCStrings(arguments) { argv in
@@ -112,7 +145,9 @@ package enum ProcessControl {
     /// Reaps `pid` if it has ended, without waiting: `nil` while it runs.
     package static func reapIfEnded(_ pid: Int32) -> ExitStatus? {
         var status: Int32 = 0
-        guard let reaped = try? syscall("waitpid", { waitpid(pid, &status, WNOHANG) }), reaped == pid else { return nil }
+        guard let reaped = try? syscall("waitpid", { waitpid(pid, &status, WNOHANG) }), reaped == pid else {
+            return nil
+        }
         return ExitStatus(rawValue: status)
     }
 

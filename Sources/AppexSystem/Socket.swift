@@ -1,12 +1,13 @@
 // Unix sockets, descriptor passing, kernel-attested credentials, poll, self-pipes and sealed
 // shared memory: the socket layer AppexIPC's wire stands on.
 import CAppexSystem
+import SystemPackage
+
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SystemPackage
 
 /// Who is at the other end of a Unix socket, as the kernel says (`SO_PEERCRED`).
 public struct PeerCredentials: Hashable, Sendable, CustomStringConvertible {
@@ -36,12 +37,19 @@ package enum Socket {
     }
 
     /// Sends all of `bytes`; descriptors travel with the first chunk.
-    package static func send(_ socket: Int32, _ bytes: UnsafeRawBufferPointer, descriptors: [Int32]) throws(SystemError) {
+    package static func send(_ socket: Int32, _ bytes: UnsafeRawBufferPointer, descriptors: [Int32]) throws(SystemError)
+    {
         var offset = 0
         var pending = descriptors
         while offset < bytes.count || !pending.isEmpty {
             let sent = try syscall("sendmsg") {
-                cappex_send_with_fds(socket, bytes.baseAddress.map { $0 + offset }, bytes.count - offset, pending, Int32(pending.count))
+                cappex_send_with_fds(
+                    socket,
+                    bytes.baseAddress.map { $0 + offset },
+                    bytes.count - offset,
+                    pending,
+                    Int32(pending.count)
+                )
             }
             pending = []
             offset += sent
@@ -50,21 +58,41 @@ package enum Socket {
 
     /// Sends what the socket takes now, without blocking; descriptors travel with the first byte.
     /// - Returns: the bytes sent; 0 when the socket's buffer is full.
-    package static func trySend(_ socket: Int32, _ bytes: UnsafeRawBufferPointer, descriptors: [Int32]) throws(SystemError) -> Int {
+    package static func trySend(
+        _ socket: Int32,
+        _ bytes: UnsafeRawBufferPointer,
+        descriptors: [Int32]
+    ) throws(SystemError) -> Int {
         do {
-            return try syscall("sendmsg") { cappex_try_send_with_fds(socket, bytes.baseAddress, bytes.count, descriptors, Int32(descriptors.count)) }
-        } catch where error.errno == .resourceTemporarilyUnavailable || error.errno == .wouldBlock {
+            return try syscall("sendmsg") {
+                cappex_try_send_with_fds(socket, bytes.baseAddress, bytes.count, descriptors, Int32(descriptors.count))
+            }
+        } catch  where error.errno == .resourceTemporarilyUnavailable || error.errno == .wouldBlock {
             return 0
         }
     }
 
     /// Reads what is available (at most `buffer.count` bytes), collecting passed descriptors.
     /// - Returns: the bytes read; 0 at end of stream.
-    package static func receive(_ socket: Int32, into buffer: UnsafeMutableRawBufferPointer, descriptors: inout [OwnedDescriptor]) throws(SystemError) -> Int {
+    package static func receive(
+        _ socket: Int32,
+        into buffer: UnsafeMutableRawBufferPointer,
+        descriptors: inout [OwnedDescriptor]
+    ) throws(SystemError) -> Int {
         try withUnsafeTemporaryAllocation(of: Int32.self, capacity: 16) { fds throws(SystemError) -> Int in
             var count: Int32 = 0
             var truncated: Int32 = 0
-            let received = try syscall("recvmsg") { cappex_receive_with_fds(socket, buffer.baseAddress, buffer.count, fds.baseAddress, 16, &count, &truncated) }
+            let received = try syscall("recvmsg") {
+                cappex_receive_with_fds(
+                    socket,
+                    buffer.baseAddress,
+                    buffer.count,
+                    fds.baseAddress,
+                    16,
+                    &count,
+                    &truncated
+                )
+            }
             for index in 0..<Int(count) { descriptors.append(OwnedDescriptor(taking: fds[index])) }
             if truncated != 0 { throw SystemError("recvmsg (descriptors truncated)", .messageTooLong) }
             return received
@@ -93,8 +121,10 @@ package enum Socket {
         var gid: gid_t = 0
         let outcome: Int32
         do {
-            outcome = try syscall("recvmsg(MSG_PEEK, SCM_CREDENTIALS)") { cappex_peek_sender_credentials(socket, &pid, &uid, &gid) }
-        } catch where error.errno == .connectionReset {
+            outcome = try syscall("recvmsg(MSG_PEEK, SCM_CREDENTIALS)") {
+                cappex_peek_sender_credentials(socket, &pid, &uid, &gid)
+            }
+        } catch  where error.errno == .connectionReset {
             return nil  // the peer is gone: nothing to attest
         }
         switch outcome {
@@ -111,10 +141,16 @@ package enum Socket {
     }
 
     /// Waits until one of `descriptors` is readable (or closed); marks each in `ready`.
-    package static func waitReadable(_ descriptors: [Int32], ready: inout [Bool], timeoutMilliseconds: Int32 = -1) throws(SystemError) {
+    package static func waitReadable(
+        _ descriptors: [Int32],
+        ready: inout [Bool],
+        timeoutMilliseconds: Int32 = -1
+    ) throws(SystemError) {
         let count = descriptors.count
         try withUnsafeTemporaryAllocation(of: pollfd.self, capacity: count) { entries throws(SystemError) in
-            for index in 0..<count { entries[index] = pollfd(fd: descriptors[index], events: Int16(POLLIN), revents: 0) }
+            for index in 0..<count {
+                entries[index] = pollfd(fd: descriptors[index], events: Int16(POLLIN), revents: 0)
+            }
             _ = try syscall("poll") { poll(entries.baseAddress, nfds_t(count), timeoutMilliseconds) }
             ready.removeAll(keepingCapacity: true)
             for index in 0..<count { ready.append(entries[index].revents != 0) }
@@ -152,7 +188,9 @@ package final class WakePipe: Sendable {
 /// Pipes.
 package enum Pipe {
     /// A pipe, both ends close-on-exec; `nonblocking` for both ends.
-    package static func make(nonblocking: Bool = false) throws(SystemError) -> (read: OwnedDescriptor, write: OwnedDescriptor) {
+    package static func make(
+        nonblocking: Bool = false
+    ) throws(SystemError) -> (read: OwnedDescriptor, write: OwnedDescriptor) {
         var fds: [Int32] = [-1, -1]
         _ = try syscall("pipe2") { cappex_pipe_cloexec(&fds, nonblocking ? 1 : 0) }
         return (OwnedDescriptor(taking: fds[0]), OwnedDescriptor(taking: fds[1]))
@@ -163,13 +201,15 @@ package enum Pipe {
     package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
         do {
             return try syscall("read") { Glibc_or_Darwin_read(fd, buffer.baseAddress, buffer.count) }
-        } catch where error.errno == .resourceTemporarilyUnavailable || error.errno == .wouldBlock {
+        } catch  where error.errno == .resourceTemporarilyUnavailable || error.errno == .wouldBlock {
             return nil
         }
     }
 }
 
-private func Glibc_or_Darwin_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(fd, buffer, count) }
+private func Glibc_or_Darwin_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(fd, buffer, count)
+}
 
 /// Shared-memory payloads: a sealed `memfd` that the receiver maps read-only.
 package enum SharedMemory {
@@ -180,7 +220,9 @@ package enum SharedMemory {
         _ = try syscall("fallocate(memfd)") { cappex_allocate(fd.rawValue, bytes.count) }
         var offset = 0
         while offset < bytes.count {
-            offset += try syscall("pwrite(memfd)") { pwrite(fd.rawValue, bytes.baseAddress! + offset, bytes.count - offset, off_t(offset)) }
+            offset += try syscall("pwrite(memfd)") {
+                pwrite(fd.rawValue, bytes.baseAddress! + offset, bytes.count - offset, off_t(offset))
+            }
         }
         _ = try syscall("fcntl(F_ADD_SEALS)") { cappex_memfd_seal_all(fd.rawValue) }
         return fd

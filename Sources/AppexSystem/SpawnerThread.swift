@@ -1,10 +1,10 @@
+import Synchronization
 
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
 /// The one thread that spawns extension processes, alive as long as the host.
 ///

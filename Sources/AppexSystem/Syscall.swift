@@ -1,3 +1,5 @@
+package import SystemPackage
+
 // The one wrapper every system call in Appex goes through: it retries `EINTR` and turns a
 // failure into a `SystemError` that names the call (swift-nio's `NIOPosix/System.swift` is the
 // model). `#if canImport(Glibc)` chains live in AppexSystem only.
@@ -10,7 +12,6 @@ import Darwin
 #else
 #error("Appex needs a POSIX C library")
 #endif
-package import SystemPackage
 
 extension Errno {
     /// The calling thread's `errno`, now.
@@ -26,8 +27,11 @@ extension Errno {
 /// - Returns: what `body` returned.
 /// - Throws: ``SystemError`` naming `call` and its `errno`.
 @inline(__always)
-package func syscall<Result: SignedInteger>(_ call: @autoclosure () -> String, retryOnInterrupt: Bool = true,
-                                            _ body: () -> Result) throws(SystemError) -> Result {
+package func syscall<Result: SignedInteger>(
+    _ call: @autoclosure () -> String,
+    retryOnInterrupt: Bool = true,
+    _ body: () -> Result
+) throws(SystemError) -> Result {
     while true {
         let result = body()
         if result >= 0 { return result }

@@ -17,7 +17,10 @@ package func startDetachedThread(name: String, _ body: @escaping @Sendable () ->
     final class Box: @unchecked Sendable {  // handed to exactly one thread, once
         let body: @Sendable () -> Void
         let name: String
-        init(_ body: @escaping @Sendable () -> Void, name: String) { self.body = body; self.name = name }
+        init(_ body: @escaping @Sendable () -> Void, name: String) {
+            self.body = body
+            self.name = name
+        }
     }
     let box = Unmanaged.passRetained(Box(body, name: name)).toOpaque()
     #if canImport(Darwin)
@@ -25,14 +28,19 @@ package func startDetachedThread(name: String, _ body: @escaping @Sendable () ->
     #else
     var thread = pthread_t()
     #endif
-    let result = pthread_create(&thread, nil, { raw in
-        let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-        #if canImport(Darwin)
-        pthread_setname_np(String(box.name.prefix(15)))
-        #endif
-        box.body()
-        return nil
-    }, box)
+    let result = pthread_create(
+        &thread,
+        nil,
+        { raw in
+            let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+            #if canImport(Darwin)
+            pthread_setname_np(String(box.name.prefix(15)))
+            #endif
+            box.body()
+            return nil
+        },
+        box
+    )
     if result != 0 {
         // No thread: run nothing, but do not leak the box.
         Unmanaged<Box>.fromOpaque(box).release()

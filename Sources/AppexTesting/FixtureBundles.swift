@@ -8,7 +8,12 @@ public enum FixtureBundles {
     public static let executableContents = "#!/bin/sh\nexit 0\n"
 
     /// The Info.plist of an extension with Apple's keys.
-    public static func extensionInfo(bundleIdentifier: String, extensionPoint: String, name: String, executable: String = "Extension") -> [String: PropertyListValue] {
+    public static func extensionInfo(
+        bundleIdentifier: String,
+        extensionPoint: String,
+        name: String,
+        executable: String = "Extension"
+    ) -> [String: PropertyListValue] {
         [
             BundleInfo.Key.bundleIdentifier: .string(bundleIdentifier),
             BundleInfo.Key.executable: .string(executable),
@@ -16,28 +21,41 @@ public enum FixtureBundles {
             BundleInfo.Key.version: .string("1"),
             BundleInfo.Key.shortVersion: .string("1.0"),
             "CFBundlePackageType": .string("XPC!"),
-            BundleInfo.Key.extensionAttributes: .dictionary([BundleInfo.Key.extensionPointIdentifier: .string(extensionPoint)]),
+            BundleInfo.Key.extensionAttributes: .dictionary([
+                BundleInfo.Key.extensionPointIdentifier: .string(extensionPoint)
+            ]),
         ]
     }
 
     /// Writes a host app bundle at `path` declaring `extensionPoints` (names), signed by
     /// `key` when given.
     @discardableResult
-    public static func makeHostApp(at path: String, bundleIdentifier: String, extensionPoints: [String], format: PropertyListFormat = .xml, signedBy key: SigningKey? = nil) throws -> String {
+    public static func makeHostApp(
+        at path: String,
+        bundleIdentifier: String,
+        extensionPoints: [String],
+        format: PropertyListFormat = .xml,
+        signedBy key: SigningKey? = nil
+    ) throws -> String {
         let fm = FileManager.default
         try fm.createDirectory(atPath: path + "/ExtensionPoints", withIntermediateDirectories: true)
         try fm.createDirectory(atPath: path + "/Extensions", withIntermediateDirectories: true)
         let executable = "HostApp"
-        try write(format.encode([
-            BundleInfo.Key.bundleIdentifier: .string(bundleIdentifier),
-            BundleInfo.Key.executable: .string(executable),
-            BundleInfo.Key.name: .string("Host App"),
-            BundleInfo.Key.version: .string("1"),
-            "CFBundlePackageType": .string("APPL"),
-        ]), to: path + "/Info.plist")
+        try write(
+            format.encode([
+                BundleInfo.Key.bundleIdentifier: .string(bundleIdentifier),
+                BundleInfo.Key.executable: .string(executable),
+                BundleInfo.Key.name: .string("Host App"),
+                BundleInfo.Key.version: .string("1"),
+                "CFBundlePackageType": .string("APPL"),
+            ]),
+            to: path + "/Info.plist"
+        )
         try writeExecutable(at: path + "/" + executable)
         for name in extensionPoints {
-            let declaration = ExtensionPointDeclaration(identifier: ExtensionPointIdentifier(host: bundleIdentifier, name: name))
+            let declaration = ExtensionPointDeclaration(
+                identifier: ExtensionPointIdentifier(host: bundleIdentifier, name: name)
+            )
             try write(format.encode(declaration.propertyList), to: path + "/ExtensionPoints/\(name).appextensionpoint")
         }
         if let key { try AppexBundle.sign(at: path, with: key) }
@@ -51,9 +69,14 @@ public enum FixtureBundles {
     ///     `nil` in `removing` is left out.
     @discardableResult
     public static func makeExtension(
-        in folder: String, name: String, bundleIdentifier: String, extensionPoint: String,
-        format: PropertyListFormat = .xml, entitlements: Entitlements? = nil,
-        info overrides: [String: PropertyListValue] = [:], removing removedKeys: [String] = [],
+        in folder: String,
+        name: String,
+        bundleIdentifier: String,
+        extensionPoint: String,
+        format: PropertyListFormat = .xml,
+        entitlements: Entitlements? = nil,
+        info overrides: [String: PropertyListValue] = [:],
+        removing removedKeys: [String] = [],
         signedBy key: SigningKey? = nil
     ) throws -> String {
         let path = folder + "/" + name + ".appex"
@@ -62,7 +85,9 @@ public enum FixtureBundles {
         info.merge(overrides) { _, new in new }
         for key in removedKeys { info[key] = nil }
         try write(format.encode(info), to: path + "/Info.plist")
-        if let executable = info[BundleInfo.Key.executable]?.stringValue, !executable.isEmpty, !executable.contains("/"), !executable.contains("$") {
+        if let executable = info[BundleInfo.Key.executable]?.stringValue, !executable.isEmpty,
+            !executable.contains("/"), !executable.contains("$")
+        {
             try writeExecutable(at: path + "/" + executable)
         }
         if let entitlements {
@@ -77,8 +102,13 @@ public enum FixtureBundles {
     /// executable prints, unless `extensionPoint` overrides it), signed by `key` when given.
     @discardableResult
     public static func bundle(
-        executable: String, in folder: String, name: String, bundleIdentifier: String,
-        extensionPoint: ExtensionPointIdentifier? = nil, entitlements: Entitlements? = nil, signedBy key: SigningKey? = nil
+        executable: String,
+        in folder: String,
+        name: String,
+        bundleIdentifier: String,
+        extensionPoint: ExtensionPointIdentifier? = nil,
+        entitlements: Entitlements? = nil,
+        signedBy key: SigningKey? = nil
     ) throws -> String {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var recipe = AppexBundle.ExtensionRecipe(executable: executable)

@@ -1,15 +1,24 @@
 import AppexCore
-@testable import AppexHost
 import AppexTesting
 import Foundation
 import Testing
+
+@testable import AppexHost
 
 /// Truncated, bit-flipped and garbage plists, seals and declarations: never a crash, always a
 /// clear problem, never a change to the registry.
 @Suite struct BadInputTests {
     @Test("mutated Info.plists, XML and binary, never crash the reader", arguments: PropertyListFormat.allCases)
     func infoPlistMutations(_ format: PropertyListFormat) async throws {
-        let original = try Array(format.encode(FixtureBundles.extensionInfo(bundleIdentifier: "com.example.fuzz", extensionPoint: "com.example.hostapp.HostAppFeature", name: "Fuzz")))
+        let original = try Array(
+            format.encode(
+                FixtureBundles.extensionInfo(
+                    bundleIdentifier: "com.example.fuzz",
+                    extensionPoint: "com.example.hostapp.HostAppFeature",
+                    name: "Fuzz"
+                )
+            )
+        )
         var rng = SeededGenerator(state: format == .xml ? 1 : 2)
         var malformed = 0
         for round in 0..<400 {
@@ -21,7 +30,10 @@ import Testing
             #expect(info.problems.allSatisfy { $0.file == "/fuzz/Info.plist" && !$0.message.isEmpty })
             if info.problems.contains(where: { $0.kind == .malformedPropertyList }) { malformed += 1 }
             if mutation == .truncate && bytes.count < original.count / 2 {
-                #expect(!info.problems.isEmpty, "a plist cut to \(bytes.count) of \(original.count) bytes read as valid")
+                #expect(
+                    !info.problems.isEmpty,
+                    "a plist cut to \(bytes.count) of \(original.count) bytes read as valid"
+                )
             }
         }
         #expect(malformed > 100)
@@ -31,8 +43,13 @@ import Testing
     func sealMutations() async throws {
         let directory = try TemporaryDirectory()
         let team = SigningKey.generate()
-        let path = try FixtureBundles.makeExtension(in: directory.path, name: "Fuzz", bundleIdentifier: "com.example.fuzz",
-                                                    extensionPoint: "com.example.hostapp.HostAppFeature", signedBy: team)
+        let path = try FixtureBundles.makeExtension(
+            in: directory.path,
+            name: "Fuzz",
+            bundleIdentifier: "com.example.fuzz",
+            extensionPoint: "com.example.hostapp.HostAppFeature",
+            signedBy: team
+        )
         let sealPath = path + "/_CodeSignature/CodeResources"
         let original = try Array(Data(contentsOf: URL(fileURLWithPath: sealPath)))
         var rng = SeededGenerator(state: 3)
@@ -47,7 +64,11 @@ import Testing
                 #expect(bundle.team == team.teamIdentifier)
                 #expect(mutation != .truncate && mutation != .garbage)
             } else {
-                #expect(bundle.problems.allSatisfy { [.badSignature, .fileAdded, .fileModified, .fileRemoved].contains($0.kind) })
+                #expect(
+                    bundle.problems.allSatisfy {
+                        [.badSignature, .fileAdded, .fileModified, .fileRemoved].contains($0.kind)
+                    }
+                )
                 #expect(bundle.problems.allSatisfy { $0.file.hasPrefix(path) })
             }
         }
@@ -68,7 +89,10 @@ import Testing
             if round.isMultiple(of: 4) { await Task.yield() }
             let bytes = mutate(infoOriginal, ByteMutation.allCases[round % 4], using: &rng)
             try FixtureBundles.write(Data(bytes), to: bad + "/Info.plist")
-            try FixtureBundles.write(Data(mutate(Array("<plist>".utf8), .garbage, using: &rng)), to: bad + "/Entitlements.plist")
+            try FixtureBundles.write(
+                Data(mutate(Array("<plist>".utf8), .garbage, using: &rng)),
+                to: bad + "/Entitlements.plist"
+            )
             let snapshot = try discovery.snapshot()
             let found = snapshot.extensions.filter { $0.path == bad }
             #expect(found.allSatisfy { $0.state == .invalid && !$0.problems.isEmpty })

@@ -1,6 +1,7 @@
-@testable import AppexCore
 import Foundation
 import Testing
+
+@testable import AppexCore
 
 /// Appex's binary property-list reader: every object type of `bplist00` is read or refused by
 /// name, and it agrees with Foundation wherever Foundation is given bytes Appex made.
@@ -59,35 +60,70 @@ import Testing
     @Test("scalars of every width: integers of 1 to 16 bytes, reals of 4 and 8, dates, UTF-16 strings")
     func scalars() throws {
         #expect(try BinaryPropertyList.parse(Self.inDictionary([0x10, 0xFF])) == .dictionary(["k": .integer(255)]))
-        #expect(try BinaryPropertyList.parse(Self.inDictionary([0x11, 0xFF, 0xFE])) == .dictionary(["k": .integer(65_534)]))
-        #expect(try BinaryPropertyList.parse(Self.inDictionary([0x12, 0xFF, 0xFF, 0xFF, 0xFF])) == .dictionary(["k": .integer(4_294_967_295)]))
-        #expect(try BinaryPropertyList.parse(Self.inDictionary([0x13] + [UInt8](repeating: 0xFF, count: 8))) == .dictionary(["k": .integer(-1)]))
+        #expect(
+            try BinaryPropertyList.parse(Self.inDictionary([0x11, 0xFF, 0xFE])) == .dictionary(["k": .integer(65_534)])
+        )
+        #expect(
+            try BinaryPropertyList.parse(Self.inDictionary([0x12, 0xFF, 0xFF, 0xFF, 0xFF]))
+                == .dictionary(["k": .integer(4_294_967_295)])
+        )
+        #expect(
+            try BinaryPropertyList.parse(Self.inDictionary([0x13] + [UInt8](repeating: 0xFF, count: 8)))
+                == .dictionary(["k": .integer(-1)])
+        )
         // 128-bit: in range (how CoreFoundation writes negative numbers and UInt64s), and out.
-        #expect(try BinaryPropertyList.parse(Self.inDictionary([0x14] + [UInt8](repeating: 0xFF, count: 16))) == .dictionary(["k": .integer(-1)]))
-        #expect(try BinaryPropertyList.parse(Self.inDictionary([0x14] + [UInt8](repeating: 0, count: 15) + [42])) == .dictionary(["k": .integer(42)]))
+        #expect(
+            try BinaryPropertyList.parse(Self.inDictionary([0x14] + [UInt8](repeating: 0xFF, count: 16)))
+                == .dictionary(["k": .integer(-1)])
+        )
+        #expect(
+            try BinaryPropertyList.parse(Self.inDictionary([0x14] + [UInt8](repeating: 0, count: 15) + [42]))
+                == .dictionary(["k": .integer(42)])
+        )
         let tooBig = Self.inDictionary([0x14] + [UInt8](repeating: 0, count: 8) + [UInt8](repeating: 0xFF, count: 8))
-        #expect(Self.reason(tooBig)?.contains("the integer 18446744073709551615, which does not fit in 64 bits") == true)
-        #expect(Self.reason(Self.inDictionary([0x15] + [UInt8](repeating: 0, count: 32)))?.contains("an integer of 32 bytes") == true)
-        #expect(try BinaryPropertyList.parse(Self.inDictionary([0x22, 0x40, 0x20, 0x00, 0x00])) == .dictionary(["k": .real(2.5)]))
-        #expect(try BinaryPropertyList.parse(Self.inDictionary([0x23, 0x40, 0x04, 0, 0, 0, 0, 0, 0])) == .dictionary(["k": .real(2.5)]))
+        #expect(
+            Self.reason(tooBig)?.contains("the integer 18446744073709551615, which does not fit in 64 bits") == true
+        )
+        #expect(
+            Self.reason(Self.inDictionary([0x15] + [UInt8](repeating: 0, count: 32)))?.contains(
+                "an integer of 32 bytes"
+            ) == true
+        )
+        #expect(
+            try BinaryPropertyList.parse(Self.inDictionary([0x22, 0x40, 0x20, 0x00, 0x00]))
+                == .dictionary(["k": .real(2.5)])
+        )
+        #expect(
+            try BinaryPropertyList.parse(Self.inDictionary([0x23, 0x40, 0x04, 0, 0, 0, 0, 0, 0]))
+                == .dictionary(["k": .real(2.5)])
+        )
         #expect(Self.reason(Self.inDictionary([0x21, 0x40, 0x20]))?.contains("a real of 2 bytes") == true)
-        #expect(try BinaryPropertyList.parse(Self.inDictionary([0x33, 0x40, 0x24, 0, 0, 0, 0, 0, 0])) == .dictionary(["k": .date(Date(timeIntervalSinceReferenceDate: 10))]))
-        #expect(try BinaryPropertyList.parse(Self.inDictionary([0x63, 0x00, 0xE9, 0xD8, 0x3C, 0xDF, 0x89])) == .dictionary(["k": .string("é🎉")]))
+        #expect(
+            try BinaryPropertyList.parse(Self.inDictionary([0x33, 0x40, 0x24, 0, 0, 0, 0, 0, 0]))
+                == .dictionary(["k": .date(Date(timeIntervalSinceReferenceDate: 10))])
+        )
+        #expect(
+            try BinaryPropertyList.parse(Self.inDictionary([0x63, 0x00, 0xE9, 0xD8, 0x3C, 0xDF, 0x89]))
+                == .dictionary(["k": .string("é🎉")])
+        )
         #expect(Self.reason(Self.inDictionary([0x61, 0xD8, 0x3C]))?.contains("unpaired surrogate") == true)
         #expect(Self.reason(Self.inDictionary([0x52, 0x41, 0xE9]))?.contains("the non-ASCII byte 0xE9") == true)
     }
 
-    @Test("objects that are not property-list values are refused by name", arguments: [
-        ([UInt8]([0xC1, 0x01]), "is a set"),
-        ([0xB1, 0x01], "is an ordered set"),
-        ([0x80, 0x05], "is a UID"),
-        ([0x00], "is null"),
-        ([0x0F], "is a fill byte"),
-        ([0x71, 0x41], "is a UTF-8 string"),
-        ([0x90], "is of an unknown type"),
-        ([0xE0], "is of an unknown type"),
-        ([0x34, 0, 0, 0, 0, 0, 0, 0, 0], "is a date of the wrong size"),
-    ])
+    @Test(
+        "objects that are not property-list values are refused by name",
+        arguments: [
+            ([UInt8]([0xC1, 0x01]), "is a set"),
+            ([0xB1, 0x01], "is an ordered set"),
+            ([0x80, 0x05], "is a UID"),
+            ([0x00], "is null"),
+            ([0x0F], "is a fill byte"),
+            ([0x71, 0x41], "is a UTF-8 string"),
+            ([0x90], "is of an unknown type"),
+            ([0xE0], "is of an unknown type"),
+            ([0x34, 0, 0, 0, 0, 0, 0, 0, 0], "is a date of the wrong size"),
+        ]
+    )
     func refusedObjects(_ object: [UInt8], _ named: String) throws {
         let reason = try #require(Self.reason(Self.inDictionary(object)))
         #expect(reason.contains("object 2 (marker 0x") && reason.contains(named), "\(reason)")
@@ -120,11 +156,17 @@ import Testing
 
     @Test("on mutated bytes the reader never crashes, and what it accepts round-trips through a writer")
     func mutations() async throws {
-        let original = try Self.binary(.dictionary([
-            "CFBundleIdentifier": .string("com.example.x"), "CFBundleVersion": .string("1"), "n": .integer(3),
-            "EXAppExtensionAttributes": .dictionary(["EXExtensionPointIdentifier": .string("com.example.hostapp.Feature")]),
-            "list": .array([.string("a"), .boolean(true), .real(1.5), .date(Date(timeIntervalSinceReferenceDate: 5))]),
-        ]))
+        let original = try Self.binary(
+            .dictionary([
+                "CFBundleIdentifier": .string("com.example.x"), "CFBundleVersion": .string("1"), "n": .integer(3),
+                "EXAppExtensionAttributes": .dictionary([
+                    "EXExtensionPointIdentifier": .string("com.example.hostapp.Feature")
+                ]),
+                "list": .array([
+                    .string("a"), .boolean(true), .real(1.5), .date(Date(timeIntervalSinceReferenceDate: 5)),
+                ]),
+            ])
+        )
         var rng = SeededGenerator(state: 99)
         var accepted = 0
         for round in 0..<3000 {

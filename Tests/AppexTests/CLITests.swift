@@ -9,7 +9,11 @@ import Testing
     init() throws { fixture = try HostFixture() }
 
     func list(_ extra: String...) async throws -> [ListedExtension] {
-        let output = try await run(appexExecutable, ["list", "--host", fixture.hostPath, "--json"] + extra, environment: fixture.world.processVariables)
+        let output = try await run(
+            appexExecutable,
+            ["list", "--host", fixture.hostPath, "--json"] + extra,
+            environment: fixture.world.processVariables
+        )
         #expect(output.status == 0, "\(output.standardError)")
         return try JSONDecoder().decode([ListedExtension].self, from: Data(output.standardOutput.utf8))
     }
@@ -72,13 +76,23 @@ import Testing
         try fixture.addExtension("Translate", id: "com.example.translate", inHost: true)
         var output = try await appex("validate", fixture.hostPath, in: fixture.world)
         #expect(output.status == 0, "\(output.standardOutput)")
-        let broken = try FixtureBundles.makeExtension(in: fixture.hostExtensions, name: "Broken", bundleIdentifier: "unused",
-                                                      extensionPoint: "com.example.hostapp.Undeclared",
-                                                      info: ["CFBundleIdentifier": .string("$(PRODUCT_BUNDLE_IDENTIFIER)")])
+        let broken = try FixtureBundles.makeExtension(
+            in: fixture.hostExtensions,
+            name: "Broken",
+            bundleIdentifier: "unused",
+            extensionPoint: "com.example.hostapp.Undeclared",
+            info: ["CFBundleIdentifier": .string("$(PRODUCT_BUNDLE_IDENTIFIER)")]
+        )
         output = try await appex("validate", fixture.hostPath, in: fixture.world)
         #expect(output.status == 1)
-        #expect(output.standardOutput.contains("unexpanded build setting PRODUCT_BUNDLE_IDENTIFIER in CFBundleIdentifier"))
-        #expect(output.standardOutput.contains("extension point com.example.hostapp.Undeclared is not declared by host com.example.hostapp"))
+        #expect(
+            output.standardOutput.contains("unexpanded build setting PRODUCT_BUNDLE_IDENTIFIER in CFBundleIdentifier")
+        )
+        #expect(
+            output.standardOutput.contains(
+                "extension point com.example.hostapp.Undeclared is not declared by host com.example.hostapp"
+            )
+        )
         #expect(output.standardOutput.contains("not signed"))
         output = try await appex("validate", broken, in: fixture.world)
         #expect(output.status == 1)
@@ -87,13 +101,23 @@ import Testing
 
     @Test("inspect --json shows identity, point, entitlements and team")
     func inspect() async throws {
-        let path = try FixtureBundles.makeExtension(in: fixture.hostExtensions, name: "Translate", bundleIdentifier: "com.example.translate",
-                                                    extensionPoint: HostFixture.point, format: .binary,
-                                                    entitlements: Entitlements(applicationGroups: ["group.com.example.app"], keychainAccessGroups: ["TEAM.com.example.shared"]),
-                                                    signedBy: fixture.world.team)
+        let path = try FixtureBundles.makeExtension(
+            in: fixture.hostExtensions,
+            name: "Translate",
+            bundleIdentifier: "com.example.translate",
+            extensionPoint: HostFixture.point,
+            format: .binary,
+            entitlements: Entitlements(
+                applicationGroups: ["group.com.example.app"],
+                keychainAccessGroups: ["TEAM.com.example.shared"]
+            ),
+            signedBy: fixture.world.team
+        )
         let output = try await appex("inspect", path, "--json", in: fixture.world)
         #expect(output.status == 0)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [String: Any])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [String: Any]
+        )
         #expect(object["bundleIdentifier"] as? String == "com.example.translate")
         #expect(object["extensionPoint"] as? String == HostFixture.point)
         #expect(object["applicationGroups"] as? [String] == ["group.com.example.app"])
@@ -132,4 +156,3 @@ import Testing
         #expect(output.standardOutput.contains("is available"))
     }
 }
-

@@ -27,12 +27,48 @@ import Testing
         var int: Int, int8: Int8, int16: Int16, int32: Int32, int64: Int64, int128: Int128
         var uint: UInt, uint8: UInt8, uint16: UInt16, uint32: UInt32, uint64: UInt64, uint128: UInt128
 
-        static let min = Integers(int: .min, int8: .min, int16: .min, int32: .min, int64: .min, int128: .min,
-                                  uint: .min, uint8: .min, uint16: .min, uint32: .min, uint64: .min, uint128: .min)
-        static let max = Integers(int: .max, int8: .max, int16: .max, int32: .max, int64: .max, int128: .max,
-                                  uint: .max, uint8: .max, uint16: .max, uint32: .max, uint64: .max, uint128: .max)
-        static let small = Integers(int: -1, int8: 1, int16: -2, int32: 3, int64: -4, int128: 5,
-                                    uint: 0, uint8: 1, uint16: 2, uint32: 3, uint64: 4, uint128: 5)
+        static let min = Integers(
+            int: .min,
+            int8: .min,
+            int16: .min,
+            int32: .min,
+            int64: .min,
+            int128: .min,
+            uint: .min,
+            uint8: .min,
+            uint16: .min,
+            uint32: .min,
+            uint64: .min,
+            uint128: .min
+        )
+        static let max = Integers(
+            int: .max,
+            int8: .max,
+            int16: .max,
+            int32: .max,
+            int64: .max,
+            int128: .max,
+            uint: .max,
+            uint8: .max,
+            uint16: .max,
+            uint32: .max,
+            uint64: .max,
+            uint128: .max
+        )
+        static let small = Integers(
+            int: -1,
+            int8: 1,
+            int16: -2,
+            int32: 3,
+            int64: -4,
+            int128: 5,
+            uint: 0,
+            uint8: 1,
+            uint16: 2,
+            uint32: 3,
+            uint64: 4,
+            uint128: 5
+        )
     }
 
     struct Floats: Codable {
@@ -125,7 +161,10 @@ import Testing
     struct IntKeyed: Codable, Equatable {
         var first: String
         var second: Int
-        enum CodingKeys: Int, CodingKey { case first = 1, second = 2 }
+        enum CodingKeys: Int, CodingKey {
+            case first = 1
+            case second = 2
+        }
     }
 
     struct Point: Codable, Equatable {
@@ -202,10 +241,20 @@ import Testing
         var when: Date
 
         static let example = Sample(
-            id: 1 << 40, offset: -12345, ratio: 0.25, name: "Grüße, 世界", payload: Array(0..<64), data: Data([1, 2, 3]),
-            flags: [true, false, true], note: "n", shapes: [.circle(radius: 2), .labelled("x", inner: .empty)],
-            scores: ["a": 1, "b": -2], matrix: [[1, 2], [], [3]], optionals: [nil, 1, nil],
-            when: Date(timeIntervalSinceReferenceDate: 1000.5))
+            id: 1 << 40,
+            offset: -12345,
+            ratio: 0.25,
+            name: "Grüße, 世界",
+            payload: Array(0..<64),
+            data: Data([1, 2, 3]),
+            flags: [true, false, true],
+            note: "n",
+            shapes: [.circle(radius: 2), .labelled("x", inner: .empty)],
+            scores: ["a": 1, "b": -2],
+            matrix: [[1, 2], [], [3]],
+            optionals: [nil, 1, nil],
+            when: Date(timeIntervalSinceReferenceDate: 1000.5)
+        )
     }
 
     /// A seeded xorshift64 generator, so every run mutates the same way.
@@ -245,9 +294,13 @@ import Testing
 
     @Test("Doubles and Floats round-trip bit for bit, NaN payloads, infinities and signed zero included")
     func floatingPointRoundTripsBitForBit() throws {
-        let doubles: [Double] = [0, -0.0, 1.5, -.pi, .infinity, -.infinity, .nan, .signalingNaN,
-                                 Double(bitPattern: 0x7FF0_0000_0000_0123), .leastNonzeroMagnitude, .greatestFiniteMagnitude]
-        let floats: [Float] = [0, -0.0, 1.5, .infinity, -.infinity, .nan, Float(bitPattern: 0x7FC0_0042), .leastNonzeroMagnitude]
+        let doubles: [Double] = [
+            0, -0.0, 1.5, -.pi, .infinity, -.infinity, .nan, .signalingNaN,
+            Double(bitPattern: 0x7FF0_0000_0000_0123), .leastNonzeroMagnitude, .greatestFiniteMagnitude,
+        ]
+        let floats: [Float] = [
+            0, -0.0, 1.5, .infinity, -.infinity, .nan, Float(bitPattern: 0x7FC0_0042), .leastNonzeroMagnitude,
+        ]
         for (double, float) in zip(doubles, floats + floats) {
             let decoded = try roundTrip(Floats(double: double, float: float))
             #expect(decoded.double.bitPattern == double.bitPattern)
@@ -259,8 +312,10 @@ import Testing
 
     @Test("empty, ASCII, non-ASCII and long strings round-trip")
     func stringsRoundTrip() throws {
-        let strings = ["", "a", "Grüße", "日本語のテキスト", "👩‍👩‍👧‍👦🏳️‍🌈", "e\u{301}", "nul\u{0}inside",
-                       String(repeating: "long ", count: 10_000)]
+        let strings = [
+            "", "a", "Grüße", "日本語のテキスト", "👩‍👩‍👧‍👦🏳️‍🌈", "e\u{301}", "nul\u{0}inside",
+            String(repeating: "long ", count: 10_000),
+        ]
         for string in strings {
             #expect(try roundTrip(string) == string)
         }
@@ -298,7 +353,9 @@ import Testing
         #expect(try decoder.decode(Data.self, from: try encoder.encode(bytes)) == Data(bytes))
         #expect(try decoder.decode([UInt8].self, from: try encoder.encode(Data(bytes))) == bytes)
         #expect(try decoder.decode([Int].self, from: try encoder.encode(bytes)) == [0, 1, 200, 255])
-        #expect(try decoder.decode(ContiguousArray<UInt8>.self, from: try encoder.encode(bytes)) == ContiguousArray(bytes))
+        #expect(
+            try decoder.decode(ContiguousArray<UInt8>.self, from: try encoder.encode(bytes)) == ContiguousArray(bytes)
+        )
         #expect(try decoder.decode([UInt8].self, from: try encoder.encode(ContiguousArray(bytes))) == bytes)
         #expect(try decoder.decode(Data.self, from: try encoder.encode([Int](bytes.map(Int.init)))) == Data(bytes))
         let error = decodingError([Int8].self, from: try encoder.encode(bytes))
@@ -318,8 +375,10 @@ import Testing
 
     @Test("enums with associated values round-trip")
     func enumsWithAssociatedValuesRoundTrip() throws {
-        let shapes: [Shape] = [.circle(radius: 1.5), .rectangle(2, 3), .empty, .labelled("", inner: nil),
-                               .labelled("outer", inner: .labelled("inner", inner: .circle(radius: 0)))]
+        let shapes: [Shape] = [
+            .circle(radius: 1.5), .rectangle(2, 3), .empty, .labelled("", inner: nil),
+            .labelled("outer", inner: .labelled("inner", inner: .circle(radius: 0))),
+        ]
         #expect(try roundTrip(shapes) == shapes)
         for shape in shapes { #expect(try roundTrip(shape) == shape) }
     }
@@ -352,8 +411,10 @@ import Testing
         let date = Date(timeIntervalSinceReferenceDate: 123_456.789)
         #expect(try roundTrip(date) == date)
         let base = try #require(URL(string: "https://example.com/a/"))
-        let urls = [base, try #require(URL(string: "file:///tmp/x%20y?q=1#frag")),
-                    try #require(URL(string: "b/c?d", relativeTo: base))]
+        let urls = [
+            base, try #require(URL(string: "file:///tmp/x%20y?q=1#frag")),
+            try #require(URL(string: "b/c?d", relativeTo: base)),
+        ]
         for url in urls {
             let decoded = try roundTrip(url)
             #expect(decoded.absoluteString == url.absoluteString)
@@ -447,13 +508,21 @@ import Testing
             var user: User
         }
         let bytes = try encoder.encode(Wrapper(user: Named(name: 3)))
-        #expect(decodingError(Expected.self, from: bytes)?.message == "expected a string at user.name, found an integer")
-        #expect(decodingError([String].self, from: try encoder.encode(["a", "b"] as [String?] + [nil]))?.message
-            == "expected a string at [2], found nil")
-        #expect(decodingError([[UInt8]].self, from: try encoder.encode([[1], [300]]))?.message
-            == "number 300 at [1][0] does not fit in UInt8")
-        #expect(decodingError(Person.self, from: try encoder.encode([1, 2]))?.message
-            == "expected a keyed object at the top level, found an array")
+        #expect(
+            decodingError(Expected.self, from: bytes)?.message == "expected a string at user.name, found an integer"
+        )
+        #expect(
+            decodingError([String].self, from: try encoder.encode(["a", "b"] as [String?] + [nil]))?.message
+                == "expected a string at [2], found nil"
+        )
+        #expect(
+            decodingError([[UInt8]].self, from: try encoder.encode([[1], [300]]))?.message
+                == "number 300 at [1][0] does not fit in UInt8"
+        )
+        #expect(
+            decodingError(Person.self, from: try encoder.encode([1, 2]))?.message
+                == "expected a keyed object at the top level, found an array"
+        )
         #expect(decodingError(Shape.self, from: try encoder.encode(["square": [String: Int]()])) != nil)
     }
 
@@ -494,8 +563,10 @@ import Testing
 
     @Test("random mutations of real encodings decode or throw, never crash")
     func randomMutationsNeverCrash() async throws {
-        let sources = [try encoder.encode(Sample.example), try encoder.encode(Integers.min),
-                       try encoder.encode(Interleaved(a: 1, b: [2, 3], c: "c", d: Point(x: 4, y: 5)))]
+        let sources = [
+            try encoder.encode(Sample.example), try encoder.encode(Integers.min),
+            try encoder.encode(Interleaved(a: 1, b: [2, 3], c: "c", d: Point(x: 4, y: 5))),
+        ]
         var random = XorShift(state: 0x9E37_79B9_7F4A_7C15)
         var outcomes = (decoded: 0, failed: 0)
         for iteration in 0..<4000 {
@@ -530,14 +601,18 @@ import Testing
     func hugeCountsThrowWithoutAllocating() throws {
         let huge = Self.varint(1 << 60)
         let arrayOfHugeCount = [0x09, UInt8(huge.count)] + huge
-        #expect(decodingError([Int].self, from: arrayOfHugeCount)?.message
-            == "malformed input at the top level: an array whose elements cannot fit in its 0 bytes")
+        #expect(
+            decodingError([Int].self, from: arrayOfHugeCount)?.message
+                == "malformed input at the top level: an array whose elements cannot fit in its 0 bytes"
+        )
         let objectOfHugeCount = [0x0A, UInt8(huge.count)] + huge
         #expect(decodingError([String: Int].self, from: objectOfHugeCount) != nil)
         for tag: UInt8 in [0x07, 0x08, 0x09, 0x0A] {
             let hugeLength = [tag] + huge
-            #expect(decodingError([UInt8].self, from: hugeLength)?.message
-                == "truncated input at the top level: a length of 1152921504606846976 bytes, but only 0 remain")
+            #expect(
+                decodingError([UInt8].self, from: hugeLength)?.message
+                    == "truncated input at the top level: a length of 1152921504606846976 bytes, but only 0 remain"
+            )
             #expect(decodingError([[UInt8]].self, from: [0x09, 11, 1] + hugeLength) != nil)
             #expect(decodingError(String.self, from: hugeLength) != nil)
         }
@@ -568,14 +643,18 @@ import Testing
 
     @Test("garbage that is not an encoding at all throws")
     func garbageThrows() throws {
-        for bytes: [UInt8] in [[], [0x0B], [0xFF, 0x00], [0x07, 0x02, 0xC3, 0x28], [0x05, 1, 2, 3], [0x0A, 0x02, 0x05, 0x00]] {
+        for bytes: [UInt8] in [
+            [], [0x0B], [0xFF, 0x00], [0x07, 0x02, 0xC3, 0x28], [0x05, 1, 2, 3], [0x0A, 0x02, 0x05, 0x00],
+        ] {
             #expect(decodingError(Sample.self, from: bytes) != nil)
             #expect(decodingError(String.self, from: bytes) != nil)
         }
         // An array that claims two elements but holds one, ending the input.
         #expect(decodingError([Int?].self, from: [0x09, 0x03, 0x02, 0x03, 0x02])?.message == "truncated input at [1]")
         #expect(decodingError([Int].self, from: [0x09, 0x03, 0x02, 0x03, 0x02])?.message == "truncated input at [1]")
-        #expect(decodingError(String.self, from: [0x07, 0x02, 0xC3, 0x28])?.message
-            == "malformed input at the top level: a string that is not valid UTF-8")
+        #expect(
+            decodingError(String.self, from: [0x07, 0x02, 0xC3, 0x28])?.message
+                == "malformed input at the top level: a string that is not valid UTF-8"
+        )
     }
 }

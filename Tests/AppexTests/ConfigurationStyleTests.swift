@@ -22,8 +22,16 @@ import Testing
         try fixture.world.environment.makePrivateDirectory(fixture.world.environment.home + "/ExtensionData")
         try fixture.world.environment.makePrivateDirectory(data)
         try Data(style.utf8).write(to: URL(fileURLWithPath: data + "/style"))
-        let identity = try #require(try fixture.discovery().snapshot().extensions.first { $0.bundleIdentifier == id }?.identity)
-        return try AppExtensionProcess(configuration: .init(identity: identity, hostBundlePath: fixture.hostPath, environment: fixture.world.environment))
+        let identity = try #require(
+            try fixture.discovery().snapshot().extensions.first { $0.bundleIdentifier == id }?.identity
+        )
+        return try AppExtensionProcess(
+            configuration: .init(
+                identity: identity,
+                hostBundlePath: fixture.hostPath,
+                environment: fixture.world.environment
+            )
+        )
     }
 
     @Test("session style: the host's session sends typed messages to the extension's PeerHandler")
@@ -64,12 +72,15 @@ import Testing
             _ = try await process.makeSession()
         } throws: { error in
             guard let error = error as? AppexError else { return false }
-            return error.code == .refused && error.message.contains("declined") && error.message.contains("switched off")
+            return error.code == .refused && error.message.contains("declined")
+                && error.message.contains("switched off")
         }
         #expect(process.processIdentifier == nil)
     }
 
-    @Test("an extension that sets both requestHandler and payloadHandler is declined, naming both: neither silently wins")
+    @Test(
+        "an extension that sets both requestHandler and payloadHandler is declined, naming both: neither silently wins"
+    )
     func bothHandlers() async throws {
         let process = try installTranslate(style: "both-handlers")
         defer { process.invalidate() }

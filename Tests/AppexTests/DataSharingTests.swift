@@ -13,8 +13,11 @@ import Testing
     static let group = "group.com.example.app"
 
     func context(_ id: String, groups: [String] = [Self.group]) -> ProcessContext {
-        ProcessContext(bundleIdentifier: id, team: world.team.teamIdentifier,
-                       entitlements: Entitlements(applicationGroups: groups, keychainAccessGroups: []))
+        ProcessContext(
+            bundleIdentifier: id,
+            team: world.team.teamIdentifier,
+            entitlements: Entitlements(applicationGroups: groups, keychainAccessGroups: [])
+        )
     }
 
     @Test("off by default: standardOrGroup is the process's own suite, in its own container")
@@ -22,12 +25,20 @@ import Testing
         let sharing = try DataSharing(context: context("com.example.hostapp.widget"), environment: world.environment)
         #expect(!sharing.appGroupEnabled)
         #expect(sharing.appGroupName == nil)
-        let defaults = try SharedDefaults.standardOrGroup(context: context("com.example.hostapp.widget"), environment: world.environment)
+        let defaults = try SharedDefaults.standardOrGroup(
+            context: context("com.example.hostapp.widget"),
+            environment: world.environment
+        )
         #expect(defaults.group == nil)
-        #expect(defaults.path == world.environment.home + "/Containers/com.example.hostapp.widget/Library/Preferences/com.example.hostapp.widget.sqlite")
+        #expect(
+            defaults.path == world.environment.home
+                + "/Containers/com.example.hostapp.widget/Library/Preferences/com.example.hostapp.widget.sqlite"
+        )
     }
 
-    @Test("turning on moves every own key into the group (own value wins), records it, and standardOrGroup follows; off copies the group back")
+    @Test(
+        "turning on moves every own key into the group (own value wins), records it, and standardOrGroup follows; off copies the group back"
+    )
     func onAndOff() throws {
         let widget = context("com.example.hostapp.widget")
         let sharing = try DataSharing(context: widget, environment: world.environment)
@@ -35,7 +46,9 @@ import Testing
         try own.set("ada", forKey: "user")
         try own.set(3, forKey: "launches")
         try own.set(.dictionary(["a": .integer(1)]), forKey: "nested")
-        let hostSide = try SharedDefaults(group: AppGroup(Self.group, context: context("com.example.hostapp"), environment: world.environment))
+        let hostSide = try SharedDefaults(
+            group: AppGroup(Self.group, context: context("com.example.hostapp"), environment: world.environment)
+        )
         try hostSide.set("host", forKey: "theme")
         try hostSide.set(99, forKey: "launches")
 
@@ -54,19 +67,28 @@ import Testing
         try shared.set("grace", forKey: "user")
         try sharing.disableAppGroup()
         #expect(!sharing.appGroupEnabled && sharing.appGroupName == Self.group)
-        #expect(own.dictionaryRepresentation() == ["user": .string("grace"), "launches": .integer(3), "nested": .dictionary(["a": .integer(1)]), "theme": .string("host")])
+        #expect(
+            own.dictionaryRepresentation() == [
+                "user": .string("grace"), "launches": .integer(3), "nested": .dictionary(["a": .integer(1)]),
+                "theme": .string("host"),
+            ]
+        )
         #expect(hostSide.string(forKey: "user") == "grace")  // the group keeps its keys
         #expect(try SharedDefaults.standardOrGroup(context: widget, environment: world.environment).group == nil)
     }
 
-    @Test("switching on again copies only what the process wrote while off: a newer group value is not overwritten by an old copy")
+    @Test(
+        "switching on again copies only what the process wrote while off: a newer group value is not overwritten by an old copy"
+    )
     func onAgainCopiesOnlyNewWrites() throws {
         let sharing = try DataSharing(context: context("com.example.hostapp.widget"), environment: world.environment)
         try sharing.standard.set("one", forKey: "theme")
         try sharing.enableAppGroup(Self.group)
         try sharing.disableAppGroup()  // the own suite now holds theme = one
-        let hostSide = try SharedDefaults(group: AppGroup(Self.group, context: context("com.example.hostapp"), environment: world.environment))
-        try hostSide.set("two", forKey: "theme")       // newer, by the host, while the widget is off
+        let hostSide = try SharedDefaults(
+            group: AppGroup(Self.group, context: context("com.example.hostapp"), environment: world.environment)
+        )
+        try hostSide.set("two", forKey: "theme")  // newer, by the host, while the widget is off
         try sharing.standard.set(7, forKey: "written-while-off")
         try sharing.standard.removeObject(forKey: "never-there")
         try sharing.enableAppGroup(Self.group)
@@ -74,7 +96,9 @@ import Testing
         #expect(hostSide.integer(forKey: "written-while-off") == 7)
     }
 
-    @Test("switching one -> off -> two -> off -> one copies only the process's own writes: a newer value in one survives, no key is deleted there")
+    @Test(
+        "switching one -> off -> two -> off -> one copies only the process's own writes: a newer value in one survives, no key is deleted there"
+    )
     func betweenTwoGroups() throws {
         let second = "group.com.example.second"
         let widget = context("com.example.hostapp.widget", groups: [Self.group, second])
@@ -87,7 +111,9 @@ import Testing
         let secondSuite = try SharedDefaults(group: AppGroup(second, context: widget, environment: world.environment))
         try secondSuite.removeObject(forKey: "only-in-one")  // removed in two by someone else
         try sharing.disableAppGroup()
-        let one = try SharedDefaults(group: AppGroup(Self.group, context: context("com.example.hostapp"), environment: world.environment))
+        let one = try SharedDefaults(
+            group: AppGroup(Self.group, context: context("com.example.hostapp"), environment: world.environment)
+        )
         try one.set(2, forKey: "k")  // newer, by the host
         try sharing.enableAppGroup(Self.group)
         #expect(one.integer(forKey: "k") == 2)
@@ -143,21 +169,30 @@ import Testing
             let first = try DataSharing(context: widget, environment: world.environment)
             let other = try DataSharing(context: widget, environment: world.environment)
             await withTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { _ = try? first.enableAppGroup(Self.group) }   // one may be refused with conflict
+                tasks.addTask { _ = try? first.enableAppGroup(Self.group) }  // one may be refused with conflict
                 tasks.addTask { _ = try? other.enableAppGroup(second) }
             }
             let defaults = try sharing.defaults()
-            for index in 0..<20 { #expect(defaults.integer(forKey: "k\(index)") == index, "trial \(trial): k\(index) in \(defaults.path)") }
+            for index in 0..<20 {
+                #expect(defaults.integer(forKey: "k\(index)") == index, "trial \(trial): k\(index) in \(defaults.path)")
+            }
         }
     }
 
-    @Test("a bundle of another team cannot open a bundle identifier's own container; the owner's container is no bundle's")
+    @Test(
+        "a bundle of another team cannot open a bundle identifier's own container; the owner's container is no bundle's"
+    )
     func ownContainerTeam() throws {
         let mine = try DataSharing(context: context("com.example.hostapp.widget"), environment: world.environment)
         try mine.standard.set("private", forKey: "k")
-        let stranger = ProcessContext(bundleIdentifier: "com.example.hostapp.widget", team: TeamIdentifier(rawValue: "ZZZZZZZZZZ"),
-                                      entitlements: Entitlements(applicationGroups: [], keychainAccessGroups: []))
-        let error = try #require(throws: AppexError.self) { try DataSharing(context: stranger, environment: world.environment) }
+        let stranger = ProcessContext(
+            bundleIdentifier: "com.example.hostapp.widget",
+            team: TeamIdentifier(rawValue: "ZZZZZZZZZZ"),
+            entitlements: Entitlements(applicationGroups: [], keychainAccessGroups: [])
+        )
+        let error = try #require(throws: AppexError.self) {
+            try DataSharing(context: stranger, environment: world.environment)
+        }
         #expect(error.code == .teamMismatch)
         let owner = try DataSharing(context: .owner, environment: world.environment)
         #expect(owner.standard.path.contains("/Containers/.owner/"))
@@ -174,7 +209,9 @@ import Testing
         #expect(sharing.standard.integer(forKey: "kept") == 1)
     }
 
-    @Test("a process killed with SIGKILL while switching on and off, again and again, loses no key and no committed write")
+    @Test(
+        "a process killed with SIGKILL while switching on and off, again and again, loses no key and no committed write"
+    )
     func killedWhileSwitching() async throws {
         let bundle = "com.example.hostapp.widget"
         // The keys are there before the first run (the fixture writes only missing ones), so
@@ -183,19 +220,35 @@ import Testing
         for index in 0..<20 { try first.standard.set("v\(index)", forKey: "k\(index)") }
         let seed = TestSeed()
         var generator = seed.generator
-        var counter = 0, printedAny = false
+        var counter = 0
+        var printedAny = false
         for round in 0..<8 {
             let lifetime = Double.random(in: 0.2...0.6, using: &generator)
-            let output = try await run(storeExecutable, ["sharing-loop", Self.group, bundle, world.team.teamIdentifier.rawValue], environment: world.processVariables, timeout: lifetime)
+            let output = try await run(
+                storeExecutable,
+                ["sharing-loop", Self.group, bundle, world.team.teamIdentifier.rawValue],
+                environment: world.processVariables,
+                timeout: lifetime
+            )
             let printed = printedNumbers(output)
             printedAny = printedAny || !printed.isEmpty
             // Whatever the state it was killed in, the process's defaults hold every key, and the
             // counter it reported last (or the one it committed but was killed before reporting).
             let sharing = try DataSharing(context: context(bundle), environment: world.environment)
             let defaults = try sharing.defaults()
-            for index in 0..<20 { #expect(defaults.string(forKey: "k\(index)") == "v\(index)", "round \(round): k\(index) in \(defaults.path); \(seed)") }
+            for index in 0..<20 {
+                #expect(
+                    defaults.string(forKey: "k\(index)") == "v\(index)",
+                    "round \(round): k\(index) in \(defaults.path); \(seed)"
+                )
+            }
             let now = defaults.object(forKey: "counter") == nil ? nil : defaults.integer(forKey: "counter")
-            counter = expectCountedOn(from: counter, printed: printed, storedAfter: now, "round \(round), \(defaults.path); \(seed)")
+            counter = expectCountedOn(
+                from: counter,
+                printed: printed,
+                storedAfter: now,
+                "round \(round), \(defaults.path); \(seed)"
+            )
         }
         #expect(printedAny, "the fixture never committed a write before being killed; \(seed)")
         // And it settles either way.

@@ -50,9 +50,19 @@ import Testing
         #expect(try fixture.state(of: "com.example.summarize") == .enabled)
         // Another host that also declares the point does not inherit it.
         let otherHost = fixture.world.root.appending("Other.app")
-        try FixtureBundles.makeHostApp(at: otherHost, bundleIdentifier: "com.example.hostapp2", extensionPoints: ["HostAppFeature"], signedBy: fixture.world.team)
-        try FixtureBundles.makeExtension(in: fixture.world.searchFolder, name: "Summarize2", bundleIdentifier: "com.example.summarize2",
-                                         extensionPoint: "com.example.hostapp2.HostAppFeature", signedBy: fixture.world.team)
+        try FixtureBundles.makeHostApp(
+            at: otherHost,
+            bundleIdentifier: "com.example.hostapp2",
+            extensionPoints: ["HostAppFeature"],
+            signedBy: fixture.world.team
+        )
+        try FixtureBundles.makeExtension(
+            in: fixture.world.searchFolder,
+            name: "Summarize2",
+            bundleIdentifier: "com.example.summarize2",
+            extensionPoint: "com.example.hostapp2.HostAppFeature",
+            signedBy: fixture.world.team
+        )
         let other = try ExtensionDiscovery(hostBundleAt: otherHost, environment: fixture.world.environment).snapshot()
         #expect(other.extensions.map(\.bundleIdentifier) == ["com.example.summarize2"])
         #expect(other.extensions.map(\.state) == [.unapproved])
@@ -62,8 +72,12 @@ import Testing
     func registryPermissions() throws {
         _ = try fixture.discovery()
         let env = fixture.world.environment
-        let dirMode = try #require(FileManager.default.attributesOfItem(atPath: env.registryDirectory)[.posixPermissions] as? Int)
-        let fileMode = try #require(FileManager.default.attributesOfItem(atPath: env.registryPath)[.posixPermissions] as? Int)
+        let dirMode = try #require(
+            FileManager.default.attributesOfItem(atPath: env.registryDirectory)[.posixPermissions] as? Int
+        )
+        let fileMode = try #require(
+            FileManager.default.attributesOfItem(atPath: env.registryPath)[.posixPermissions] as? Int
+        )
         #expect(dirMode == 0o700)
         #expect(fileMode == 0o600)
     }
@@ -90,7 +104,9 @@ import Testing
         #expect(snapshot.extensions[0].problems.map(\.kind) == [.fileModified])
         #expect(snapshot.extensions[1].problems.map(\.kind) == [.unsigned])
 
-        let error = try #require(throws: AppexError.self) { try discovery.setEnabled(true, bundleIdentifier: "com.example.tampered") }
+        let error = try #require(throws: AppexError.self) {
+            try discovery.setEnabled(true, bundleIdentifier: "com.example.tampered")
+        }
         #expect(error.code == .refused)
         #expect(error.description.contains("Extension was modified after the bundle was signed"))
         #expect(try fixture.state(of: "com.example.tampered") == .invalid)
@@ -98,7 +114,9 @@ import Testing
 
     @Test("an unknown bundle identifier is a notFound error naming it and where it looked")
     func unknownIdentifier() throws {
-        let error = try #require(throws: AppexError.self) { try fixture.discovery().setEnabled(true, bundleIdentifier: "com.example.nothing") }
+        let error = try #require(throws: AppexError.self) {
+            try fixture.discovery().setEnabled(true, bundleIdentifier: "com.example.nothing")
+        }
         #expect(error.code == .notFound)
         #expect(error.message.contains("com.example.nothing"))
         #expect(error.message.contains(fixture.world.searchFolder))
@@ -121,7 +139,13 @@ import Testing
     func duplicatesOnSearchPath() throws {
         let first = fixture.world.root.appending("First")
         try FileManager.default.createDirectory(atPath: first, withIntermediateDirectories: true)
-        let a = try FixtureBundles.makeExtension(in: first, name: "Z", bundleIdentifier: "com.example.dup", extensionPoint: HostFixture.point, signedBy: fixture.world.team)
+        let a = try FixtureBundles.makeExtension(
+            in: first,
+            name: "Z",
+            bundleIdentifier: "com.example.dup",
+            extensionPoint: HostFixture.point,
+            signedBy: fixture.world.team
+        )
         let b = try fixture.addExtension("A", id: "com.example.dup", inHost: false)
         var environment = fixture.world.environment
         environment.extensionSearchPath = [first, fixture.world.searchFolder]
@@ -142,13 +166,28 @@ import Testing
     @Test("other apps' bundles and standalone .appex paths on APPEX_EXTENSIONS_PATH are searched")
     func searchPathShapes() throws {
         let otherApp = fixture.world.searchFolder + "/Other.app"
-        try FixtureBundles.makeHostApp(at: otherApp, bundleIdentifier: "com.other.app", extensionPoints: [], signedBy: fixture.world.team)
-        try FixtureBundles.makeExtension(in: otherApp + "/Extensions", name: "Plugin", bundleIdentifier: "com.other.plugin",
-                                         extensionPoint: HostFixture.point, signedBy: fixture.world.team)
+        try FixtureBundles.makeHostApp(
+            at: otherApp,
+            bundleIdentifier: "com.other.app",
+            extensionPoints: [],
+            signedBy: fixture.world.team
+        )
+        try FixtureBundles.makeExtension(
+            in: otherApp + "/Extensions",
+            name: "Plugin",
+            bundleIdentifier: "com.other.plugin",
+            extensionPoint: HostFixture.point,
+            signedBy: fixture.world.team
+        )
         let standalone = fixture.world.root.appending("Loose")
         try FileManager.default.createDirectory(atPath: standalone, withIntermediateDirectories: true)
-        let loose = try FixtureBundles.makeExtension(in: standalone, name: "Loose", bundleIdentifier: "com.example.loose",
-                                                     extensionPoint: HostFixture.point, signedBy: fixture.world.team)
+        let loose = try FixtureBundles.makeExtension(
+            in: standalone,
+            name: "Loose",
+            bundleIdentifier: "com.example.loose",
+            extensionPoint: HostFixture.point,
+            signedBy: fixture.world.team
+        )
         var environment = fixture.world.environment
         environment.extensionSearchPath.append(loose)
         let snapshot = try ExtensionDiscovery(hostBundleAt: fixture.hostPath, environment: environment).snapshot()
@@ -183,7 +222,11 @@ import Testing
         #expect(diagnosis.isAvailable)
 
         try discovery.setEnabled(false, bundleIdentifier: "com.example.summarize")
-        #expect(try discovery.diagnose(bundleIdentifier: "com.example.summarize").description.contains("the owner disabled it"))
+        #expect(
+            try discovery.diagnose(bundleIdentifier: "com.example.summarize").description.contains(
+                "the owner disabled it"
+            )
+        )
 
         diagnosis = try discovery.diagnose(bundleIdentifier: "com.example.foreign")
         #expect(diagnosis.description.contains("belongs to host com.other.app"))

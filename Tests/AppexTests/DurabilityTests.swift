@@ -20,22 +20,36 @@ import Testing
             // Killed (SIGKILL) from before the CLI has started to after it has usually finished:
             // some rounds die mid-write, some after reporting.
             let lifetime = Double.random(in: 0...0.4, using: &rng)
-            let output = try await run(appexExecutable, [command, "--host", fixture.hostPath, "com.example.summarize"],
-                                       environment: fixture.world.processVariables, timeout: lifetime)
+            let output = try await run(
+                appexExecutable,
+                [command, "--host", fixture.hostPath, "com.example.summarize"],
+                environment: fixture.world.processVariables,
+                timeout: lifetime
+            )
             // The registry still opens and reads after every kill, and holds either the decision
             // before the round (the write never committed) or the one the round asked for.
             let before = state
             state = try fixture.state(of: "com.example.summarize")
-            #expect(state == before || state == target, "round \(round): \(command) left \(String(describing: state)) after \(String(describing: before)); \(seed)")
+            #expect(
+                state == before || state == target,
+                "round \(round): \(command) left \(String(describing: state)) after \(String(describing: before)); \(seed)"
+            )
             if output.standardOutput.hasPrefix("\(command)d ") {
                 // The CLI reported the decision: it was committed before the kill.
                 reportedRounds += 1
-                #expect(state == target, "round \(round): \(command) was reported, the registry says \(String(describing: state)); \(seed)")
+                #expect(
+                    state == target,
+                    "round \(round): \(command) was reported, the registry says \(String(describing: state)); \(seed)"
+                )
             }
         }
         // The check above must have had something to check.
         #expect(reportedRounds >= 3, "only \(reportedRounds) of 24 writers reported before being killed; \(seed)")
-        let integrity = try await run("/usr/bin/env", ["sqlite3", fixture.world.environment.registryPath, "PRAGMA integrity_check"], environment: fixture.world.processVariables)
+        let integrity = try await run(
+            "/usr/bin/env",
+            ["sqlite3", fixture.world.environment.registryPath, "PRAGMA integrity_check"],
+            environment: fixture.world.processVariables
+        )
         #expect(integrity.status == 0, "sqlite3 (installed by Scripts/setup.sh): \(integrity.standardError)")
         #expect(integrity.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "ok")
     }

@@ -5,9 +5,9 @@ import AppexFixtureInterfaces
 import AppexHost
 import AppexIPC
 import AppexStore
-import Distributed
-import AppexTesting
 import AppexSystem
+import AppexTesting
+import Distributed
 import Foundation
 import Synchronization
 import Testing
@@ -19,14 +19,25 @@ import Testing
     init(fixture: HostFixture) { self.fixture = fixture }
 
     /// Installs the echo fixture as a signed extension and returns its identity.
-    func installEcho(inHost: Bool = true, id: String = "com.example.echo", point: String = HostFixture.point,
-                     entitlements: Entitlements? = nil, executable: String = echoExecutable) throws -> AppExtensionIdentity {
+    func installEcho(
+        inHost: Bool = true,
+        id: String = "com.example.echo",
+        point: String = HostFixture.point,
+        entitlements: Entitlements? = nil,
+        executable: String = echoExecutable
+    ) throws -> AppExtensionIdentity {
         let name = String(id.split(separator: ".").last ?? "Echo").capitalized
         // As `appex bundle` makes it; the point is given, so a test can make a bundle whose
         // Info.plist disagrees with the binding in code.
-        try FixtureBundles.bundle(executable: executable, in: inHost ? fixture.hostExtensions : fixture.world.searchFolder, name: name,
-                                  bundleIdentifier: id, extensionPoint: ExtensionPointIdentifier(point), entitlements: entitlements,
-                                  signedBy: fixture.world.team)
+        try FixtureBundles.bundle(
+            executable: executable,
+            in: inHost ? fixture.hostExtensions : fixture.world.searchFolder,
+            name: name,
+            bundleIdentifier: id,
+            extensionPoint: ExtensionPointIdentifier(point),
+            entitlements: entitlements,
+            signedBy: fixture.world.team
+        )
         return try #require(try fixture.discovery().snapshot().extensions.first { $0.bundleIdentifier == id }?.identity)
     }
 
@@ -39,15 +50,29 @@ import Testing
         return try #require(try fixture.discovery().snapshot().extensions.first { $0.bundleIdentifier == id }?.identity)
     }
 
-    func process(_ identity: AppExtensionIdentity, onInterruption: @escaping @Sendable (AppexError) -> Void = { _ in }) throws -> AppExtensionProcess {
-        try AppExtensionProcess(configuration: .init(identity: identity, hostBundlePath: fixture.hostPath,
-                                                     environment: fixture.world.environment, onInterruption: onInterruption))
+    func process(
+        _ identity: AppExtensionIdentity,
+        onInterruption: @escaping @Sendable (AppexError) -> Void = { _ in }
+    ) throws -> AppExtensionProcess {
+        try AppExtensionProcess(
+            configuration: .init(
+                identity: identity,
+                hostBundlePath: fixture.hostPath,
+                environment: fixture.world.environment,
+                onInterruption: onInterruption
+            )
+        )
     }
 
-    @Test("the extension adopts the host's channel limits: 20 MiB through the socket both ways when the host keeps everything in it")
+    @Test(
+        "the extension adopts the host's channel limits: 20 MiB through the socket both ways when the host keeps everything in it"
+    )
     func channelLimitsAreAdopted() async throws {
-        var configuration = AppExtensionProcess.Configuration(identity: try installEcho(), hostBundlePath: fixture.hostPath,
-                                                              environment: fixture.world.environment)
+        var configuration = AppExtensionProcess.Configuration(
+            identity: try installEcho(),
+            hostBundlePath: fixture.hostPath,
+            environment: fixture.world.environment
+        )
         configuration.channel.sharedMemoryThreshold = .max
         configuration.channel.maximumFrameSize = 32 << 20
         let process = try await AppExtensionProcess(configuration: configuration)
@@ -64,13 +89,17 @@ import Testing
         /// check sees this extension's pidfd whatever other tests open or close meanwhile.
         func pidfdTargets() -> Set<Int32> {
             let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-            return Set(entries.compactMap { entry -> Int32? in
-                guard ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + entry)) ?? "").contains("pidfd"),
-                      let info = try? String(contentsOfFile: "/proc/self/fdinfo/" + entry, encoding: .utf8),
-                      let line = info.split(separator: "\n").first(where: { $0.hasPrefix("Pid:") })
-                else { return nil }
-                return Int32(line.dropFirst(4).trimmingCharacters(in: .whitespaces))
-            })
+            return Set(
+                entries.compactMap { entry -> Int32? in
+                    guard
+                        ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + entry)) ?? "")
+                            .contains("pidfd"),
+                        let info = try? String(contentsOfFile: "/proc/self/fdinfo/" + entry, encoding: .utf8),
+                        let line = info.split(separator: "\n").first(where: { $0.hasPrefix("Pid:") })
+                    else { return nil }
+                    return Int32(line.dropFirst(4).trimmingCharacters(in: .whitespaces))
+                }
+            )
         }
         let process = try process(try installEcho())
         defer { process.invalidate() }
@@ -82,7 +111,11 @@ import Testing
     @Test("an extension that exits before its hello fails the launch with that reason, not with the launch timeout")
     func exitBeforeHello() async throws {
         let identity = try installScript("#!/bin/sh\nexit 0\n", name: "Quitter", id: "com.example.quitter")
-        var configuration = AppExtensionProcess.Configuration(identity: identity, hostBundlePath: fixture.hostPath, environment: fixture.world.environment)
+        var configuration = AppExtensionProcess.Configuration(
+            identity: identity,
+            hostBundlePath: fixture.hostPath,
+            environment: fixture.world.environment
+        )
         configuration.launchTimeout = .seconds(5)
         let process = try await AppExtensionProcess(configuration: configuration)
         defer { process.invalidate() }
@@ -98,15 +131,15 @@ import Testing
     @Test("a hello written by another process than the launched one is refused (kernel-attested sender)")
     func helloFromAnotherProcess() async throws {
         let script = #"""
-        #!/bin/sh
-        sleep 30 &
-        echo $! > helper.pid
-        payload='{"protocolVersion":1,"extensionBundleIdentifier":"com.example.impostor","boundExtensionPoint":"com.example.hostapp.HostAppFeature","processIdentifier":'$$'}'
-        length=${#payload}
-        header=$(printf '\\%03o\\%03o' $((length % 256)) $((length / 256)))
-        ( printf "$header\\000\\000\\001\\000\\000\\000\\000\\000\\000\\000\\000\\000\\000\\000%s" "$payload" >&3 )
-        sleep 5
-        """#
+            #!/bin/sh
+            sleep 30 &
+            echo $! > helper.pid
+            payload='{"protocolVersion":1,"extensionBundleIdentifier":"com.example.impostor","boundExtensionPoint":"com.example.hostapp.HostAppFeature","processIdentifier":'$$'}'
+            length=${#payload}
+            header=$(printf '\\%03o\\%03o' $((length % 256)) $((length / 256)))
+            ( printf "$header\\000\\000\\001\\000\\000\\000\\000\\000\\000\\000\\000\\000\\000\\000%s" "$payload" >&3 )
+            sleep 5
+            """#
         let identity = try installScript(script, name: "Impostor", id: "com.example.impostor")
         let process = try process(identity)
         defer { process.invalidate() }
@@ -115,32 +148,60 @@ import Testing
         } throws: { error in
             guard let error = error as? AppexError else { return false }
             // The wire-level refusal is the underlying error; the description says it.
-            return error.code == .launchFailed && error.underlyingError is AppexError && error.description.contains("not the launched process")
+            return error.code == .launchFailed && error.underlyingError is AppexError
+                && error.description.contains("not the launched process")
         }
         // The refused process's whole group is ended: the helper it forked does not live on.
         let helperFile = fixture.world.environment.home + "/ExtensionData/com.example.impostor/helper.pid"
-        let helper = try #require(Int32(String(contentsOfFile: helperFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let helper = try #require(
+            Int32(String(contentsOfFile: helperFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines))
+        )
         #expect(await waitForExit(of: helper, within: 5), "the impostor's helper \(helper) outlived the failed launch")
     }
 
-    @Test("an extension launched by the host sees the host's login and its changes; before login it is refused with not-logged-in; its own publish is refused with host-only")
+    @Test(
+        "an extension launched by the host sees the host's login and its changes; before login it is refused with not-logged-in; its own publish is refused with host-only"
+    )
     func loginStatusReachesTheExtension() async throws {
         let group = "group.com.example.app"
-        let identity = try installEcho(entitlements: Entitlements(applicationGroups: [group], keychainAccessGroups: []), executable: sharedStateExecutable)
+        let identity = try installEcho(
+            entitlements: Entitlements(applicationGroups: [group], keychainAccessGroups: []),
+            executable: sharedStateExecutable
+        )
         let process = try process(identity)
         defer { process.invalidate() }
         // The host, as its signed bundle would vouch for it: same team, entitled to the group.
-        let hostContext = ProcessContext(bundleIdentifier: HostFixture.hostIdentifier, team: fixture.world.team.teamIdentifier,
-                                         entitlements: Entitlements(applicationGroups: [group], keychainAccessGroups: []))
+        let hostContext = ProcessContext(
+            bundleIdentifier: HostFixture.hostIdentifier,
+            team: fixture.world.team.teamIdentifier,
+            entitlements: Entitlements(applicationGroups: [group], keychainAccessGroups: [])
+        )
         let host = try LoginStatus(group: AppGroup(group, context: hostContext, environment: fixture.world.environment))
         await #expect {
             _ = try await process.send(EchoRequest(command: "login", text: group), expecting: EchoReply.self)
         } throws: { error in "\(error)".contains("not-logged-in") }
 
-        try host.publish(UserAccount(identifier: "005xx", name: "Ada", instanceURL: URL(string: "https://example.my.salesforce.com")!))
-        #expect(try await process.send(EchoRequest(command: "login", text: group), expecting: EchoReply.self).text == "Ada")
-        try host.publish(UserAccount(identifier: "005yy", name: "Grace", instanceURL: URL(string: "https://example.my.salesforce.com")!))
-        #expect(try await process.send(EchoRequest(command: "login", text: group), expecting: EchoReply.self).text == "Grace")
+        try host.publish(
+            UserAccount(
+                identifier: "005xx",
+                name: "Ada",
+                instanceURL: URL(string: "https://example.my.salesforce.com")!
+            )
+        )
+        #expect(
+            try await process.send(EchoRequest(command: "login", text: group), expecting: EchoReply.self).text == "Ada"
+        )
+        try host.publish(
+            UserAccount(
+                identifier: "005yy",
+                name: "Grace",
+                instanceURL: URL(string: "https://example.my.salesforce.com")!
+            )
+        )
+        #expect(
+            try await process.send(EchoRequest(command: "login", text: group), expecting: EchoReply.self).text
+                == "Grace"
+        )
         // Only the host publishes: the extension's attempt is refused, and changes nothing.
         await #expect {
             _ = try await process.send(EchoRequest(command: "publish-login", text: group), expecting: EchoReply.self)
@@ -152,39 +213,61 @@ import Testing
         }
     }
 
-    @Test("an extension process uses the host's OAuth session: refused with not-logged-in before the host logs in, served after (live server)")
+    @Test(
+        "an extension process uses the host's OAuth session: refused with not-logged-in before the host logs in, served after (live server)"
+    )
     func extensionUsesHostSession() async throws {
         try await OAuthServer.start()
-        let group = "group.com.example.app", keychainGroup = "TEAMID.com.example.shared"
+        let group = "group.com.example.app"
+        let keychainGroup = "TEAMID.com.example.shared"
         let entitlements = Entitlements(applicationGroups: [group], keychainAccessGroups: [keychainGroup])
         let process = try process(try installEcho(entitlements: entitlements, executable: sharedStateExecutable))
         defer { process.invalidate() }
-        let configuration = OAuthConfiguration(issuer: OAuthServer.issuer, clientID: "swift-public", scopes: ["read"], appGroup: group,
-                                               keychainAccessGroup: keychainGroup)
+        let configuration = OAuthConfiguration(
+            issuer: OAuthServer.issuer,
+            clientID: "swift-public",
+            scopes: ["read"],
+            appGroup: group,
+            keychainAccessGroup: keychainGroup
+        )
         let path = fixture.world.root.appending("oauth.json")
         try JSONEncoder().encode(configuration).write(to: URL(fileURLWithPath: path))
         await #expect {
             _ = try await process.send(EchoRequest(command: "token", text: path), expecting: EchoReply.self)
         } throws: { error in "\(error)".contains("not-logged-in") }
 
-        let hostContext = ProcessContext(bundleIdentifier: HostFixture.hostIdentifier, team: fixture.world.team.teamIdentifier, entitlements: entitlements)
-        let host = try HostAccessorBuilder(configuration: configuration, context: hostContext, environment: fixture.world.environment).option(.oauth).build()
+        let hostContext = ProcessContext(
+            bundleIdentifier: HostFixture.hostIdentifier,
+            team: fixture.world.team.teamIdentifier,
+            entitlements: entitlements
+        )
+        let host = try HostAccessorBuilder(
+            configuration: configuration,
+            context: hostContext,
+            environment: fixture.world.environment
+        ).option(.oauth).build()
         try await host.login.password(user: "ada", password: "lovelace")
         let reply = try await process.send(EchoRequest(command: "token", text: path), expecting: EchoReply.self)
         #expect(reply.text.hasPrefix("token of "))
     }
 
-    @Test("an extension launched by the host without the group's entitlement is refused with missing-entitlement naming the group and the key")
+    @Test(
+        "an extension launched by the host without the group's entitlement is refused with missing-entitlement naming the group and the key"
+    )
     func unentitledExtensionRefused() async throws {
         let group = "group.com.example.app"
-        let identity = try installEcho(entitlements: Entitlements(applicationGroups: ["group.com.example.other"], keychainAccessGroups: []), executable: sharedStateExecutable)
+        let identity = try installEcho(
+            entitlements: Entitlements(applicationGroups: ["group.com.example.other"], keychainAccessGroups: []),
+            executable: sharedStateExecutable
+        )
         let process = try process(identity)
         defer { process.invalidate() }
         await #expect {
             _ = try await process.send(EchoRequest(command: "login", text: group), expecting: EchoReply.self)
         } throws: { error in
             let text = "\(error)"
-            return text.contains("missing-entitlement") && text.contains(group) && text.contains("com.apple.security.application-groups")
+            return text.contains("missing-entitlement") && text.contains(group)
+                && text.contains("com.apple.security.application-groups")
         }
         #expect(!FileManager.default.fileExists(atPath: fixture.world.environment.home + "/AppGroups/" + group))
     }
@@ -206,9 +289,13 @@ import Testing
     func crashAndRelaunch() async throws {
         let interruptions = Mutex(0)
         let log = InMemoryLogHandler()
-        let configuration = AppExtensionProcess.Configuration(identity: try installEcho(), hostBundlePath: fixture.hostPath,
-                                                              environment: fixture.world.environment, logger: log.logger,
-                                                              onInterruption: { _ in interruptions.withLock { $0 += 1 } })
+        let configuration = AppExtensionProcess.Configuration(
+            identity: try installEcho(),
+            hostBundlePath: fixture.hostPath,
+            environment: fixture.world.environment,
+            logger: log.logger,
+            onInterruption: { _ in interruptions.withLock { $0 += 1 } }
+        )
         let process = try await AppExtensionProcess(configuration: configuration)
         defer { process.invalidate() }
         let first = try await process.send(EchoRequest(command: "echo", text: "a"), expecting: EchoReply.self)
@@ -217,7 +304,10 @@ import Testing
             try await process.send(EchoRequest(command: "crash", text: ""), expecting: EchoReply.self)
         }
         #expect(error?.code == .interrupted)
-        #expect(error?.message.contains("com.example.echo (pid \(first.pid)) ended during the call") == true, "\(String(describing: error))")
+        #expect(
+            error?.message.contains("com.example.echo (pid \(first.pid)) ended during the call") == true,
+            "\(String(describing: error))"
+        )
         #expect(error?.message.contains("killed by signal 9") == true, "\(String(describing: error))")
 
         // A pending call fails when the process dies, not when its 10 s timeout passes. (The
@@ -225,7 +315,13 @@ import Testing
         // machine measure the load, not us.)
         let victim = try await process.send(EchoRequest(command: "echo", text: "c"), expecting: EchoReply.self).pid
         #expect(victim != first.pid, "the call after the crash did not relaunch")
-        let pending = Task { try await process.send(EchoRequest(command: "hang", text: ""), expecting: EchoReply.self, timeout: .seconds(10)) }
+        let pending = Task {
+            try await process.send(
+                EchoRequest(command: "hang", text: ""),
+                expecting: EchoReply.self,
+                timeout: .seconds(10)
+            )
+        }
         // Killed only once the extension has the request: it says "hanging" (the host logs it).
         await log.waitForEntries { $0.contains { $0.message == "hanging" && $0.metadata["pid"] == "\(victim)" } }
         let killed = ContinuousClock.now
@@ -234,7 +330,10 @@ import Testing
         #expect(ContinuousClock.now - killed < .seconds(2))
         let second = #expect(throws: AppexError.self) { try result.get() }
         #expect(second?.code == .interrupted, "\(String(describing: second))")
-        #expect(second?.message.contains("com.example.echo (pid \(victim)) ended during the call") == true, "\(String(describing: second))")
+        #expect(
+            second?.message.contains("com.example.echo (pid \(victim)) ended during the call") == true,
+            "\(String(describing: second))"
+        )
         #expect(second?.message.contains("killed by signal 9") == true, "\(String(describing: second))")
         // And the next call relaunches: a third process.
         let third = try await process.send(EchoRequest(command: "echo", text: "b"), expecting: EchoReply.self)
@@ -244,19 +343,32 @@ import Testing
         #expect(interruptions.withLock { $0 } == 2)
     }
 
-    @Test("what an extension prints reaches the host's logger a line a record: level info, the line, the bundle id and pid, even the line printed right before a crash")
+    @Test(
+        "what an extension prints reaches the host's logger a line a record: level info, the line, the bundle id and pid, even the line printed right before a crash"
+    )
     func outputIsLogged() async throws {
         let log = InMemoryLogHandler()
         let identity = try installEcho()
-        let process = try await AppExtensionProcess(configuration: .init(identity: identity, hostBundlePath: fixture.hostPath,
-                                                                   environment: fixture.world.environment, logger: log.logger))
+        let process = try await AppExtensionProcess(
+            configuration: .init(
+                identity: identity,
+                hostBundlePath: fixture.hostPath,
+                environment: fixture.world.environment,
+                logger: log.logger
+            )
+        )
         defer { process.invalidate() }
         func record(_ line: String, pid: Int32) -> InMemoryLogHandler.Entry {
             .init(level: .info, message: line, metadata: ["extension": "com.example.echo", "pid": "\(pid)"])
         }
 
-        let pid = try await process.send(EchoRequest(command: "log", text: "first line\n\n  indented, with a tab\t"), expecting: EchoReply.self).pid
-        let printed = [record("first line", pid: pid), record("", pid: pid), record("  indented, with a tab\t", pid: pid)]
+        let pid = try await process.send(
+            EchoRequest(command: "log", text: "first line\n\n  indented, with a tab\t"),
+            expecting: EchoReply.self
+        ).pid
+        let printed = [
+            record("first line", pid: pid), record("", pid: pid), record("  indented, with a tab\t", pid: pid),
+        ]
         #expect(await log.waitForEntries { $0.count >= printed.count } == printed)
 
         // The last words of a process that is killed: logged, with the dead process's pid.
@@ -267,7 +379,8 @@ import Testing
         #expect(await log.waitForEntries { $0.count >= lastWords.count } == lastWords)
 
         // The relaunched process's lines carry its own pid.
-        let next = try await process.send(EchoRequest(command: "log", text: "relaunched"), expecting: EchoReply.self).pid
+        let next = try await process.send(EchoRequest(command: "log", text: "relaunched"), expecting: EchoReply.self)
+            .pid
         #expect(next != pid)
         let relaunched = lastWords + [record("relaunched", pid: next)]
         #expect(await log.waitForEntries { $0.count >= relaunched.count } == relaunched)
@@ -277,8 +390,14 @@ import Testing
     func callback() async throws {
         struct Question: Codable, Sendable { var text: String }
         struct Answer: Codable, Sendable { var text: String }
-        var configuration = AppExtensionProcess.Configuration(identity: try installEcho(), hostBundlePath: fixture.hostPath, environment: fixture.world.environment)
-        configuration.exportedHandler = AppExtensionProcess.exporting { (question: Question) in Answer(text: "host says " + question.text) }
+        var configuration = AppExtensionProcess.Configuration(
+            identity: try installEcho(),
+            hostBundlePath: fixture.hostPath,
+            environment: fixture.world.environment
+        )
+        configuration.exportedHandler = AppExtensionProcess.exporting { (question: Question) in
+            Answer(text: "host says " + question.text)
+        }
         let process = try await AppExtensionProcess(configuration: configuration)
         defer { process.invalidate() }
         let reply = try await process.send(EchoRequest(command: "callback", text: "hi"), expecting: EchoReply.self)
@@ -287,7 +406,9 @@ import Testing
         // Without an exported interface the extension's call fails, and it says so.
         let plain = try self.process(try installEcho(id: "com.example.plain"))
         defer { plain.invalidate() }
-        let error = await #expect(throws: AppexError.self) { try await plain.send(EchoRequest(command: "callback", text: "hi"), expecting: EchoReply.self) }
+        let error = await #expect(throws: AppexError.self) {
+            try await plain.send(EchoRequest(command: "callback", text: "hi"), expecting: EchoReply.self)
+        }
         #expect(error?.message.contains("this side serves no requests") == true)
     }
 
@@ -296,20 +417,30 @@ import Testing
         let process = try process(try installEcho())
         defer { process.invalidate() }
         #expect(process.processIdentifier == nil)
-        let translator = try $FixtureTranslator.resolve(id: IPCActorSystem.ActorID("translator"), using: process.actorSystem)
+        let translator = try $FixtureTranslator.resolve(
+            id: IPCActorSystem.ActorID("translator"),
+            using: process.actorSystem
+        )
         let translated = try await translator.translate("bonjour")
         #expect(translated.text == "BONJOUR")
         #expect(translated.pid == process.processIdentifier)
     }
 
-    @Test("send and a remote actor call fail alike: the same code, naming the same extension, when it dies during the call, when its code throws, after invalidation")
+    @Test(
+        "send and a remote actor call fail alike: the same code, naming the same extension, when it dies during the call, when its code throws, after invalidation"
+    )
     func sameFailureThroughSendAndActor() async throws {
         let process = try process(try installEcho())
         defer { process.invalidate() }
-        let translator = try $FixtureTranslator.resolve(id: IPCActorSystem.ActorID("translator"), using: process.actorSystem)
+        let translator = try $FixtureTranslator.resolve(
+            id: IPCActorSystem.ActorID("translator"),
+            using: process.actorSystem
+        )
 
         // The extension dies during the call (each call launches it again).
-        let diedInSend = await #expect(throws: AppexError.self) { try await process.send(EchoRequest(command: "crash", text: ""), expecting: EchoReply.self) }
+        let diedInSend = await #expect(throws: AppexError.self) {
+            try await process.send(EchoRequest(command: "crash", text: ""), expecting: EchoReply.self)
+        }
         let diedInActor = await #expect(throws: AppexError.self) { _ = try await translator.translate("crash") }
         #expect(diedInSend?.code == .interrupted)
         #expect(diedInActor?.code == diedInSend?.code)
@@ -322,7 +453,9 @@ import Testing
         #expect(diedInActor?.context.peer != diedInSend?.context.peer)
 
         // The extension's code throws.
-        let thrownInSend = await #expect(throws: AppexError.self) { try await process.send(EchoRequest(command: "fail", text: "fail"), expecting: EchoReply.self) }
+        let thrownInSend = await #expect(throws: AppexError.self) {
+            try await process.send(EchoRequest(command: "fail", text: "fail"), expecting: EchoReply.self)
+        }
         let thrownInActor = await #expect(throws: AppexError.self) { _ = try await translator.translate("fail") }
         #expect(thrownInSend?.code == .remoteFailure)
         #expect(thrownInActor?.code == thrownInSend?.code)
@@ -332,7 +465,9 @@ import Testing
 
         // The process was invalidated.
         process.invalidate()
-        let invalidatedSend = await #expect(throws: AppexError.self) { try await process.send(EchoRequest(command: "echo", text: ""), expecting: EchoReply.self) }
+        let invalidatedSend = await #expect(throws: AppexError.self) {
+            try await process.send(EchoRequest(command: "echo", text: ""), expecting: EchoReply.self)
+        }
         let invalidatedActor = await #expect(throws: AppexError.self) { _ = try await translator.translate("x") }
         #expect(invalidatedSend?.code == .invalidated)
         #expect(invalidatedActor?.code == invalidatedSend?.code)
@@ -343,18 +478,30 @@ import Testing
         let process = try process(try installEcho())
         defer { process.invalidate() }
         let error = await #expect(throws: AppexError.self) {
-            try await process.send(EchoRequest(command: "hang", text: ""), expecting: EchoReply.self, timeout: .milliseconds(200))
+            try await process.send(
+                EchoRequest(command: "hang", text: ""),
+                expecting: EchoReply.self,
+                timeout: .milliseconds(200)
+            )
         }
         #expect(error?.code == .deadlineExceeded)
-        #expect(try await process.send(EchoRequest(command: "echo", text: "still here"), expecting: EchoReply.self).text == "still here")
+        #expect(
+            try await process.send(EchoRequest(command: "echo", text: "still here"), expecting: EchoReply.self).text
+                == "still here"
+        )
     }
 
     @Test("stray prints in the extension never reach the channel")
     func strayOutput() async throws {
         let process = try process(try installEcho())
         defer { process.invalidate() }
-        #expect(try await process.send(EchoRequest(command: "print", text: "after"), expecting: EchoReply.self).text == "after")
-        #expect(try await process.send(EchoRequest(command: "echo", text: "next"), expecting: EchoReply.self).text == "next")
+        #expect(
+            try await process.send(EchoRequest(command: "print", text: "after"), expecting: EchoReply.self).text
+                == "after"
+        )
+        #expect(
+            try await process.send(EchoRequest(command: "echo", text: "next"), expecting: EchoReply.self).text == "next"
+        )
     }
 
     @Test("the extension's thrown error reaches the caller with its words")
@@ -390,28 +537,44 @@ import Testing
         #expect(refused?.message.contains("Info.plist.extra was added after the bundle was signed") == true)
     }
 
-    @Test("an extension whose code binds to another point than its Info.plist names fails the handshake, and no process is left")
+    @Test(
+        "an extension whose code binds to another point than its Info.plist names fails the handshake, and no process is left"
+    )
     func bindingMismatch() async throws {
         let fixture = try HostFixture(points: ["HostAppFeature", "Second"])
         let tests = ExtensionProcessTests(fixture: fixture)
         let process = try tests.process(try tests.installEcho(point: "com.example.hostapp.Second"))
         defer { process.invalidate() }
-        let error = await #expect(throws: AppexError.self) { try await process.send(EchoRequest(command: "echo", text: ""), expecting: EchoReply.self) }
+        let error = await #expect(throws: AppexError.self) {
+            try await process.send(EchoRequest(command: "echo", text: ""), expecting: EchoReply.self)
+        }
         #expect(error?.code == .launchFailed)
-        #expect(error?.message.contains("binds to com.example.hostapp.HostAppFeature, but its Info.plist names com.example.hostapp.Second") == true)
+        #expect(
+            error?.message.contains(
+                "binds to com.example.hostapp.HostAppFeature, but its Info.plist names com.example.hostapp.Second"
+            ) == true
+        )
         #expect(process.processIdentifier == nil)
     }
 
     @Test("a crash budget stops relaunching an extension that keeps dying")
     func crashBudget() async throws {
-        var configuration = AppExtensionProcess.Configuration(identity: try installEcho(), hostBundlePath: fixture.hostPath, environment: fixture.world.environment)
+        var configuration = AppExtensionProcess.Configuration(
+            identity: try installEcho(),
+            hostBundlePath: fixture.hostPath,
+            environment: fixture.world.environment
+        )
         configuration.crashLimit = 2
         let process = try await AppExtensionProcess(configuration: configuration)
         defer { process.invalidate() }
         for _ in 0..<2 {
-            await #expect(throws: AppexError.self) { try await process.send(EchoRequest(command: "crash", text: ""), expecting: EchoReply.self) }
+            await #expect(throws: AppexError.self) {
+                try await process.send(EchoRequest(command: "crash", text: ""), expecting: EchoReply.self)
+            }
         }
-        let error = await #expect(throws: AppexError.self) { try await process.send(EchoRequest(command: "echo", text: ""), expecting: EchoReply.self) }
+        let error = await #expect(throws: AppexError.self) {
+            try await process.send(EchoRequest(command: "echo", text: ""), expecting: EchoReply.self)
+        }
         #expect(error?.code == .crashBudgetExhausted)
     }
 
@@ -420,7 +583,9 @@ import Testing
         let process = try process(try installEcho())
         let reply = try await process.send(EchoRequest(command: "echo", text: ""), expecting: EchoReply.self)
         process.invalidate()
-        let error = await #expect(throws: AppexError.self) { try await process.send(EchoRequest(command: "echo", text: ""), expecting: EchoReply.self) }
+        let error = await #expect(throws: AppexError.self) {
+            try await process.send(EchoRequest(command: "echo", text: ""), expecting: EchoReply.self)
+        }
         #expect(error?.code == .invalidated)
         // The child is reaped: it no longer exists (kill 0 fails with ESRCH once reaped). Its exit
         // is an event (its pidfd); its reaping, by the host's event thread, is not: polled.
@@ -437,7 +602,18 @@ import Testing
         let key = fixture.world.root.appending("team.key")
         try fixture.world.team.write(to: key)
         let output = fixture.hostExtensions + "/Echo.appex"
-        let made = try await appex("bundle", "--executable", echoExecutable, "--output", output, "--identifier", "com.example.echo", "--key", key, in: fixture.world)
+        let made = try await appex(
+            "bundle",
+            "--executable",
+            echoExecutable,
+            "--output",
+            output,
+            "--identifier",
+            "com.example.echo",
+            "--key",
+            key,
+            in: fixture.world
+        )
         #expect(made.status == 0, "\(made.standardError)")
         let bundle = AppexBundle.load(at: output)
         #expect(bundle.problems == [])
@@ -448,12 +624,28 @@ import Testing
         #expect(header == Data("bplist00".utf8))
 
         let identity = try #require(try fixture.discovery().snapshot().extensions.first?.identity)
-        let process = try await AppExtensionProcess(configuration: .init(identity: identity, hostBundlePath: fixture.hostPath, environment: fixture.world.environment))
+        let process = try await AppExtensionProcess(
+            configuration: .init(
+                identity: identity,
+                hostBundlePath: fixture.hostPath,
+                environment: fixture.world.environment
+            )
+        )
         defer { process.invalidate() }
-        #expect(try await process.send(EchoRequest(command: "echo", text: "bundled"), expecting: EchoReply.self).text == "bundled")
+        #expect(
+            try await process.send(EchoRequest(command: "echo", text: "bundled"), expecting: EchoReply.self).text
+                == "bundled"
+        )
 
         // Not an AppExtension: refused with the reason, nothing written.
-        let refused = try await appex("bundle", "--executable", "/bin/true", "--output", fixture.world.root.appending("True.appex"), in: fixture.world)
+        let refused = try await appex(
+            "bundle",
+            "--executable",
+            "/bin/true",
+            "--output",
+            fixture.world.root.appending("True.appex"),
+            in: fixture.world
+        )
         #expect(refused.status == 1)
         #expect(refused.standardError.contains("did not print its binding"))
         #expect(!FileManager.default.fileExists(atPath: fixture.world.root.appending("True.appex")))
@@ -462,21 +654,33 @@ import Testing
 
 /// Hostile extensions cost their own connection, never the host.
 @Suite struct HostileExtensionTests {
-    @Test("garbage or an oversize frame closes that extension's connection with a protocol error; other extensions keep serving", arguments: ["garbage", "oversize"])
+    @Test(
+        "garbage or an oversize frame closes that extension's connection with a protocol error; other extensions keep serving",
+        arguments: ["garbage", "oversize"]
+    )
     func hostileFrames(_ command: String) async throws {
         let fixture = try HostFixture()
         let tests = ExtensionProcessTests(fixture: fixture)
         let hostile = try tests.process(try tests.installEcho(id: "com.example.hostile"))
         let healthy = try tests.process(try tests.installEcho(id: "com.example.healthy"))
-        defer { hostile.invalidate(); healthy.invalidate() }
+        defer {
+            hostile.invalidate()
+            healthy.invalidate()
+        }
         let victimPid = try await hostile.send(EchoRequest(command: "echo", text: ""), expecting: EchoReply.self).pid
         _ = try await healthy.send(EchoRequest(command: "echo", text: ""), expecting: EchoReply.self)
         let error = await #expect(throws: AppexError.self) {
-            try await hostile.send(EchoRequest(command: command, text: ""), expecting: EchoReply.self, timeout: .seconds(20))
+            try await hostile.send(
+                EchoRequest(command: command, text: ""),
+                expecting: EchoReply.self,
+                timeout: .seconds(20)
+            )
         }
         #expect(error?.code == .protocolViolation)
         #expect(error?.message.contains("com.example.hostile (pid \(victimPid)) broke the protocol") == true)
-        #expect(try await healthy.send(EchoRequest(command: "echo", text: "fine"), expecting: EchoReply.self).text == "fine")
+        #expect(
+            try await healthy.send(EchoRequest(command: "echo", text: "fine"), expecting: EchoReply.self).text == "fine"
+        )
         // The offender was ended, and the next call gets a fresh process.
         let next = try await hostile.send(EchoRequest(command: "echo", text: ""), expecting: EchoReply.self)
         #expect(next.pid != victimPid)
@@ -489,9 +693,16 @@ import Testing
     func hostKilled() async throws {
         let fixture = try HostFixture()
         _ = try ExtensionProcessTests(fixture: fixture).installEcho()
-        let host = try LineChild(appexExecutable, ["call", "--host", fixture.hostPath, "com.example.echo", #"{"command":"echo","text":"hi"}"#, "--hold"],
-                                 environment: fixture.world.processVariables, discardingStandardError: true)
-        defer { kill(host.pid, SIGKILL); host.end() }
+        let host = try LineChild(
+            appexExecutable,
+            ["call", "--host", fixture.hostPath, "com.example.echo", #"{"command":"echo","text":"hi"}"#, "--hold"],
+            environment: fixture.world.processVariables,
+            discardingStandardError: true
+        )
+        defer {
+            kill(host.pid, SIGKILL)
+            host.end()
+        }
         // Read until the host says which process the extension is (each line within 30 s).
         var extensionPid: Int32?
         while extensionPid == nil, let line = await readLines([host], within: 30).first ?? nil {
@@ -512,7 +723,12 @@ import Testing
     func cycles() async throws {
         let fixture = try HostFixture()
         _ = try ExtensionProcessTests(fixture: fixture).installEcho()
-        let output = try await run(hostExecutable, [fixture.hostPath, "com.example.echo", "500"], environment: fixture.world.processVariables, timeout: 300)
+        let output = try await run(
+            hostExecutable,
+            [fixture.hostPath, "com.example.echo", "500"],
+            environment: fixture.world.processVariables,
+            timeout: 300
+        )
         #expect(output.status == 0, "\(output.standardError)")
         let report = try JSONDecoder().decode(LaunchCycleReport.self, from: Data(output.standardOutput.utf8))
         #expect(report.cycles == 500)
@@ -530,9 +746,12 @@ import Testing
         let fixture = try HostFixture()
         let tests = ExtensionProcessTests(fixture: fixture)
         let interruptions = Mutex(0)
-        var configuration = AppExtensionProcess.Configuration(identity: try tests.installEcho(), hostBundlePath: fixture.hostPath,
-                                                              environment: fixture.world.environment,
-                                                              onInterruption: { _ in interruptions.withLock { $0 += 1 } })
+        var configuration = AppExtensionProcess.Configuration(
+            identity: try tests.installEcho(),
+            hostBundlePath: fixture.hostPath,
+            environment: fixture.world.environment,
+            onInterruption: { _ in interruptions.withLock { $0 += 1 } }
+        )
         configuration.idleTimeout = .milliseconds(300)
         let process = try await AppExtensionProcess(configuration: configuration)
         defer { process.invalidate() }
@@ -549,18 +768,28 @@ import Testing
         let fixture = try HostFixture()
         let declaration = ExtensionPointDeclaration(
             identifier: ExtensionPointIdentifier(host: HostFixture.hostIdentifier, name: "HostAppFeature"),
-            attributes: ["AppexResourceLimits": .dictionary(["OpenFiles": .integer(64), "CPUSeconds": .integer(600)])])
-        try FixtureBundles.write(PropertyListFormat.xml.encode(declaration.propertyList), to: fixture.hostPath + "/ExtensionPoints/HostAppFeature.appextensionpoint")
+            attributes: ["AppexResourceLimits": .dictionary(["OpenFiles": .integer(64), "CPUSeconds": .integer(600)])]
+        )
+        try FixtureBundles.write(
+            PropertyListFormat.xml.encode(declaration.propertyList),
+            to: fixture.hostPath + "/ExtensionPoints/HostAppFeature.appextensionpoint"
+        )
         try AppexBundle.sign(at: fixture.hostPath, with: fixture.world.team)
         let tests = ExtensionProcessTests(fixture: fixture)
         let process = try tests.process(try tests.installEcho())
         defer { process.invalidate() }
         let pid = try await process.send(EchoRequest(command: "echo", text: ""), expecting: EchoReply.self).pid
         let limits = try String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)
-        let openFiles = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") }?.split(separator: " ", omittingEmptySubsequences: true)
+        let openFiles = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") }?.split(
+            separator: " ",
+            omittingEmptySubsequences: true
+        )
         #expect(openFiles?[3] == "64")
         #expect(openFiles?[4] == "64")
-        let cpu = limits.split(separator: "\n").first { $0.hasPrefix("Max cpu time") }?.split(separator: " ", omittingEmptySubsequences: true)
+        let cpu = limits.split(separator: "\n").first { $0.hasPrefix("Max cpu time") }?.split(
+            separator: " ",
+            omittingEmptySubsequences: true
+        )
         #expect(cpu?[3] == "600")
     }
 
@@ -569,12 +798,22 @@ import Testing
         let fixture = try HostFixture()
         let declaration = ExtensionPointDeclaration(
             identifier: ExtensionPointIdentifier(host: HostFixture.hostIdentifier, name: "HostAppFeature"),
-            attributes: ["AppexResourceLimits": .dictionary(["OpenFiles": .string("many"), "Bananas": .integer(3)])])
+            attributes: ["AppexResourceLimits": .dictionary(["OpenFiles": .string("many"), "Bananas": .integer(3)])]
+        )
         let file = fixture.hostPath + "/ExtensionPoints/HostAppFeature.appextensionpoint"
         try FixtureBundles.write(PropertyListFormat.xml.encode(declaration.propertyList), to: file)
         try AppexBundle.sign(at: fixture.hostPath, with: fixture.world.team)
         let problems = AppexBundle.load(at: fixture.hostPath).problems
-        #expect(problems.contains { $0.file == file && $0.key == "com.example.hostapp.HostAppFeature.AppexResourceLimits.OpenFiles" && $0.kind == .wrongType })
-        #expect(problems.contains { $0.key == "com.example.hostapp.HostAppFeature.AppexResourceLimits.Bananas" && $0.kind == .invalidValue })
+        #expect(
+            problems.contains {
+                $0.file == file && $0.key == "com.example.hostapp.HostAppFeature.AppexResourceLimits.OpenFiles"
+                    && $0.kind == .wrongType
+            }
+        )
+        #expect(
+            problems.contains {
+                $0.key == "com.example.hostapp.HostAppFeature.AppexResourceLimits.Bananas" && $0.kind == .invalidValue
+            }
+        )
     }
 }

@@ -12,7 +12,13 @@ import Testing
         let sizes = [0, 1, 64, 65_535, 65_536, 262_143, 262_144, 3 << 20]
         startDetachedThread(name: "test.sender") {
             for (index, size) in sizes.enumerated() {
-                try? a.send(Frame(kind: .request, requestID: UInt64(index + 1), payload: (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) }))
+                try? a.send(
+                    Frame(
+                        kind: .request,
+                        requestID: UInt64(index + 1),
+                        payload: (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) }
+                    )
+                )
             }
             a.shutdown()
         }
@@ -40,12 +46,16 @@ import Testing
         small.maximumFrameSize = 1024
         small.sharedMemoryThreshold = .max
         let (a, b) = try FrameChannel.pair(configuration: small)
-        let error = try #require(throws: AppexError.self) { try a.send(Frame(kind: .reply, requestID: 1, payload: Array(repeating: 0, count: 2048))) }
+        let error = try #require(throws: AppexError.self) {
+            try a.send(Frame(kind: .reply, requestID: 1, payload: Array(repeating: 0, count: 2048)))
+        }
         #expect(error.code == .frameTooLarge)
 
         // A peer that lies: a raw header announcing 1 GiB.
         var header = [UInt8](repeating: 0, count: 16)
-        header[3] = 0x40; header[4] = 3; header[8] = 9
+        header[3] = 0x40
+        header[4] = 3
+        header[8] = 9
         _ = header.withUnsafeBytes { write(a.socket.rawValue, $0.baseAddress, 16) }
         let refused = try #require(throws: AppexError.self) { try b.receive() }
         #expect(refused.code == .protocolViolation)
@@ -54,12 +64,15 @@ import Testing
         #expect(throws: AppexError.self) { try b.receive() }
     }
 
-    @Test("garbage headers are protocol violations, never crashes", arguments: [
-        [UInt8](repeating: 0xff, count: 16),            // unknown kind, reserved bits
-        [4, 0, 0, 0, 99, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0], // unknown kind 99
-        [0, 0, 0, 0, 2, 0, 7, 0, 1, 0, 0, 0, 0, 0, 0, 0],  // reserved byte set
-        [8, 0, 0, 0, 2, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0],  // shared memory without a descriptor
-    ])
+    @Test(
+        "garbage headers are protocol violations, never crashes",
+        arguments: [
+            [UInt8](repeating: 0xff, count: 16),  // unknown kind, reserved bits
+            [4, 0, 0, 0, 99, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0],  // unknown kind 99
+            [0, 0, 0, 0, 2, 0, 7, 0, 1, 0, 0, 0, 0, 0, 0, 0],  // reserved byte set
+            [8, 0, 0, 0, 2, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0],  // shared memory without a descriptor
+        ]
+    )
     func garbage(_ bytes: [UInt8]) throws {
         let (a, b) = try FrameChannel.pair()
         _ = bytes.withUnsafeBytes { write(a.socket.rawValue, $0.baseAddress, $0.count) }
@@ -72,7 +85,8 @@ import Testing
         let (a, b) = try FrameChannel.pair()
         try a.send(Frame(kind: .hello, requestID: 0, payload: [1, 2, 3]))
         var header = [UInt8](repeating: 0, count: 16)
-        header[0] = 100; header[4] = 2
+        header[0] = 100
+        header[4] = 2
         _ = header.withUnsafeBytes { write(a.socket.rawValue, $0.baseAddress, 16) }
         a.shutdown()
         #expect(try b.receive()?.payload == [1, 2, 3])
@@ -86,12 +100,16 @@ import Testing
         b = nil
         _ = b
         let error = try #require(throws: AppexError.self) {
-            for _ in 0..<64 { try a.send(Frame(kind: .request, requestID: 1, payload: Array(repeating: 1, count: 65_536))) }
+            for _ in 0..<64 {
+                try a.send(Frame(kind: .request, requestID: 1, payload: Array(repeating: 1, count: 65_536)))
+            }
         }
         #expect(error.code == .closed)
     }
 
-    @Test("a shared-memory payload is read in place: mapped, not copied, equal to what was sent, valid after the channel ends")
+    @Test(
+        "a shared-memory payload is read in place: mapped, not copied, equal to what was sent, valid after the channel ends"
+    )
     func sharedPayloadInPlace() throws {
         let (a, b) = try FrameChannel.pair()
         let sent = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) }

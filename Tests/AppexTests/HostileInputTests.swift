@@ -28,10 +28,17 @@ import Testing
     @Test("the fixture folder holds the inputs of shared/fixtures/hostile")
     func folderIsComplete() throws {
         #expect(Self.files.contains("plist-set-segv.bplist"))
-        #expect(Set(Self.files) == Set(Self.expectedProblems.keys), "every hostile input needs the problem it must be refused with")
-        let shared = URL(fileURLWithPath: fixturesFolder).appendingPathComponent("../../../../shared/fixtures/hostile").standardized.path
+        #expect(
+            Set(Self.files) == Set(Self.expectedProblems.keys),
+            "every hostile input needs the problem it must be refused with"
+        )
+        let shared = URL(fileURLWithPath: fixturesFolder).appendingPathComponent("../../../../shared/fixtures/hostile")
+            .standardized.path
         for file in (try? FileManager.default.contentsOfDirectory(atPath: shared)) ?? [] where file != "README.md" {
-            #expect(Self.files.contains(file), "\(file) from \(shared) is missing from Tests/AppexTests/Fixtures/Hostile")
+            #expect(
+                Self.files.contains(file),
+                "\(file) from \(shared) is missing from Tests/AppexTests/Fixtures/Hostile"
+            )
         }
     }
 
@@ -56,10 +63,16 @@ import Testing
         try FixtureBundles.write(Data(try Self.bytes(file)), to: bundle + "/Info.plist")
         let output = try await appex("validate", bundle, in: world)
         #expect(output.status == 1, "\(output.standardError)")
-        #expect(output.standardOutput.contains(bundle + "/Info.plist: " + (Self.expectedProblems[file] ?? "?")), "\(output.standardOutput)")
+        #expect(
+            output.standardOutput.contains(bundle + "/Info.plist: " + (Self.expectedProblems[file] ?? "?")),
+            "\(output.standardOutput)"
+        )
     }
 
-    @Test("on the search path: listed as invalid with its reason, every other extension still listed, the monitor starts", arguments: files)
+    @Test(
+        "on the search path: listed as invalid with its reason, every other extension still listed, the monitor starts",
+        arguments: files
+    )
     func discovery(_ file: String) async throws {
         let fixture = try HostFixture()
         try fixture.addExtension("Translate", id: "com.example.translate", inHost: true)
@@ -69,7 +82,11 @@ import Testing
         try FixtureBundles.write(Data(try Self.bytes(file)), to: bad + "/Info.plist")
         try FixtureBundles.writeExecutable(at: bad + "/Extension")
 
-        let output = try await run(appexExecutable, ["list", "--host", fixture.hostPath, "--all", "--json"], environment: fixture.world.processVariables)
+        let output = try await run(
+            appexExecutable,
+            ["list", "--host", fixture.hostPath, "--all", "--json"],
+            environment: fixture.world.processVariables
+        )
         #expect(output.status == 0, "\(output.standardError)")
         let listed = try JSONDecoder().decode([ListedExtension].self, from: Data(output.standardOutput.utf8))
         #expect(Set(listed.compactMap(\.bundleIdentifier)) == ["com.example.translate", "com.example.summarize"])
@@ -78,18 +95,27 @@ import Testing
         #expect(invalid.problems.contains { $0.contains(Self.expectedProblems[file] ?? "?") }, "\(invalid.problems)")
 
         let point = AppExtensionPoint(host: HostFixture.hostIdentifier, name: "HostAppFeature")
-        let monitor = try await AppExtensionPoint.Monitor(appExtensionPoint: point, hostBundleAt: fixture.hostPath, environment: fixture.world.environment)
+        let monitor = try await AppExtensionPoint.Monitor(
+            appExtensionPoint: point,
+            hostBundleAt: fixture.hostPath,
+            environment: fixture.world.environment
+        )
         #expect(monitor.identities.map(\.bundleIdentifier) == ["com.example.translate"])
         #expect(monitor.state.invalidCount == 1)
         #expect(monitor.state.unapprovedCount == 1)
     }
 
-    @Test("as a shared-defaults value written by another process: that key fails by name, other keys and observers are unaffected", arguments: files)
+    @Test(
+        "as a shared-defaults value written by another process: that key fails by name, other keys and observers are unaffected",
+        arguments: files
+    )
     func storedDefaultsValue(_ file: String) async throws {
         let world = try AppexTestEnvironment()
         let groupName = "group.com.example.app"
         #expect(try await appex("defaults", "write", "--group", groupName, "greeting", "hello", in: world).status == 0)
-        #expect(try await appex("defaults", "write", "--group", groupName, "--int", "count", "7", in: world).status == 0)
+        #expect(
+            try await appex("defaults", "write", "--group", groupName, "--int", "count", "7", in: world).status == 0
+        )
 
         let group = try AppGroup(groupName, context: .owner, environment: world.environment)
         let defaults = try SharedDefaults(group: group)
@@ -109,14 +135,24 @@ import Testing
             INSERT INTO entry (key, value, sequence) VALUES ('wrapped', X'\(wrappedHex)', last_insert_rowid());
             COMMIT;
             """
-        let sqlite = try await run("/usr/bin/env", ["sqlite3", "-bail", defaults.path], environment: world.processVariables, input: sql)
+        let sqlite = try await run(
+            "/usr/bin/env",
+            ["sqlite3", "-bail", defaults.path],
+            environment: world.processVariables,
+            input: sql
+        )
         #expect(sqlite.status == 0, "\(sqlite.standardError)")
 
-        let expected = ["poisoned": Self.expectedProblems[file] ?? "?", "wrapped": "object 2 (marker 0xC1 at byte 13) is a set"]
+        let expected = [
+            "poisoned": Self.expectedProblems[file] ?? "?", "wrapped": "object 2 (marker 0xC1 at byte 13) is a set",
+        ]
         for (key, problem) in expected {
             let read = try await appex("defaults", "read", "--group", groupName, key, in: world)
             #expect(read.status == 1)
-            #expect(read.standardError.contains("corrupt-value: the value of \(key) in \(defaults.path) cannot be read"), "\(read.standardError)")
+            #expect(
+                read.standardError.contains("corrupt-value: the value of \(key) in \(defaults.path) cannot be read"),
+                "\(read.standardError)"
+            )
             #expect(read.standardError.contains(problem), "\(read.standardError)")
             let error = try #require(throws: AppexError.self) { try defaults.value(forKey: key) }
             #expect(error.code == .corruptValue)
@@ -127,7 +163,10 @@ import Testing
         #expect(greeting.standardOutput == "hello\n")
         let all = try await appex("defaults", "read", "--group", groupName, in: world)
         #expect(all.status == 1)
-        #expect(all.standardOutput.contains("\"greeting\"") && all.standardOutput.contains("\"count\""), "\(all.standardOutput)")
+        #expect(
+            all.standardOutput.contains("\"greeting\"") && all.standardOutput.contains("\"count\""),
+            "\(all.standardOutput)"
+        )
         #expect(all.standardError.contains("poisoned") && all.standardError.contains("wrapped"))
         #expect(try defaults.value(forKey: "count") == .integer(7))
         #expect(defaults.dictionaryRepresentation() == ["greeting": .string("hello"), "count": .integer(7)])
@@ -138,6 +177,9 @@ import Testing
         #expect(changes.map(\.value) == [.string("again")])
         try defaults.set("mended", forKey: "poisoned")
         #expect(try defaults.value(forKey: "poisoned") == .string("mended"))
-        #expect(try await appex("defaults", "read", "--group", groupName, "poisoned", in: world).standardOutput == "mended\n")
+        #expect(
+            try await appex("defaults", "read", "--group", groupName, "poisoned", in: world).standardOutput
+                == "mended\n"
+        )
     }
 }

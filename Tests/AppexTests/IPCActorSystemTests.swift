@@ -33,7 +33,10 @@ distributed actor UppercaseTranslator: Translator {
         calling.attach(client)
         server.start()
         client.start()
-        defer { server.invalidate(); client.invalidate() }
+        defer {
+            server.invalidate()
+            client.invalidate()
+        }
 
         let exported = UppercaseTranslator(actorSystem: serving)
         serving.export(exported, as: "translator")

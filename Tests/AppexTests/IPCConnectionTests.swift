@@ -21,7 +21,10 @@ import Testing
             try await Task.sleep(for: .milliseconds(Int(20 - request[0])))
             return request + [0xff]
         }
-        defer { left.invalidate(); right.invalidate() }
+        defer {
+            left.invalidate()
+            right.invalidate()
+        }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<20 {
                 group.addTask {
@@ -38,7 +41,10 @@ import Testing
     func remoteFailure() async throws {
         struct Refusal: Error, CustomStringConvertible { var description: String { "no translation for that" } }
         let (left, right) = try Self.pair { _ in throw Refusal() }
-        defer { left.invalidate(); right.invalidate() }
+        defer {
+            left.invalidate()
+            right.invalidate()
+        }
         let error = await #expect(throws: AppexError.self) { try await left.call([1]) }
         #expect(error?.code == .remoteFailure)
         #expect(error?.message == "no translation for that")
@@ -56,7 +62,10 @@ import Testing
             }
             return []
         }
-        defer { left.invalidate(); right.invalidate() }
+        defer {
+            left.invalidate()
+            right.invalidate()
+        }
         let start = ContinuousClock.now
         let error = await #expect(throws: AppexError.self) { try await left.call([1], timeout: .milliseconds(100)) }
         #expect(error?.code == .deadlineExceeded)
@@ -79,11 +88,17 @@ import Testing
             }
             return []
         }
-        defer { left.invalidate(); right.invalidate() }
+        defer {
+            left.invalidate()
+            right.invalidate()
+        }
         let call = Task { try await left.call([1]) }
         _ = await firstElement(of: started.stream, "the handler's start")
         call.cancel()
-        let result = try #require(await withTimeout(seconds: 10) { await call.result }, "the cancelled call did not end within 10 s")
+        let result = try #require(
+            await withTimeout(seconds: 10) { await call.result },
+            "the cancelled call did not end within 10 s"
+        )
         #expect(throws: AppexError.self) { try result.get() }
         _ = await firstElement(of: cancelled.stream, "the handler's cancellation")
     }
@@ -96,7 +111,10 @@ import Testing
         let call = Task { try await left.call([1]) }
         // Whether the request went out before the shutdown or not, the call must fail as closed.
         b.shutdown()
-        let result = try #require(await withTimeout(seconds: 10) { await call.result }, "the pending call did not fail within 10 s of the peer's going")
+        let result = try #require(
+            await withTimeout(seconds: 10) { await call.result },
+            "the pending call did not fail within 10 s of the peer's going"
+        )
         let error = #expect(throws: AppexError.self) { try result.get() }
         #expect(error?.code == .closed)
         let later = await #expect(throws: AppexError.self) { try await left.call([2]) }
@@ -114,14 +132,21 @@ import Testing
         let client = IPCConnection(channel: a)
         server.start()
         client.start()
-        defer { client.invalidate(); server.invalidate(); executor.shutdown() }
+        defer {
+            client.invalidate()
+            server.invalidate()
+            executor.shutdown()
+        }
         #expect(try await client.call([0]) == [1])
     }
 
     @Test("a caller that prefers the connection's executor resumes on its thread; one that does not, elsewhere")
     func callersResumeWhereTheReplyIsRead() async throws {
         let (left, right) = try IPCConnectionTests.pair { $0 }
-        defer { left.invalidate(); right.invalidate() }
+        defer {
+            left.invalidate()
+            right.invalidate()
+        }
         let onReader = try await withTaskExecutorPreference(left.executor) {
             _ = try await left.call([1])
             return left.executor.isCurrent
@@ -131,15 +156,20 @@ import Testing
         #expect(!left.executor.isCurrent)
     }
 
-    @Test("with or without spinning, a reply slower than the spin still arrives (the executor sleeps in poll and is woken)")
+    @Test(
+        "with or without spinning, a reply slower than the spin still arrives (the executor sleeps in poll and is woken)"
+    )
     func spinThenSleep() async throws {
         for spin in [Duration.zero, .microseconds(50)] {
             let (a, b) = try FrameChannel.pair()
             let executor = IPCExecutor(spin: spin)
-            let server = IPCConnection(channel: b, handler: { request in
-                try await Task.sleep(for: .milliseconds(30))
-                return request
-            })
+            let server = IPCConnection(
+                channel: b,
+                handler: { request in
+                    try await Task.sleep(for: .milliseconds(30))
+                    return request
+                }
+            )
             let client = IPCConnection(channel: a, executor: executor)
             server.start()
             client.start()
@@ -158,7 +188,10 @@ import Testing
         let right = IPCConnection(channel: b, handler: { $0 })
         left.start()
         right.start()
-        defer { left.invalidate(); right.invalidate() }
+        defer {
+            left.invalidate()
+            right.invalidate()
+        }
         let payload = [UInt8](repeating: 3, count: 200_000)  // in the socket, not shared memory
         // Bounded: peers stuck in sendmsg never time out their calls (the callers would resume on
         // the stuck threads), so a watchdog breaks the connections and the calls fail instead.
@@ -233,7 +266,10 @@ import Testing
         let client = IPCConnection(channel: a)
         server.start()
         client.start()
-        defer { client.invalidate(); server.invalidate() }
+        defer {
+            client.invalidate()
+            server.invalidate()
+        }
         for _ in 0..<3 {
             let received = try await client.callInPlace([1])
             #expect(received.isShared)

@@ -11,7 +11,11 @@ import Testing
     init() throws { fixture = try HostFixture(points: ["HostAppFeature", "Second"]) }
 
     func makeMonitor() async throws -> AppExtensionPoint.Monitor {
-        try await AppExtensionPoint.Monitor(appExtensionPoint: point, hostBundleAt: fixture.hostPath, environment: fixture.world.environment)
+        try await AppExtensionPoint.Monitor(
+            appExtensionPoint: point,
+            hostBundleAt: fixture.hostPath,
+            environment: fixture.world.environment
+        )
     }
 
     @Test("a new monitor lists the enabled identities and counts the others")
@@ -20,7 +24,12 @@ import Testing
         try fixture.addExtension("Summarize", id: "com.example.summarize", inHost: false)
         try fixture.addExtension("Disabled", id: "com.example.disabled", inHost: true)
         try fixture.addExtension("Broken", id: "com.example.broken", inHost: true, unsigned: true)
-        try fixture.addExtension("OtherPoint", id: "com.example.second", inHost: true, point: "com.example.hostapp.Second")
+        try fixture.addExtension(
+            "OtherPoint",
+            id: "com.example.second",
+            inHost: true,
+            point: "com.example.hostapp.Second"
+        )
         try fixture.discovery().setEnabled(false, bundleIdentifier: "com.example.disabled")
         let monitor = try await makeMonitor()
         #expect(monitor.identities.map(\.bundleIdentifier) == ["com.example.translate"])
@@ -33,8 +42,11 @@ import Testing
     @Test("creating a monitor for a point the host does not declare fails and says which points it does declare")
     func undeclaredPoint() async throws {
         let error = await #expect(throws: AppexError.self) {
-            _ = try await AppExtensionPoint.Monitor(appExtensionPoint: AppExtensionPoint(host: HostFixture.hostIdentifier, name: "Nope"),
-                                                    hostBundleAt: fixture.hostPath, environment: fixture.world.environment)
+            _ = try await AppExtensionPoint.Monitor(
+                appExtensionPoint: AppExtensionPoint(host: HostFixture.hostIdentifier, name: "Nope"),
+                hostBundleAt: fixture.hostPath,
+                environment: fixture.world.environment
+            )
         }
         #expect(error?.code == .undeclaredExtensionPoint)
         #expect(error?.message.contains("com.example.hostapp.HostAppFeature") == true)
@@ -48,8 +60,13 @@ import Testing
         // Install atomically: build elsewhere, rename into the host's Extensions/.
         let staging = fixture.world.root.appending("Staging")
         try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
-        let built = try FixtureBundles.makeExtension(in: staging, name: "Translate", bundleIdentifier: "com.example.translate",
-                                                     extensionPoint: HostFixture.point, signedBy: fixture.world.team)
+        let built = try FixtureBundles.makeExtension(
+            in: staging,
+            name: "Translate",
+            bundleIdentifier: "com.example.translate",
+            extensionPoint: HostFixture.point,
+            signedBy: fixture.world.team
+        )
         let installed = fixture.hostExtensions + "/Translate.appex"
         try FileManager.default.moveItem(atPath: built, toPath: installed)
         _ = await waitForUpdate(of: monitor) { $0.identities.map(\.bundleIdentifier) == ["com.example.translate"] }
@@ -68,9 +85,14 @@ import Testing
         #expect(monitor.identities.count == 1)
         let staging = fixture.world.root.appending("Staging")
         try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
-        let replacement = try FixtureBundles.makeExtension(in: staging, name: "Translate", bundleIdentifier: "com.example.translate",
-                                                           extensionPoint: HostFixture.point, info: ["CFBundleVersion": .string("2")],
-                                                           signedBy: fixture.world.team)
+        let replacement = try FixtureBundles.makeExtension(
+            in: staging,
+            name: "Translate",
+            bundleIdentifier: "com.example.translate",
+            extensionPoint: HostFixture.point,
+            info: ["CFBundleVersion": .string("2")],
+            signedBy: fixture.world.team
+        )
         // Swap in one burst: old out, new in.
         try FileManager.default.moveItem(atPath: installed, toPath: staging + "/Old.appex")
         try FileManager.default.moveItem(atPath: replacement, toPath: installed)
@@ -85,8 +107,13 @@ import Testing
         let monitor = try await makeMonitor()
         let staging = fixture.world.root.appending("Staging")
         try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
-        let built = try FixtureBundles.makeExtension(in: staging, name: "Slow", bundleIdentifier: "com.example.slow",
-                                                     extensionPoint: HostFixture.point, signedBy: fixture.world.team)
+        let built = try FixtureBundles.makeExtension(
+            in: staging,
+            name: "Slow",
+            bundleIdentifier: "com.example.slow",
+            extensionPoint: HostFixture.point,
+            signedBy: fixture.world.team
+        )
         // cp -R writes the directory first, then each file.
         let copy = try await run("/bin/cp", ["-R", built, fixture.hostExtensions + "/Slow.appex"], environment: [:])
         #expect(copy.status == 0)

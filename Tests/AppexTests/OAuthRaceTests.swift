@@ -2,27 +2,35 @@ import AppexAuth
 import AppexAuthLogin
 import AppexCore
 import AppexStore
-import AppexTesting
 import AppexSystem
+import AppexTesting
 import Foundation
+import Synchronization
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
-import Testing
 
 @Suite(.serialized) struct OAuthRaceTests {
     init() async throws { try await OAuthServer.start() }
 
-    @Test("the race: 8 extension processes and the host refresh an expired token at once, 20 rounds — one refresh per round (counted by the server), all hold the one new token and it works, nobody logged out")
+    @Test(
+        "the race: 8 extension processes and the host refresh an expired token at once, 20 rounds — one refresh per round (counted by the server), all hold the one new token and it works, nobody logged out"
+    )
     func singleFlightAcrossProcesses() async throws {
-        let auth = try AuthWorld(), client = "swift-race-short"  // 2-second access tokens; rotation and reuse protection on
+        let auth = try AuthWorld()
+        let client = "swift-race-short"  // 2-second access tokens; rotation and reuse protection on
         let host = try auth.host(client: client)
         try await host.login.password(user: "ada", password: "lovelace")
         let configPath = auth.world.root.appending("race.json")
         try JSONEncoder().encode(auth.configuration(client: client)).write(to: URL(fileURLWithPath: configPath))
         let children = try (0..<8).map { _ in
-            try LineChild(authExecutable, ["race", configPath, auth.world.team.teamIdentifier.rawValue], environment: auth.world.processVariables)
+            try LineChild(
+                authExecutable,
+                ["race", configPath, auth.world.team.teamIdentifier.rawValue],
+                environment: auth.world.processVariables
+            )
         }
         defer { children.forEach { $0.end() } }
         #expect(await readLines(children).allSatisfy { $0 == "ready" })
@@ -40,7 +48,10 @@ import Testing
             let token = try await hostToken
             let after = try await OAuthServer.stats()
             // Everyone holds the one token the round's single refresh produced, and it works.
-            #expect(lines.allSatisfy { $0 == "ok \(token)" }, "round \(round): \(lines.map { $0?.prefix(12) ?? "nil" }) vs \(token.prefix(9))")
+            #expect(
+                lines.allSatisfy { $0 == "ok \(token)" },
+                "round \(round): \(lines.map { $0?.prefix(12) ?? "nil" }) vs \(token.prefix(9))"
+            )
             var request = URLRequest(url: OAuthServer.issuer.appendingPathComponent("api/me"))
             request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
             let (_, response) = try await URLSession.shared.data(for: request)

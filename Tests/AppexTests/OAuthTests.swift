@@ -4,16 +4,19 @@ import AppexCore
 import AppexStore
 import AppexTesting
 import Foundation
+import Synchronization
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
-import Testing
 
 @Suite(.serialized) struct OAuthTests {
     init() async throws { try await OAuthServer.start() }
 
-    @Test("password login by the host stores the tokens (keychain) and publishes the user; the extension reads them and calls the API")
+    @Test(
+        "password login by the host stores the tokens (keychain) and publishes the user; the extension reads them and calls the API"
+    )
     func passwordLogin() async throws {
         let auth = try AuthWorld()
         let host = try auth.host()
@@ -21,12 +24,15 @@ import Testing
         #expect(user.name == "Ada Lovelace" && user.identifier == "1")
         let widget = try auth.extensionManager()
         #expect(widget.loginStatus.currentUser == user)
-        let (data, response) = try await widget.data(for: URLRequest(url: OAuthServer.issuer.appendingPathComponent("api/me")))
+        let (data, response) = try await widget.data(
+            for: URLRequest(url: OAuthServer.issuer.appendingPathComponent("api/me"))
+        )
         #expect(response.statusCode == 200)
         #expect(String(decoding: data, as: UTF8.self).contains("\"username\": \"ada\""))
         // Encrypted at rest: the access token is not in the keychain file.
         let token = try #require(try widget.storedTokens()?.accessToken)
-        let file = FileManager.default.contents(atPath: auth.world.environment.home + "/Keychains/keychain.sqlite") ?? Data()
+        let file =
+            FileManager.default.contents(atPath: auth.world.environment.home + "/Keychains/keychain.sqlite") ?? Data()
         #expect(file.range(of: Data(token.utf8)) == nil)
     }
 
@@ -34,7 +40,9 @@ import Testing
     func wrongPassword() async throws {
         let auth = try AuthWorld()
         let host = try auth.host()
-        let error = await #expect(throws: AppexError.self) { try await host.login.password(user: "ada", password: "wrong") }
+        let error = await #expect(throws: AppexError.self) {
+            try await host.login.password(user: "ada", password: "wrong")
+        }
         #expect(error?.code == .rejected && error?.context.oauthError == "invalid_grant")
         #expect(try host.tokenManager.storedTokens() == nil)
         #expect(!host.tokenManager.loginStatus.isUserLoggedIn)
@@ -42,7 +50,8 @@ import Testing
 
     @Test("refresh rotates the refresh token; the old one is then rejected with invalid_grant")
     func refreshRotates() async throws {
-        let auth = try AuthWorld(), host = try auth.host(storage: .defaults)
+        let auth = try AuthWorld()
+        let host = try auth.host(storage: .defaults)
         try await host.login.password(user: "ada", password: "lovelace")
         let widget = try auth.extensionManager(storage: .defaults)
         let before = try #require(try widget.storedTokens())
@@ -50,7 +59,11 @@ import Testing
         #expect(refreshed.refreshToken != before.refreshToken && refreshed.accessToken != before.accessToken)
         #expect(try widget.storedTokens()?.accessToken == refreshed.accessToken)
         #expect(try widget.storedTokens()?.refreshToken == refreshed.refreshToken)
-        guard case .errorResponse(let error, _, let status) = await widget.refreshAccessToken(refreshToken: try #require(before.refreshToken)) else {
+        guard
+            case .errorResponse(let error, _, let status) = await widget.refreshAccessToken(
+                refreshToken: try #require(before.refreshToken)
+            )
+        else {
             Issue.record("the rotated refresh token was accepted again")
             return
         }
@@ -59,13 +72,16 @@ import Testing
 
     @Test("an expired access token (2 s) is refreshed transparently before the request, once, counted by the server")
     func expiredRefreshedTransparently() async throws {
-        let auth = try AuthWorld(), client = "swift-expiry-short"
+        let auth = try AuthWorld()
+        let client = "swift-expiry-short"
         let host = try auth.host(client: client)
         try await host.login.password(user: "ada", password: "lovelace")
         let widget = try auth.extensionManager(client: client)
         let before = try await OAuthServer.stats()["\(client).refresh_token.200"] ?? 0
         try await Task.sleep(for: .seconds(2.5))  // the 2-second access token expires: waiting it out is the behaviour under test
-        let (_, response) = try await widget.data(for: URLRequest(url: OAuthServer.issuer.appendingPathComponent("api/me")))
+        let (_, response) = try await widget.data(
+            for: URLRequest(url: OAuthServer.issuer.appendingPathComponent("api/me"))
+        )
         #expect(response.statusCode == 200)
         let after = try await OAuthServer.stats()["\(client).refresh_token.200"] ?? 0
         #expect(after == before + 1)
@@ -73,27 +89,42 @@ import Testing
 
     @Test("a 401 with error=invalid_token refreshes once and retries: 200")
     func unauthorizedRetriedOnce() async throws {
-        let auth = try AuthWorld(), client = "swift-401"
+        let auth = try AuthWorld()
+        let client = "swift-401"
         let host = try auth.host(client: client)
         try await host.login.password(user: "ada", password: "lovelace")
         // The stored access token is one the server does not know, though not expired.
         var tokens = try #require(try host.tokenManager.storedTokens())
         tokens.accessToken = "not-a-token-the-server-issued"
-        let storage = KeychainTokenStorage(keychain: try SharedKeychain(context: auth.context(.hostApp), environment: auth.world.environment),
-                                           accessGroup: AuthWorld.keychainGroup)
+        let storage = KeychainTokenStorage(
+            keychain: try SharedKeychain(context: auth.context(.hostApp), environment: auth.world.environment),
+            accessGroup: AuthWorld.keychainGroup
+        )
         try storage.write(key: host.tokenManager.storageKey, data: JSONEncoder.secondsSince1970.encode(tokens))
         let widget = try auth.extensionManager(client: client)
-        let (_, response) = try await widget.data(for: URLRequest(url: OAuthServer.issuer.appendingPathComponent("api/me")))
+        let (_, response) = try await widget.data(
+            for: URLRequest(url: OAuthServer.issuer.appendingPathComponent("api/me"))
+        )
         #expect(response.statusCode == 200)
         #expect(try widget.storedTokens()?.accessToken != "not-a-token-the-server-issued")
     }
 
     @Test("revoke, then a refresh: reauthentication-required, the session cleared, and another process sees the logout")
     func revokeThenRefresh() async throws {
-        let auth = try AuthWorld(), client = "swift-revoke"
+        let auth = try AuthWorld()
+        let client = "swift-revoke"
         let host = try auth.host(client: client)
         try await host.login.password(user: "ada", password: "lovelace")
-        let loggedIn = try await appex("defaults", "read", "--group", AuthWorld.group, "--suite", "appex.login", "currentUser", in: auth.world)
+        let loggedIn = try await appex(
+            "defaults",
+            "read",
+            "--group",
+            AuthWorld.group,
+            "--suite",
+            "appex.login",
+            "currentUser",
+            in: auth.world
+        )
         #expect(loggedIn.status == 0)
         let widget = try auth.extensionManager(client: client)
         let tokens = try #require(try widget.storedTokens())
@@ -101,7 +132,16 @@ import Testing
         let error = await #expect(throws: AppexError.self) { _ = try await widget.refresh(replacing: tokens) }
         #expect(error?.code == .reauthenticationRequired && error?.context.oauthError == "invalid_grant")
         #expect(try widget.storedTokens() == nil)
-        let other = try await appex("defaults", "read", "--group", AuthWorld.group, "--suite", "appex.login", "currentUser", in: auth.world)
+        let other = try await appex(
+            "defaults",
+            "read",
+            "--group",
+            AuthWorld.group,
+            "--suite",
+            "appex.login",
+            "currentUser",
+            in: auth.world
+        )
         #expect(other.status == 1, "another process still sees a user: \(other.standardOutput)")
         let next = await #expect(throws: AppexError.self) { _ = try await widget.freshTokens() }
         #expect(next?.code == .notLoggedIn)
@@ -111,15 +151,23 @@ import Testing
     func extensionCannotLogIn() async throws {
         let auth = try AuthWorld()
         let error = #expect(throws: AppexError.self) {
-            _ = try HostAccessorBuilder(configuration: auth.configuration(), context: auth.context(.appExtension), environment: auth.world.environment)
-                .option(.oauth).build()
+            _ = try HostAccessorBuilder(
+                configuration: auth.configuration(),
+                context: auth.context(.appExtension),
+                environment: auth.world.environment
+            )
+            .option(.oauth).build()
         }
         #expect(error?.code == .configuration)
-        let refused = await #expect(throws: AppexError.self) { _ = try await auth.extensionManager().withFreshAccessToken { $0 } }
+        let refused = await #expect(throws: AppexError.self) {
+            _ = try await auth.extensionManager().withFreshAccessToken { $0 }
+        }
         #expect(refused?.code == .notLoggedIn)
     }
 
-    @Test("DCR (RFC 7591): the host registers a client and logs in with it; the extension refreshes with it; the registration deleted, a refresh fails with invalid_client")
+    @Test(
+        "DCR (RFC 7591): the host registers a client and logs in with it; the extension refreshes with it; the registration deleted, a refresh fails with invalid_client"
+    )
     func dynamicClientRegistration() async throws {
         let auth = try AuthWorld()
         let host = try auth.host()
@@ -139,12 +187,19 @@ import Testing
         #expect(error?.code == .rejected && error?.context.oauthError == "invalid_client")
     }
 
-    @Test("RFC 8414: endpoints are discovered from the issuer's metadata; a configuration file in the issue's form loads")
+    @Test(
+        "RFC 8414: endpoints are discovered from the issuer's metadata; a configuration file in the issue's form loads"
+    )
     func discovery() async throws {
-        let json = #"{"issuer": "\#(OAuthServer.issuer.absoluteString)", "clientID": "swift-public", "scopes": ["read", "write"], "appGroup": "group.com.example.app", "storage": "keychain"}"#
+        let json =
+            #"{"issuer": "\#(OAuthServer.issuer.absoluteString)", "clientID": "swift-public", "scopes": ["read", "write"], "appGroup": "group.com.example.app", "storage": "keychain"}"#
         let configuration = try JSONDecoder().decode(OAuthConfiguration.self, from: Data(json.utf8))
         #expect(configuration.storage == .keychain && configuration.scopes == ["read", "write"])
-        let endpoints = try await OAuthConfiguration(issuer: OAuthServer.issuer, clientID: "swift-public", appGroup: AuthWorld.group).resolvedEndpoints()
+        let endpoints = try await OAuthConfiguration(
+            issuer: OAuthServer.issuer,
+            clientID: "swift-public",
+            appGroup: AuthWorld.group
+        ).resolvedEndpoints()
         #expect(endpoints.token.absoluteString == "\(OAuthServer.issuer.absoluteString)/o/token/")
         #expect(endpoints.revocation != nil && endpoints.registration != nil && endpoints.authorization != nil)
     }
@@ -168,22 +223,37 @@ extension JSONEncoder {
     func writeConfiguration(in world: AppexTestEnvironment, client: String, userInfo: Bool = false) throws -> String {
         let path = world.root.appending("oauth-\(client).json")
         let extra = userInfo ? #", "userInfoEndpoint": "\#(OAuthServer.issuer.absoluteString)/api/me""# : ""
-        let json = #"{"issuer": "\#(OAuthServer.issuer.absoluteString)", "clientID": "\#(client)", "scopes": ["read", "write"], "appGroup": "group.com.example.app", "storage": "keychain"\#(extra)}"#
+        let json =
+            #"{"issuer": "\#(OAuthServer.issuer.absoluteString)", "clientID": "\#(client)", "scopes": ["read", "write"], "appGroup": "group.com.example.app", "storage": "keychain"\#(extra)}"#
         try Data(json.utf8).write(to: URL(fileURLWithPath: path))
         return path
     }
 
-    @Test("login (password on standard input), status without tokens, token prints a working token alone, revoke then reauthentication-required, logout")
+    @Test(
+        "login (password on standard input), status without tokens, token prints a working token alone, revoke then reauthentication-required, logout"
+    )
     func loginStatusTokenRevokeLogout() async throws {
         let world = try AppexTestEnvironment()
         let config = try writeConfiguration(in: world, client: "swift-short")
         let before = try await appex("auth", "status", "--config", config, in: world)
         #expect(before.status == 1 && before.standardOutput.contains("not logged in"))
 
-        let login = try await appex("auth", "login", "--config", config, "--user", "ada", "--password-stdin", in: world, input: "lovelace\n")
+        let login = try await appex(
+            "auth",
+            "login",
+            "--config",
+            config,
+            "--user",
+            "ada",
+            "--password-stdin",
+            in: world,
+            input: "lovelace\n"
+        )
         #expect(login.status == 0, "\(login.standardError)")
         let status = try await appex("auth", "status", "--config", config, in: world)
-        #expect(status.status == 0 && status.standardOutput.contains("ada") && status.standardOutput.contains("expires"))
+        #expect(
+            status.status == 0 && status.standardOutput.contains("ada") && status.standardOutput.contains("expires")
+        )
         let token = try await appex("auth", "token", "--config", config, in: world)
         let printed = token.standardOutput.trimmingCharacters(in: .newlines)
         #expect(token.status == 0 && !printed.isEmpty && !printed.contains(" "))
@@ -196,10 +266,25 @@ extension JSONEncoder {
         #expect(try await appex("auth", "revoke", "--config", config, in: world).status == 0)
         try await Task.sleep(for: .seconds(2.2))  // the 2-second access token expires (the behaviour under test): the next use must refresh
         let refused = try await appex("auth", "token", "--config", config, in: world)
-        #expect(refused.status == 1 && refused.standardError.contains("reauthentication-required") && refused.standardOutput.isEmpty)
+        #expect(
+            refused.status == 1 && refused.standardError.contains("reauthentication-required")
+                && refused.standardOutput.isEmpty
+        )
         #expect(try await appex("auth", "status", "--config", config, in: world).status == 1)
 
-        #expect(try await appex("auth", "login", "--config", config, "--user", "ada", "--password-stdin", in: world, input: "lovelace").status == 0)
+        #expect(
+            try await appex(
+                "auth",
+                "login",
+                "--config",
+                config,
+                "--user",
+                "ada",
+                "--password-stdin",
+                in: world,
+                input: "lovelace"
+            ).status == 0
+        )
         #expect(try await appex("auth", "logout", "--config", config, in: world).status == 0)
         #expect(try await appex("auth", "status", "--config", config, in: world).status == 1)
     }
@@ -208,7 +293,11 @@ extension JSONEncoder {
     func loginWithPKCE() async throws {
         let world = try AppexTestEnvironment()
         let config = try writeConfiguration(in: world, client: "swift-public", userInfo: true)
-        let child = try LineChild(appexExecutable, ["auth", "login", "--config", config, "--pkce"], environment: world.processVariables)
+        let child = try LineChild(
+            appexExecutable,
+            ["auth", "login", "--config", config, "--pkce"],
+            environment: world.processVariables
+        )
         // A failing test must not leave the login waiting for its callback.
         defer { if child.process.isRunning { child.process.terminate() } }
         let first = await readLines([child]).first ?? nil
@@ -226,11 +315,30 @@ extension JSONEncoder {
     func extensionCannotLogIn() async throws {
         let world = try AppexTestEnvironment()
         let config = try writeConfiguration(in: world, client: "swift-public")
-        let bundle = try FixtureBundles.makeExtension(in: world.root.appending("Bundles"), name: "Widget", bundleIdentifier: "com.example.hostapp.widget",
-                                                      extensionPoint: "com.example.hostapp.HostAppFeature",
-                                                      entitlements: Entitlements(applicationGroups: ["group.com.example.app"], keychainAccessGroups: ["group.com.example.app"]),
-                                                      signedBy: world.team)
-        let refused = try await appex("auth", "login", "--config", config, "--user", "ada", "--password-stdin", "--as", bundle, in: world, input: "lovelace")
+        let bundle = try FixtureBundles.makeExtension(
+            in: world.root.appending("Bundles"),
+            name: "Widget",
+            bundleIdentifier: "com.example.hostapp.widget",
+            extensionPoint: "com.example.hostapp.HostAppFeature",
+            entitlements: Entitlements(
+                applicationGroups: ["group.com.example.app"],
+                keychainAccessGroups: ["group.com.example.app"]
+            ),
+            signedBy: world.team
+        )
+        let refused = try await appex(
+            "auth",
+            "login",
+            "--config",
+            config,
+            "--user",
+            "ada",
+            "--password-stdin",
+            "--as",
+            bundle,
+            in: world,
+            input: "lovelace"
+        )
         #expect(refused.status == 1 && refused.standardError.contains("only the host app logs in"))
         let status = try await appex("auth", "status", "--config", config, "--as", bundle, in: world)
         #expect(status.status == 1 && status.standardOutput.contains("not logged in"))
@@ -242,8 +350,13 @@ extension JSONEncoder {
 /// The last redirect goes to the app's loopback listener, as a browser's would.
 enum HeadlessBrowser {
     final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
-        func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        func urlSession(
+            _ session: URLSession,
+            task: URLSessionTask,
+            willPerformHTTPRedirection response: HTTPURLResponse,
+            newRequest request: URLRequest,
+            completionHandler: @escaping @Sendable (URLRequest?) -> Void
+        ) {
             completionHandler(nil)
         }
     }
@@ -256,21 +369,31 @@ enum HeadlessBrowser {
         var cookies: [String: String] = [:]
         func fetch(_ url: URL, form: [(String, String)]? = nil) async throws -> (Data, HTTPURLResponse) {
             var request = URLRequest(url: url)
-            if !cookies.isEmpty { request.setValue(cookies.map { "\($0)=\($1)" }.joined(separator: "; "), forHTTPHeaderField: "Cookie") }
+            if !cookies.isEmpty {
+                request.setValue(cookies.map { "\($0)=\($1)" }.joined(separator: "; "), forHTTPHeaderField: "Cookie")
+            }
             if let form {
                 request.httpMethod = "POST"
                 request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
                 request.setValue(url.absoluteString, forHTTPHeaderField: "Referer")
-                request.httpBody = Data(form.map { "\($0)=\($1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $1)" }.joined(separator: "&").utf8)
+                request.httpBody = Data(
+                    form.map { "\($0)=\($1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $1)" }
+                        .joined(separator: "&").utf8
+                )
             }
             let (data, response) = try await session.data(for: request)
             let http = try #require(response as? HTTPURLResponse)
             let fields = http.allHeaderFields.reduce(into: [String: String]()) { $0["\($1.key)"] = "\($1.value)" }
-            for cookie in HTTPCookie.cookies(withResponseHeaderFields: fields, for: url) { cookies[cookie.name] = cookie.value }
+            for cookie in HTTPCookie.cookies(withResponseHeaderFields: fields, for: url) {
+                cookies[cookie.name] = cookie.value
+            }
             return (data, http)
         }
         func location(_ response: HTTPURLResponse, from url: URL) throws -> URL {
-            let value = try #require(response.value(forHTTPHeaderField: "Location"), "no redirect from \(url): HTTP \(response.statusCode)")
+            let value = try #require(
+                response.value(forHTTPHeaderField: "Location"),
+                "no redirect from \(url): HTTP \(response.statusCode)"
+            )
             return try #require(URL(string: value, relativeTo: url)?.absoluteURL)
         }
         // 1. The authorization URL sends an anonymous browser to the login form.
@@ -280,9 +403,14 @@ enum HeadlessBrowser {
         let (page, _) = try await fetch(loginURL)
         let html = String(decoding: page, as: UTF8.self)
         let token = try #require(html.firstMatch(of: /name="csrfmiddlewaretoken" value="([^"]+)"/)?.1)
-        let next = URLComponents(url: loginURL, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "next" }?.value ?? "/"
+        let next =
+            URLComponents(url: loginURL, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "next" }?.value
+            ?? "/"
         // 3. Sign in; 4. back to the authorization URL, now with a session: the server redirects to the app.
-        let (_, signedIn) = try await fetch(loginURL, form: [("csrfmiddlewaretoken", String(token)), ("username", user), ("password", password), ("next", next)])
+        let (_, signedIn) = try await fetch(
+            loginURL,
+            form: [("csrfmiddlewaretoken", String(token)), ("username", user), ("password", password), ("next", next)]
+        )
         let authorize = try location(signedIn, from: loginURL)
         let (_, granted) = try await fetch(authorize)
         let callback = try location(granted, from: authorize)
@@ -294,7 +422,9 @@ enum HeadlessBrowser {
 @Suite(.serialized) struct PKCELoginTests {
     init() async throws { try await OAuthServer.start() }
 
-    @Test("authorization code + PKCE with a loopback redirect (RFC 8252), driven through the server's login form: tokens stored, user published, API answers")
+    @Test(
+        "authorization code + PKCE with a loopback redirect (RFC 8252), driven through the server's login form: tokens stored, user published, API answers"
+    )
     func pkceLogin() async throws {
         let auth = try AuthWorld()
         let host = try auth.host()
@@ -305,7 +435,9 @@ enum HeadlessBrowser {
         #expect(user.name == "Grace Hopper")
         let widget = try auth.extensionManager()
         #expect(widget.loginStatus.currentUser == user)
-        let (_, response) = try await widget.data(for: URLRequest(url: OAuthServer.issuer.appendingPathComponent("api/me")))
+        let (_, response) = try await widget.data(
+            for: URLRequest(url: OAuthServer.issuer.appendingPathComponent("api/me"))
+        )
         #expect(response.statusCode == 200)
     }
 
@@ -318,7 +450,9 @@ enum HeadlessBrowser {
                 // A forged redirect straight to the app, with someone else's state.
                 let components = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false))
                 let redirect = try #require(components.queryItems?.first { $0.name == "redirect_uri" }?.value)
-                _ = try await URLSession.shared.data(from: try #require(URL(string: redirect + "?code=stolen&state=forged")))
+                _ = try await URLSession.shared.data(
+                    from: try #require(URL(string: redirect + "?code=stolen&state=forged"))
+                )
             }
         }
         #expect(error?.code == .rejected && error?.message.contains("state") == true)

@@ -7,7 +7,8 @@ import Testing
 /// A sample is a ```swift block right after an HTML comment `<!-- sample: PRODUCT[, PRODUCT] -->`
 /// naming the products its target depends on; the block is the whole of the target's source.
 @Suite struct ReadmeSampleTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     struct Sample: CustomTestStringConvertible, Sendable {
         var products: [String]
@@ -17,18 +18,24 @@ import Testing
     }
 
     static let samples: [Sample] = {
-        guard let text = try? String(contentsOf: repository.appendingPathComponent("README.md"), encoding: .utf8) else { return [] }
+        guard let text = try? String(contentsOf: repository.appendingPathComponent("README.md"), encoding: .utf8) else {
+            return []
+        }
         let lines = text.components(separatedBy: "\n")
         var samples: [Sample] = []
         var index = 0
         while index < lines.count {
             let line = lines[index].trimmingCharacters(in: .whitespaces)
-            if line.hasPrefix("<!-- sample:"), line.hasSuffix("-->"), index + 1 < lines.count, lines[index + 1].hasPrefix("```swift") {
+            if line.hasPrefix("<!-- sample:"), line.hasSuffix("-->"), index + 1 < lines.count,
+                lines[index + 1].hasPrefix("```swift")
+            {
                 let products = line.dropFirst("<!-- sample:".count).dropLast("-->".count)
                     .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                 var end = index + 2
                 while end < lines.count, !lines[end].hasPrefix("```") { end += 1 }
-                samples.append(Sample(products: products, code: lines[(index + 2)..<end].joined(separator: "\n"), line: index + 1))
+                samples.append(
+                    Sample(products: products, code: lines[(index + 2)..<end].joined(separator: "\n"), line: index + 1)
+                )
                 index = end
             }
             index += 1
@@ -41,7 +48,11 @@ import Testing
         #expect(Self.samples.contains { $0.products == ["AppexExtension"] })
     }
 
-    @Test("each README sample builds in a new package that depends on Appex by path", .timeLimit(.minutes(10)), arguments: samples)
+    @Test(
+        "each README sample builds in a new package that depends on Appex by path",
+        .timeLimit(.minutes(10)),
+        arguments: samples
+    )
     func builds(_ sample: Sample) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("appex-readme-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -49,7 +60,9 @@ import Testing
         try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
         // A path dependency's identity is its folder's name.
         let identity = Self.repository.lastPathComponent
-        let dependencies = sample.products.map { ".product(name: \"\($0)\", package: \"\(identity)\")" }.joined(separator: ", ")
+        let dependencies = sample.products.map { ".product(name: \"\($0)\", package: \"\(identity)\")" }.joined(
+            separator: ", "
+        )
         let manifest = """
             // swift-tools-version: 6.1
             import PackageDescription
@@ -62,22 +75,35 @@ import Testing
         try manifest.write(to: folder.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
         try sample.code.write(to: sources.appendingPathComponent("Sample.swift"), atomically: true, encoding: .utf8)
         let swift = ProcessInfo.processInfo.environment["SWIFT_EXEC_PATH"] ?? "/usr/bin/env"
-        let output = try await run(swift, swift.hasSuffix("env") ? ["swift", "build", "--package-path", folder.path] : ["build", "--package-path", folder.path],
-                                   environment: ProcessInfo.processInfo.environment, timeout: 600)
-        #expect(output.status == 0, "the sample at README line \(sample.line) does not build:\n\(output.standardOutput.suffix(4000))\(output.standardError.suffix(2000))")
+        let output = try await run(
+            swift,
+            swift.hasSuffix("env")
+                ? ["swift", "build", "--package-path", folder.path] : ["build", "--package-path", folder.path],
+            environment: ProcessInfo.processInfo.environment,
+            timeout: 600
+        )
+        #expect(
+            output.status == 0,
+            "the sample at README line \(sample.line) does not build:\n\(output.standardOutput.suffix(4000))\(output.standardError.suffix(2000))"
+        )
         if sample.products == ["AppexExtension"] {
             // An extension's build compiles neither swift-crypto (BoringSSL), nor GRDB, nor the
             // bundle and plist code. SwiftPM makes a folder for every target of the graph: count
             // the objects compiled into each.
             let debug = folder.appendingPathComponent(".build/debug")
             func objects(_ module: String) -> Int {
-                let enumerator = FileManager.default.enumerator(atPath: debug.appendingPathComponent(module + ".build").path)
+                let enumerator = FileManager.default.enumerator(
+                    atPath: debug.appendingPathComponent(module + ".build").path
+                )
                 return (enumerator?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".o") }.count
             }
             for module in ["CCryptoBoringSSL", "Crypto", "GRDB", "AppexCore", "AppexStore"] {
                 #expect(objects(module) == 0, "building an extension compiled \(module)")
             }
-            #expect(objects("AppexExtension") > 0, "no AppexExtension objects in \(debug.path): the check looks in the wrong place")
+            #expect(
+                objects("AppexExtension") > 0,
+                "no AppexExtension objects in \(debug.path): the check looks in the wrong place"
+            )
         }
     }
 }

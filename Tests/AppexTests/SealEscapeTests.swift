@@ -1,8 +1,9 @@
 import AppexCore
-@testable import AppexHost
 import AppexTesting
 import Foundation
 import Testing
+
+@testable import AppexHost
 
 /// Ways a file could escape a seal, or a scan could be made to hang: each is refused by name.
 @Suite struct SealEscapeTests {
@@ -12,11 +13,19 @@ import Testing
     init() throws { directory = try TemporaryDirectory() }
 
     func signedExtension(_ name: String = "E") throws -> String {
-        try FixtureBundles.makeExtension(in: directory.path, name: name, bundleIdentifier: "com.example.\(name.lowercased())",
-                                         extensionPoint: "com.example.hostapp.HostAppFeature", signedBy: team)
+        try FixtureBundles.makeExtension(
+            in: directory.path,
+            name: name,
+            bundleIdentifier: "com.example.\(name.lowercased())",
+            extensionPoint: "com.example.hostapp.HostAppFeature",
+            signedBy: team
+        )
     }
 
-    @Test("a link that leads out of the bundle cannot be signed and makes the bundle invalid", arguments: ["/tmp/outside", "../outside", "Sub/../../x"])
+    @Test(
+        "a link that leads out of the bundle cannot be signed and makes the bundle invalid",
+        arguments: ["/tmp/outside", "../outside", "Sub/../../x"]
+    )
     func escapingLinks(_ target: String) throws {
         let path = try signedExtension()
         try FileManager.default.createSymbolicLink(atPath: path + "/Link", withDestinationPath: target)
@@ -31,7 +40,12 @@ import Testing
     func executableLinkOutside() throws {
         let outside = directory.appending("outside-exe")
         try FixtureBundles.writeExecutable(at: outside)
-        let path = try FixtureBundles.makeExtension(in: directory.path, name: "E", bundleIdentifier: "com.example.e", extensionPoint: "com.example.hostapp.HostAppFeature")
+        let path = try FixtureBundles.makeExtension(
+            in: directory.path,
+            name: "E",
+            bundleIdentifier: "com.example.e",
+            extensionPoint: "com.example.hostapp.HostAppFeature"
+        )
         try FileManager.default.removeItem(atPath: path + "/Extension")
         try FileManager.default.createSymbolicLink(atPath: path + "/Extension", withDestinationPath: outside)
         #expect(throws: AppexError.self) { try AppexBundle.sign(at: path, with: team) }
@@ -50,7 +64,10 @@ import Testing
     @Test("only a host skips nested Extensions/*.appex: inside an extension they are sealed files")
     func nestedExtensionsInsideAnExtension() throws {
         let path = try signedExtension()
-        try FileManager.default.createDirectory(atPath: path + "/Extensions/Hidden.appex", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: path + "/Extensions/Hidden.appex",
+            withIntermediateDirectories: true
+        )
         try FixtureBundles.write(Data("evil".utf8), to: path + "/Extensions/Hidden.appex/evil.so")
         let problems = AppexBundle.load(at: path).problems
         #expect(problems.contains { $0.kind == .fileAdded && $0.file == path + "/Extensions/Hidden.appex/evil.so" })
@@ -64,11 +81,17 @@ import Testing
         try AppexBundle.sign(at: path, with: team)
         // a\xff: a name whose lossy decoding equals the sealed one's.
         let raw = Array((path + "/a").utf8) + [0xff, 0]
-        let fd = raw.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o644) }
+        let fd = raw.withUnsafeBufferPointer {
+            open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o644)
+        }
         #expect(fd >= 0)
         close(fd)
         let problems = AppexBundle.load(at: path).problems
-        #expect(problems.contains { $0.kind == .unsupportedFile && $0.message.contains("not valid UTF-8") && $0.file.hasSuffix("a\\xff") })
+        #expect(
+            problems.contains {
+                $0.kind == .unsupportedFile && $0.message.contains("not valid UTF-8") && $0.file.hasSuffix("a\\xff")
+            }
+        )
     }
 
     @Test("a seal over the size limit is refused before it is parsed")
@@ -91,12 +114,15 @@ import Testing
         let depth = 40
         var objects: [[UInt8]] = []
         for index in 0..<depth { objects.append([0xA2, UInt8(index + 1), UInt8(index + 1)]) }
-        objects.append([0x10, 0x00])                 // 40: integer 0
-        objects.append([0x51, 0x6B])                 // 41: "k"
-        objects.append([0xD1, 41, 0])                // 42: {"k": 0}
+        objects.append([0x10, 0x00])  // 40: integer 0
+        objects.append([0x51, 0x6B])  // 41: "k"
+        objects.append([0xD1, 41, 0])  // 42: {"k": 0}
         var bytes = Array("bplist00".utf8)
         var offsets: [UInt8] = []
-        for object in objects { offsets.append(UInt8(bytes.count)); bytes += object }
+        for object in objects {
+            offsets.append(UInt8(bytes.count))
+            bytes += object
+        }
         let table = bytes.count
         bytes += offsets
         bytes += [0, 0, 0, 0, 0, 0, 1, 1]

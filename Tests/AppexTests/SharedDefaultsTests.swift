@@ -1,9 +1,9 @@
 import AppexCore
 import AppexSQLite
 import AppexStore
-import GRDB
 import AppexTesting
 import Foundation
+import GRDB
 import Testing
 
 /// Shared defaults in an app group's container.
@@ -12,8 +12,11 @@ import Testing
     let group: AppGroup
     init() throws {
         world = try AppexTestEnvironment()
-        let context = ProcessContext(bundleIdentifier: "com.example.hostapp", team: world.team.teamIdentifier,
-                                     entitlements: Entitlements(applicationGroups: ["group.com.example.app"], keychainAccessGroups: []))
+        let context = ProcessContext(
+            bundleIdentifier: "com.example.hostapp",
+            team: world.team.teamIdentifier,
+            entitlements: Entitlements(applicationGroups: ["group.com.example.app"], keychainAccessGroups: [])
+        )
         group = try AppGroup("group.com.example.app", context: context, environment: world.environment)
     }
 
@@ -34,7 +37,10 @@ import Testing
         try defaults.set(date, forKey: "date")
         try defaults.set(.array([.string("a"), .integer(1)]), forKey: "array")
         try defaults.set(.dictionary(["k": .boolean(false)]), forKey: "dictionary")
-        try defaults.set(encoded: Profile(name: "Ada", instance: URL(string: "https://example.my.salesforce.com")!), forKey: "profile")
+        try defaults.set(
+            encoded: Profile(name: "Ada", instance: URL(string: "https://example.my.salesforce.com")!),
+            forKey: "profile"
+        )
         #expect(defaults.path == group.containerPath + "/Library/Preferences/group.com.example.app.sqlite")
 
         let reopened = try SharedDefaults(group: group)
@@ -73,7 +79,9 @@ import Testing
                 tasks.addTask {
                     let defaults = try SharedDefaults(group: group)  // its own SQLite connection
                     for _ in 0..<50 {
-                        try await defaults.update("counter") { old in .integer((old.flatMap { if case .integer(let n) = $0 { n } else { nil } } ?? 0) + 1) }
+                        try await defaults.update("counter") { old in
+                            .integer((old.flatMap { if case .integer(let n) = $0 { n } else { nil } } ?? 0) + 1)
+                        }
                         await Task.yield()
                     }
                 }
@@ -123,7 +131,7 @@ import Testing
         let other = try SharedDefaults(group: group)
         try defaults.set(1, forKey: "a")
         _ = defaults.integer(forKey: "a")  // fill the cache
-        try other.set(5, forKey: "b")       // and make it stale
+        try other.set(5, forKey: "b")  // and make it stale
         try defaults.update("a") { old in .integer((old?.integerValue ?? 0) + defaults.integer(forKey: "b")) }
         #expect(defaults.integer(forKey: "a") == 6)
     }
@@ -137,14 +145,23 @@ import Testing
 
 /// `appex defaults`, like macOS `defaults`, in real processes.
 @Suite struct DefaultsCommandTests {
-    @Test("write then read prints the value alone; the suite as JSON; delete; writes from separate processes are seen by the library")
+    @Test(
+        "write then read prints the value alone; the suite as JSON; delete; writes from separate processes are seen by the library"
+    )
     func writeReadDelete() async throws {
         let world = try AppexTestEnvironment()
         let group = "group.com.example.app"
-        #expect(try await appex("defaults", "write", "--group", group, "greeting", "hello world", in: world).status == 0)
+        #expect(
+            try await appex("defaults", "write", "--group", group, "greeting", "hello world", in: world).status == 0
+        )
         #expect(try await appex("defaults", "write", "--group", group, "--int", "count", "7", in: world).status == 0)
-        #expect(try await appex("defaults", "write", "--group", group, "--bool", "loggedIn", "yes", in: world).status == 0)
-        #expect(try await appex("defaults", "read", "--group", group, "greeting", in: world).standardOutput == "hello world\n")
+        #expect(
+            try await appex("defaults", "write", "--group", group, "--bool", "loggedIn", "yes", in: world).status == 0
+        )
+        #expect(
+            try await appex("defaults", "read", "--group", group, "greeting", in: world).standardOutput
+                == "hello world\n"
+        )
         #expect(try await appex("defaults", "read", "--group", group, "loggedIn", in: world).standardOutput == "1\n")
         let all = try await appex("defaults", "read", "--group", group, in: world)
         #expect(all.standardOutput.contains("\"count\" : 7"))
@@ -162,11 +179,24 @@ import Testing
     @Test("--as a bundle without the group's entitlement: exit 1, and the message names the group and the entitlement")
     func refusedAsBundle() async throws {
         let world = try AppexTestEnvironment()
-        let bundle = try FixtureBundles.makeExtension(in: world.root.appending("Bundles"), name: "Other", bundleIdentifier: "com.example.other",
-                                                      extensionPoint: "com.example.hostapp.HostAppFeature",
-                                                      entitlements: Entitlements(applicationGroups: ["group.com.example.else"], keychainAccessGroups: []),
-                                                      signedBy: world.team)
-        let refused = try await appex("defaults", "read", "--group", "group.com.example.app", "--as", bundle, "key", in: world)
+        let bundle = try FixtureBundles.makeExtension(
+            in: world.root.appending("Bundles"),
+            name: "Other",
+            bundleIdentifier: "com.example.other",
+            extensionPoint: "com.example.hostapp.HostAppFeature",
+            entitlements: Entitlements(applicationGroups: ["group.com.example.else"], keychainAccessGroups: []),
+            signedBy: world.team
+        )
+        let refused = try await appex(
+            "defaults",
+            "read",
+            "--group",
+            "group.com.example.app",
+            "--as",
+            bundle,
+            "key",
+            in: world
+        )
         #expect(refused.status == 1)
         #expect(refused.standardError.contains("group.com.example.app"))
         #expect(refused.standardError.contains("com.apple.security.application-groups"))
@@ -186,7 +216,10 @@ import Testing
             for await change in changes { return change }
             return nil
         }
-        #expect(try await appex("defaults", "write", "--group", group, "--bool", "userLoggedIn", "true", in: world).status == 0)
+        #expect(
+            try await appex("defaults", "write", "--group", group, "--bool", "userLoggedIn", "true", in: world).status
+                == 0
+        )
         let change = try #require(await withTimeout(seconds: 10) { await received.value } ?? nil)
         #expect(change.key == "userLoggedIn")
         #expect(change.value == .boolean(true))
@@ -218,7 +251,14 @@ import Testing
         let group = "group.com.example.app"
         let results = try await withThrowingTaskGroup(of: ProcessOutput.self) { tasks in
             for _ in 0..<4 {
-                tasks.addTask { try await run(storeExecutable, ["increment", group, "counter", "100"], environment: world.processVariables, timeout: 120) }
+                tasks.addTask {
+                    try await run(
+                        storeExecutable,
+                        ["increment", group, "counter", "100"],
+                        environment: world.processVariables,
+                        timeout: 120
+                    )
+                }
             }
             return try await tasks.reduce(into: []) { $0.append($1) }
         }
@@ -233,10 +273,16 @@ import Testing
         let group = "group.com.example.app"
         let seed = TestSeed()
         var generator = seed.generator
-        var stored = 0, printedAny = false
+        var stored = 0
+        var printedAny = false
         for round in 0..<8 {
             let lifetime = Double.random(in: 0.15...0.5, using: &generator)
-            let output = try await run(storeExecutable, ["write-loop", group, "value"], environment: world.processVariables, timeout: lifetime)
+            let output = try await run(
+                storeExecutable,
+                ["write-loop", group, "value"],
+                environment: world.processVariables,
+                timeout: lifetime
+            )
             let printed = printedNumbers(output)
             printedAny = printedAny || !printed.isEmpty
             // Reopened after the kill: the file is whole, and holds the last value the writer
@@ -244,7 +290,9 @@ import Testing
             let defaults = try SharedDefaults(group: AppGroup(group, context: .owner, environment: world.environment))
             let value = defaults.object(forKey: "value")
             var now: Int?
-            if case .integer(let integer) = value { now = integer } else if let value {
+            if case .integer(let integer) = value {
+                now = integer
+            } else if let value {
                 Issue.record("round \(round): the value is \(value), not an integer; \(seed)")
             }
             stored = expectCountedOn(from: stored, printed: printed, storedAfter: now, "round \(round); \(seed)")
@@ -266,7 +314,11 @@ import Testing
         #expect(error.code == .notLoggedIn)
 
         let changes = extensionSide.changes
-        let ada = UserAccount(identifier: "005xx", name: "Ada", instanceURL: URL(string: "https://example.my.salesforce.com")!)
+        let ada = UserAccount(
+            identifier: "005xx",
+            name: "Ada",
+            instanceURL: URL(string: "https://example.my.salesforce.com")!
+        )
         try host.publish(ada)
         try host.publish(nil)
         let seen = await collect(2, of: changes)
@@ -277,10 +329,15 @@ import Testing
     @Test("an app extension's context cannot publish: host-only, and the status is unchanged")
     func extensionCannotPublish() throws {
         let world = try AppexTestEnvironment()
-        let widget = ProcessContext(bundleIdentifier: "com.example.hostapp.widget", team: world.team.teamIdentifier,
-                                    entitlements: Entitlements(applicationGroups: ["group.com.example.app"], keychainAccessGroups: []),
-                                    kind: .appExtension)
-        let status = try LoginStatus(group: AppGroup("group.com.example.app", context: widget, environment: world.environment))
+        let widget = ProcessContext(
+            bundleIdentifier: "com.example.hostapp.widget",
+            team: world.team.teamIdentifier,
+            entitlements: Entitlements(applicationGroups: ["group.com.example.app"], keychainAccessGroups: []),
+            kind: .appExtension
+        )
+        let status = try LoginStatus(
+            group: AppGroup("group.com.example.app", context: widget, environment: world.environment)
+        )
         let error = try #require(throws: AppexError.self) {
             try status.publish(UserAccount(identifier: "x", name: "Mallory", instanceURL: URL(fileURLWithPath: "/")))
         }
@@ -294,7 +351,9 @@ import Testing
     @Test("every connection syncs each commit: synchronous is FULL after GRDB's WAL setup (which sets NORMAL)")
     func synchronousFull() throws {
         let directory = try TemporaryDirectory(prefix: "appex-shared-db")
-        let queue = try SharedDatabase.open(path: directory.appending("a.sqlite"), label: "test", version: 1) { _ in "CREATE TABLE t (x);" }
+        let queue = try SharedDatabase.open(path: directory.appending("a.sqlite"), label: "test", version: 1) { _ in
+            "CREATE TABLE t (x);"
+        }
         #expect(try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2)
         #expect(try queue.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == "wal")
     }

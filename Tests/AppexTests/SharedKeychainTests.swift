@@ -13,13 +13,24 @@ import Testing
     static let shared = "TEAMID.com.example.shared"
     static let widgetOnly = "TEAMID.com.example.widget"
 
-    func keychain(_ id: String = "com.example.hostapp", groups: [String] = [Self.shared], team: TeamIdentifier? = nil) throws -> SharedKeychain {
-        try SharedKeychain(context: ProcessContext(bundleIdentifier: id, team: team ?? world.team.teamIdentifier,
-                                                   entitlements: Entitlements(applicationGroups: [], keychainAccessGroups: groups)),
-                           environment: world.environment)
+    func keychain(
+        _ id: String = "com.example.hostapp",
+        groups: [String] = [Self.shared],
+        team: TeamIdentifier? = nil
+    ) throws -> SharedKeychain {
+        try SharedKeychain(
+            context: ProcessContext(
+                bundleIdentifier: id,
+                team: team ?? world.team.teamIdentifier,
+                entitlements: Entitlements(applicationGroups: [], keychainAccessGroups: groups)
+            ),
+            environment: world.environment
+        )
     }
 
-    @Test("add, find with attributes, update (creation date kept, label kept), delete; another process's keychain sees each step")
+    @Test(
+        "add, find with attributes, update (creation date kept, label kept), delete; another process's keychain sees each step"
+    )
     func lifecycle() throws {
         let host = try keychain()
         let widget = try keychain("com.example.hostapp.widget")
@@ -60,13 +71,20 @@ import Testing
         }
     }
 
-    @Test("a duplicate add is refused with duplicate-item; update and delete of a missing item with item-not-found; nothing changes")
+    @Test(
+        "a duplicate add is refused with duplicate-item; update and delete of a missing item with item-not-found; nothing changes"
+    )
     func duplicatesAndMissing() throws {
         let host = try keychain()
         try host.add(Data("one".utf8), service: "svc", account: "ada")
-        let duplicate = try #require(throws: AppexError.self) { try host.add(Data("two".utf8), service: "svc", account: "ada") }
+        let duplicate = try #require(throws: AppexError.self) {
+            try host.add(Data("two".utf8), service: "svc", account: "ada")
+        }
         #expect(duplicate.code == .duplicateItem)
-        #expect(duplicate.message.contains("svc") && duplicate.message.contains("ada") && duplicate.message.contains(Self.shared))
+        #expect(
+            duplicate.message.contains("svc") && duplicate.message.contains("ada")
+                && duplicate.message.contains(Self.shared)
+        )
         #expect(try host.item(service: "svc", account: "ada")?.string == "one")
         #expect(throws: AppexError.self) { try host.update(Data("x".utf8), service: "svc", account: "grace") }
         let missing = try #require(throws: AppexError.self) { try host.delete(service: "svc", account: "grace") }
@@ -89,13 +107,17 @@ import Testing
         #expect(try widget.items().map(\.accessGroup) == [Self.widgetOnly, Self.shared])
     }
 
-    @Test("a group the process is not entitled to is refused with missing-entitlement naming the group and keychain-access-groups; another team's with team-mismatch")
+    @Test(
+        "a group the process is not entitled to is refused with missing-entitlement naming the group and keychain-access-groups; another team's with team-mismatch"
+    )
     func refusals() throws {
         let host = try keychain()
         try host.add(Data("x".utf8), service: "svc", account: "a")
         let outsider = try keychain("com.example.other", groups: ["TEAMID.com.example.other"])
-        for attempt in [{ _ = try outsider.item(service: "svc", account: "a", accessGroup: Self.shared) },
-                        { try outsider.add(Data("y".utf8), service: "svc", account: "b", accessGroup: Self.shared) }] {
+        for attempt in [
+            { _ = try outsider.item(service: "svc", account: "a", accessGroup: Self.shared) },
+            { try outsider.add(Data("y".utf8), service: "svc", account: "b", accessGroup: Self.shared) },
+        ] {
             let error = try #require(throws: AppexError.self, performing: attempt)
             #expect(error.code == .missingEntitlement)
             #expect(error.message.contains(Self.shared) && error.message.contains("keychain-access-groups"))
@@ -103,20 +125,31 @@ import Testing
         let noGroups = try keychain("com.example.none", groups: [])
         #expect(throws: AppexError.self) { try noGroups.add(Data("y".utf8), service: "svc", account: "b") }
         let stranger = try keychain("com.example.intruder", team: TeamIdentifier(rawValue: "ZZZZZZZZZZ"))
-        let mismatch = try #require(throws: AppexError.self) { try stranger.set(Data("y".utf8), service: "svc", account: "a") }
+        let mismatch = try #require(throws: AppexError.self) {
+            try stranger.set(Data("y".utf8), service: "svc", account: "a")
+        }
         #expect(mismatch.code == .teamMismatch)
-        #expect(mismatch.message.contains("ZZZZZZZZZZ") && mismatch.message.contains(world.team.teamIdentifier.rawValue))
+        #expect(
+            mismatch.message.contains("ZZZZZZZZZZ") && mismatch.message.contains(world.team.teamIdentifier.rawValue)
+        )
         // Reading too: entitled by its own (forged) entitlements, but not of the group's team.
-        let readMismatch = try #require(throws: AppexError.self) { try stranger.item(service: "svc", account: "a", accessGroup: Self.shared) }
+        let readMismatch = try #require(throws: AppexError.self) {
+            try stranger.item(service: "svc", account: "a", accessGroup: Self.shared)
+        }
         #expect(readMismatch.code == .teamMismatch)
         #expect(try stranger.items().isEmpty)
         #expect(try stranger.item(service: "svc", account: "a") == nil)
         #expect(try host.item(service: "svc", account: "a")?.string == "x")
     }
 
-    @Test("a keys directory inside APPEX_HOME is refused with key-unavailable (a copy of the state would carry the key)")
+    @Test(
+        "a keys directory inside APPEX_HOME is refused with key-unavailable (a copy of the state would carry the key)"
+    )
     func keysInsideHome() throws {
-        let inside = AppexEnvironment(home: world.environment.home + "/", keysDirectory: world.environment.home + "/keys")
+        let inside = AppexEnvironment(
+            home: world.environment.home + "/",
+            keysDirectory: world.environment.home + "/keys"
+        )
         let error = try #require(throws: AppexError.self) { try SharedKeychain(context: .owner, environment: inside) }
         #expect(error.code == .keyUnavailable && error.message.contains("APPEX_KEYS_DIR"))
         #expect(AppexEnvironment(home: world.environment.home + "/").keysDirectory == world.environment.home + "-keys")
@@ -129,10 +162,13 @@ import Testing
         try host.add(Data("second".utf8), service: "b", account: "c\0d")
         let queue = try DatabaseQueue(path: host.path)
         try queue.write { db in
-            try db.execute(sql: """
-                UPDATE item SET wrapped_key = (SELECT wrapped_key FROM item WHERE service = ?), data = (SELECT data FROM item WHERE service = ?)
-                WHERE service = ?
-                """, arguments: ["b\0c", "b\0c", "b"])
+            try db.execute(
+                sql: """
+                    UPDATE item SET wrapped_key = (SELECT wrapped_key FROM item WHERE service = ?), data = (SELECT data FROM item WHERE service = ?)
+                    WHERE service = ?
+                    """,
+                arguments: ["b\0c", "b\0c", "b"]
+            )
         }
         try queue.close()
         #expect(throws: AppexError.self) { try host.item(service: "b", account: "c\0d") }
@@ -154,7 +190,9 @@ import Testing
         #expect(mode == 0o600)
     }
 
-    @Test("a missing or replaced root key is refused with key-unavailable naming the key file; a sealed value moved to another row fails with corrupt-item")
+    @Test(
+        "a missing or replaced root key is refused with key-unavailable naming the key file; a sealed value moved to another row fails with corrupt-item"
+    )
     func keyAndTampering() throws {
         let host = try keychain()
         try host.add(Data("alpha".utf8), service: "svc", account: "a")
@@ -162,10 +200,12 @@ import Testing
         // Moved: b's sealed key and data copied onto a's row.
         let queue = try DatabaseQueue(path: host.path)
         try queue.write { db in
-            try db.execute(sql: """
-                UPDATE item SET wrapped_key = (SELECT wrapped_key FROM item WHERE account = 'b'),
-                                data = (SELECT data FROM item WHERE account = 'b') WHERE account = 'a'
-                """)
+            try db.execute(
+                sql: """
+                    UPDATE item SET wrapped_key = (SELECT wrapped_key FROM item WHERE account = 'b'),
+                                    data = (SELECT data FROM item WHERE account = 'b') WHERE account = 'a'
+                    """
+            )
         }
         try queue.close()
         let corrupt = try #require(throws: AppexError.self) { try host.item(service: "svc", account: "a") }
@@ -177,7 +217,10 @@ import Testing
         try FileManager.default.removeItem(atPath: key)
         let missing = try #require(throws: AppexError.self) { try keychain() }
         #expect(missing.code == .keyUnavailable && missing.message.contains(key))
-        #expect(!FileManager.default.fileExists(atPath: key), "a new key must not be made for a keychain that has items")
+        #expect(
+            !FileManager.default.fileExists(atPath: key),
+            "a new key must not be made for a keychain that has items"
+        )
         try Data(repeating: 7, count: 32).write(to: URL(fileURLWithPath: key))
         let replaced = try #require(throws: AppexError.self) { try keychain() }
         #expect(replaced.code == .keyUnavailable)
@@ -195,12 +238,21 @@ import Testing
         let world = try AppexTestEnvironment()
         let results = try await withThrowingTaskGroup(of: ProcessOutput.self) { tasks in
             for writer in 0..<4 {
-                tasks.addTask { try await run(storeExecutable, ["keychain-add", Self.group, "w\(writer)", "50"], environment: world.processVariables, timeout: 120) }
+                tasks.addTask {
+                    try await run(
+                        storeExecutable,
+                        ["keychain-add", Self.group, "w\(writer)", "50"],
+                        environment: world.processVariables,
+                        timeout: 120
+                    )
+                }
             }
             return try await tasks.reduce(into: []) { $0.append($1) }
         }
         #expect(results.allSatisfy { $0.status == 0 }, "\(results.map(\.standardError))")
-        let items = try SharedKeychain(context: .owner, environment: world.environment).items(matching: KeychainQuery(accessGroup: Self.group))
+        let items = try SharedKeychain(context: .owner, environment: world.environment).items(
+            matching: KeychainQuery(accessGroup: Self.group)
+        )
         #expect(items.count == 200)
         #expect(items.allSatisfy { $0.string == "\($0.account)-secret" && $0.label != nil })
     }
@@ -210,10 +262,16 @@ import Testing
         let world = try AppexTestEnvironment()
         let seed = TestSeed()
         var generator = seed.generator
-        var stored = 0, printedAny = false
+        var stored = 0
+        var printedAny = false
         for round in 0..<8 {
             let lifetime = Double.random(in: 0.15...0.5, using: &generator)
-            let output = try await run(storeExecutable, ["keychain-loop", Self.group, "ada"], environment: world.processVariables, timeout: lifetime)
+            let output = try await run(
+                storeExecutable,
+                ["keychain-loop", Self.group, "ada"],
+                environment: world.processVariables,
+                timeout: lifetime
+            )
             let printed = printedNumbers(output)
             printedAny = printedAny || !printed.isEmpty
             // Reopened after the kill: the item opens (whole), and holds the last secret the
@@ -224,7 +282,9 @@ import Testing
             if let item {
                 let secret = item.string ?? "?"
                 now = secret.hasPrefix("secret-") ? Int(secret.dropFirst("secret-".count)) : nil
-                if now == nil { Issue.record("round \(round): the secret is \(secret.debugDescription), not secret-N; \(seed)") }
+                if now == nil {
+                    Issue.record("round \(round): the secret is \(secret.debugDescription), not secret-N; \(seed)")
+                }
             }
             stored = expectCountedOn(from: stored, printed: printed, storedAfter: now, "round \(round); \(seed)")
         }
@@ -236,31 +296,136 @@ import Testing
 @Suite struct KeychainCommandTests {
     static let group = "TEAMID.com.example.shared"
 
-    @Test("add from standard input and --password, find prints the secret alone, --attributes, delete; the library sees the items")
+    @Test(
+        "add from standard input and --password, find prints the secret alone, --attributes, delete; the library sees the items"
+    )
     func addFindDelete() async throws {
         let world = try AppexTestEnvironment()
-        #expect(try await appex("keychain", "add", "--group", Self.group, "--service", "svc", "--account", "ada", "--label", "Ada", in: world, input: "from stdin\n").status == 0)
-        #expect(try await appex("keychain", "find", "--group", Self.group, "--service", "svc", "--account", "ada", in: world).standardOutput == "from stdin\n")
-        let duplicate = try await appex("keychain", "add", "--group", Self.group, "--service", "svc", "--account", "ada", "--password", "x", in: world)
+        #expect(
+            try await appex(
+                "keychain",
+                "add",
+                "--group",
+                Self.group,
+                "--service",
+                "svc",
+                "--account",
+                "ada",
+                "--label",
+                "Ada",
+                in: world,
+                input: "from stdin\n"
+            ).status == 0
+        )
+        #expect(
+            try await appex(
+                "keychain",
+                "find",
+                "--group",
+                Self.group,
+                "--service",
+                "svc",
+                "--account",
+                "ada",
+                in: world
+            ).standardOutput == "from stdin\n"
+        )
+        let duplicate = try await appex(
+            "keychain",
+            "add",
+            "--group",
+            Self.group,
+            "--service",
+            "svc",
+            "--account",
+            "ada",
+            "--password",
+            "x",
+            in: world
+        )
         #expect(duplicate.status == 1 && duplicate.standardError.contains("duplicate-item"))
-        #expect(try await appex("keychain", "add", "--group", Self.group, "--service", "svc", "--account", "ada", "--password", "new", "--update", in: world).status == 0)
-        let attributes = try await appex("keychain", "find", "--group", Self.group, "--service", "svc", "--account", "ada", "--attributes", in: world)
+        #expect(
+            try await appex(
+                "keychain",
+                "add",
+                "--group",
+                Self.group,
+                "--service",
+                "svc",
+                "--account",
+                "ada",
+                "--password",
+                "new",
+                "--update",
+                in: world
+            ).status == 0
+        )
+        let attributes = try await appex(
+            "keychain",
+            "find",
+            "--group",
+            Self.group,
+            "--service",
+            "svc",
+            "--account",
+            "ada",
+            "--attributes",
+            in: world
+        )
         #expect(attributes.standardOutput.contains("\"label\" : \"Ada\"") && !attributes.standardOutput.contains("new"))
         let library = try SharedKeychain(context: .owner, environment: world.environment)
         #expect(try library.item(service: "svc", account: "ada", accessGroup: Self.group)?.string == "new")
-        #expect(try await appex("keychain", "delete", "--group", Self.group, "--service", "svc", "--account", "ada", in: world).status == 0)
-        let gone = try await appex("keychain", "find", "--group", Self.group, "--service", "svc", "--account", "ada", in: world)
+        #expect(
+            try await appex(
+                "keychain",
+                "delete",
+                "--group",
+                Self.group,
+                "--service",
+                "svc",
+                "--account",
+                "ada",
+                in: world
+            ).status == 0
+        )
+        let gone = try await appex(
+            "keychain",
+            "find",
+            "--group",
+            Self.group,
+            "--service",
+            "svc",
+            "--account",
+            "ada",
+            in: world
+        )
         #expect(gone.status == 1 && gone.standardError.contains("item-not-found") && gone.standardOutput.isEmpty)
     }
 
     @Test("--as a bundle without the access group: exit 1, and the message names the group and keychain-access-groups")
     func refusedAsBundle() async throws {
         let world = try AppexTestEnvironment()
-        let bundle = try FixtureBundles.makeExtension(in: world.root.appending("Bundles"), name: "Other", bundleIdentifier: "com.example.other",
-                                                      extensionPoint: "com.example.hostapp.HostAppFeature",
-                                                      entitlements: Entitlements(applicationGroups: [], keychainAccessGroups: ["TEAMID.com.example.other"]),
-                                                      signedBy: world.team)
-        let refused = try await appex("keychain", "find", "--group", Self.group, "--service", "svc", "--account", "ada", "--as", bundle, in: world)
+        let bundle = try FixtureBundles.makeExtension(
+            in: world.root.appending("Bundles"),
+            name: "Other",
+            bundleIdentifier: "com.example.other",
+            extensionPoint: "com.example.hostapp.HostAppFeature",
+            entitlements: Entitlements(applicationGroups: [], keychainAccessGroups: ["TEAMID.com.example.other"]),
+            signedBy: world.team
+        )
+        let refused = try await appex(
+            "keychain",
+            "find",
+            "--group",
+            Self.group,
+            "--service",
+            "svc",
+            "--account",
+            "ada",
+            "--as",
+            bundle,
+            in: world
+        )
         #expect(refused.status == 1)
         #expect(refused.standardError.contains(Self.group) && refused.standardError.contains("keychain-access-groups"))
         #expect(refused.standardOutput.isEmpty)

@@ -10,9 +10,13 @@ import Testing
 
     init() throws {
         directory = try TemporaryDirectory()
-        path = try FixtureBundles.makeExtension(in: directory.path, name: "Translate", bundleIdentifier: "com.example.translate",
-                                                extensionPoint: "com.example.hostapp.HostAppFeature",
-                                                entitlements: Entitlements(applicationGroups: ["group.com.example.app"], keychainAccessGroups: []))
+        path = try FixtureBundles.makeExtension(
+            in: directory.path,
+            name: "Translate",
+            bundleIdentifier: "com.example.translate",
+            extensionPoint: "com.example.hostapp.HostAppFeature",
+            entitlements: Entitlements(applicationGroups: ["group.com.example.app"], keychainAccessGroups: [])
+        )
         try FileManager.default.createDirectory(atPath: path + "/Resources", withIntermediateDirectories: true)
         try FixtureBundles.write(Data("hello".utf8), to: path + "/Resources/strings.txt")
         try AppexBundle.sign(at: path, with: team)
@@ -50,7 +54,10 @@ import Testing
         #expect(bundle.entitlements.applicationGroups == ["group.com.example.app"])
     }
 
-    @Test("a modified file is named", arguments: ["Info.plist", "Entitlements.plist", "Extension", "Resources/strings.txt"])
+    @Test(
+        "a modified file is named",
+        arguments: ["Info.plist", "Entitlements.plist", "Extension", "Resources/strings.txt"]
+    )
     func modifiedFile(_ file: String) throws {
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path + "/" + file))
         try handle.seekToEnd()
@@ -109,13 +116,27 @@ import Testing
 
     @Test("a host's seal leaves nested extensions to their own seals")
     func nestedSeals() throws {
-        let host = try FixtureBundles.makeHostApp(at: directory.appending("Host.app"), bundleIdentifier: "com.example.hostapp", extensionPoints: ["HostAppFeature"])
-        let nested = try FixtureBundles.makeExtension(in: host + "/Extensions", name: "Inner", bundleIdentifier: "com.example.inner",
-                                                      extensionPoint: "com.example.hostapp.HostAppFeature", signedBy: team)
+        let host = try FixtureBundles.makeHostApp(
+            at: directory.appending("Host.app"),
+            bundleIdentifier: "com.example.hostapp",
+            extensionPoints: ["HostAppFeature"]
+        )
+        let nested = try FixtureBundles.makeExtension(
+            in: host + "/Extensions",
+            name: "Inner",
+            bundleIdentifier: "com.example.inner",
+            extensionPoint: "com.example.hostapp.HostAppFeature",
+            signedBy: team
+        )
         try AppexBundle.sign(at: host, with: team)
         // Adding, changing or removing an extension leaves the host valid.
-        try FixtureBundles.makeExtension(in: host + "/Extensions", name: "Later", bundleIdentifier: "com.example.later",
-                                         extensionPoint: "com.example.hostapp.HostAppFeature", signedBy: team)
+        try FixtureBundles.makeExtension(
+            in: host + "/Extensions",
+            name: "Later",
+            bundleIdentifier: "com.example.later",
+            extensionPoint: "com.example.hostapp.HostAppFeature",
+            signedBy: team
+        )
         try FixtureBundles.write(Data("changed".utf8), to: nested + "/Extension")
         #expect(AppexBundle.load(at: host).problems == [])
         // ...and the broken extension is invalid on its own.

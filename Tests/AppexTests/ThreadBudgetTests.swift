@@ -41,7 +41,9 @@ import Testing
         defer { for process in processes { process.invalidate() } }
         var launched: [Int32] = []
         for process in processes {
-            launched.append(try await process.send(EchoRequest(command: "echo", text: "x"), expecting: EchoReply.self).pid)
+            launched.append(
+                try await process.send(EchoRequest(command: "echo", text: "x"), expecting: EchoReply.self).pid
+            )
         }
         let pids = launched
         #expect(Set(pids).count == Self.extensions)
@@ -69,14 +71,20 @@ import Testing
         print("threads: baseline=\(baseline) (the test process before any fixture)")
         // A fixed handful: at most 4 shared executors, the event thread, the spawner, and
         // Dispatch workers that the async forms used (they linger a while after their work).
-        #expect(after - before <= 12, "\(after - before) threads for \(Self.extensions) extensions and \(Self.observers) observers")
+        #expect(
+            after - before <= 12,
+            "\(after - before) threads for \(Self.extensions) extensions and \(Self.observers) observers"
+        )
 
         // The end: every process invalidated and gone, every observer finished.
         for process in processes { process.invalidate() }
         for observer in observers { observer.cancel() }
         for observer in observers { #expect(await observer.value == 1) }
         liveness.finish()
-        #expect(await eventually(within: 5) { !pids.contains(where: isRunning) }, "an extension outlived its invalidation")
+        #expect(
+            await eventually(within: 5) { !pids.contains(where: isRunning) },
+            "an extension outlived its invalidation"
+        )
         // Threads end a moment after their work does: give them that moment, then report.
         _ = await eventually(within: 5) { Self.threadCount() <= before }
         print("threads: ended=\(Self.threadCount()) (the extensions invalidated, the observers finished)")

@@ -28,7 +28,9 @@ final class CompactKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol 
 
     /// Where each entry of the object at `position` is.
     private static func scan(
-        _ reader: CompactReader, at position: Int, limit: Int
+        _ reader: CompactReader,
+        at position: Int,
+        limit: Int
     ) throws(CompactWireError) -> [CompactEntryRange] {
         var position = position
         let tag = try reader.byte(&position, limit)
@@ -105,13 +107,21 @@ final class CompactKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol 
     private func primitive<V: CompactPrimitive>(_ key: Key) throws(CompactCodingError) -> V {
         let entry = try entry(key)
         return try decoder.reader.primitive(
-            V.self, at: entry.keyEnd, limit: entry.valueEnd, path: decoder.path.appending(key))
+            V.self,
+            at: entry.keyEnd,
+            limit: entry.valueEnd,
+            path: decoder.path.appending(key)
+        )
     }
 
     private func primitiveIfPresent<V: CompactPrimitive>(_ key: Key) throws(CompactCodingError) -> V? {
         guard let entry = find(key), !isNil(entry) else { return nil }
         return try decoder.reader.primitive(
-            V.self, at: entry.keyEnd, limit: entry.valueEnd, path: decoder.path.appending(key))
+            V.self,
+            at: entry.keyEnd,
+            limit: entry.valueEnd,
+            path: decoder.path.appending(key)
+        )
     }
 
     func contains(_ key: Key) -> Bool { find(key) != nil }
@@ -138,7 +148,12 @@ final class CompactKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         let entry = try entry(key)
         return try decoder.reader.value(
-            T.self, at: entry.keyEnd, limit: entry.valueEnd, depth: decoder.depth, path: decoder.path.appending(key))
+            T.self,
+            at: entry.keyEnd,
+            limit: entry.valueEnd,
+            depth: decoder.depth,
+            path: decoder.path.appending(key)
+        )
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try primitiveIfPresent(key) }
@@ -164,11 +179,17 @@ final class CompactKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol 
         guard let entry = find(key) else { return nil }
         if isNil(entry) && !(T.self is any CompactOptionalMarker.Type) { return nil }
         return try decoder.reader.value(
-            T.self, at: entry.keyEnd, limit: entry.valueEnd, depth: decoder.depth, path: decoder.path.appending(key))
+            T.self,
+            at: entry.keyEnd,
+            limit: entry.valueEnd,
+            depth: decoder.depth,
+            path: decoder.path.appending(key)
+        )
     }
 
     func nestedContainer<NestedKey: CodingKey>(
-        keyedBy type: NestedKey.Type, forKey key: Key
+        keyedBy type: NestedKey.Type,
+        forKey key: Key
     ) throws -> KeyedDecodingContainer<NestedKey> {
         let entry = try entry(key)
         let child = try decoder.child(at: entry.keyEnd, limit: entry.valueEnd, path: decoder.path.appending(key))

@@ -29,4 +29,3 @@ extension CompactDecoderImpl: SingleValueDecodingContainer {
         try reader.value(T.self, at: position, limit: limit, depth: depth, path: path)
     }
 }
-

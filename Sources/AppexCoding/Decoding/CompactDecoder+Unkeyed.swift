@@ -45,7 +45,8 @@ struct CompactUnkeyedDecoder: UnkeyedDecodingContainer {
     private func checkNotAtEnd(_ expected: @autoclosure () -> String) throws(CompactCodingError) {
         guard currentIndex < total else {
             throw CompactCodingError(
-                "expected \(expected()) at \(elementPath.description), found the end of an array of \(total)")
+                "expected \(expected()) at \(elementPath.description), found the end of an array of \(total)"
+            )
         }
     }
 

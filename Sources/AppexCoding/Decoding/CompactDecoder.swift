@@ -29,13 +29,15 @@ public struct CompactDecoder: Sendable {
     /// Decodes a value of the given type from the whole of a buffer, which need only stay valid
     /// for the call: the decoder reads a copy.
     public func decode<T: Decodable>(
-        _ type: T.Type, from bytes: UnsafeRawBufferPointer
+        _ type: T.Type,
+        from bytes: UnsafeRawBufferPointer
     ) throws(CompactCodingError) -> T {
         try decode(type, copying: bytes)
     }
 
     private func decode<T: Decodable>(
-        _ type: T.Type, copying bytes: UnsafeRawBufferPointer
+        _ type: T.Type,
+        copying bytes: UnsafeRawBufferPointer
     ) throws(CompactCodingError) -> T {
         let reader = CompactReader(copying: bytes)
         var end = 0

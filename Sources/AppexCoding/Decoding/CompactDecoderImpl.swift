@@ -25,7 +25,9 @@ final class CompactDecoderImpl: Decoder {
 
     /// A decoder one level deeper, for a nested value or container.
     func child(
-        at position: Int, limit: Int, path: @autoclosure () -> CompactPath
+        at position: Int,
+        limit: Int,
+        path: @autoclosure () -> CompactPath
     ) throws(CompactCodingError) -> CompactDecoderImpl {
         guard depth < compactMaximumDepth else { throw CompactWireError.tooDeep.codingError(at: path()) }
         return CompactDecoderImpl(reader: reader, position: position, limit: limit, path: path(), depth: depth + 1)

@@ -108,7 +108,11 @@ final class CompactReader {
 
     /// A signed integer from either integer tag, between `min` and `max`.
     func signed(
-        _ position: inout Int, _ limit: Int, min: Int64, max: Int64, type: String
+        _ position: inout Int,
+        _ limit: Int,
+        min: Int64,
+        max: Int64,
+        type: String
     ) throws(CompactWireError) -> Int64 {
         let tag = try byte(&position, limit)
         guard tag == CompactTag.signed || tag == CompactTag.unsigned else {
@@ -162,7 +166,10 @@ final class CompactReader {
 
     /// A primitive at a position, or an error naming the path.
     func primitive<V: CompactPrimitive>(
-        _ type: V.Type, at position: Int, limit: Int, path: @autoclosure () -> CompactPath
+        _ type: V.Type,
+        at position: Int,
+        limit: Int,
+        path: @autoclosure () -> CompactPath
     ) throws(CompactCodingError) -> V {
         var position = position
         do throws(CompactWireError) {
@@ -175,10 +182,15 @@ final class CompactReader {
     /// Decodes any value at a position: a ``CompactDirectType`` directly, anything else through its
     /// `init(from:)` with a decoder one level deeper.
     func value<T: Decodable>(
-        _ type: T.Type, at position: Int, limit: Int, depth: Int, path: @autoclosure () -> CompactPath
+        _ type: T.Type,
+        at position: Int,
+        limit: Int,
+        depth: Int,
+        path: @autoclosure () -> CompactPath
     ) throws -> T {
         if let direct = CompactDirectTypes.lookup(T.self),
-           direct.readsDirectly(from: self, at: position, limit: limit) {
+            direct.readsDirectly(from: self, at: position, limit: limit)
+        {
             return try direct.read(T.self, from: self, at: position, limit: limit, path: path())
         }
         guard depth < compactMaximumDepth else { throw CompactWireError.tooDeep.codingError(at: path()) }
@@ -193,7 +205,9 @@ final class CompactReader {
 
     /// The payload of the `bytes` value at `position`, which ``isBytes(at:limit:)``.
     func bytesPayload(
-        at position: Int, limit: Int, path: @autoclosure () -> CompactPath
+        at position: Int,
+        limit: Int,
+        path: @autoclosure () -> CompactPath
     ) throws(CompactCodingError) -> UnsafeBufferPointer<UInt8> {
         var start = position + 1
         do throws(CompactWireError) {
@@ -204,4 +218,3 @@ final class CompactReader {
         }
     }
 }
-

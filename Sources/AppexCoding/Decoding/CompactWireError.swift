@@ -15,7 +15,8 @@ indirect enum CompactWireError: Error {
             return CompactCodingError("truncated input at \(place)")
         case .overrun(let claimed, let available):
             return CompactCodingError(
-                "truncated input at \(place): a length of \(claimed) bytes, but only \(available) remain")
+                "truncated input at \(place): a length of \(claimed) bytes, but only \(available) remain"
+            )
         case .mismatch(let expected, let found):
             return CompactCodingError("expected \(expected) at \(place), found \(found)")
         case .outOfRange(let value, let type):

@@ -227,4 +227,3 @@ struct CompactBoxContents: ~Copyable {
         }
     }
 }
-

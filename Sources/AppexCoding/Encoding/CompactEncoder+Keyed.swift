@@ -39,7 +39,8 @@ struct CompactKeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
-        keyedBy keyType: NestedKey.Type, forKey key: Key
+        keyedBy keyType: NestedKey.Type,
+        forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
         let nestedPath = path.appending(key)
         let nested = CompactBox(.object)
@@ -69,4 +70,3 @@ struct CompactKeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
         return encoder
     }
 }
-

@@ -63,4 +63,3 @@ struct CompactUnkeyedEncoder: UnkeyedEncodingContainer {
         return encoder
     }
 }
-

@@ -23,14 +23,19 @@ final class CompactEncodingState {
     /// Writes a value into `box`, after its key if `box` is an object: a ``CompactDirectType``
     /// directly, anything else through its `encode(to:)`. Nothing is written if that throws.
     func encode<T: Encodable>(
-        _ value: T, into box: CompactBox, key: String?, path: @autoclosure () -> CompactPath, depth: Int
+        _ value: T,
+        into box: CompactBox,
+        key: String?,
+        path: @autoclosure () -> CompactPath,
+        depth: Int
     ) throws {
         if let direct = CompactDirectTypes.lookup(T.self) {
             direct.add(value, key: key, to: &box.contents)
         } else {
             guard depth < compactMaximumDepth else {
                 throw CompactCodingError(
-                    "the value at \(path().description) is nested deeper than \(compactMaximumDepth) levels")
+                    "the value at \(path().description) is nested deeper than \(compactMaximumDepth) levels"
+                )
             }
             let encoder = CompactEncoderImpl(state: self, path: path(), depth: depth + 1)
             try value.encode(to: encoder)
@@ -38,4 +43,3 @@ final class CompactEncodingState {
         }
     }
 }
-

@@ -45,8 +45,13 @@ struct InMemoryLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
-        store.append(Entry(level: event.level, message: "\(event.message)",
-                           metadata: metadata.merging(event.metadata ?? [:]) { _, new in new }))
+        store.append(
+            Entry(
+                level: event.level,
+                message: "\(event.message)",
+                metadata: metadata.merging(event.metadata ?? [:]) { _, new in new }
+            )
+        )
     }
 
     /// A logger that logs to this handler.
@@ -61,23 +66,29 @@ struct InMemoryLogHandler: LogHandler {
     /// The records once `condition` holds for them; when it does not within `seconds`, fails
     /// the test, showing what was logged, and returns the records there are.
     @discardableResult
-    func waitForEntries(within seconds: Double = 10, sourceLocation: SourceLocation = #_sourceLocation,
-                        until condition: @escaping @Sendable ([Entry]) -> Bool) async -> [Entry] {
+    func waitForEntries(
+        within seconds: Double = 10,
+        sourceLocation: SourceLocation = #_sourceLocation,
+        until condition: @escaping @Sendable ([Entry]) -> Bool
+    ) async -> [Entry] {
         let id = UUID()
         let (wakeups, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         // Registered before the first look, so no record slips between looking and waiting.
         store.state.withLock { $0.waiters[id] = continuation }
         defer { store.state.withLock { $0.waiters.removeValue(forKey: id) }?.finish() }
         let store = self.store
-        let held = await withTimeout(seconds: seconds) { () -> Bool in
-            if condition(store.state.withLock({ $0.entries })) { return true }
-            for await _ in wakeups where condition(store.state.withLock({ $0.entries })) { return true }
-            return false
-        } ?? false
+        let held =
+            await withTimeout(seconds: seconds) { () -> Bool in
+                if condition(store.state.withLock({ $0.entries })) { return true }
+                for await _ in wakeups where condition(store.state.withLock({ $0.entries })) { return true }
+                return false
+            } ?? false
         let entries = self.entries
         if !held {
-            Issue.record("the log did not reach the expected records within \(seconds) s; it holds:\n\(entries.map(\.description).joined(separator: "\n"))",
-                         sourceLocation: sourceLocation)
+            Issue.record(
+                "the log did not reach the expected records within \(seconds) s; it holds:\n\(entries.map(\.description).joined(separator: "\n"))",
+                sourceLocation: sourceLocation
+            )
         }
         return entries
     }

@@ -4,11 +4,12 @@ import AppexCore
 import AppexStore
 import AppexTesting
 import Foundation
+import Synchronization
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
-import Testing
 
 /// This checkout's real authorization server (Scripts/oauth-server.sh), the one place the tests
 /// find it. Started once per test process — the script is idempotent, installs the server on
@@ -33,7 +34,12 @@ enum OAuthServer {
     /// Starts the server unless this process already found it.
     static func start() async throws {
         if found.withLock({ $0 }) != nil { return }
-        let output = try await run("/bin/bash", [packageRoot + "/Scripts/oauth-server.sh", "start"], environment: ProcessInfo.processInfo.environment, timeout: 600)
+        let output = try await run(
+            "/bin/bash",
+            [packageRoot + "/Scripts/oauth-server.sh", "start"],
+            environment: ProcessInfo.processInfo.environment,
+            timeout: 600
+        )
         guard output.status == 0 else {
             Issue.record("the OAuth server did not start: \(output.standardError)")
             throw OAuthServerError(description: "Scripts/oauth-server.sh start failed (exit \(output.status))")
@@ -45,17 +51,26 @@ enum OAuthServer {
     /// The server the script published, once it has proved it is that server.
     static func published() async throws -> URL {
         func read(_ name: String) throws -> String {
-            try String(contentsOfFile: stateFolder + "/" + name, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            try String(contentsOfFile: stateFolder + "/" + name, encoding: .utf8).trimmingCharacters(
+                in: .whitespacesAndNewlines
+            )
         }
-        let port = try read("server.port"), token = try read("server.instance")
-        guard let number = Int(port), (1...65535).contains(number), let base = URL(string: "http://127.0.0.1:\(number)") else {
+        let port = try read("server.port")
+        let token = try read("server.instance")
+        guard let number = Int(port), (1...65535).contains(number), let base = URL(string: "http://127.0.0.1:\(number)")
+        else {
             throw OAuthServerError(description: "\(stateFolder)/server.port holds no port: \(port.debugDescription)")
         }
         let (data, _) = try await URLSession.shared.data(from: base.appendingPathComponent("test/instance"))
         let answer = try? JSONDecoder().decode(Instance.self, from: data)
         guard answer?.instance == token else {
-            let said = answer.map { "instance \($0.instance), pid \($0.pid)" } ?? String(decoding: data.prefix(200), as: UTF8.self)
-            throw OAuthServerError(description: "the server on \(base) is not this checkout's OAuth server (it says \(said); this checkout's instance is \(token))")
+            let said =
+                answer.map { "instance \($0.instance), pid \($0.pid)" }
+                ?? String(decoding: data.prefix(200), as: UTF8.self)
+            throw OAuthServerError(
+                description:
+                    "the server on \(base) is not this checkout's OAuth server (it says \(said); this checkout's instance is \(token))"
+            )
         }
         return base
     }
@@ -86,24 +101,48 @@ struct AuthWorld {
 
     init() throws { world = try AppexTestEnvironment() }
 
-    func configuration(client: String = "swift-public", storage: OAuthConfiguration.Storage = .keychain) -> OAuthConfiguration {
-        OAuthConfiguration(issuer: OAuthServer.issuer, clientID: client, scopes: ["read", "write"], appGroup: Self.group, storage: storage,
-                           keychainAccessGroup: Self.keychainGroup, userInfoEndpoint: OAuthServer.issuer.appendingPathComponent("api/me"))
+    func configuration(
+        client: String = "swift-public",
+        storage: OAuthConfiguration.Storage = .keychain
+    ) -> OAuthConfiguration {
+        OAuthConfiguration(
+            issuer: OAuthServer.issuer,
+            clientID: client,
+            scopes: ["read", "write"],
+            appGroup: Self.group,
+            storage: storage,
+            keychainAccessGroup: Self.keychainGroup,
+            userInfoEndpoint: OAuthServer.issuer.appendingPathComponent("api/me")
+        )
     }
 
     func context(_ kind: AppexBundle.Kind) -> ProcessContext {
-        ProcessContext(bundleIdentifier: kind == .hostApp ? "com.example.hostapp" : "com.example.hostapp.widget",
-                       team: world.team.teamIdentifier,
-                       entitlements: Entitlements(applicationGroups: [Self.group], keychainAccessGroups: [Self.keychainGroup]), kind: kind)
+        ProcessContext(
+            bundleIdentifier: kind == .hostApp ? "com.example.hostapp" : "com.example.hostapp.widget",
+            team: world.team.teamIdentifier,
+            entitlements: Entitlements(applicationGroups: [Self.group], keychainAccessGroups: [Self.keychainGroup]),
+            kind: kind
+        )
     }
 
     func host(client: String = "swift-public", storage: OAuthConfiguration.Storage = .keychain) throws -> HostAccessor {
-        try HostAccessorBuilder(configuration: configuration(client: client, storage: storage), context: context(.hostApp), environment: world.environment)
-            .option(.oauth).build()
+        try HostAccessorBuilder(
+            configuration: configuration(client: client, storage: storage),
+            context: context(.hostApp),
+            environment: world.environment
+        )
+        .option(.oauth).build()
     }
 
-    func extensionManager(client: String = "swift-public", storage: OAuthConfiguration.Storage = .keychain) throws -> OAuthTokenManager {
-        try AccessorBuilder(configuration: configuration(client: client, storage: storage), context: context(.appExtension), environment: world.environment)
-            .option(.oauth).build().tokenManager
+    func extensionManager(
+        client: String = "swift-public",
+        storage: OAuthConfiguration.Storage = .keychain
+    ) throws -> OAuthTokenManager {
+        try AccessorBuilder(
+            configuration: configuration(client: client, storage: storage),
+            context: context(.appExtension),
+            environment: world.environment
+        )
+        .option(.oauth).build().tokenManager
     }
 }

@@ -18,12 +18,20 @@ struct ProcessOutput {
 /// Runs `executable` with `arguments` and waits for it, killing it (SIGKILL) after `timeout`
 /// seconds so a hung child can never outlive the test. Tests that kill a child at a chosen
 /// moment pass that moment as `timeout`.
-func run(_ executable: String, _ arguments: [String], environment: [String: String], input: String? = nil, timeout: Double = 30) async throws -> ProcessOutput {
+func run(
+    _ executable: String,
+    _ arguments: [String],
+    environment: [String: String],
+    input: String? = nil,
+    timeout: Double = 30
+) async throws -> ProcessOutput {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     process.environment = environment
-    let out = Pipe(), err = Pipe(), inPipe = Pipe()
+    let out = Pipe()
+    let err = Pipe()
+    let inPipe = Pipe()
     process.standardOutput = out
     process.standardError = err
     if input != nil { process.standardInput = inPipe }
@@ -43,10 +51,13 @@ func run(_ executable: String, _ arguments: [String], environment: [String: Stri
             let stderr = err.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             watchdog.cancel()
-            continuation.resume(returning: ProcessOutput(
-                status: process.terminationStatus,
-                standardOutput: String(decoding: stdout, as: UTF8.self),
-                standardError: String(decoding: stderr, as: UTF8.self)))
+            continuation.resume(
+                returning: ProcessOutput(
+                    status: process.terminationStatus,
+                    standardOutput: String(decoding: stdout, as: UTF8.self),
+                    standardError: String(decoding: stderr, as: UTF8.self)
+                )
+            )
         }
     }
 }
@@ -63,7 +74,12 @@ final class LineChild: @unchecked Sendable {  // each pipe end, and the buffer, 
     private var buffer = Data()
 
     /// Starts `executable`; its standard error goes to the test's unless `discardingStandardError`.
-    init(_ executable: String, _ arguments: [String], environment: [String: String], discardingStandardError: Bool = false) throws {
+    init(
+        _ executable: String,
+        _ arguments: [String],
+        environment: [String: String],
+        discardingStandardError: Bool = false
+    ) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = environment
@@ -107,7 +123,11 @@ final class LineChild: @unchecked Sendable {  // each pipe end, and the buffer, 
 /// Reads one line from each child, each on a thread of its own. A child that has not answered
 /// within `seconds` fails the test, naming it, and is killed (its line is then `nil`), so the
 /// wait never outlives the deadline.
-func readLines(_ children: [LineChild], within seconds: Double = 60, sourceLocation: SourceLocation = #_sourceLocation) async -> [String?] {
+func readLines(
+    _ children: [LineChild],
+    within seconds: Double = 60,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async -> [String?] {
     final class Answered: Sendable { let indices = Mutex(Set<Int>()) }
     let answered = Answered()
     let watchdog = Task {
@@ -134,7 +154,10 @@ func readLines(_ children: [LineChild], within seconds: Double = 60, sourceLocat
     }
     watchdog.cancel()
     if case .success(let killed) = await watchdog.result, !killed.isEmpty {
-        Issue.record("no line within \(seconds) s from pid \(killed.map(String.init).joined(separator: ", ")) (killed)", sourceLocation: sourceLocation)
+        Issue.record(
+            "no line within \(seconds) s from pid \(killed.map(String.init).joined(separator: ", ")) (killed)",
+            sourceLocation: sourceLocation
+        )
     }
     return lines
 }
@@ -142,7 +165,8 @@ func readLines(_ children: [LineChild], within seconds: Double = 60, sourceLocat
 /// Whether `pid` names a live process (not gone, not a zombie waiting for its parent).
 func isRunning(_ pid: Int32) -> Bool {
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-          let close = stat.lastIndex(of: ")") else { return false }
+        let close = stat.lastIndex(of: ")")
+    else { return false }
     let state = stat[stat.index(after: close)...].split(separator: " ").first
     return state != "Z" && state != "X"
 }
@@ -176,14 +200,25 @@ func printedNumbers(_ output: ProcessOutput) -> [Int] {
 /// commit lost) and never more.
 /// - Returns: what is stored now (0 for none), the next run's `storedBefore`.
 @discardableResult
-func expectCountedOn(from storedBefore: Int, printed: [Int], storedAfter: Int?, _ what: @autoclosure () -> String,
-                     sourceLocation: SourceLocation = #_sourceLocation) -> Int {
+func expectCountedOn(
+    from storedBefore: Int,
+    printed: [Int],
+    storedAfter: Int?,
+    _ what: @autoclosure () -> String,
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> Int {
     let expected = Array((storedBefore + 1)..<(storedBefore + 1 + printed.count))
-    #expect(printed == expected, "\(what()): after \(storedBefore) the writer printed \(printed.prefix(3))…\(printed.suffix(3)) (\(printed.count) numbers)",
-            sourceLocation: sourceLocation)
+    #expect(
+        printed == expected,
+        "\(what()): after \(storedBefore) the writer printed \(printed.prefix(3))…\(printed.suffix(3)) (\(printed.count) numbers)",
+        sourceLocation: sourceLocation
+    )
     let last = printed.last ?? storedBefore
     let stored = storedAfter ?? 0
-    #expect(stored == last || stored == last + 1, "\(what()): stored \(storedAfter.map(String.init) ?? "nothing") after the writer printed \(last) last",
-            sourceLocation: sourceLocation)
+    #expect(
+        stored == last || stored == last + 1,
+        "\(what()): stored \(storedAfter.map(String.init) ?? "nothing") after the writer printed \(last) last",
+        sourceLocation: sourceLocation
+    )
     return stored
 }

@@ -20,7 +20,10 @@ func mutate(_ bytes: [UInt8], _ mutation: ByteMutation, using rng: inout SeededG
         }
     case .insert:
         let at = Int.random(in: 0...bytes.count, using: &rng)
-        bytes.insert(contentsOf: (0..<Int.random(in: 1...32, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }, at: at)
+        bytes.insert(
+            contentsOf: (0..<Int.random(in: 1...32, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) },
+            at: at
+        )
     case .garbage:
         bytes = (0..<Int.random(in: 0...512, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
     }

@@ -61,17 +61,35 @@ struct HostFixture {
     init(points: [String] = ["HostAppFeature"]) throws {
         world = try AppexTestEnvironment()
         hostPath = world.root.appending("HostApp.app")
-        try FixtureBundles.makeHostApp(at: hostPath, bundleIdentifier: Self.hostIdentifier, extensionPoints: points, signedBy: world.team)
+        try FixtureBundles.makeHostApp(
+            at: hostPath,
+            bundleIdentifier: Self.hostIdentifier,
+            extensionPoints: points,
+            signedBy: world.team
+        )
     }
 
     var hostExtensions: String { hostPath + "/Extensions" }
 
     /// Adds an extension inside the host (`inHost`) or on the search path, signed by the world's team.
     @discardableResult
-    func addExtension(_ name: String, id: String, inHost: Bool, point: String = HostFixture.point, format: PropertyListFormat = .xml,
-                      signedBy key: SigningKey? = nil, unsigned: Bool = false) throws -> String {
-        try FixtureBundles.makeExtension(in: inHost ? hostExtensions : world.searchFolder, name: name, bundleIdentifier: id,
-                                         extensionPoint: point, format: format, signedBy: unsigned ? nil : (key ?? world.team))
+    func addExtension(
+        _ name: String,
+        id: String,
+        inHost: Bool,
+        point: String = HostFixture.point,
+        format: PropertyListFormat = .xml,
+        signedBy key: SigningKey? = nil,
+        unsigned: Bool = false
+    ) throws -> String {
+        try FixtureBundles.makeExtension(
+            in: inHost ? hostExtensions : world.searchFolder,
+            name: name,
+            bundleIdentifier: id,
+            extensionPoint: point,
+            format: format,
+            signedBy: unsigned ? nil : (key ?? world.team)
+        )
     }
 
     func discovery() throws -> ExtensionDiscovery {
@@ -79,7 +97,9 @@ struct HostFixture {
     }
 
     func state(of id: String) throws -> DiscoveredExtension.State? {
-        try discovery().snapshot().extensions.first { $0.bundleIdentifier == id && !$0.problems.contains { $0.kind == .duplicateBundleIdentifier } }?.state
+        try discovery().snapshot().extensions.first {
+            $0.bundleIdentifier == id && !$0.problems.contains { $0.kind == .duplicateBundleIdentifier }
+        }?.state
     }
 }
 

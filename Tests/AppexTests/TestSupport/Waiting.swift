@@ -23,15 +23,21 @@ func withTimeout<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () as
 
 /// Waits until the monitor's updates show a snapshot that satisfies `condition`, or fails
 /// after `seconds`.
-func waitForUpdate(of monitor: AppExtensionPoint.Monitor, within seconds: Double = 10,
-                   where condition: @escaping @Sendable (AppExtensionPoint.Monitor.Snapshot) -> Bool,
-                   sourceLocation: SourceLocation = #_sourceLocation) async -> AppExtensionPoint.Monitor.Snapshot? {
+func waitForUpdate(
+    of monitor: AppExtensionPoint.Monitor,
+    within seconds: Double = 10,
+    where condition: @escaping @Sendable (AppExtensionPoint.Monitor.Snapshot) -> Bool,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async -> AppExtensionPoint.Monitor.Snapshot? {
     let updates = monitor.updates
-    let result = await withTimeout(seconds: seconds) { () -> AppExtensionPoint.Monitor.Snapshot? in
-        for await snapshot in updates where condition(snapshot) { return snapshot }
-        return nil
-    } ?? nil
-    if result == nil { Issue.record("no monitor update satisfied the condition within \(seconds) s", sourceLocation: sourceLocation) }
+    let result =
+        await withTimeout(seconds: seconds) { () -> AppExtensionPoint.Monitor.Snapshot? in
+            for await snapshot in updates where condition(snapshot) { return snapshot }
+            return nil
+        } ?? nil
+    if result == nil {
+        Issue.record("no monitor update satisfied the condition within \(seconds) s", sourceLocation: sourceLocation)
+    }
     return result
 }
 
@@ -48,7 +54,11 @@ func eventually(within seconds: Double, _ condition: @escaping @Sendable () -> B
 
 /// The first `count` elements of `sequence`, or those that came within `seconds` (a test then
 /// fails on the count instead of hanging).
-func collect<Sequence: AsyncSequence & Sendable>(_ count: Int, of sequence: Sequence, within seconds: Double = 10) async -> [Sequence.Element]
+func collect<Sequence: AsyncSequence & Sendable>(
+    _ count: Int,
+    of sequence: Sequence,
+    within seconds: Double = 10
+) async -> [Sequence.Element]
 where Sequence.Element: Sendable, Sequence.Failure == Never {
     let box = Mutex<[Sequence.Element]>([])
     _ = await withTimeout(seconds: seconds) {
@@ -66,8 +76,12 @@ where Sequence.Element: Sendable, Sequence.Failure == Never {
 
 /// The first element of `sequence`, or `nil` — and a failure naming `what` — when none came
 /// within `seconds`.
-func firstElement<Sequence: AsyncSequence & Sendable>(of sequence: Sequence, within seconds: Double = 10, _ what: String,
-                                               sourceLocation: SourceLocation = #_sourceLocation) async -> Sequence.Element?
+func firstElement<Sequence: AsyncSequence & Sendable>(
+    of sequence: Sequence,
+    within seconds: Double = 10,
+    _ what: String,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async -> Sequence.Element?
 where Sequence.Element: Sendable, Sequence.Failure == Never {
     let element = await collect(1, of: sequence, within: seconds).first
     if element == nil { Issue.record("\(what): nothing within \(seconds) s", sourceLocation: sourceLocation) }

@@ -25,11 +25,19 @@ do { configuration = try OAuthConfiguration.load(from: arguments[2]) } catch {
     FileHandle.standardError.write(Data("AppexFixtureAuth: \(error)\n".utf8))
     exit(1)
 }
-let context = ProcessContext(bundleIdentifier: "com.example.hostapp.widget", team: TeamIdentifier(rawValue: arguments[3]),
-                             entitlements: Entitlements(applicationGroups: [configuration.appGroup], keychainAccessGroups: ["TEAMID.com.example.shared"]),
-                             kind: .appExtension)
+let context = ProcessContext(
+    bundleIdentifier: "com.example.hostapp.widget",
+    team: TeamIdentifier(rawValue: arguments[3]),
+    entitlements: Entitlements(
+        applicationGroups: [configuration.appGroup],
+        keychainAccessGroups: ["TEAMID.com.example.shared"]
+    ),
+    kind: .appExtension
+)
 let manager: OAuthTokenManager
-do { manager = try AccessorBuilder(configuration: configuration, context: context).option(.oauth).build().tokenManager } catch {
+do {
+    manager = try AccessorBuilder(configuration: configuration, context: context).option(.oauth).build().tokenManager
+} catch {
     FileHandle.standardError.write(Data("AppexFixtureAuth: \(error)\n".utf8))
     exit(1)
 }

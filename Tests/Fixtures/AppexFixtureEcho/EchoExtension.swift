@@ -32,7 +32,10 @@ struct EchoExtension: AppExtension {
                 throw EchoFailure(text: request.text)
             case "callback":
                 // Ask the host, and answer with what it said.
-                let answer = try await AppExtensionContext.callHost(HostQuestion(text: request.text), expecting: HostAnswer.self)
+                let answer = try await AppExtensionContext.callHost(
+                    HostQuestion(text: request.text),
+                    expecting: HostAnswer.self
+                )
                 return EchoReply(text: answer.text, pid: getpid())
             case "garbage":
                 // Bytes that are no frame at all, straight onto the connection.
@@ -53,7 +56,10 @@ struct EchoExtension: AppExtension {
 
     init() {
         // The exported interface: callable from the host as a distributed actor.
-        AppExtensionContext.actorSystem.export(UppercaseTranslator(actorSystem: AppExtensionContext.actorSystem), as: "translator")
+        AppExtensionContext.actorSystem.export(
+            UppercaseTranslator(actorSystem: AppExtensionContext.actorSystem),
+            as: "translator"
+        )
     }
 }
 

@@ -24,13 +24,16 @@ struct SharedStateExtension: AppExtension {
                 // A fresh access token from the host's session (the configuration file named by
                 // the text), as an extension gets one; refused with not-logged-in before login.
                 let configuration = try OAuthConfiguration.load(from: request.text)
-                let manager = try AccessorBuilder(configuration: configuration, context: try ProcessContext.current()).option(.oauth).build().tokenManager
+                let manager = try AccessorBuilder(configuration: configuration, context: try ProcessContext.current())
+                    .option(.oauth).build().tokenManager
                 let token = try await manager.withFreshAccessToken { $0 }
                 return EchoReply(text: "token of \(token.count) characters", pid: pid)
             case "publish-login":
                 // Tries to log a user in from the extension: refused with host-only.
                 let status = try LoginStatus(group: AppGroup(request.text, context: try ProcessContext.current()))
-                try status.publish(UserAccount(identifier: "intruder", name: "Mallory", instanceURL: URL(fileURLWithPath: "/")))
+                try status.publish(
+                    UserAccount(identifier: "intruder", name: "Mallory", instanceURL: URL(fileURLWithPath: "/"))
+                )
                 return EchoReply(text: "published", pid: pid)
             default:
                 return EchoReply(text: request.text, pid: pid)

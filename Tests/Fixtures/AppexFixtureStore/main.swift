@@ -25,7 +25,9 @@ import Foundation
         return 2
     }
     if arguments[1].hasPrefix("keychain-") { return try keychain(arguments) }
-    if arguments[1] == "sharing-loop", arguments.count >= 5 { return try sharingLoop(group: arguments[2], bundle: arguments[3], team: arguments[4]) }
+    if arguments[1] == "sharing-loop", arguments.count >= 5 {
+        return try sharingLoop(group: arguments[2], bundle: arguments[3], team: arguments[4])
+    }
     let defaults = try SharedDefaults(group: AppGroup(arguments[2], context: .owner))
     let key = arguments[3]
     switch arguments[1] {
@@ -59,10 +61,21 @@ func keychain(_ arguments: [String]) throws -> Int32 {
     case "keychain-add":
         let count = arguments.count > 4 ? Int(arguments[4]) ?? 0 : 0
         for index in 0..<count {
-            try keychain.add(Data("first-\(index)".utf8), service: "svc", account: "\(arguments[3])-\(index)", label: "item \(index)", accessGroup: group)
+            try keychain.add(
+                Data("first-\(index)".utf8),
+                service: "svc",
+                account: "\(arguments[3])-\(index)",
+                label: "item \(index)",
+                accessGroup: group
+            )
         }
         for index in 0..<count {
-            try keychain.update(Data("\(arguments[3])-\(index)-secret".utf8), service: "svc", account: "\(arguments[3])-\(index)", accessGroup: group)
+            try keychain.update(
+                Data("\(arguments[3])-\(index)-secret".utf8),
+                service: "svc",
+                account: "\(arguments[3])-\(index)",
+                accessGroup: group
+            )
         }
         return 0
     case "keychain-loop":
@@ -81,11 +94,16 @@ func keychain(_ arguments: [String]) throws -> Int32 {
 
 /// Toggles data sharing forever while writing, to be killed at a random moment.
 func sharingLoop(group: String, bundle: String, team: String) throws -> Int32 {
-    let context = ProcessContext(bundleIdentifier: bundle, team: TeamIdentifier(rawValue: team),
-                                 entitlements: Entitlements(applicationGroups: [group], keychainAccessGroups: []))
+    let context = ProcessContext(
+        bundleIdentifier: bundle,
+        team: TeamIdentifier(rawValue: team),
+        entitlements: Entitlements(applicationGroups: [group], keychainAccessGroups: [])
+    )
     let sharing = try DataSharing(context: context)
     let first = try sharing.defaults()
-    for index in 0..<20 where first.object(forKey: "k\(index)") == nil { try first.set("v\(index)", forKey: "k\(index)") }
+    for index in 0..<20 where first.object(forKey: "k\(index)") == nil {
+        try first.set("v\(index)", forKey: "k\(index)")
+    }
     var round = 0
     while true {
         round += 1
