@@ -5,9 +5,10 @@
 #
 # Then each fuzz target runs for 15 seconds.
 #
-# Two suites run on their own: the 500-launch soak (beside the others it keeps both cores busy)
-# and the host-death check ("extension gone within 1 s of its host"), which beside dozens of
-# tests spawning processes on 2 cores would measure them instead of Appex.
+# Three suites run on their own: the 500-launch soak (beside the others it keeps both cores busy),
+# the host-death check ("extension gone within 1 s of its host"), which beside dozens of tests
+# spawning processes on 2 cores would measure them instead of Appex, and the thread budget, which
+# counts the process's threads (other suites' threads would count too).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Scripts/setup.sh
@@ -35,7 +36,8 @@ trap 'Scripts/oauth-server.sh stop' EXIT
 swift build --build-tests
 swift test --skip-build --filter LaunchCycleTests
 swift test --skip-build --filter HostDeathTests
-swift test --skip-build --skip 'LaunchCycleTests|HostDeathTests'
+swift test --skip-build --filter ThreadBudgetTests
+swift test --skip-build --skip 'LaunchCycleTests|HostDeathTests|ThreadBudgetTests'
 # The libFuzzer targets (Fuzz/): every property-list reader, bundle loading and the IPC decoder,
 # 15 seconds each from the committed seeds; a crash fails the run (docs/DESIGN.md, "Fuzzing").
 Scripts/fuzz.sh all 15
