@@ -130,7 +130,7 @@ public final class DataSharing: Sendable {
             for _ in 0..<Self.attempts {
                 // 1. What the process wrote beyond what the group has: its own changes after the
                 // group's copy mark, or after its last copy back from the group, if later.
-                let mark = try target.database.read { db in try SharedDefaults.meta(marker, in: db).flatMap(Int64.init)
+                let mark = try target.database.read { db in try DefaultsTable.meta(marker, in: db).flatMap(Int64.init)
                 }
                 guard
                     let found = try standard.database.read({ db in
@@ -142,11 +142,11 @@ public final class DataSharing: Sendable {
                 // 2. Copy it into the group and move the mark, in one transaction.
                 var copied = false
                 try target.database.inTransaction(.immediate) { db in
-                    guard try SharedDefaults.meta(marker, in: db).flatMap(Int64.init) == mark else { return .rollback }
+                    guard try DefaultsTable.meta(marker, in: db).flatMap(Int64.init) == mark else { return .rollback }
                     for (key, value) in found.changes {
-                        try SharedDefaults.write(value, forKey: key, migrated: true, in: db)
+                        try DefaultsTable.write(value, forKey: key, migrated: true, in: db)
                     }
-                    try SharedDefaults.setMeta(marker, String(found.through), in: db)
+                    try DefaultsTable.setMeta(marker, String(found.through), in: db)
                     copied = true
                     return .commit
                 }
@@ -156,15 +156,15 @@ public final class DataSharing: Sendable {
                 var switched = false
                 try standard.database.inTransaction(.immediate) { db in
                     try Self.requireRecorded(name, in: db)
-                    if try SharedDefaults.meta(Self.groupEnabled, in: db) == "1" {
+                    if try DefaultsTable.meta(Self.groupEnabled, in: db) == "1" {
                         switched = true
                         return .commit
                     }
-                    guard try SharedDefaults.lastSequence(in: db) == found.through else { return .rollback }
-                    for (key, _) in try SharedDefaults.entries(in: db) {
-                        try SharedDefaults.write(nil, forKey: key, migrated: true, in: db)
+                    guard try DefaultsTable.lastSequence(in: db) == found.through else { return .rollback }
+                    for (key, _) in try DefaultsTable.entries(in: db) {
+                        try DefaultsTable.write(nil, forKey: key, migrated: true, in: db)
                     }
-                    try SharedDefaults.setMeta(Self.groupEnabled, "1", in: db)
+                    try DefaultsTable.setMeta(Self.groupEnabled, "1", in: db)
                     switched = true
                     return .commit
                 }
@@ -192,7 +192,7 @@ public final class DataSharing: Sendable {
         let target = try SharedDefaults(group: AppGroup(name, context: context, environment: environment))
         try attempt("turn off app group \(name)") {
             // 1. Read the group.
-            let values = try target.database.read(SharedDefaults.entries)
+            let values = try target.database.read(DefaultsTable.entries)
             // 2. Copy it into the own suite, note how far the own suite is in step with the group,
             // and switch, in one transaction — unless another process of this bundle switched
             // first: then the own suite may already hold writes newer than this copy. Killed
@@ -200,16 +200,16 @@ public final class DataSharing: Sendable {
             // again later, only what the process writes after this is copied to the group.
             var switched = false
             try standard.database.inTransaction(.immediate) { db in
-                guard try SharedDefaults.meta(Self.groupEnabled, in: db) == "1",
-                    try SharedDefaults.meta(Self.groupName, in: db) == name
+                guard try DefaultsTable.meta(Self.groupEnabled, in: db) == "1",
+                    try DefaultsTable.meta(Self.groupName, in: db) == name
                 else {
                     return .rollback
                 }
                 for (key, value) in values.sorted(by: { $0.key < $1.key }) {
-                    try SharedDefaults.write(value, forKey: key, migrated: true, in: db)
+                    try DefaultsTable.write(value, forKey: key, migrated: true, in: db)
                 }
-                try SharedDefaults.setMeta(Self.synced + name, String(try SharedDefaults.lastSequence(in: db)), in: db)
-                try SharedDefaults.setMeta(Self.groupEnabled, "0", in: db)
+                try DefaultsTable.setMeta(Self.synced + name, String(try DefaultsTable.lastSequence(in: db)), in: db)
+                try DefaultsTable.setMeta(Self.groupEnabled, "0", in: db)
                 switched = true
                 return .commit
             }
@@ -223,8 +223,8 @@ public final class DataSharing: Sendable {
         do {
             return try standard.database.unsafeReentrantRead { db in
                 (
-                    try SharedDefaults.meta(Self.groupName, in: db),
-                    try SharedDefaults.meta(Self.groupEnabled, in: db) == "1"
+                    try DefaultsTable.meta(Self.groupName, in: db),
+                    try DefaultsTable.meta(Self.groupEnabled, in: db) == "1"
                 )
             }
         } catch {
@@ -244,12 +244,12 @@ public final class DataSharing: Sendable {
             var instance = ""
             try standard.database.inTransaction(.immediate) { db in
                 try Self.refuseIfOnElsewhere(name, in: db)
-                try SharedDefaults.setMeta(Self.groupName, name, in: db)
-                if let existing = try SharedDefaults.meta(Self.instance, in: db) {
+                try DefaultsTable.setMeta(Self.groupName, name, in: db)
+                if let existing = try DefaultsTable.meta(Self.instance, in: db) {
                     instance = existing
                 } else {
                     instance = UUID().uuidString
-                    try SharedDefaults.setMeta(Self.instance, instance, in: db)
+                    try DefaultsTable.setMeta(Self.instance, instance, in: db)
                 }
                 return .commit
             }
@@ -269,8 +269,8 @@ public final class DataSharing: Sendable {
     /// Refuses when the own suite is on with another group than `name`: another process of this
     /// bundle switched there meanwhile (a switch turns the old group off before it starts).
     private static func refuseIfOnElsewhere(_ name: String, in db: Database) throws {
-        guard try SharedDefaults.meta(groupEnabled, in: db) == "1",
-            let recorded = try SharedDefaults.meta(groupName, in: db), recorded != name
+        guard try DefaultsTable.meta(groupEnabled, in: db) == "1",
+            let recorded = try DefaultsTable.meta(groupName, in: db), recorded != name
         else { return }
         throw AppexError(
             .conflict,
@@ -282,7 +282,7 @@ public final class DataSharing: Sendable {
     /// Refuses unless `name` is still the group being switched to: another process of this
     /// bundle started a switch to another group meanwhile, and only one may finish.
     private static func requireRecorded(_ name: String, in db: Database) throws {
-        let recorded = try SharedDefaults.meta(groupName, in: db)
+        let recorded = try DefaultsTable.meta(groupName, in: db)
         guard recorded != name else { return }
         throw AppexError(
             .conflict,
@@ -300,10 +300,10 @@ public final class DataSharing: Sendable {
         in db: Database
     ) throws -> (changes: [(String, PropertyListValue?)], through: Int64)? {
         try requireRecorded(group, in: db)
-        if try SharedDefaults.meta(groupEnabled, in: db) == "1" { return nil }
-        let start = max(sequence, try SharedDefaults.meta(synced + group, in: db).flatMap(Int64.init) ?? 0)
-        let through = try SharedDefaults.lastSequence(in: db)
-        let entries = try SharedDefaults.entries(in: db)
+        if try DefaultsTable.meta(groupEnabled, in: db) == "1" { return nil }
+        let start = max(sequence, try DefaultsTable.meta(synced + group, in: db).flatMap(Int64.init) ?? 0)
+        let through = try DefaultsTable.lastSequence(in: db)
+        let entries = try DefaultsTable.entries(in: db)
         guard start > 0 else { return (entries.sorted { $0.key < $1.key }, through) }
         let keys = try String.fetchAll(
             db,

@@ -19,7 +19,7 @@ extension SharedDefaults {
         // "From now on": the number of the last change before the call. If the database cannot
         // be read now, the observer takes it at its first successful read instead of replaying
         // the whole log as new.
-        Changes(defaults: self, key: key, start: try? database.read(Self.lastSequence))
+        Changes(defaults: self, key: key, start: try? database.read(DefaultsTable.lastSequence))
     }
 
     /// The committed changes of a suite, as an `AsyncSequence`: see ``SharedDefaults/changes(forKey:)``.
@@ -112,7 +112,7 @@ extension SharedDefaults {
         func deliver() {
             last.withLock { last in
                 guard let from = last else {
-                    last = try? defaults.database.read(SharedDefaults.lastSequence)
+                    last = try? defaults.database.read(DefaultsTable.lastSequence)
                     return
                 }
                 for change in defaults.changes(after: from) {

@@ -35,10 +35,10 @@ public final class SharedDefaults: Sendable {
     let refusesWritesWhenShared: Bool
     let database: DatabaseQueue
     private let registered = Mutex<[String: PropertyListValue]>([:])
-    private let cache = Mutex(ReadCache())
+    let cache = Mutex(ReadCache())
     /// The database's WAL index, mapped to tell, without a query, whether anything was committed
     /// since the cache was filled; `nil` where it cannot be mapped (reads then always query).
-    private let walIndex: WALIndex?
+    let walIndex: WALIndex?
 
     /// Opens (creating if needed) the suite `suiteName` of `group`.
     ///
@@ -82,24 +82,12 @@ public final class SharedDefaults: Sendable {
             )
         }
         do {
-            database = try SharedDatabase.open(path: path, label: "appex.defaults", version: 3) { current in
-                var sql = """
-                    CREATE TABLE IF NOT EXISTS entry (
-                        key TEXT PRIMARY KEY NOT NULL,
-                        value BLOB NOT NULL,
-                        sequence INTEGER NOT NULL);
-                    CREATE TABLE IF NOT EXISTS change (
-                        sequence INTEGER PRIMARY KEY AUTOINCREMENT,
-                        key TEXT NOT NULL,
-                        value BLOB);
-                    CREATE TABLE IF NOT EXISTS meta (
-                        name TEXT PRIMARY KEY NOT NULL,
-                        value TEXT NOT NULL);
-                    """
-                // 3: who made a change: the process (0) or a data-sharing migration (1).
-                if current < 3 { sql += "\nALTER TABLE change ADD COLUMN origin INTEGER NOT NULL DEFAULT 0;" }
-                return sql
-            }
+            database = try SharedDatabase.open(
+                path: path,
+                label: "appex.defaults",
+                version: DefaultsTable.version,
+                schema: DefaultsTable.schema
+            )
         } catch {
             throw AppexError(
                 .storage,
@@ -171,8 +159,8 @@ public final class SharedDefaults: Sendable {
         var failure: (any Error)?
         do {
             try database.inTransaction(.immediate) { db in
-                if refusesWritesWhenShared, let group = try Self.meta(DataSharing.groupName, in: db),
-                    try Self.meta(DataSharing.groupEnabled, in: db) == "1"
+                if refusesWritesWhenShared, let group = try DefaultsTable.meta(DataSharing.groupName, in: db),
+                    try DefaultsTable.meta(DataSharing.groupEnabled, in: db) == "1"
                 {
                     throw AppexError(
                         .conflict,
@@ -180,13 +168,13 @@ public final class SharedDefaults: Sendable {
                         context: errorContext(key: key)
                     )
                 }
-                let old = try Self.read(key, in: db)
+                let old = try DefaultsTable.read(key, in: db)
                 let new: PropertyListValue?
                 do { new = try transform(old) } catch {
                     failure = error
                     return .rollback
                 }
-                if new != old { try Self.write(new, forKey: key, in: db) }
+                if new != old { try DefaultsTable.write(new, forKey: key, in: db) }
                 result = new
                 return .commit
             }
@@ -382,124 +370,11 @@ public final class SharedDefaults: Sendable {
                 }
                 // A value no reader can decode (written outside Appex) is passed over, not
                 // delivered as a removal, and does not stop the observer or touch other keys.
-                guard let value = try? Self.decode(blob) else { continue }
+                guard let value = try? DefaultsTable.decode(blob) else { continue }
                 found.append(Change(sequence: row["sequence"], key: row["key"], value: value))
             }
             return found
         }) ?? []
-    }
-
-    // MARK: - The read cache
-
-    /// The stored values as of a WAL-index header.
-    private struct ReadCache {
-        var values: [String: PropertyListValue] = [:]
-        /// Keys whose stored value cannot be read, with the reason (absent from `values`).
-        var unreadable: [String: String] = [:]
-        /// The database could not be read at all (`values` is then empty).
-        var failed = false
-        /// The last change applied to `values` (`nil`: never filled).
-        var sequence: Int64?
-        /// The header `values` are current for; `nil`: unknown, query before trusting them.
-        var header: WALIndex.Header?
-    }
-
-    /// Runs `body` on the stored values, current as of the moment of the call: the cache when the
-    /// WAL index says nothing was committed since it was filled, else the cache brought up to
-    /// date from the change log. A database that cannot be read reads as empty.
-    private func storedValues<Result>(_ body: (ReadCache) -> Result) -> Result {
-        let header = walIndex?.header()
-        if let header {
-            var answer: Result?
-            let current = cache.withLock { cache in
-                guard cache.header == header else { return false }
-                answer = body(cache)
-                return true
-            }
-            if current, let answer { return answer }
-        }
-        // Refreshed outside the lock: the query may wait for the database's queue, whose holder
-        // (an `update` transform reading the suite) may be waiting for this lock.
-        var refreshed = cache.withLock { $0 }
-        do {
-            try refresh(&refreshed)
-            refreshed.header = header
-        } catch {
-            refreshed = ReadCache()
-            refreshed.failed = true
-        }
-        cache.withLock { cache in
-            if (refreshed.sequence ?? -1) >= (cache.sequence ?? -1) { cache = refreshed }
-        }
-        return body(refreshed)
-    }
-
-    /// Brings `cache` up to date: every change logged after its sequence, or a full load.
-    private func refresh(_ cache: inout ReadCache) throws {
-        // Reentrant: an `update` transform may read the suite inside the write transaction.
-        try database.unsafeReentrantRead { db in
-            if let sequence = cache.sequence {
-                let statement = try db.cachedStatement(
-                    sql: "SELECT sequence, key, value FROM change WHERE sequence > ? ORDER BY sequence"
-                )
-                let rows = try Row.fetchCursor(statement, arguments: [sequence])
-                while let row = try rows.next() {
-                    let key: String = row["key"]
-                    let blob: Data? = row["value"]
-                    cache.sequence = row["sequence"]
-                    guard let blob else {
-                        cache.values[key] = nil
-                        cache.unreadable[key] = nil
-                        continue
-                    }
-                    // A value no reader can decode (written outside Appex) is an error for its
-                    // key alone.
-                    do throws(AppexError) {
-                        cache.values[key] = try Self.decode(blob)
-                        cache.unreadable[key] = nil
-                    } catch {
-                        cache.values[key] = nil
-                        cache.unreadable[key] = error.message
-                    }
-                }
-            } else {
-                (cache.values, cache.unreadable) = try Self.contents(in: db)
-                cache.sequence = try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM change") ?? 0
-            }
-        }
-    }
-
-    // MARK: - Storage
-
-    /// Every stored entry (values that cannot be decoded are left out).
-    static func entries(in db: Database) throws -> [String: PropertyListValue] {
-        try contents(in: db).values
-    }
-
-    /// Every stored entry, and the keys whose value cannot be decoded with the reason.
-    static func contents(in db: Database) throws -> (values: [String: PropertyListValue], unreadable: [String: String])
-    {
-        var values: [String: PropertyListValue] = [:]
-        var unreadable: [String: String] = [:]
-        let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT key, value FROM entry"))
-        while let row = try rows.next() {
-            let key: String = row["key"]
-            let blob: Data = row["value"]
-            do throws(AppexError) { values[key] = try decode(blob) } catch { unreadable[key] = error.message }
-        }
-        return (values, unreadable)
-    }
-
-    /// The stored value of `key`; a value no reader can decode (written outside Appex) reads as
-    /// absent, so it can still be replaced or removed.
-    static func read(_ key: String, in db: Database) throws -> PropertyListValue? {
-        guard
-            let blob = try Data.fetchOne(
-                db.cachedStatement(sql: "SELECT value FROM entry WHERE key = ?"),
-                arguments: [key]
-            )
-        else { return nil }
-        return try? decode(blob)
     }
 
     /// What an error about `key` (or the whole suite) in this suite is about.
@@ -510,78 +385,5 @@ public final class SharedDefaults: Sendable {
             key: key,
             group: group?.identifier
         )
-    }
-
-    /// Stores `value` (`nil`: removes the key) and logs the change; inside a write transaction.
-    ///
-    /// - Parameter migrated: the change is a data-sharing migration's copy, not the process's
-    ///   own write (``DataSharing`` copies only the process's own writes).
-    /// - Throws: ``AppexError`` `invalidValue` when the value could not be read back.
-    static func write(_ value: PropertyListValue?, forKey key: String, migrated: Bool = false, in db: Database) throws {
-        let blob = try value.map(encode)
-        if let blob, (try? decode(blob)) == nil {
-            throw AppexError(
-                .invalidValue,
-                "the value for \(key) cannot be stored: it is too large or too deeply nested to be read back (at most 100,000 elements, 256 levels)",
-                context: AppexError.Context(key: key)
-            )
-        }
-        try db.cachedStatement(sql: "INSERT INTO change (key, value, origin) VALUES (?, ?, ?)").execute(arguments: [
-            key, blob, migrated ? 1 : 0,
-        ])
-        let sequence = db.lastInsertedRowID
-        if let blob {
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO entry (key, value, sequence) VALUES (?, ?, ?)
-                    ON CONFLICT(key) DO UPDATE SET value = excluded.value, sequence = excluded.sequence
-                    """
-            ).execute(arguments: [key, blob, sequence])
-        } else {
-            try db.cachedStatement(sql: "DELETE FROM entry WHERE key = ?").execute(arguments: [key])
-        }
-    }
-
-    /// The suite's own bookkeeping (not a defaults key): `nil` when unset.
-    static func meta(_ name: String, in db: Database) throws -> String? {
-        try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM meta WHERE name = ?"), arguments: [name])
-    }
-
-    /// Sets (`nil`: removes) a bookkeeping value; inside a write transaction.
-    static func setMeta(_ name: String, _ value: String?, in db: Database) throws {
-        if let value {
-            try db.execute(
-                sql:
-                    "INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
-                arguments: [name, value]
-            )
-        } else {
-            try db.execute(sql: "DELETE FROM meta WHERE name = ?", arguments: [name])
-        }
-    }
-
-    /// The number of the last logged change (0: none).
-    static func lastSequence(in db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM change") ?? 0
-    }
-
-    /// A value is stored as a binary property list `{"v": value}`.
-    private static func encode(_ value: PropertyListValue) throws -> Data {
-        try PropertyListFormat.binary.encode(["v": value])
-    }
-
-    /// Reads a stored value with Appex's own property-list reader (never Foundation's: the
-    /// bytes may come from any process that can write the group).
-    ///
-    /// - Throws: what is wrong with the bytes, as a ``AppexError`` `corrupt-value` message.
-    private static func decode(_ blob: Data) throws(AppexError) -> PropertyListValue {
-        let stored: [String: PropertyListValue]
-        do { stored = try PropertyListValue.dictionary(fromPropertyList: Array(blob)) } catch {
-            throw AppexError(.corruptValue, error.message)
-        }
-        guard let value = stored["v"] else {
-            throw AppexError(.corruptValue, "the stored entry holds no value (no key \"v\")")
-        }
-        return value
     }
 }

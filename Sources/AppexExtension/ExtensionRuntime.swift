@@ -1,0 +1,98 @@
+import AppexIPC
+import AppexSystem
+import Distributed
+import Foundation
+import Synchronization
+
+/// The extension process's side of the launch contract (see docs/DESIGN.md, "Launching").
+struct ExtensionRuntime {
+    let connection: FrameChannel
+
+    /// Reads the contract from the environment: the connection on descriptor
+    /// `APPEX_CONNECTION_FD` (3), the host's pid in `APPEX_HOST_PID`. Arms the parent-death
+    /// signal first, then checks the host is still the parent (it may have died before).
+    ///
+    /// - Throws: ``AppexError`` `launchFailed`, saying what of the contract is missing.
+    static func fromEnvironment() throws(AppexError) -> ExtensionRuntime {
+        let environment = ProcessInfo.processInfo.environment
+        guard let fdText = environment["APPEX_CONNECTION_FD"], let fd = Int32(fdText) else {
+            throw AppexError(
+                .launchFailed,
+                "not launched by an Appex host: APPEX_CONNECTION_FD is not set (run the extension through its host)"
+            )
+        }
+        do { try ProcessControl.setParentDeathSignal(Signal.kill) } catch {
+            throw AppexError(.launchFailed, "cannot arm the parent-death signal", underlyingError: error)
+        }
+        if let hostText = environment["APPEX_HOST_PID"], let host = Int32(hostText),
+            ProcessControl.parentProcessIdentifier != host
+        {
+            ProcessControl.exitImmediately(0)  // the host died before we could arm the signal
+        }
+        let socket: OwnedDescriptor
+        do { socket = try ProcessControl.adoptInheritedDescriptor(fd) } catch {
+            throw AppexError(.launchFailed, "the connection descriptor \(fd) is not usable", underlyingError: error)
+        }
+        return ExtensionRuntime(connection: FrameChannel(owning: socket))
+    }
+
+    /// Waits for the host's hello and checks it is meant for this extension and speaks this
+    /// protocol; adopts the channel limits it announces.
+    func receiveHello() throws(AppexError) -> Handshake.HostHello {
+        let me = ProcessInfo.processInfo.environment["APPEX_BUNDLE_IDENTIFIER"] ?? ""
+        let hello = try Handshake.receive(Handshake.HostHello.self, on: connection, timeout: .seconds(30))
+        guard hello.protocolVersion == Handshake.protocolVersion else {
+            throw AppexError(
+                .launchFailed,
+                "the host speaks protocol \(hello.protocolVersion), this extension \(Handshake.protocolVersion)"
+            )
+        }
+        guard hello.extensionBundleIdentifier == me else {
+            throw AppexError(
+                .launchFailed,
+                "the host launched \(hello.extensionBundleIdentifier), but this is \(me)",
+                context: AppexError.Context(bundleIdentifier: me)
+            )
+        }
+        if let limits = hello.channel { connection.reconfigure(limits) }
+        return hello
+    }
+
+    /// Answers the host's hello with the binding in code, and whether the connection is accepted.
+    func answerHello(boundExtensionPoint: ExtensionPointIdentifier, declined: String?) throws(AppexError) {
+        let me = ProcessInfo.processInfo.environment["APPEX_BUNDLE_IDENTIFIER"] ?? ""
+        var answer = Handshake.ExtensionHello(
+            extensionBundleIdentifier: me,
+            boundExtensionPoint: boundExtensionPoint.description,
+            processIdentifier: ProcessControl.processIdentifier
+        )
+        answer.declined = declined
+        try Handshake.send(answer, on: connection)
+    }
+
+    /// Serves until the host closes the connection.
+    func serve(_ host: HostConnection) async {
+        let (closed, signal) = AsyncStream<Void>.makeStream()
+        let connection = IPCConnection(
+            channel: connection,
+            payloadHandler: { request in
+                guard let handler = host.handler else {
+                    throw AppexError(
+                        .refused,
+                        "this extension serves no messages (its connection has no request handler)"
+                    )
+                }
+                return try await handler(request)
+            },
+            invocationHandler: AppExtensionContext.actorSystem.invocationHandler,
+            onClose: { _ in
+                signal.yield()
+                signal.finish()
+            }
+        )
+        AppExtensionContext.connection.withLock { $0 = connection }
+        AppExtensionContext.actorSystem.attach(connection)
+        connection.start()
+        for await _ in closed { break }
+    }
+}

@@ -1,0 +1,462 @@
+import AppexCore
+import AppexIPC
+import AppexSystem
+import Foundation
+import Logging
+import Synchronization
+
+// The launch contract: prepare the connection and output, spawn on the spawner thread, apply
+// the point's limits, the handshake (blocking and async waits), and the child's environment.
+extension AppExtensionProcess {
+    // MARK: - Launching
+
+    /// The running child, launched if needed without holding any thread while it waits: the
+    /// spawn runs on the spawner thread, the wait for the extension's hello on the process's
+    /// event thread.
+    func runningOffPool() async throws(AppexError) -> Child {
+        if let child = try runningOrMayLaunch() { return child }
+        try checkMayRun()
+        var (prepared, childEnds) = try prepareLaunch()
+        let pid: Int32
+        do {
+            pid = try await ProcessControl.spawnExtension(
+                prepared.executable,
+                arguments: [prepared.executable],
+                environment: prepared.variables,
+                connection: childEnds!.connection.rawValue,
+                output: childEnds!.output.rawValue,
+                workingDirectory: prepared.workingDirectory
+            )
+        } catch {
+            throw AppexError(
+                .launchFailed,
+                "cannot launch \(prepared.executable)",
+                context: errorContext(),
+                underlyingError: error
+            )
+        }
+        // Close our copies of the child's ends now, before the handshake: only the child keeps
+        // them, so its death — even before it says hello — is the end of the stream at once.
+        childEnds = nil
+        try startHandshake(prepared, pid: pid)
+        let answered = await EventThread.shared.readable(
+            prepared.channel.socket.rawValue,
+            within: configuration.launchTimeout
+        )
+        return try adopt(try finishLaunch(prepared, pid: pid, answered: answered))
+    }
+
+    /// Launches the process unless it runs, holding no thread while it waits.
+    func launchIfNeededAsync() async throws(AppexError) {
+        _ = try await runningOffPool()
+    }
+
+    /// Launches the process unless it runs, waiting on this thread.
+    @available(
+        *,
+        noasync,
+        message:
+            "waits for the extension's handshake on this thread; use the async launch path (makeConnection() async)"
+    )
+    func launchIfNeeded() throws(AppexError) {
+        if try runningOrMayLaunch() != nil { return }
+        try checkMayRun()
+        var (prepared, childEnds) = try prepareLaunch()
+        let pid: Int32
+        do {
+            pid = try ProcessControl.spawnExtension(
+                prepared.executable,
+                arguments: [prepared.executable],
+                environment: prepared.variables,
+                connection: childEnds!.connection.rawValue,
+                output: childEnds!.output.rawValue,
+                workingDirectory: prepared.workingDirectory
+            )
+        } catch {
+            throw AppexError(
+                .launchFailed,
+                "cannot launch \(prepared.executable)",
+                context: errorContext(),
+                underlyingError: error
+            )
+        }
+        childEnds = nil  // only the child keeps them (see the async path)
+        try startHandshake(prepared, pid: pid)
+        let answered = (try? prepared.channel.waitUntilReadable(timeout: configuration.launchTimeout)) ?? true
+        _ = try adopt(try finishLaunch(prepared, pid: pid, answered: answered))
+    }
+
+    /// The running child; `nil` when one may be launched; or why not (invalidated, crash budget).
+    func runningOrMayLaunch() throws(AppexError) -> Child? {
+        let result = state.withLock { state -> Result<Child?, AppexError> in
+            switch state.phase {
+            case .running(let child): return .success(child)
+            case .invalidated:
+                return .failure(
+                    AppexError(
+                        .invalidated,
+                        "\(configuration.identity.bundleIdentifier)'s process was invalidated",
+                        context: errorContext()
+                    )
+                )
+            case .idle:
+                let now = ContinuousClock.now
+                state.crashes.removeAll { now - $0 > configuration.crashWindow }
+                if state.crashes.count >= configuration.crashLimit {
+                    return .failure(
+                        AppexError(
+                            .crashBudgetExhausted,
+                            "\(configuration.identity.bundleIdentifier) crashed \(state.crashes.count) times within \(configuration.crashWindow); it is not relaunched",
+                            context: errorContext()
+                        )
+                    )
+                }
+                return .success(nil)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Makes `child` the running process, unless another caller launched one first (then that
+    /// one wins and `child` is ended) or the process was invalidated meanwhile.
+    func adopt(_ child: Child) throws(AppexError) -> Child {
+        let winner = state.withLock { state -> Child? in
+            if case .running(let other) = state.phase { return other }  // another caller launched first
+            if case .invalidated = state.phase { return nil }
+            state.phase = .running(child)
+            return child
+        }
+        guard let winner else {
+            child.connection.invalidate()
+            child.kill()
+            throw AppexError(
+                .invalidated,
+                "\(configuration.identity.bundleIdentifier)'s process was invalidated",
+                context: errorContext(pid: child.pid)
+            )
+        }
+        if winner !== child {
+            child.connection.invalidate()
+            child.kill()
+        }
+        return winner
+    }
+
+    func checkMayRun() throws(AppexError) {
+        try Self.checkMayRun(configuration.identity, in: discovery)
+    }
+
+    static func checkMayRun(
+        _ identity: AppExtensionIdentity,
+        in discovery: ExtensionDiscovery
+    ) throws(AppexError) {
+        let snapshot = try discovery.snapshot()
+        let found = snapshot.extensions.first {
+            $0.path == identity.bundlePath && $0.bundleIdentifier == identity.bundleIdentifier
+        }
+        guard let found, found.state == .enabled, found.identity == identity else {
+            let diagnosis = try discovery.diagnose(bundleIdentifier: identity.bundleIdentifier)
+            var message = "cannot launch \(identity.bundleIdentifier): " + diagnosis.lines.joined(separator: " ")
+            if let found, found.state == .enabled, found.identity != identity {
+                message =
+                    "cannot launch \(identity.bundleIdentifier): the bundle at \(identity.bundlePath) changed since it was discovered; discover it again"
+            }
+            throw AppexError(.refused, message, context: errorContext(identity))
+        }
+    }
+
+    /// Everything a launch needs before the spawn and keeps after it.
+    struct PreparedLaunch: Sendable {
+        let executable: String
+        let channel: FrameChannel
+        let outputReader: OwnedDescriptor
+        let workingDirectory: String
+        let variables: [String]
+    }
+
+    /// The child's ends of its connection and output pipe: the host drops its copies right
+    /// after the spawn.
+    struct ChildEnds: Sendable {
+        let connection: OwnedDescriptor
+        let output: OwnedDescriptor
+    }
+
+    func prepareLaunch() throws(AppexError) -> (PreparedLaunch, ChildEnds?) {
+        let identity = configuration.identity
+        // checkMayRun() has just verified this load; reload only if it changed since.
+        let bundle =
+            discovery.currentBundle(at: identity.bundlePath)
+            ?? AppexBundle.load(at: identity.bundlePath, as: .appExtension)
+        guard bundle.isValid, let executableName = bundle.info.executableName else {
+            throw AppexError(
+                .refused,
+                "cannot launch \(identity.bundleIdentifier): the bundle is not valid",
+                context: errorContext(),
+                problems: bundle.problems
+            )
+        }
+        let (host, extensionEnd) = try makeSocketPair()
+        // Before the child exists: the kernel stamps its hello with its real pid and uid.
+        let channel = FrameChannel(owning: host, configuration: configuration.channel)
+        do { try channel.attestSenders(true) } catch {
+            throw AppexError(
+                .launchFailed,
+                "cannot prepare the connection for \(identity.bundleIdentifier)",
+                context: errorContext(),
+                underlyingError: error
+            )
+        }
+        let outputReader: OwnedDescriptor
+        let outputWriter: OwnedDescriptor
+        do { (outputReader, outputWriter) = try Pipe.make() } catch {
+            throw AppexError(
+                .launchFailed,
+                "cannot make the output pipe for \(identity.bundleIdentifier)",
+                context: errorContext(),
+                underlyingError: error
+            )
+        }
+        let workingDirectory = configuration.environment.home + "/ExtensionData/" + identity.bundleIdentifier
+        try configuration.environment.makePrivateDirectory(workingDirectory)
+        return (
+            PreparedLaunch(
+                executable: identity.bundlePath + "/" + executableName,
+                channel: channel,
+                outputReader: outputReader,
+                workingDirectory: workingDirectory,
+                variables: childEnvironment(workingDirectory: workingDirectory)
+            ),
+            ChildEnds(connection: extensionEnd, output: outputWriter)
+        )
+    }
+
+    /// Right after the spawn: logs the child's output (what it printed before a failed handshake
+    /// says why), applies the point's limits and sends the host's hello.
+    func startHandshake(_ prepared: PreparedLaunch, pid: Int32) throws(AppexError) {
+        guard forwardOutput(prepared.outputReader, pid: pid) else {
+            Self.abandonLaunch(pid)
+            throw AppexError(
+                .launchFailed,
+                "cannot log \(configuration.identity.bundleIdentifier)'s output (the event thread is not available); the process was killed",
+                context: errorContext(pid: pid)
+            )
+        }
+        do {
+            try applyLimits(to: pid)
+        } catch {
+            Self.abandonLaunch(pid)
+            throw error
+        }
+        do {
+            try Handshake.send(
+                Handshake.HostHello(
+                    hostBundleIdentifier: discovery.hostBundleIdentifier,
+                    extensionBundleIdentifier: configuration.identity.bundleIdentifier,
+                    extensionPoint: configuration.identity.extensionPointIdentifier.description,
+                    channel: configuration.channel
+                ),
+                on: prepared.channel
+            )
+        } catch {
+            Self.abandonLaunch(pid)
+            throw handshakeFailed(error, pid: pid)
+        }
+    }
+
+    /// A launch that failed in the handshake: the process ended first (its output in the
+    /// host's log says why), or it did not answer as an extension must.
+    func handshakeFailed(_ error: AppexError, pid: Int32) -> AppexError {
+        let name = configuration.identity.bundleIdentifier
+        if error.code == .closed {
+            return AppexError(
+                .launchFailed,
+                "\(name) (pid \(pid)) ended before completing the handshake; see its output in the host's log",
+                context: errorContext(pid: pid),
+                underlyingError: error
+            )
+        }
+        return AppexError(
+            .launchFailed,
+            "\(name) (pid \(pid)) did not complete the handshake",
+            context: errorContext(pid: pid),
+            underlyingError: error
+        )
+    }
+
+    /// After the wait for the extension's hello (`answered`: something arrived in time): checks
+    /// the hello and makes the child, reaped by the event thread. Ends the process on failure.
+    func finishLaunch(
+        _ prepared: PreparedLaunch,
+        pid launched: Int32,
+        answered: Bool
+    ) throws(AppexError) -> Child {
+        do {
+            try handshake(on: prepared.channel, pid: launched, answered: answered)
+        } catch {
+            Self.abandonLaunch(launched)
+            throw error
+        }
+        // Opened before the event thread reaps it: until it is reaped, the pid cannot name another process.
+        let pidfd = ProcessControl.openPidfd(launched)
+        let child = Child(
+            pid: launched,
+            pidfd: pidfd,
+            connection: IPCConnection(
+                channel: prepared.channel,
+                handler: configuration.exportedHandler,
+                invocationHandler: actorSystem.invocationHandler,
+                executor: executor,
+                onClose: { [weak self] reason in
+                    self?.childEnded(pid: launched, reason: reason)
+                }
+            )
+        )
+        guard reap(child) else {
+            Self.abandonLaunch(launched)
+            throw AppexError(
+                .launchFailed,
+                "cannot watch \(configuration.identity.bundleIdentifier) for its exit (the event thread is not available); the process was killed",
+                context: errorContext(pid: launched)
+            )
+        }
+        child.connection.start()
+        return child
+    }
+
+    /// Ends a child whose launch failed — its whole process group, so nothing it forked stays
+    /// behind — and reaps it. Safe by pid: not yet reaped, the pid (and group id) cannot be reused.
+    static func abandonLaunch(_ pid: Int32) {
+        ProcessControl.signal(Signal.kill, toProcess: -pid)
+        ProcessControl.signal(Signal.kill, toProcess: pid)
+        _ = ProcessControl.waitForExit(of: pid)
+    }
+
+    /// Applies the extension point's `AppexResourceLimits` to the new process (`prlimit`), before
+    /// it is spoken to.
+    func applyLimits(to pid: Int32) throws(AppexError) {
+        let point = configuration.identity.extensionPointIdentifier
+        guard let declaration = try discovery.host().extensionPoints.first(where: { $0.identifier == point }) else {
+            return
+        }
+        let limits = declaration.resourceLimits
+        let wanted: [(ProcessControl.Resource, UInt64?, String)] = [
+            (.addressSpace, limits.memoryBytes, "MemoryBytes"), (.openFiles, limits.openFiles, "OpenFiles"),
+            (.cpuSeconds, limits.cpuSeconds, "CPUSeconds"), (.processes, limits.processes, "Processes"),
+        ]
+        for (resource, value, name) in wanted {
+            guard let value else { continue }
+            do { try ProcessControl.setLimit(resource, to: value, forProcess: pid) } catch {
+                throw AppexError(
+                    .launchFailed,
+                    "cannot apply \(point)'s limit \(name) = \(value) to \(configuration.identity.bundleIdentifier) (pid \(pid))",
+                    context: errorContext(pid: pid),
+                    underlyingError: error
+                )
+            }
+        }
+    }
+
+    /// Hello both ways: the extension must speak this protocol, be the bundle we launched,
+    /// bind in code to the point its Info.plist names, and be the process we spawned.
+    func handshake(on channel: FrameChannel, pid: Int32, answered: Bool) throws(AppexError) {
+        let identity = configuration.identity
+        let name = identity.bundleIdentifier
+        let answer: Handshake.ExtensionHello
+        do throws(AppexError) {
+            guard answered else {
+                throw AppexError(.deadlineExceeded, "no hello within \(configuration.launchTimeout)")
+            }
+            // The kernel's word on who wrote the hello: the process we launched, as our user.
+            let sender = try channel.peekSenderCredentials()
+            try channel.attestSenders(false)
+            if let sender, sender.processIdentifier != pid || sender.userIdentifier != ProcessControl.userIdentifier {
+                throw AppexError(
+                    .protocolViolation,
+                    "the hello came from \(sender), not the launched process (pid \(pid), uid \(ProcessControl.userIdentifier))"
+                )
+            }
+            answer = try Handshake.receive(
+                Handshake.ExtensionHello.self,
+                on: channel,
+                timeout: configuration.launchTimeout
+            )
+        } catch {
+            throw handshakeFailed(error, pid: pid)
+        }
+        let context = errorContext(pid: pid)
+        if let reason = answer.declined {
+            throw AppexError(.refused, "\(name) declined the host's connection: \(reason)", context: context)
+        }
+        if answer.protocolVersion != Handshake.protocolVersion {
+            throw AppexError(
+                .launchFailed,
+                "\(name) speaks protocol \(answer.protocolVersion); this host speaks \(Handshake.protocolVersion)",
+                context: context
+            )
+        }
+        if answer.extensionBundleIdentifier != name || answer.processIdentifier != pid {
+            throw AppexError(
+                .launchFailed,
+                "the process that answered (\(answer.extensionBundleIdentifier), pid \(answer.processIdentifier)) is not \(name), pid \(pid)",
+                context: context
+            )
+        }
+        if answer.boundExtensionPoint != identity.extensionPointIdentifier.description {
+            throw AppexError(
+                .launchFailed,
+                "\(name)'s code binds to \(answer.boundExtensionPoint), but its Info.plist names \(identity.extensionPointIdentifier): rebuild the bundle with `appex bundle`",
+                context: context
+            )
+        }
+    }
+
+    func makeSocketPair() throws(AppexError) -> (OwnedDescriptor, OwnedDescriptor) {
+        do { return try Socket.pair() } catch {
+            throw AppexError(
+                .launchFailed,
+                "cannot make the connection for \(configuration.identity.bundleIdentifier)",
+                context: errorContext(),
+                underlyingError: error
+            )
+        }
+    }
+
+    /// The documented minimal environment of an extension process (docs/DESIGN.md, "Launching").
+    func childEnvironment(workingDirectory: String) -> [String] {
+        let inherited = ProcessInfo.processInfo.environment
+        var variables = [
+            "PATH=/usr/local/bin:/usr/bin:/bin",
+            "HOME=\(inherited["HOME"] ?? "/")",
+            "TMPDIR=\(inherited["TMPDIR"] ?? "/tmp")",
+            "APPEX_HOME=\(configuration.environment.home)",
+            "APPEX_KEYS_DIR=\(configuration.environment.keysDirectory)",
+            "APPEX_CONNECTION_FD=3",
+            "APPEX_HOST_PID=\(ProcessControl.processIdentifier)",
+            "APPEX_BUNDLE_PATH=\(configuration.identity.bundlePath)",
+            "APPEX_BUNDLE_IDENTIFIER=\(configuration.identity.bundleIdentifier)",
+            "APPEX_EXTENSION_POINT=\(configuration.identity.extensionPointIdentifier)",
+            "APPEX_DATA_DIRECTORY=\(workingDirectory)",
+        ]
+        if let language = inherited["LANG"] { variables.append("LANG=\(language)") }
+        return variables
+    }
+
+    /// Logs the child's output a line at a time, read by the process's event thread.
+    func forwardOutput(_ reader: OwnedDescriptor, pid: Int32) -> Bool {
+        let logger = configuration.logger
+        let name = configuration.identity.bundleIdentifier
+        return EventThread.shared.forEachLine(of: reader) { line in
+            logger.info("\(line)", metadata: ["extension": "\(name)", "pid": "\(pid)"])
+        }
+    }
+
+    /// Reaps the child when it ends, on the process's event thread (woken by its pidfd), so
+    /// it is always reaped and no thread waits for it.
+    func reap(_ child: Child) -> Bool {
+        EventThread.shared.whenExits(child.pid, pidfd: child.pidfd) { status in
+            child.exitStatus.withLock { $0 = status }
+            // A child that died leaves its socket end closed; make sure the reader wakes anyway.
+            child.connection.channel.shutdown()
+        }
+    }
+}
