@@ -40,6 +40,8 @@ public final class FrameChannel: Sendable {
     public var configuration: Configuration { settings.withLock { $0 } }
     private let settings: Mutex<Configuration>
     private let reading = Mutex(ReadState())
+    /// Where payloads of 1 MiB and more are received, reused from one to the next.
+    private let receiveBuffers = ReceiveBufferPool()
     /// Bytes (and a descriptor) still to send, in order.
     private struct Outgoing: Sendable {
         var bytes: Payload
@@ -334,62 +336,89 @@ public final class FrameChannel: Sendable {
                 "a \(kind) of \(length) bytes exceeds the frame limit of \(configuration.maximumFrameSize)"
             )
         }
-        let payload: [UInt8]
+        let payload: Payload
         if length > state.scratch.count && state.buffer.count - state.start < length {
             payload = try receiveLarge(&state, length: length, kind: kind)
         } else {
             guard try fill(&state, atLeast: length) else {
                 throw AppexError(.closed, "the peer closed the connection inside a \(kind)")
             }
-            payload = Array(state.buffer[state.start..<(state.start + length)])
+            payload = Payload(Array(state.buffer[state.start..<(state.start + length)]))
             state.start += length
         }
         if !state.descriptors.isEmpty {
             throw AppexError(.protocolViolation, "a descriptor arrived with a frame that carries none")
         }
-        return Frame(kind: kind, requestID: requestID, payload: payload)
+        return Frame(kind: kind, requestID: requestID, contents: payload)
     }
 
     /// A payload larger than the scratch buffer: what is buffered, then the rest read straight
-    /// into the payload (no intermediate copies).
-    private func receiveLarge(_ state: inout ReadState, length: Int, kind: Frame.Kind) throws(AppexError) -> [UInt8] {
+    /// into the payload (no intermediate copies). From 1 MiB on, into the channel's receive
+    /// buffer — memory already faulted in, kept for the next large payload once this one is
+    /// dropped — rather than a fresh array whose every page faults on the first write.
+    private func receiveLarge(_ state: inout ReadState, length: Int, kind: Frame.Kind) throws(AppexError) -> Payload {
+        if length >= Self.pooledPayloadSize {
+            let region: UnsafeMutableRawBufferPointer
+            do { region = try receiveBuffers.take(length) } catch {
+                throw AppexError(.system, "cannot allocate \(length) bytes for a \(kind)", underlyingError: error)
+            }
+            // Owned by the payload from here: given back to the pool when it is dropped, failure or not.
+            let memory = MappedMemory(receivedInto: region, length: length, pool: receiveBuffers)
+            try readRest(&state, into: UnsafeMutableRawBufferPointer(rebasing: region[0..<length]), kind: kind)
+            return Payload(mapped: memory)
+        }
+        var failure: AppexError?
+        let bytes = [UInt8](unsafeUninitializedCapacity: length) { raw, initialized in
+            let target = UnsafeMutableRawBufferPointer(raw)
+            SharedMemory.populate(target)
+            do throws(AppexError) { try readRest(&state, into: target, kind: kind) } catch { failure = error }
+            initialized = failure == nil ? length : 0
+        }
+        if let failure { throw failure }
+        return Payload(bytes)
+    }
+
+    /// Payloads of at least this size are received into the channel's reused receive buffer.
+    static let pooledPayloadSize = 1 << 20
+
+    /// Fills `target`: first with what is buffered, then straight from the socket.
+    private func readRest(
+        _ state: inout ReadState,
+        into target: UnsafeMutableRawBufferPointer,
+        kind: Frame.Kind
+    ) throws(AppexError) {
+        let length = target.count
         let buffered = state.buffer.count - state.start
         var failure: AppexError?
         var descriptors = state.descriptors
-        let payload = [UInt8](unsafeUninitializedCapacity: length) { raw, initialized in
-            let target = UnsafeMutableRawBufferPointer(raw)
-            SharedMemory.populate(target)
-            state.buffer.withUnsafeBytes { bytes in
-                target.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[state.start..<state.buffer.count]))
-            }
-            var done = buffered
-            while done < length {
-                do throws(SystemError) {
-                    let received = try Socket.receive(
-                        owned.rawValue,
-                        into: UnsafeMutableRawBufferPointer(rebasing: target[done..<length]),
-                        descriptors: &descriptors
-                    )
-                    if received == 0 {
-                        failure = AppexError(.closed, "the peer closed the connection inside a \(kind)")
-                        break
-                    }
-                    done += received
-                } catch {
-                    failure =
-                        error.errno == .connectionReset
-                        ? AppexError(.closed, "the peer reset the connection", underlyingError: error)
-                        : AppexError(.system, "cannot read from the peer", underlyingError: error)
+        state.buffer.withUnsafeBytes { bytes in
+            target.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[state.start..<state.buffer.count]))
+        }
+        var done = buffered
+        while done < length {
+            do throws(SystemError) {
+                let received = try Socket.receive(
+                    owned.rawValue,
+                    into: UnsafeMutableRawBufferPointer(rebasing: target[done..<length]),
+                    descriptors: &descriptors
+                )
+                if received == 0 {
+                    failure = AppexError(.closed, "the peer closed the connection inside a \(kind)")
                     break
                 }
+                done += received
+            } catch {
+                failure =
+                    error.errno == .connectionReset
+                    ? AppexError(.closed, "the peer reset the connection", underlyingError: error)
+                    : AppexError(.system, "cannot read from the peer", underlyingError: error)
+                break
             }
-            initialized = failure == nil ? length : 0
         }
         state.descriptors = descriptors
         state.buffer.removeAll(keepingCapacity: true)
         state.start = 0
         if let failure { throw failure }
-        return payload
     }
 
     /// Reads until `count` unread bytes are buffered.

@@ -1,4 +1,5 @@
 import AppexSystem
+import Synchronization
 
 /// Bytes a peer sent, where they arrived: in this process's memory, or — for a payload that
 /// travelled in shared memory — in the sender's sealed memfd, mapped read-only and never copied.
@@ -74,7 +75,7 @@ public struct Payload: RandomAccessCollection, Hashable, Sendable {
 
     /// Whether the bytes are read in place from the sender's shared memory.
     public var isShared: Bool {
-        if case .mapped = storage { true } else { false }
+        if case .mapped(let memory) = storage { memory.pool == nil } else { false }
     }
 
     /// The bytes as an array: free for bytes of this process, one copy for shared memory.
@@ -130,21 +131,78 @@ public struct Payload: RandomAccessCollection, Hashable, Sendable {
     }
 }
 
-/// A read-only mapping of a sealed memfd, unmapped when the last reference goes. Immutable:
-/// the seals forbid writes by any process, and the mapping is never written here.
+/// Memory a payload is read from in place, released when the last reference goes: a read-only
+/// mapping of a sealed memfd (unmapped), or a receive buffer of this process (given back to its
+/// channel's pool, for the next large payload). Immutable once made: the seals forbid writes by
+/// any process, and a receive buffer is written only before its payload exists.
 final class MappedMemory: @unchecked Sendable {
     let buffer: UnsafeRawBufferPointer
     /// The sealed memfd mapped, kept (for `Payload(sharing:)` only) so the payload can be sent
     /// again without a copy. Received payloads close theirs once mapped: a process that keeps
     /// many of them must not run out of descriptors.
     let descriptor: OwnedDescriptor?
+    /// The pool a receive buffer goes back to; `nil` for shared memory.
+    let pool: ReceiveBufferPool?
+    private let region: UnsafeMutableRawBufferPointer?
 
     init(buffer: UnsafeRawBufferPointer, descriptor: OwnedDescriptor?) {
         self.buffer = buffer
         self.descriptor = descriptor
+        self.pool = nil
+        self.region = nil
+    }
+
+    /// The first `length` bytes of a receive buffer `region` of `pool`.
+    init(receivedInto region: UnsafeMutableRawBufferPointer, length: Int, pool: ReceiveBufferPool) {
+        self.buffer = UnsafeRawBufferPointer(rebasing: region[0..<length])
+        self.descriptor = nil
+        self.pool = pool
+        self.region = region
     }
 
     deinit {
-        SharedMemory.unmap(buffer)
+        if let pool, let region {
+            pool.giveBack(region)
+        } else {
+            SharedMemory.unmap(buffer)
+        }
+    }
+}
+
+/// One receive buffer a channel keeps for its next large payload: memory faulted in once and
+/// reused, where a fresh 64 MiB array would fault in every page again (~13–25 ms on the
+/// development VM). A buffer is handed out only while no payload uses it.
+final class ReceiveBufferPool: Sendable {
+    /// A buffer handed over whole: one owner at a time (the slot, or one payload).
+    private struct Region: @unchecked Sendable {
+        let memory: UnsafeMutableRawBufferPointer
+    }
+
+    private let slot = Mutex<Region?>(nil)
+
+    /// A buffer of at least `length` bytes (the kept one when it fits, else a new one).
+    func take(_ length: Int) throws(SystemError) -> UnsafeMutableRawBufferPointer {
+        let kept = slot.withLock { slot -> Region? in
+            guard let region = slot, region.memory.count >= length, region.memory.count <= 2 * length else {
+                return nil
+            }
+            slot = nil
+            return region
+        }
+        if let kept { return kept.memory }
+        return try AnonymousMemory.allocate(length)
+    }
+
+    /// Keeps `region` for the next payload (unmapping the one kept before, if any).
+    func giveBack(_ region: UnsafeMutableRawBufferPointer) {
+        let replaced = slot.withLock { slot -> Region? in
+            defer { slot = Region(memory: region) }
+            return slot
+        }
+        if let replaced { SharedMemory.unmap(UnsafeRawBufferPointer(replaced.memory)) }
+    }
+
+    deinit {
+        if let region = slot.withLock({ $0 }) { SharedMemory.unmap(UnsafeRawBufferPointer(region.memory)) }
     }
 }

@@ -275,3 +275,17 @@ package enum WALIndexHeader {
         cappex_wal_index_header(shm, words) == 1
     }
 }
+
+/// Private, writable memory of this process, faulted in at once (`mmap` with `MAP_POPULATE`):
+/// where a large received payload is read, so the copy out of the socket does not also pay a
+/// page fault per page.
+package enum AnonymousMemory {
+    /// `length` bytes (rounded up to whole pages), readable and writable.
+    package static func allocate(_ length: Int) throws(SystemError) -> UnsafeMutableRawBufferPointer {
+        guard
+            let mapping = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0),
+            mapping != MAP_FAILED
+        else { throw SystemError("mmap(anonymous)", .current) }
+        return UnsafeMutableRawBufferPointer(start: mapping, count: length)
+    }
+}

@@ -126,4 +126,33 @@ import Testing
         try c.send(Frame(kind: .reply, requestID: 1, payload: [1, 2, 3]))
         #expect(try #require(try d.receive()).contents.isShared == false)
     }
+
+    @Test("large payloads through the socket reuse one receive buffer, but never one a held payload still reads")
+    func receiveBufferReuse() throws {
+        var configuration = FrameChannel.Configuration()
+        configuration.sharedMemoryThreshold = .max  // everything through the socket
+        let (a, b) = try FrameChannel.pair(configuration: configuration)
+        let size = 2 << 20
+        @Sendable func pattern(_ seed: Int) -> [UInt8] { (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ seed) } }
+        // The socket holds less than 2 MiB: send from a thread of its own, receive here.
+        func exchange(_ seed: Int) throws -> Payload {
+            let sent = startDetachedThread(name: "test.sender") {
+                try? a.send(Frame(kind: .request, requestID: UInt64(seed), payload: pattern(seed)))
+            }
+            #expect(sent)
+            return try #require(try b.receive()).contents
+        }
+        let first = try exchange(1)
+        let second = try exchange(2)  // `first` is held: `second` must get other memory
+        #expect(first.elementsEqual(pattern(1)), "a held payload was overwritten by the next one")
+        #expect(second.elementsEqual(pattern(2)))
+        #expect(!first.isShared && !second.isShared)
+        // Dropped, a payload's buffer serves the next one; the held one stays intact.
+        var third: Payload? = try exchange(3)
+        #expect(third.map { $0.elementsEqual(pattern(3)) } == true)
+        third = nil
+        let fourth = try exchange(4)
+        #expect(fourth.elementsEqual(pattern(4)))
+        #expect(second.elementsEqual(pattern(2)), "a held payload was overwritten by a later one")
+    }
 }
