@@ -296,11 +296,9 @@ extension AppExtensionProcess {
             Self.abandonLaunch(launched)
             throw error
         }
-        // Opened before the event thread reaps it: until it is reaped, the pid cannot name another process.
-        let pidfd = ProcessControl.openPidfd(launched)
+        // Its pidfd is opened before the event thread reaps it: until then the pid names it alone.
         let child = Child(
-            pid: launched,
-            pidfd: pidfd,
+            process: ChildProcess(pid: launched),
             connection: IPCConnection(
                 channel: prepared.channel,
                 handler: configuration.exportedHandler,
@@ -453,8 +451,7 @@ extension AppExtensionProcess {
     /// Reaps the child when it ends, on the process's event thread (woken by its pidfd), so
     /// it is always reaped and no thread waits for it.
     func reap(_ child: Child) -> Bool {
-        EventThread.shared.whenExits(child.pid, pidfd: child.pidfd) { status in
-            child.exitStatus.withLock { $0 = status }
+        child.process.whenExits { _ in
             // A child that died leaves its socket end closed; make sure the reader wakes anyway.
             child.connection.channel.shutdown()
         }

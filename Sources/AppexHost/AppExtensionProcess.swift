@@ -77,29 +77,21 @@ public final class AppExtensionProcess: Sendable {
         }
     }
 
+    /// A running extension: its OS process and its connection.
     final class Child: Sendable {
-        let pid: Int32
-        /// A pidfd of the process where the kernel has them: signals through it can never reach
-        /// another process that reused the pid after the reaper collected this one.
-        let pidfd: OwnedDescriptor?
+        let process: ChildProcess
         let connection: IPCConnection
-        let exitStatus = Mutex<ExitStatus?>(nil)
         /// Calls in flight, and a counter that changes with every call (for idle checks).
         let activity = Mutex<(inFlight: Int, generation: UInt64)>((0, 0))
-        init(pid: Int32, pidfd: OwnedDescriptor?, connection: IPCConnection) {
-            self.pid = pid
-            self.pidfd = pidfd
+        init(process: ChildProcess, connection: IPCConnection) {
+            self.process = process
             self.connection = connection
         }
 
+        var pid: Int32 { process.pid }
+
         /// Kills the process (SIGKILL), and only it.
-        func kill() {
-            if let pidfd {
-                ProcessControl.signal(Signal.kill, through: pidfd)
-            } else if exitStatus.withLock({ $0 }) == nil {
-                ProcessControl.signal(Signal.kill, toProcess: pid)  // no pidfd (old kernel): a small window remains
-            }
-        }
+        func kill() { process.kill() }
     }
 
     enum Phase {
@@ -313,7 +305,7 @@ public final class AppExtensionProcess: Sendable {
         default:
             return AppexError(
                 .interrupted,
-                "\(name) (pid \(child.pid)) ended during the call (\(Self.describe(child.exitStatus.withLock { $0 })))",
+                "\(name) (pid \(child.pid)) ended during the call (\(Self.describe(child.process.exitStatus)))",
                 context: context,
                 underlyingError: error
             )
@@ -338,10 +330,7 @@ public final class AppExtensionProcess: Sendable {
     /// On the connection's reader thread (never the cooperative pool): waits up to 20 ms for
     /// the reaper to record the child's exit, so errors can say how it ended.
     static func awaitExitStatus(_ child: Child) {
-        let deadline = ContinuousClock.now + .milliseconds(20)
-        while child.exitStatus.withLock({ $0 }) == nil && ContinuousClock.now < deadline {
-            ProcessControl.sleep(microseconds: 500)
-        }
+        _ = child.process.exitStatus(within: .milliseconds(20))
     }
 
     static func describe(_ status: ExitStatus?) -> String {
