@@ -18,22 +18,8 @@ extension AppExtensionProcess {
         try checkMayRun()
         var (prepared, childEnds) = try prepareLaunch()
         let pid: Int32
-        do {
-            pid = try await ProcessControl.spawnExtension(
-                prepared.executable,
-                arguments: [prepared.executable],
-                environment: prepared.variables,
-                connection: childEnds!.connection.rawValue,
-                output: childEnds!.output.rawValue,
-                workingDirectory: prepared.workingDirectory
-            )
-        } catch {
-            throw AppexError(
-                .launchFailed,
-                "cannot launch \(prepared.executable)",
-                context: errorContext(),
-                underlyingError: error
-            )
+        do { pid = try await ProcessControl.spawnExtension(prepared.spawn(childEnds!)) } catch {
+            throw spawnFailed(prepared, error)
         }
         // Close our copies of the child's ends now, before the handshake: only the child keeps
         // them, so its death — even before it says hello — is the end of the stream at once.
@@ -63,27 +49,23 @@ extension AppExtensionProcess {
         try checkMayRun()
         var (prepared, childEnds) = try prepareLaunch()
         let pid: Int32
-        do {
-            pid = try ProcessControl.spawnExtension(
-                prepared.executable,
-                arguments: [prepared.executable],
-                environment: prepared.variables,
-                connection: childEnds!.connection.rawValue,
-                output: childEnds!.output.rawValue,
-                workingDirectory: prepared.workingDirectory
-            )
-        } catch {
-            throw AppexError(
-                .launchFailed,
-                "cannot launch \(prepared.executable)",
-                context: errorContext(),
-                underlyingError: error
-            )
+        do { pid = try ProcessControl.spawnExtension(prepared.spawn(childEnds!)) } catch {
+            throw spawnFailed(prepared, error)
         }
         childEnds = nil  // only the child keeps them (see the async path)
         try startHandshake(prepared, pid: pid)
         let answered = (try? prepared.channel.waitUntilReadable(timeout: configuration.launchTimeout)) ?? true
         _ = try adopt(try finishLaunch(prepared, pid: pid, answered: answered))
+    }
+
+    /// Why a launch failed at the spawn: the executable, the extension, and the C library's word.
+    private func spawnFailed(_ prepared: PreparedLaunch, _ error: SystemError) -> AppexError {
+        AppexError(
+            .launchFailed,
+            "cannot launch \(prepared.executable)",
+            context: errorContext(),
+            underlyingError: error
+        )
     }
 
     /// The running child; `nil` when one may be launched; or why not (invalidated, crash budget).
@@ -172,6 +154,18 @@ extension AppExtensionProcess {
         let outputReader: OwnedDescriptor
         let workingDirectory: String
         let variables: [String]
+
+        /// The spawn of this launch, with the child's ends of its connection and output.
+        func spawn(_ ends: ChildEnds) -> ProcessControl.ExtensionSpawn {
+            ProcessControl.ExtensionSpawn(
+                path: executable,
+                arguments: [executable],
+                environment: variables,
+                connection: ends.connection.rawValue,
+                output: ends.output.rawValue,
+                workingDirectory: workingDirectory
+            )
+        }
     }
 
     /// The child's ends of its connection and output pipe: the host drops its copies right

@@ -164,16 +164,6 @@ package enum Syscalls {
             #endif
         } catch  where error.errno == .fileExists {}
     }
-
-    /// Removes a file; a file that is already gone is not an error.
-    package static func removeFile(_ path: String) throws(SystemError) {
-        do { _ = try syscall("unlink") { unlink(path) } } catch  where error.errno == .noSuchFileOrDirectory {}
-    }
-
-    /// Whether something exists at `path` (a link counts, whatever it points to).
-    package static func exists(_ path: String) -> Bool {
-        (try? lstat(path)) != nil
-    }
 }
 
 // MARK: - Platform spellings

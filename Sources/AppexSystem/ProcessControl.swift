@@ -14,8 +14,6 @@ import Darwin
 package enum Signal {
     /// `SIGKILL`.
     package static let kill = SIGKILL
-    /// `SIGTERM`.
-    package static let terminate = SIGTERM
 }
 
 /// How a child ended, from its `waitpid` status.
@@ -47,66 +45,36 @@ package enum ProcessControl {
     /// The real user id.
     package static var userIdentifier: UInt32 { getuid() }
 
-    /// Spawns `path` as an extension process on the spawner thread (see ``SpawnerThread``):
+    /// What to spawn as an extension process: `path` with `arguments` and `environment`;
     /// `connection` becomes descriptor 3, `output` descriptors 1 and 2, standard input is
     /// /dev/null, every other descriptor is closed, the signal mask is emptied and every
     /// disposition reset, in a process group of its own, in `workingDirectory`.
-    ///
-    /// - Returns: the child's pid.
-    @available(*, noasync, message: "waits for the spawner thread; use the async spawnExtension")
-    package static func spawnExtension(
-        _ path: String,
-        arguments: [String],
-        environment: [String],
-        connection: Int32,
-        output: Int32,
-        workingDirectory: String
-    ) throws(SystemError) -> Int32 {
-        let job = spawnJob(
-            path,
-            arguments: arguments,
-            environment: environment,
-            connection: connection,
-            output: output,
-            workingDirectory: workingDirectory
-        )
-        let (result, pid) = SpawnerThread.shared.run(job)
-        try syscallReturningError("posix_spawn(\(path))") { result }
-        return pid
-    }
+    package struct ExtensionSpawn: Sendable {
+        package var path: String
+        package var arguments: [String]
+        package var environment: [String]
+        package var connection: Int32
+        package var output: Int32
+        package var workingDirectory: String
 
-    /// As the blocking ``spawnExtension(_:arguments:environment:connection:output:workingDirectory:)``,
-    /// holding no thread while the spawner thread spawns.
-    package static func spawnExtension(
-        _ path: String,
-        arguments: [String],
-        environment: [String],
-        connection: Int32,
-        output: Int32,
-        workingDirectory: String
-    ) async throws(SystemError) -> Int32 {
-        let job = spawnJob(
-            path,
-            arguments: arguments,
-            environment: environment,
-            connection: connection,
-            output: output,
-            workingDirectory: workingDirectory
-        )
-        let (result, pid) = await SpawnerThread.shared.run(job)
-        try syscallReturningError("posix_spawn(\(path))") { result }
-        return pid
-    }
+        package init(
+            path: String,
+            arguments: [String],
+            environment: [String],
+            connection: Int32,
+            output: Int32,
+            workingDirectory: String
+        ) {
+            self.path = path
+            self.arguments = arguments
+            self.environment = environment
+            self.connection = connection
+            self.output = output
+            self.workingDirectory = workingDirectory
+        }
 
-    private static func spawnJob(
-        _ path: String,
-        arguments: [String],
-        environment: [String],
-        connection: Int32,
-        output: Int32,
-        workingDirectory: String
-    ) -> @Sendable () -> (Int32, Int32) {
-        {
+        /// Spawns it on the calling thread; returns `posix_spawn`'s result and the pid.
+        fileprivate func run() -> (Int32, Int32) {
             var pid: pid_t = 0
             let result = withCStrings(arguments) { argv in
                 withCStrings(environment) { envp in
@@ -115,6 +83,24 @@ package enum ProcessControl {
             }
             return (result, pid)
         }
+    }
+
+    /// Spawns an extension process on the spawner thread (see ``SpawnerThread``: the
+    /// parent-death signal follows the spawning thread) and waits for it.
+    ///
+    /// - Returns: the child's pid.
+    @available(*, noasync, message: "waits for the spawner thread; use the async spawnExtension")
+    package static func spawnExtension(_ spawn: ExtensionSpawn) throws(SystemError) -> Int32 {
+        let (result, pid) = SpawnerThread.shared.run { spawn.run() }
+        try syscallReturningError("posix_spawn(\(spawn.path))") { result }
+        return pid
+    }
+
+    /// As the blocking ``spawnExtension(_:)``, holding no thread while the spawner thread spawns.
+    package static func spawnExtension(_ spawn: ExtensionSpawn) async throws(SystemError) -> Int32 {
+        let (result, pid) = await SpawnerThread.shared.run { spawn.run() }
+        try syscallReturningError("posix_spawn(\(spawn.path))") { result }
+        return pid
     }
 
     /// A pidfd of `pid` (`pidfd_open`), or `nil` where the kernel has none: signals through it can
