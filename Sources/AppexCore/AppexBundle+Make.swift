@@ -46,7 +46,10 @@ extension AppexBundle {
         }
         if fileManager.fileExists(atPath: outputPath) {
             guard recipe.replacesExisting else {
-                throw AppexError(.refused, "\(outputPath) already exists (replace it explicitly)")
+                throw AppexError(
+                    .refused,
+                    "\(outputPath) already exists: set the recipe's replacesExisting to replace it (`appex bundle --force`)"
+                )
             }
             do { try fileManager.removeItem(atPath: outputPath) } catch {
                 throw AppexError(.fileSystem, "cannot remove \(outputPath): \(error)")
@@ -61,7 +64,10 @@ extension AppexBundle {
         let executableName = URL(fileURLWithPath: recipe.executable).lastPathComponent
         let bundleIdentifier = recipe.bundleIdentifier ?? "\(point.hostBundleIdentifier).\(executableName.lowercased())"
         guard BundleInfo.isValidBundleIdentifier(bundleIdentifier) else {
-            throw AppexError(.refused, "\"\(bundleIdentifier)\" is not a reverse-DNS bundle identifier; give one")
+            throw AppexError(
+                .refused,
+                "\"\(bundleIdentifier)\" is not a reverse-DNS bundle identifier: give one in the recipe's bundleIdentifier (`appex bundle --identifier`)"
+            )
         }
         if let entitlements = recipe.entitlements, !entitlements.problems.isEmpty {
             throw AppexError(.invalidBundle, "the entitlements have problems", problems: entitlements.problems)

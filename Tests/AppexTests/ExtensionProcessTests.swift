@@ -649,6 +649,51 @@ import Testing
         #expect(refused.status == 1)
         #expect(refused.standardError.contains("did not print its binding"))
         #expect(!FileManager.default.fileExists(atPath: fixture.world.root.appending("True.appex")))
+
+        // Over an existing bundle: refused, naming the flag that replaces it; replaced with it.
+        let again = try await appex(
+            "bundle",
+            "--executable",
+            echoExecutable,
+            "--output",
+            output,
+            "--identifier",
+            "com.example.echo",
+            in: fixture.world
+        )
+        #expect(again.status == 1)
+        #expect(
+            again.standardError.contains("\(output) already exists") && again.standardError.contains("--force"),
+            "\(again.standardError)"
+        )
+        let forced = try await appex(
+            "bundle",
+            "--executable",
+            echoExecutable,
+            "--output",
+            output,
+            "--identifier",
+            "com.example.echo",
+            "--force",
+            in: fixture.world
+        )
+        #expect(forced.status == 0, "\(forced.standardError)")
+        // An identifier that is not reverse-DNS: refused, naming the flag that gives one.
+        let badIdentifier = try await appex(
+            "bundle",
+            "--executable",
+            echoExecutable,
+            "--output",
+            fixture.world.root.appending("Bad.appex"),
+            "--identifier",
+            "not an id",
+            in: fixture.world
+        )
+        #expect(badIdentifier.status == 1)
+        #expect(
+            badIdentifier.standardError.contains("\"not an id\" is not a reverse-DNS bundle identifier")
+                && badIdentifier.standardError.contains("--identifier")
+        )
     }
 }
 
