@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "AppexAuth", targets: ["AppexAuth"]),
         .library(name: "AppexAuthLogin", targets: ["AppexAuthLogin"]),
         .library(name: "AppexTesting", targets: ["AppexTesting"]),
+        .library(name: "AppexWidgetKit", targets: ["AppexWidgetKit"]),
+        .library(name: "AppexWidgetHost", targets: ["AppexWidgetHost"]),
         .executable(name: "appex", targets: ["AppexCLI"]),
     ],
     dependencies: [
@@ -83,6 +85,12 @@ let package = Package(
             dependencies: ["AppexIPC", "AppexSystem", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift
         ),
+        // WidgetKit's shapes for a widget extension; links AppexExtension, never AppexHost.
+        .target(
+            name: "AppexWidgetKit",
+            dependencies: ["AppexExtension", "AppexCoding", "AppexSystem"],
+            swiftSettings: strictSwift
+        ),
         .target(
             name: "AppexFixtureInterfaces",
             dependencies: ["AppexIPC"],
@@ -138,6 +146,16 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
+        // The system's widget host: finds widgets in apps, schedules timelines, renders them.
+        .target(
+            name: "AppexWidgetHost",
+            dependencies: [
+                "AppexWidgetKit", "AppexHost", "AppexCore", "AppexCoding", "AppexSQLite", "AppexSystem",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift
+        ),
         .target(
             name: "AppexTesting",
             dependencies: ["AppexCore", "AppexHost"],
@@ -162,7 +180,7 @@ let package = Package(
                 "AppexCore", "AppexCoding", "AppexIPC", "AppexHost", "AppexSystem", "AppexTesting", "AppexCLI",
                 "AppexStore", "AppexSQLite", "AppexAuth", "AppexAuthLogin", "AppexFixtureStore", "AppexFixtureAuth",
                 "AppexFixtureEcho", "AppexFixtureShared", "AppexFixtureTranslate", "AppexFixtureHost",
-                "AppexFixtureInterfaces",
+                "AppexFixtureInterfaces", "AppexWidgetKit", "AppexWidgetHost",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"],

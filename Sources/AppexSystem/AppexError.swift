@@ -103,6 +103,9 @@ extension AppexError {
             case rejected
             case retryable
             case configuration
+            // Widgets
+            case viewTreeTooLarge = "view-tree-too-large"
+            case reloadBudgetExhausted = "reload-budget-exhausted"
         }
 
         internal let storage: Storage
@@ -229,6 +232,15 @@ extension AppexError.Code {
     public static var retryable: Self { .init(.retryable) }
     /// The OAuth configuration or the server's metadata is unusable.
     public static var configuration: Self { .init(.configuration) }
+
+    // MARK: Widgets
+
+    /// A widget entry's encoded view tree is larger than `ViewTree.byteLimit`; the context
+    /// names the widget's kind.
+    public static var viewTreeTooLarge: Self { .init(.viewTreeTooLarge) }
+    /// A widget used up its daily reload budget: it keeps its last timeline until the budget
+    /// renews; the context names the widget's kind.
+    public static var reloadBudgetExhausted: Self { .init(.reloadBudgetExhausted) }
 }
 
 // MARK: - Context
@@ -253,6 +265,8 @@ extension AppexError {
         /// The process at the other end: the extension process (on the host's side), or the
         /// peer of an IPC connection.
         public var peer: Int32?
+        /// The widget's kind (`StaticConfiguration(kind:)`), when a widget is involved.
+        public var widgetKind: String?
         /// The OAuth server's `error` code (`invalid_grant`, `invalid_client`, ...), when it
         /// sent one.
         public var oauthError: String?
@@ -269,8 +283,10 @@ extension AppexError {
             extensionPoint: ExtensionPointIdentifier? = nil,
             peer: Int32? = nil,
             oauthError: String? = nil,
-            httpStatus: Int? = nil
+            httpStatus: Int? = nil,
+            widgetKind: String? = nil
         ) {
+            self.widgetKind = widgetKind
             self.bundleIdentifier = bundleIdentifier
             self.path = path
             self.key = key

@@ -1,0 +1,63 @@
+internal import AppexCoding
+
+/// A widget entry's view, resolved and encoded: what a widget extension sends the widget host and
+/// what its renderers draw.
+///
+/// The encoding is compact and versioned: one version byte (``currentVersion``), then the tree
+/// in the compact coder's form. An encoded tree may be at most ``byteLimit`` bytes; a larger one
+/// is refused with an error naming the widget.
+public struct ViewTree: Sendable, Hashable {
+    /// The version of the encoding this build writes and reads.
+    public static let currentVersion: UInt8 = 1
+    /// The largest encoded tree a widget may send for one entry: 64 KiB.
+    public static let byteLimit = 64 * 1024
+
+    package let root: ViewNode
+
+    package init(root: ViewNode) { self.root = root }
+
+    /// Resolves `view` as a widget of `family` shows it: runs every `body`, applies modifiers,
+    /// and keeps what the renderers need.
+    public init(_ view: some View, family: WidgetFamily = .systemSmall) {
+        root = ViewResolver.resolve(view, environment: EnvironmentValues(widgetFamily: family))
+    }
+
+    /// The encoded form: the version byte, then the tree.
+    ///
+    /// - Throws: ``AppexError`` `coding` if the tree cannot be encoded (it always can unless the
+    ///   process is out of memory).
+    public func encoded() throws(AppexError) -> [UInt8] {
+        do {
+            return [Self.currentVersion] + (try CompactEncoder().encode(root))
+        } catch {
+            throw AppexError(.coding, "cannot encode a widget's view tree", underlyingError: error)
+        }
+    }
+
+    /// Decodes a tree a widget sent.
+    ///
+    /// - Throws: ``AppexError`` `protocolViolation` for an empty input, an unknown version or
+    ///   bytes that are no tree; `frameTooLarge` when `bytes` exceeds ``byteLimit``.
+    public init(decoding bytes: [UInt8]) throws(AppexError) {
+        guard bytes.count <= Self.byteLimit else {
+            throw AppexError(
+                .frameTooLarge,
+                "a view tree of \(bytes.count) bytes exceeds the limit of \(Self.byteLimit) bytes"
+            )
+        }
+        guard let version = bytes.first else {
+            throw AppexError(.protocolViolation, "an empty view tree (no version byte)")
+        }
+        guard version == Self.currentVersion else {
+            throw AppexError(
+                .protocolViolation,
+                "view tree version \(version) is not one this build reads (it reads \(Self.currentVersion))"
+            )
+        }
+        do {
+            root = try CompactDecoder().decode(ViewNode.self, from: bytes[1...])
+        } catch {
+            throw AppexError(.protocolViolation, "the bytes are not a view tree: \(error)", underlyingError: error)
+        }
+    }
+}

@@ -1,0 +1,130 @@
+/// A widget, as in WidgetKit: its kind, the provider of its timeline and the view of an entry.
+///
+/// ```swift
+/// @main
+/// struct MyWidget: Widget {
+///     let kind: String = "MyWidget"
+///     var body: some WidgetConfiguration {
+///         StaticConfiguration(kind: kind, provider: Provider()) { entry in
+///             MyWidgetEntryView(entry: entry)
+///         }
+///         .configurationDisplayName("My Widget")
+///         .description("This is an example widget.")
+///     }
+/// }
+/// ```
+///
+/// Marked `@main`, a widget is a whole widget extension: it binds to the system's widget point
+/// (`com.apple.widgetkit-extension`) with no code of its own, and serves the widget host.
+public protocol Widget {
+    /// The configuration's type.
+    associatedtype Body: WidgetConfiguration
+    /// Makes the widget; called once per process.
+    init()
+    /// What the widget is: its kind, provider, view and description.
+    var body: Body { get }
+}
+
+/// A description of a widget: ``StaticConfiguration`` and what its modifiers return.
+public protocol WidgetConfiguration {}
+
+/// A configuration Appex can serve.
+protocol ResolvableConfiguration: WidgetConfiguration {
+    var resolvedWidgets: [ResolvedWidget] { get }
+}
+
+func resolvedWidgets(of configuration: some WidgetConfiguration) -> [ResolvedWidget] {
+    (configuration as? any ResolvableConfiguration)?.resolvedWidgets ?? []
+}
+
+/// A widget the user does not configure: a kind, a provider and the view of each entry.
+public struct StaticConfiguration<Content: View & SendableMetatype>: WidgetConfiguration, ResolvableConfiguration {
+    let widget: ResolvedWidget
+    var resolvedWidgets: [ResolvedWidget] { [widget] }
+
+    /// A widget of `kind` whose entries `provider` makes and `content` draws.
+    ///
+    /// - Parameters:
+    ///   - kind: the widget's name, unique in its extension: `WidgetCenter` reloads by it.
+    ///   - provider: makes placeholders, snapshots and timelines.
+    ///   - content: the view of one entry.
+    public init<Provider: TimelineProvider>(
+        kind: String,
+        provider: Provider,
+        @ViewBuilder content: @escaping @Sendable (Provider.Entry) -> Content
+    ) {
+        widget = ResolvedWidget(kind: kind, provider: provider, content: content)
+    }
+}
+
+/// A configuration with its description changed: what the configuration modifiers return.
+public struct ModifiedWidgetConfiguration: WidgetConfiguration, ResolvableConfiguration {
+    let resolvedWidgets: [ResolvedWidget]
+}
+
+extension WidgetConfiguration {
+    private func changing(_ change: (inout WidgetDescriptor) -> Void) -> ModifiedWidgetConfiguration {
+        var widgets = resolvedWidgets(of: self)
+        for index in widgets.indices { change(&widgets[index].descriptor) }
+        return ModifiedWidgetConfiguration(resolvedWidgets: widgets)
+    }
+
+    /// The name people see in the widget list.
+    public func configurationDisplayName<S: StringProtocol>(_ name: S) -> ModifiedWidgetConfiguration {
+        changing { $0.displayName = String(name) }
+    }
+    /// The name people see in the widget list, from a text's characters.
+    public func configurationDisplayName(_ name: Text) -> ModifiedWidgetConfiguration {
+        changing { $0.displayName = name.plainText }
+    }
+    /// What the widget shows, in a sentence.
+    public func description<S: StringProtocol>(_ description: S) -> ModifiedWidgetConfiguration {
+        changing { $0.description = String(description) }
+    }
+    /// What the widget shows, from a text's characters.
+    public func description(_ description: Text) -> ModifiedWidgetConfiguration {
+        changing { $0.description = description.plainText }
+    }
+    /// The families the widget comes in; the first is the one shown unless another is asked for.
+    public func supportedFamilies(_ families: [WidgetFamily]) -> ModifiedWidgetConfiguration {
+        changing { $0.supportedFamilies = families.isEmpty ? WidgetFamily.systemFamilies : families }
+    }
+    /// Accepted and ignored on Linux: renderers draw no system margins.
+    public func contentMarginsDisabled() -> ModifiedWidgetConfiguration { changing { _ in } }
+    /// Accepted and ignored on Linux: the background is always drawn.
+    public func containerBackgroundRemovable(_ isRemovable: Bool = true) -> ModifiedWidgetConfiguration {
+        changing { _ in }
+    }
+    /// Accepted and ignored on Linux.
+    public func promptsForUserConfiguration() -> ModifiedWidgetConfiguration { changing { _ in } }
+}
+
+extension Text {
+    /// The characters of the verbatim runs (dates are left out).
+    var plainText: String {
+        runs.map { run in
+            if case .verbatim(let string) = run.content { return string }
+            return ""
+        }.joined()
+    }
+}
+
+/// What the widget host learns about each widget of an extension.
+public struct WidgetDescriptor: Sendable, Hashable, Codable {
+    /// The widget's kind.
+    public var kind: String
+    /// The name people see (the kind unless the widget names itself).
+    public var displayName: String
+    /// What the widget shows, in a sentence; may be empty.
+    public var description: String
+    /// The families it comes in, the one shown by default first.
+    public var supportedFamilies: [WidgetFamily]
+
+    /// Describes a widget.
+    public init(kind: String, displayName: String, description: String, supportedFamilies: [WidgetFamily]) {
+        self.kind = kind
+        self.displayName = displayName
+        self.description = description
+        self.supportedFamilies = supportedFamilies
+    }
+}

@@ -1,0 +1,66 @@
+/// Several widgets in one extension, as in WidgetKit.
+///
+/// ```swift
+/// @main
+/// struct ContactsWidgets: WidgetBundle {
+///     var body: some Widget {
+///         RecentContactsWidget()
+///         ContactCountWidget()
+///     }
+/// }
+/// ```
+public protocol WidgetBundle {
+    /// The widgets' type.
+    associatedtype Body: Widget
+    /// Makes the bundle; called once per process.
+    init()
+    /// The widgets, built with ``WidgetBundleBuilder``.
+    @WidgetBundleBuilder var body: Body { get }
+}
+
+/// Builds a widget bundle's widgets from a closure's statements.
+@resultBuilder
+public enum WidgetBundleBuilder {
+    /// One widget.
+    public static func buildBlock<Content: Widget>(_ content: Content) -> Content { content }
+
+    /// Several widgets.
+    public static func buildBlock<each Content: Widget>(_ content: repeat each Content) -> WidgetBundleContent<
+        repeat each Content
+    > {
+        WidgetBundleContent(repeat each content)
+    }
+}
+
+/// Several widgets side by side: what a ``WidgetBundle``'s body of several widgets is.
+public struct WidgetBundleContent<each Content: Widget>: Widget {
+    let widgets: (repeat each Content)
+
+    init(_ widgets: repeat each Content) { self.widgets = (repeat each widgets) }
+
+    /// Makes each widget.
+    public init() { widgets = (repeat (each Content).init()) }
+
+    /// Every widget's configuration.
+    public var body: ModifiedWidgetConfiguration {
+        var all: [ResolvedWidget] = []
+        for widget in repeat each widgets { all += resolvedWidgets(of: widget.body) }
+        return ModifiedWidgetConfiguration(resolvedWidgets: all)
+    }
+}
+
+extension Widget {
+    /// Runs the widget extension: answers the widget host's requests for this widget, then exits.
+    /// With `--print-binding` prints the system widget point and exits (used by `appex bundle`).
+    public static func main() async throws {
+        try await WidgetExtensionRuntime.run(resolvedWidgets(of: Self().body))
+    }
+}
+
+extension WidgetBundle {
+    /// Runs the widget extension: answers the widget host's requests for these widgets, then
+    /// exits. With `--print-binding` prints the system widget point and exits.
+    public static func main() async throws {
+        try await WidgetExtensionRuntime.run(resolvedWidgets(of: Self().body.body))
+    }
+}

@@ -1,0 +1,65 @@
+internal import AppexCoding
+internal import AppexExtension
+import Synchronization
+
+/// The widget extension's side of the widget host's protocol: binds to the system point and
+/// answers each request with the widgets it was started with.
+enum WidgetExtensionRuntime {
+    /// The point every AppexWidgetKit widget binds to.
+    static let point = ExtensionPointIdentifier(host: "com.apple", name: "widgetkit-extension")
+
+    static let widgets = Mutex<[ResolvedWidget]>([])
+
+    static func run(_ widgets: [ResolvedWidget]) async throws {
+        self.widgets.withLock { $0 = widgets }
+        try await WidgetService.main()
+    }
+
+    /// Answers one request's bytes.
+    static func answer(_ bytes: [UInt8]) async throws -> [UInt8] {
+        let request: WidgetRequest
+        do { request = try CompactDecoder().decode(WidgetRequest.self, from: bytes) } catch {
+            throw AppexError(.protocolViolation, "the widget host's request is not one this widget reads: \(error)")
+        }
+        let widgets = self.widgets.withLock { $0 }
+        func widget(_ kind: String) throws(AppexError) -> ResolvedWidget {
+            guard let found = widgets.first(where: { $0.descriptor.kind == kind }) else {
+                let known = widgets.map(\.descriptor.kind).joined(separator: ", ")
+                throw AppexError(
+                    .notFound,
+                    "this extension has no widget of kind \(kind) (it has: \(known.isEmpty ? "none" : known))",
+                    context: AppexError.Context(widgetKind: kind)
+                )
+            }
+            return found
+        }
+        func context(_ family: WidgetFamily, preview: Bool) -> TimelineProviderContext {
+            TimelineProviderContext(family: family, displaySize: family.displaySize, isPreview: preview)
+        }
+        let reply: WidgetReply
+        switch request {
+        case .describe:
+            reply = .widgets(widgets.map(\.descriptor))
+        case .placeholder(let kind, let family):
+            reply = .entry(try widget(kind).placeholder(context(family, preview: true)))
+        case .snapshot(let kind, let family, let isPreview):
+            reply = .entry(try await widget(kind).snapshot(context(family, preview: isPreview)))
+        case .timeline(let kind, let family):
+            reply = .timeline(try await widget(kind).timeline(context(family, preview: false)))
+        }
+        return try CompactEncoder().encode(reply)
+    }
+}
+
+/// The extension the widget runs as.
+struct WidgetService: AppExtension {
+    static var boundAppExtensionPoint: ExtensionPointIdentifier { WidgetExtensionRuntime.point }
+
+    var configuration: ConnectionHandler {
+        ConnectionHandler(onConnection: { connection in
+            connection.requestHandler = { bytes in try await WidgetExtensionRuntime.answer(bytes) }
+            connection.resume()
+            return true
+        })
+    }
+}
