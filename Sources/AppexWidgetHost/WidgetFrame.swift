@@ -1,5 +1,5 @@
 public import AppexWidgetKit
-public import Foundation
+import Foundation
 
 /// What a renderer draws: one widget, in one family, at one moment.
 public struct WidgetFrame: Sendable {
