@@ -17,35 +17,38 @@ public struct AppexEnvironment: Sendable, Hashable {
     /// (`APPEX_KEYS_DIR`; default `$XDG_CONFIG_HOME/appex/keys`, else `~/.config/appex/keys`;
     /// for an explicit `home`, `<home>-keys` beside it).
     public var keysDirectory: String
+    /// Where installed apps are: `.app` bundles, or folders of them (`APPEX_APPS_PATH`,
+    /// colon-separated; default `~/Applications`). The system's widget host finds widgets in
+    /// these apps' `Extensions/`.
+    public var appsPath: [String]
 
     /// An environment rooted at `home`, its keys in `keysDirectory` (default `<home>-keys`).
-    public init(home: String, extensionSearchPath: [String] = [], keysDirectory: String? = nil) {
+    public init(
+        home: String,
+        extensionSearchPath: [String] = [],
+        keysDirectory: String? = nil,
+        appsPath: [String] = []
+    ) {
         self.home = home
         self.extensionSearchPath = extensionSearchPath
+        self.appsPath = appsPath
         var trimmed = home
         while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
         self.keysDirectory = keysDirectory ?? trimmed + "-keys"
     }
 
     /// The environment the process's variables describe (`APPEX_HOME`, `APPEX_KEYS_DIR`,
-    /// `APPEX_EXTENSIONS_PATH`, `XDG_DATA_HOME`, `XDG_CONFIG_HOME`, `HOME`).
+    /// `APPEX_EXTENSIONS_PATH`, `APPEX_APPS_PATH`, `XDG_DATA_HOME`, `XDG_CONFIG_HOME`, `HOME`).
     public static func current() -> AppexEnvironment {
         from(variables: ProcessInfo.processInfo.environment)
     }
 
     /// The environment a set of variables describes.
     public static func from(variables: [String: String]) -> AppexEnvironment {
-        let home: String
         let userHome = variables["HOME"] ?? NSHomeDirectory()
+        let home = StateRoot.home(variables: variables, userHome: userHome)
         var keys: String?
-        if let explicit = variables["APPEX_HOME"], !explicit.isEmpty {
-            home = explicit
-        } else {
-            if let xdg = variables["XDG_DATA_HOME"], !xdg.isEmpty {
-                home = xdg + "/appex"
-            } else {
-                home = userHome + "/.local/share/appex"
-            }
+        if variables["APPEX_HOME"]?.isEmpty ?? true {
             if let xdg = variables["XDG_CONFIG_HOME"], !xdg.isEmpty {
                 keys = xdg + "/appex/keys"
             } else {
@@ -56,7 +59,11 @@ public struct AppexEnvironment: Sendable, Hashable {
         let searchPath = (variables["APPEX_EXTENSIONS_PATH"] ?? "")
             .split(separator: ":", omittingEmptySubsequences: true)
             .map(String.init)
-        return AppexEnvironment(home: home, extensionSearchPath: searchPath, keysDirectory: keys)
+        var appsPath = (variables["APPEX_APPS_PATH"] ?? "")
+            .split(separator: ":", omittingEmptySubsequences: true)
+            .map(String.init)
+        if variables["APPEX_APPS_PATH"] == nil { appsPath = [userHome + "/Applications"] }
+        return AppexEnvironment(home: home, extensionSearchPath: searchPath, keysDirectory: keys, appsPath: appsPath)
     }
 
     /// The variables that describe this environment to a child process.
@@ -64,6 +71,7 @@ public struct AppexEnvironment: Sendable, Hashable {
         [
             "APPEX_HOME": home, "APPEX_KEYS_DIR": keysDirectory,
             "APPEX_EXTENSIONS_PATH": extensionSearchPath.joined(separator: ":"),
+            "APPEX_APPS_PATH": appsPath.joined(separator: ":"),
         ]
     }
 

@@ -20,6 +20,9 @@ public struct DiscoveredExtension: Sendable, Hashable {
         case host
         /// On `APPEX_EXTENSIONS_PATH`: unapproved until the owner enables it.
         case searchPath = "search-path"
+        /// For a system host (the widget host): inside an app on the apps path
+        /// (`APPEX_APPS_PATH`); ships with that app, enabled by default when its team signed both.
+        case app
     }
 
     /// `CFBundleIdentifier`, when the Info.plist could be read.

@@ -19,6 +19,7 @@ public final class ExtensionDiscovery: Sendable {
 
     let registry: ApprovalRegistry
     private let cache = Mutex<[String: AppexBundle]>([:])
+    private let appCache = Mutex<[String: AppexBundle]>([:])
     private let memo = Mutex<Memo?>(nil)
 
     /// What the last snapshot was made from: when all of it is unchanged, so is the snapshot.
@@ -30,6 +31,9 @@ public final class ExtensionDiscovery: Sendable {
         var snapshot: DiscoverySnapshot
     }
     private let hostBundle: Mutex<AppexBundle>
+    /// Set for a system host (the widget host): its points are fixed in code, and the
+    /// extensions that ship with an app are those inside the apps on the apps path.
+    private let isSystemHost: Bool
 
     /// Opens discovery for the host at `hostPath`.
     ///
@@ -42,6 +46,22 @@ public final class ExtensionDiscovery: Sendable {
         self.environment = environment
         self.hostBundle = Mutex(host)
         self.registry = try ApprovalRegistry(environment: environment)
+        self.isSystemHost = false
+    }
+
+    /// Opens discovery for a host that exists only in code (see ``AppexBundle/systemHost``):
+    /// its own extensions are those inside the `.app` bundles on the apps path
+    /// (``AppexEnvironment/appsPath``), each enabled by default when its app's team signed it;
+    /// those on `APPEX_EXTENSIONS_PATH` are unapproved until the owner enables them. Only
+    /// bundles that bind to one of the host's points are listed.
+    ///
+    /// - Throws: ``AppexError`` `registry` when the approval registry cannot be opened.
+    package init(systemHost host: AppexBundle, environment: AppexEnvironment) throws(AppexError) {
+        self.hostPath = host.path
+        self.environment = environment
+        self.hostBundle = Mutex(host)
+        self.registry = try ApprovalRegistry(environment: environment)
+        self.isSystemHost = true
     }
 
     private static func check(host: AppexBundle) throws(AppexError) {
@@ -58,7 +78,7 @@ public final class ExtensionDiscovery: Sendable {
     /// The host bundle, reloaded if it changed on disk.
     public func host() throws(AppexError) -> AppexBundle {
         let cached = hostBundle.withLock { $0 }
-        if cached.isUpToDate() { return cached }
+        if isSystemHost || cached.isUpToDate() { return cached }
         let reloaded = AppexBundle.load(at: hostPath, as: .hostApp)
         try Self.check(host: reloaded)
         hostBundle.withLock { $0 = reloaded }
@@ -93,7 +113,11 @@ public final class ExtensionDiscovery: Sendable {
         var claimed: [String: String] = [:]  // bundle identifier -> path of the bundle that wins
         var found: [DiscoveredExtension] = []
         for (candidate, bundle) in zip(candidates, bundles) {
-            if candidate.origin == .searchPath, !Self.belongs(bundle, to: hostIdentifier) { continue }
+            if isSystemHost {
+                if !Self.binds(bundle, toOneOf: host.extensionPoints) { continue }
+            } else if candidate.origin == .searchPath, !Self.belongs(bundle, to: hostIdentifier) {
+                continue
+            }
             var problems = bundle.problems
             problems += bundle.bindingProblems(against: host)
             if let identifier = bundle.bundleIdentifier {
@@ -115,7 +139,7 @@ public final class ExtensionDiscovery: Sendable {
                 Self.classify(
                     bundle,
                     origin: candidate.origin,
-                    hostTeam: host.team,
+                    hostTeam: candidate.app.map { appTeam(at: $0) } ?? host.team,
                     problems: problems,
                     decisions: decisions
                 )
@@ -137,6 +161,22 @@ public final class ExtensionDiscovery: Sendable {
             )
         }
         return snapshot
+    }
+
+    /// Whether `bundle` binds to one of `points` (a system host lists only those); a bundle
+    /// whose point cannot be read is listed, as invalid, rather than hidden.
+    private static func binds(_ bundle: AppexBundle, toOneOf points: [ExtensionPointDeclaration]) -> Bool {
+        guard let identifier = bundle.info.extensionPoint else { return bundle.info.extensionPointIdentifier == nil }
+        return points.contains { $0.identifier == identifier }
+    }
+
+    /// The team that signed the app at `path` (its seal covers its own files, not its
+    /// extensions); loads are cached like extensions'.
+    private func appTeam(at path: String) -> TeamIdentifier? {
+        if let cached = appCache.withLock({ $0[path] }), cached.isUpToDate() { return cached.team }
+        let app = AppexBundle.load(at: path, as: .hostApp)
+        appCache.withLock { $0[path] = app }
+        return app.team
     }
 
     private static func belongs(_ bundle: AppexBundle, to host: String) -> Bool {
@@ -171,8 +211,8 @@ public final class ExtensionDiscovery: Sendable {
         } else {
             let decision = bundle.bundleIdentifier.flatMap { decisions[$0] }
             // The host's seal does not cover Extensions/*.appex: an extension there ships with
-            // the host only if the host's team signed it too.
-            let shipsWithHost = origin == .host && bundle.team == hostTeam
+            // the host (or, for a system host, with its app) only if that team signed it too.
+            let shipsWithHost = (origin == .host || origin == .app) && bundle.team != nil && bundle.team == hostTeam
             switch decision {
             case let decision? where !decision.isEnabled:
                 state = .disabled
@@ -186,7 +226,10 @@ public final class ExtensionDiscovery: Sendable {
                     "approved when signed by team \(decision.team?.rawValue ?? "none"), now signed by team \(bundle.team?.rawValue ?? "none"): the owner must enable it again"
             case nil:
                 state = .unapproved
-                if origin == .host {
+                if origin == .app {
+                    note =
+                        "it sits inside an app but is signed by team \(bundle.team?.rawValue ?? "none"), not the app's team \(hostTeam?.rawValue ?? "none"): the owner must approve it"
+                } else if origin == .host {
                     note =
                         "it sits inside the host but is signed by team \(bundle.team?.rawValue ?? "none"), not the host's team \(hostTeam?.rawValue ?? "none"): the owner must approve it"
                 }
@@ -211,6 +254,8 @@ public final class ExtensionDiscovery: Sendable {
     struct Candidate: Hashable {
         var path: String
         var origin: DiscoveredExtension.Origin
+        /// The app it sits in, for a system host's extensions inside apps.
+        var app: String?
     }
 
     /// Every `.appex` on the search places, in precedence order: the host's own first, then
@@ -218,10 +263,16 @@ public final class ExtensionDiscovery: Sendable {
     func candidatePaths() -> [Candidate] {
         var seen: Set<String> = []
         var result: [Candidate] = []
-        func add(_ path: String, _ origin: DiscoveredExtension.Origin) {
-            if seen.insert(path).inserted { result.append(Candidate(path: path, origin: origin)) }
+        func add(_ path: String, _ origin: DiscoveredExtension.Origin, app: String? = nil) {
+            if seen.insert(path).inserted { result.append(Candidate(path: path, origin: origin, app: app)) }
         }
-        for path in Self.extensions(inApp: hostPath) { add(path, .host) }
+        if isSystemHost {
+            for app in appsOnAppsPath() {
+                for path in Self.extensions(inApp: app) { add(path, .app, app: app) }
+            }
+        } else {
+            for path in Self.extensions(inApp: hostPath) { add(path, .host) }
+        }
         for entry in environment.extensionSearchPath {
             let entry = AppexBundle.normalized(entry)
             if entry == hostPath { continue }
@@ -244,11 +295,36 @@ public final class ExtensionDiscovery: Sendable {
         return result
     }
 
+    /// The `.app` bundles on the apps path, in order: entries that are apps, then the apps
+    /// inside entries that are folders, each folder's sorted by name.
+    func appsOnAppsPath() -> [String] {
+        var apps: [String] = []
+        for entry in environment.appsPath {
+            let entry = AppexBundle.normalized(entry)
+            if AppexBundle.kind(ofPath: entry) == .hostApp {
+                apps.append(entry)
+            } else {
+                for (name, isDirectory) in AppexBundle.sortedEntriesWithKind(of: entry)
+                where isDirectory && name.hasSuffix(".app") {
+                    apps.append(entry + "/" + name)
+                }
+            }
+        }
+        return apps
+    }
+
     /// The folders whose changes can change the snapshot: the search places themselves.
     func searchFolders() -> [String] {
-        var folders = [
-            hostPath, hostPath + "/" + AppexBundle.File.extensions, hostPath + "/" + AppexBundle.File.extensionPoints,
-        ]
+        var folders: [String] = []
+        if isSystemHost {
+            folders += environment.appsPath.map { AppexBundle.normalized($0) }
+            for app in appsOnAppsPath() { folders += [app, app + "/" + AppexBundle.File.extensions] }
+        } else {
+            folders += [
+                hostPath, hostPath + "/" + AppexBundle.File.extensions,
+                hostPath + "/" + AppexBundle.File.extensionPoints,
+            ]
+        }
         for entry in environment.extensionSearchPath {
             let entry = AppexBundle.normalized(entry)
             folders.append(entry)
@@ -351,6 +427,15 @@ public final class ExtensionDiscovery: Sendable {
 
     /// The search places, in words.
     public var searchDescription: String {
+        if isSystemHost {
+            let apps =
+                environment.appsPath.isEmpty
+                ? "APPEX_APPS_PATH is empty" : "the apps on " + environment.appsPath.joined(separator: ":")
+            let others =
+                environment.extensionSearchPath.isEmpty
+                ? "APPEX_EXTENSIONS_PATH is empty" : environment.extensionSearchPath.joined(separator: ", ")
+            return "\(apps); \(others)"
+        }
         let own = hostPath + "/" + AppexBundle.File.extensions
         if environment.extensionSearchPath.isEmpty { return "\(own); APPEX_EXTENSIONS_PATH is empty" }
         return ([own] + environment.extensionSearchPath).joined(separator: ", ")

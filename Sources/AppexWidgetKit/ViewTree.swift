@@ -61,3 +61,29 @@ public struct ViewTree: Sendable, Hashable {
         }
     }
 }
+
+extension ViewTree {
+    /// The URL a tap on the whole widget opens: the outermost `widgetURL`, if any.
+    public var widgetURL: String? { root.firstWidgetURL }
+}
+
+extension ViewNode {
+    /// The outermost `widgetURL` in the tree, breadth first.
+    var firstWidgetURL: String? {
+        var queue: [ViewNode] = [self]
+        var index = 0
+        while index < queue.count {
+            let node = queue[index]
+            index += 1
+            switch node {
+            case .widgetURL(let url, _): return url
+            case .group(let children), .stack(_, _, _, let children): queue += children
+            case .link(_, let child), .styled(_, let child), .padding(_, let child), .frame(_, let child),
+                .background(_, let child):
+                queue.append(child)
+            case .empty, .text, .image, .spacer, .divider, .label: break
+            }
+        }
+        return nil
+    }
+}

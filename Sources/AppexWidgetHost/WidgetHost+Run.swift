@@ -1,0 +1,83 @@
+import AppexCore
+import AppexSystem
+import Foundation
+import Logging
+
+extension WidgetHost {
+    /// Keeps every widget current until the task iterating it is cancelled, yielding their
+    /// states at once and then whenever what a renderer draws changes.
+    ///
+    /// Between changes it launches nothing and wakes only when something is due: the next
+    /// entry's date, a timeline's reload date, a retry, a reload request (watched with
+    /// inotify under `$APPEX_HOME/Widgets/Reloads`, so a running host acts on it at once), or a
+    /// change on the apps path; and at least every `rescan` to notice anything else.
+    ///
+    /// - Parameters:
+    ///   - families: the family to show per kind; default: each widget's first supported one.
+    ///   - rescan: the longest sleep between two looks. Default 60 s.
+    public func updates(families: [String: WidgetFamily] = [:], rescan: Duration = .seconds(60)) -> AsyncStream<
+        [WidgetState]
+    > {
+        let (stream, continuation) = AsyncStream.makeStream(of: [WidgetState].self, bufferingPolicy: .bufferingNewest(1))
+        let wakeup = Wakeup()
+        var tokens: [EventThread.Token] = []
+        try? Syscalls.makeDirectories(reloadsFolder, mode: 0o700)
+        for folder in [reloadsFolder] + configuration.environment.appsPath {
+            if let token = try? EventThread.shared.whenDirectoryChanges(folder, { wakeup.signal() }) {
+                tokens.append(token)
+            }
+        }
+        let logger = configuration.logger
+        let task = Task {
+            var last: [String] = []
+            while !Task.isCancelled {
+                let now = Date()
+                var wait = rescan
+                do {
+                    let states = try await refresh(now: now, families: families)
+                    let drawn = states.map { Self.signature(of: $0, at: now) }
+                    if drawn != last {
+                        last = drawn
+                        continuation.yield(states)
+                    }
+                    if let due = Self.nextDue(states, after: now, configuration: configuration) {
+                        wait = min(wait, .seconds(max(0.05, due.timeIntervalSince(now))))
+                    }
+                } catch {
+                    logger.error("cannot refresh widgets", metadata: ["error": "\(error)"])
+                }
+                await wakeup.wait(atMost: wait)
+            }
+            continuation.finish()
+        }
+        let watches = tokens
+        continuation.onTermination = { _ in
+            task.cancel()
+            for token in watches { EventThread.shared.cancel(token) }
+        }
+        return stream
+    }
+
+    /// What a renderer draws of `state` at `date`, as a comparable string.
+    static func signature(of state: WidgetState, at date: Date) -> String {
+        let entry = state.entry(at: date)
+        return "\(state.key)|\(entry?.date.timeIntervalSince1970 ?? -1)|\(state.fetchedAt?.timeIntervalSince1970 ?? -1)|\(state.statusLine ?? "")"
+    }
+
+    /// The next moment anything is due for any widget.
+    static func nextDue(_ states: [WidgetState], after now: Date, configuration: Configuration) -> Date? {
+        var dates: [Date] = []
+        for state in states {
+            if let next = state.nextEntryDate(after: now) { dates.append(next) }
+            if let reload = state.nextReload, let fetched = state.fetchedAt {
+                dates.append(max(reload, fetched + configuration.minimumReloadInterval.timeInterval))
+            }
+            switch state.health {
+            case .stale(_, _, let since): dates.append(since + configuration.retryInterval.timeInterval)
+            case .budgetExhausted(_, let renewsAt): dates.append(renewsAt)
+            default: break
+            }
+        }
+        return dates.filter { $0 > now }.min()
+    }
+}
