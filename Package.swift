@@ -116,6 +116,18 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .executableTarget(
+            name: "AppexFixtureWidget",
+            dependencies: ["AppexWidgetKit"],
+            path: "Tests/Fixtures/AppexFixtureWidget",
+            swiftSettings: strictSwift
+        ),
+        .executableTarget(
+            name: "AppexFixtureWidgetApp",
+            dependencies: ["AppexWidgetKit"],
+            path: "Tests/Fixtures/AppexFixtureWidgetApp",
+            swiftSettings: strictSwift
+        ),
+        .executableTarget(
             name: "AppexFixtureStore",
             dependencies: ["AppexCore", "AppexStore"],
             path: "Tests/Fixtures/AppexFixtureStore",
@@ -180,7 +192,7 @@ let package = Package(
                 "AppexCore", "AppexCoding", "AppexIPC", "AppexHost", "AppexSystem", "AppexTesting", "AppexCLI",
                 "AppexStore", "AppexSQLite", "AppexAuth", "AppexAuthLogin", "AppexFixtureStore", "AppexFixtureAuth",
                 "AppexFixtureEcho", "AppexFixtureShared", "AppexFixtureTranslate", "AppexFixtureHost",
-                "AppexFixtureInterfaces", "AppexWidgetKit", "AppexWidgetHost",
+                "AppexFixtureInterfaces", "AppexWidgetKit", "AppexWidgetHost", "AppexFixtureWidget", "AppexFixtureWidgetApp",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"],

@@ -87,3 +87,28 @@ extension ViewNode {
         return nil
     }
 }
+
+extension ViewTree {
+    /// Every verbatim text of the tree, in order, one per line: what tests and logs read.
+    package var texts: [String] {
+        var found: [String] = []
+        func visit(_ node: ViewNode) {
+            switch node {
+            case .text(let runs), .label(let runs, _):
+                found.append(
+                    runs.map { run in
+                        if case .verbatim(let text) = run.content { return text }
+                        return ""
+                    }.joined()
+                )
+            case .group(let children), .stack(_, _, _, let children): children.forEach(visit)
+            case .link(_, let child), .styled(_, let child), .padding(_, let child), .frame(_, let child),
+                .background(_, let child), .widgetURL(_, let child):
+                visit(child)
+            case .empty, .image, .spacer, .divider: break
+            }
+        }
+        visit(root)
+        return found
+    }
+}

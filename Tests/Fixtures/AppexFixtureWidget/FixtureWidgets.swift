@@ -1,0 +1,154 @@
+import AppexWidgetKit
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A fixture widget extension with one widget per reload policy, a steady one, and a "victim"
+/// that misbehaves as `$APPEX_HOME/fixture-widget-mode` says (ok, crash, hang, garbage,
+/// oversize). Every timeline it makes is logged, a line per kind, to
+/// `$APPEX_HOME/fixture-widget-fetches.log`, so tests count launches; each entry says which
+/// fetch of its kind it came from.
+@main
+struct FixtureWidgets: WidgetBundle {
+    var body: some Widget {
+        PolicyWidget(kind: "AtEnd")
+        PolicyWidget(kind: "After")
+        PolicyWidget(kind: "Never")
+        PolicyWidget(kind: "Steady")
+        VictimWidget()
+    }
+}
+
+enum Fixture {
+    static var home: String { ProcessInfo.processInfo.environment["APPEX_HOME"] ?? "/tmp" }
+
+    static var mode: String {
+        let text = (try? String(contentsOfFile: home + "/fixture-widget-mode", encoding: .utf8)) ?? "ok"
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Logs a fetch of `kind` and returns how many there have been, this one included.
+    static func logFetch(_ kind: String) -> Int {
+        let path = home + "/fixture-widget-fetches.log"
+        let line = kind + "\n"
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT, 0o600)
+        if descriptor >= 0 {
+            _ = line.withCString { write(descriptor, $0, strlen($0)) }
+            close(descriptor)
+        }
+        let log = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        return log.split(separator: "\n").filter { $0 == kind }.count
+    }
+}
+
+struct FixtureEntry: TimelineEntry {
+    let date: Date
+    let text: String
+    var link: URL? = nil
+}
+
+struct FixtureView: View {
+    var entry: FixtureEntry
+    @Environment(\.widgetFamily) var family
+
+    var body: some View {
+        VStack(alignment: .leading) {
+            Text(entry.text).font(.headline)
+            Text("family \(family.rawValue)").foregroundStyle(.secondary)
+        }
+        .widgetURL(entry.link)
+        .containerBackground(.fill.tertiary, for: .widget)
+    }
+}
+
+struct PolicyProvider: TimelineProvider {
+    let kind: String
+
+    func placeholder(in context: Context) -> FixtureEntry {
+        FixtureEntry(date: Date(), text: "\(kind) placeholder")
+    }
+
+    func getSnapshot(in context: Context, completion: @escaping (FixtureEntry) -> Void) {
+        completion(FixtureEntry(date: Date(), text: "\(kind) snapshot"))
+    }
+
+    func getTimeline(in context: Context, completion: @escaping (Timeline<FixtureEntry>) -> Void) {
+        let fetch = Fixture.logFetch(kind)
+        let now = Date()
+        let link = URL(string: "fixture://widget/\(kind)?fetch=\(fetch)")
+        switch kind {
+        case "AtEnd":
+            let entries = [
+                FixtureEntry(date: now, text: "\(kind) fetch \(fetch) first", link: link),
+                FixtureEntry(date: now.addingTimeInterval(1), text: "\(kind) fetch \(fetch) second", link: link),
+            ]
+            completion(Timeline(entries: entries, policy: .atEnd))
+        case "After":
+            completion(
+                Timeline(
+                    entries: [FixtureEntry(date: now, text: "\(kind) fetch \(fetch)", link: link)],
+                    policy: .after(now.addingTimeInterval(1))
+                )
+            )
+        default:
+            completion(Timeline(entries: [FixtureEntry(date: now, text: "\(kind) fetch \(fetch)", link: link)], policy: .never))
+        }
+    }
+}
+
+struct PolicyWidget: Widget {
+    var kind = "Steady"
+
+    init() {}
+    init(kind: String) { self.kind = kind }
+
+    var body: some WidgetConfiguration {
+        StaticConfiguration(kind: kind, provider: PolicyProvider(kind: kind)) { entry in
+            FixtureView(entry: entry)
+        }
+        .configurationDisplayName("\(kind) widget")
+        .description("Reloads \(kind).")
+        .supportedFamilies([.systemSmall, .systemMedium])
+    }
+}
+
+struct VictimProvider: TimelineProvider {
+    func placeholder(in context: Context) -> FixtureEntry { FixtureEntry(date: Date(), text: "Victim placeholder") }
+
+    func snapshot(in context: Context) async -> FixtureEntry { FixtureEntry(date: Date(), text: "Victim snapshot") }
+
+    func timeline(in context: Context) async -> Timeline<FixtureEntry> {
+        let fetch = Fixture.logFetch("Victim")
+        switch Fixture.mode {
+        case "crash":
+            kill(getpid(), SIGKILL)
+        case "hang":
+            try? await Task.sleep(for: .seconds(3600))
+        case "garbage":
+            // Bytes that are no frame, straight onto the host's connection.
+            var bytes = [UInt8](repeating: 0xEE, count: 64)
+            _ = write(3, &bytes, bytes.count)
+            try? await Task.sleep(for: .seconds(3600))
+        default:
+            break
+        }
+        let text = Fixture.mode == "oversize" ? String(repeating: "x", count: 1000) : "Victim fetch \(fetch)"
+        return Timeline(entries: [FixtureEntry(date: Date(), text: text)], policy: .never)
+    }
+}
+
+struct VictimWidget: Widget {
+    var body: some WidgetConfiguration {
+        StaticConfiguration(kind: "Victim", provider: VictimProvider()) { entry in
+            if entry.text.count > 500 {
+                // Oversize: 200 copies of a 1,000-character text, far over 64 KiB.
+                VStack { ForEach(0..<200) { _ in Text(entry.text) } }
+            } else {
+                FixtureView(entry: entry)
+            }
+        }
+        .configurationDisplayName("Victim")
+    }
+}
