@@ -182,6 +182,8 @@ let package = Package(
                 "AppexAuth",
                 "AppexAuthLogin",
                 "AppexSystem",
+                "AppexWidgetHost",
+                "AppexWidgetKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift

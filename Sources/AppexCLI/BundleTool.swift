@@ -5,17 +5,22 @@ import Foundation
 struct MakeBundle: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bundle",
-        abstract: "Make an .appex bundle from an extension executable; its Info.plist comes from the binding in code.",
+        abstract:
+            "Make an .appex bundle from an extension executable (its Info.plist comes from the binding in code), or an .app from an app's.",
         discussion: """
-            The executable is run once with --print-binding (an AppExtension prints the extension point \
-            it binds to and exits); nobody types the Info.plist. With --key the bundle is signed.
+            For an .appex, the executable is run once with --print-binding (an AppExtension or a widget \
+            prints the extension point it binds to and exits); nobody types the Info.plist. A widget binds \
+            to the system point com.apple.widgetkit-extension: make it inside its app's Extensions/ folder \
+            (its identifier then defaults to the app's, a dot, its name) or give --identifier. \
+            For an .app, --identifier is required; the app gets an Extensions/ folder for its widgets, and \
+            replacing an app with --force keeps the extensions inside it. With --key the bundle is signed.
             """
     )
 
     @Option(help: ArgumentHelp("The extension executable (an AppExtension @main).", valueName: "PATH"))
     var executable: String
 
-    @Option(help: ArgumentHelp("Where to write the bundle; must end in .appex.", valueName: "X.appex"))
+    @Option(help: ArgumentHelp("Where to write the bundle: X.appex for an extension, X.app for an app.", valueName: "PATH"))
     var output: String
 
     @Option(
@@ -45,13 +50,46 @@ struct MakeBundle: ParsableCommand {
     var force = false
 
     func run() throws {
+        if AppexBundle.kind(ofPath: output) == .hostApp {
+            try makeApp()
+            return
+        }
         var recipe = AppexBundle.ExtensionRecipe(executable: executable)
         recipe.bundleIdentifier = identifier
         recipe.name = name
         recipe.version = version
         recipe.shortVersion = shortVersion
         recipe.replacesExisting = force
-        if let entitlements {
+        if let entitlements { recipe.entitlements = try readEntitlements(entitlements) }
+        if let key {
+            recipe.signingKey = try reporting { () throws(AppexError) in try SigningKey(contentsOf: key) }
+        }
+        let bundle = try reporting { () throws(AppexError) in try AppexBundle.makeExtension(at: output, from: recipe) }
+        let point = bundle.info.extensionPointIdentifier ?? "?"
+        print(
+            "made \(bundle.path): \(bundle.info.bundleIdentifier ?? "?") binds to \(point)\(key == nil ? " (unsigned)" : ", signed")"
+        )
+    }
+
+    private func makeApp() throws {
+        guard let identifier else {
+            throw fail(AppexError(.refused, "an app needs its bundle identifier: give --identifier (e.g. com.example.MyApp)"))
+        }
+        var recipe = AppexBundle.AppRecipe(executable: executable, bundleIdentifier: identifier)
+        recipe.name = name
+        recipe.version = version
+        recipe.shortVersion = shortVersion
+        recipe.replacesExisting = force
+        if let entitlements { recipe.entitlements = try readEntitlements(entitlements) }
+        if let key {
+            recipe.signingKey = try reporting { () throws(AppexError) in try SigningKey(contentsOf: key) }
+        }
+        let bundle = try reporting { () throws(AppexError) in try AppexBundle.makeApp(at: output, from: recipe) }
+        print("made \(bundle.path): app \(identifier)\(key == nil ? " (unsigned)" : ", signed"); put its extensions in \(bundle.path)/Extensions")
+    }
+
+    /// The entitlements file at `path`, read and checked.
+    private func readEntitlements(_ entitlements: String) throws -> Entitlements {
             let data: Data
             do { data = try Data(contentsOf: URL(fileURLWithPath: entitlements)) } catch {
                 throw fail(
@@ -74,15 +112,6 @@ struct MakeBundle: ParsableCommand {
                     )
                 )
             }
-            recipe.entitlements = parsed
-        }
-        if let key {
-            recipe.signingKey = try reporting { () throws(AppexError) in try SigningKey(contentsOf: key) }
-        }
-        let bundle = try reporting { () throws(AppexError) in try AppexBundle.makeExtension(at: output, from: recipe) }
-        let point = bundle.info.extensionPointIdentifier ?? "?"
-        print(
-            "made \(bundle.path): \(bundle.info.bundleIdentifier ?? "?") binds to \(point)\(key == nil ? " (unsigned)" : ", signed")"
-        )
+            return parsed
     }
 }

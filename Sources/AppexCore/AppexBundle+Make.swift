@@ -9,7 +9,9 @@ extension AppexBundle {
         /// The point it binds to; `nil` (the default): asked from the executable, which prints its
         /// binding in code when run with `--print-binding` — nobody types the Info.plist.
         public var extensionPoint: ExtensionPointIdentifier?
-        /// `CFBundleIdentifier`; default: the point's host id, a dot, the executable's name in lower case.
+        /// `CFBundleIdentifier`; default: the point's host id, a dot, the executable's name in lower
+        /// case; for a system point (`com.apple.widgetkit-extension`), the identifier of the app
+        /// whose `Extensions/` the bundle is made in, a dot, the executable's name in lower case.
         public var bundleIdentifier: String?
         /// `CFBundleName`; default: the executable's name.
         public var name: String?
@@ -62,7 +64,25 @@ extension AppexBundle {
             point = try binding(ofExecutable: recipe.executable)
         }
         let executableName = URL(fileURLWithPath: recipe.executable).lastPathComponent
-        let bundleIdentifier = recipe.bundleIdentifier ?? "\(point.hostBundleIdentifier).\(executableName.lowercased())"
+        let bundleIdentifier: String
+        if let given = recipe.bundleIdentifier {
+            bundleIdentifier = given
+        } else if point.hostBundleIdentifier == "com.apple" {
+            // A system point (a widget): the identifier comes from the app it ships in.
+            let parent = (outputPath as NSString).deletingLastPathComponent
+            let app = (parent as NSString).deletingLastPathComponent
+            guard (parent as NSString).lastPathComponent == File.extensions,
+                let appIdentifier = load(at: app, as: .hostApp).bundleIdentifier
+            else {
+                throw AppexError(
+                    .refused,
+                    "\(executableName) binds to the system point \(point), so its bundle identifier cannot come from the point: give one in the recipe's bundleIdentifier (`appex bundle --identifier`), or make the bundle inside an app's Extensions/ folder"
+                )
+            }
+            bundleIdentifier = "\(appIdentifier).\(executableName.lowercased())"
+        } else {
+            bundleIdentifier = "\(point.hostBundleIdentifier).\(executableName.lowercased())"
+        }
         guard BundleInfo.isValidBundleIdentifier(bundleIdentifier) else {
             throw AppexError(
                 .refused,

@@ -43,9 +43,10 @@ import Testing
         return samples
     }()
 
-    @Test("the README marks its extension sample")
+    @Test("the README marks its extension and widget samples")
     func samplesAreFound() {
         #expect(Self.samples.contains { $0.products == ["AppexExtension"] })
+        #expect(Self.samples.contains { $0.products == ["AppexWidgetKit"] })
     }
 
     @Test(
@@ -86,7 +87,7 @@ import Testing
             output.status == 0,
             "the sample at README line \(sample.line) does not build:\n\(output.standardOutput.suffix(4000))\(output.standardError.suffix(2000))"
         )
-        if sample.products == ["AppexExtension"] {
+        if sample.products == ["AppexExtension"] || sample.products == ["AppexWidgetKit"] {
             // An extension's build compiles neither swift-crypto (BoringSSL), nor GRDB, nor the
             // bundle and plist code. SwiftPM makes a folder for every target of the graph: count
             // the objects compiled into each.
@@ -101,8 +102,8 @@ import Testing
                 #expect(objects(module) == 0, "building an extension compiled \(module)")
             }
             #expect(
-                objects("AppexExtension") > 0,
-                "no AppexExtension objects in \(debug.path): the check looks in the wrong place"
+                objects(sample.products[0]) > 0,
+                "no \(sample.products[0]) objects in \(debug.path): the check looks in the wrong place"
             )
         }
     }

@@ -1,0 +1,37 @@
+@preconcurrency import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The controlling terminal and the signals a long-running command stops on.
+package enum Terminal {
+    /// Whether standard output is a terminal (colour and redraws only then).
+    package static var standardOutputIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+
+    /// Handlers of SIGINT and SIGTERM, while this value lives.
+    package final class StopRequests: @unchecked Sendable {
+        // @unchecked: the sources are only cancelled, once, in deinit; DispatchSource is thread-safe.
+        private let sources: [any DispatchSourceSignal]
+
+        fileprivate init(_ sources: [any DispatchSourceSignal]) { self.sources = sources }
+
+        deinit { for source in sources { source.cancel() } }
+    }
+
+    /// Calls `handler`, on a dispatch queue, when the process gets SIGINT or SIGTERM; the
+    /// signals no longer kill the process, so it can stop cleanly. Keep the result alive.
+    package static func onStopRequest(_ handler: @escaping @Sendable (Int32) -> Void) -> StopRequests {
+        StopRequests(
+            [SIGINT, SIGTERM].map { number in
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler { handler(number) }
+                source.resume()
+                return source
+            }
+        )
+    }
+}
