@@ -1,0 +1,77 @@
+internal import AppexWidgetKit
+
+/// The style sheet of ``HTMLRenderer/page(_:title:)``: fixed rules, and one size rule per family
+/// from `WidgetFamily.displaySize`. It loads nothing (no fonts, images or imports).
+enum HTMLStyleSheet {
+    /// The whole sheet.
+    static let css: String = {
+        var rules = fixedRules
+        for family in WidgetFamily.allCases {
+            let size = family.displaySize
+            rules += ".family-\(family.rawValue){width:\(CSSValues.pixels(size.width) ?? "0px");"
+            rules += "height:\(CSSValues.pixels(size.height) ?? "0px")}\n"
+        }
+        return rules
+    }()
+
+    private static let fixedRules = """
+        body{margin:16px;background:#e5e5ea;font-family:system-ui,-apple-system,sans-serif}
+        .widgets{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}
+        .widget{box-sizing:border-box;display:flex;flex-direction:column;overflow:hidden;border-radius:20px;\
+        background:#fff;color:#000;font-size:15px;line-height:1.25}
+        .widget>header{font-size:11px;font-weight:600;color:rgba(60,60,67,.6);padding:6px 12px 0}
+        .widget>.status{margin:0;padding:2px 12px 6px;font-size:11px;color:#a15c00}
+        .content{flex:1 1 0;min-height:0;display:flex;flex-direction:column;align-items:center;\
+        justify-content:center;overflow:hidden}
+        .placeholder{margin:0;color:rgba(60,60,67,.6)}
+        .vstack,.hstack,.w,.frame,.link,.widget-url{display:flex;min-width:0;min-height:0}
+        .vstack,.w,.frame,.link,.widget-url{flex-direction:column}
+        .vstack,.hstack{gap:8px}
+        .w,.link,.widget-url{align-items:center;justify-content:center}
+        .link,.widget-url{color:inherit;text-decoration:none}
+        .vstack.h-leading{align-items:flex-start}.vstack.h-center{align-items:center}\
+        .vstack.h-trailing{align-items:flex-end}
+        .hstack.v-top{align-items:flex-start}.hstack.v-center{align-items:center}.hstack.v-bottom{align-items:flex-end}
+        .zstack{display:grid}.zstack>*{grid-area:1/1}
+        .zstack.h-leading{justify-items:start}.zstack.h-center{justify-items:center}.zstack.h-trailing{justify-items:end}
+        .zstack.v-top{align-items:start}.zstack.v-center{align-items:center}.zstack.v-bottom{align-items:end}
+        .frame.h-leading{align-items:flex-start}.frame.h-center{align-items:center}.frame.h-trailing{align-items:flex-end}
+        .frame.v-top{justify-content:flex-start}.frame.v-center{justify-content:center}\
+        .frame.v-bottom{justify-content:flex-end}
+        .grow{flex:1 1 0}.stretch{align-self:stretch}.fill-w{justify-self:stretch}
+        .root{flex:1 1 auto;align-self:stretch}
+        .spacer{flex:1 1 0}
+        hr{border:0;border-top:1px solid rgba(60,60,67,.29);margin:0;align-self:stretch}
+        .hstack>hr{border-top:0;border-left:1px solid rgba(60,60,67,.29)}
+        .text{display:block;min-width:0;overflow-wrap:anywhere}
+        .clamp .text{display:-webkit-box;-webkit-box-orient:vertical;-webkit-line-clamp:var(--lines);overflow:hidden}
+        .font-largeTitle{font-size:34px}.font-title{font-size:28px}.font-title2{font-size:22px}
+        .font-title3{font-size:20px}.font-headline{font-size:17px;font-weight:600}.font-subheadline{font-size:15px}
+        .font-body{font-size:17px}.font-callout{font-size:16px}.font-footnote{font-size:13px}
+        .font-caption{font-size:12px}.font-caption2{font-size:11px}.mono{font-family:ui-monospace,monospace}
+        .weight-ultraLight{font-weight:100}.weight-thin{font-weight:200}.weight-light{font-weight:300}
+        .weight-regular{font-weight:400}.weight-medium{font-weight:500}.weight-semibold{font-weight:600}
+        .weight-bold{font-weight:700}.weight-heavy{font-weight:800}.weight-black{font-weight:900}
+        .italic{font-style:italic}.upright{font-style:normal}
+        .fg-level0{color:#000}.fg-level1{color:rgba(60,60,67,.6)}.fg-level2{color:rgba(60,60,67,.3)}
+        .fg-level3{color:rgba(60,60,67,.18)}.fg-fill0,.fg-fill1,.fg-fill2,.fg-fill3{color:rgba(120,120,128,.5)}
+        .fg-background{color:#fff}
+        .bg-level0{background:#000}.bg-level1{background:rgba(60,60,67,.6)}.bg-level2{background:rgba(60,60,67,.3)}
+        .bg-level3{background:rgba(60,60,67,.18)}.bg-fill0{background:rgba(120,120,128,.2)}
+        .bg-fill1{background:rgba(120,120,128,.16)}.bg-fill2{background:rgba(118,118,128,.12)}
+        .bg-fill3{background:rgba(116,116,128,.08)}.bg-background{background:#fff}
+        .fg-red{color:#ff3b30}.fg-orange{color:#ff9500}.fg-yellow{color:#ffcc00}.fg-green{color:#34c759}
+        .fg-mint{color:#00c7be}.fg-teal{color:#30b0c7}.fg-cyan{color:#32ade6}.fg-blue{color:#007aff}
+        .fg-indigo{color:#5856d6}.fg-purple{color:#af52de}.fg-pink{color:#ff2d55}.fg-brown{color:#a2845e}
+        .fg-gray{color:#8e8e93}.fg-white{color:#fff}.fg-black{color:#000}.fg-clear{color:transparent}
+        .fg-accentColor{color:#007aff}.fg-primary{color:#000}.fg-secondary{color:rgba(60,60,67,.6)}
+        .bg-red{background:#ff3b30}.bg-orange{background:#ff9500}.bg-yellow{background:#ffcc00}
+        .bg-green{background:#34c759}.bg-mint{background:#00c7be}.bg-teal{background:#30b0c7}
+        .bg-cyan{background:#32ade6}.bg-blue{background:#007aff}.bg-indigo{background:#5856d6}
+        .bg-purple{background:#af52de}.bg-pink{background:#ff2d55}.bg-brown{background:#a2845e}
+        .bg-gray{background:#8e8e93}.bg-white{background:#fff}.bg-black{background:#000}
+        .bg-clear{background:transparent}.bg-accentColor{background:#007aff}.bg-primary{background:#000}
+        .bg-secondary{background:rgba(60,60,67,.6)}
+
+        """
+}

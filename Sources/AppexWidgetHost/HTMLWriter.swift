@@ -1,0 +1,218 @@
+internal import AppexWidgetKit
+
+/// Writes a view tree as HTML, for ``HTMLRenderer``.
+///
+/// Stacks are flex containers (a `ZStack` a one-cell grid); modifiers are wrapper `div`s; a
+/// flexible child grows along its parent's axis and stretches across it. Every string from the
+/// widget goes through ``HTMLEscaping/escape(_:)``; `class` attributes hold only names of the
+/// style sheet, and `style` attributes only numbers formatted by ``CSSValues``.
+struct HTMLWriter {
+    /// Formats the dates in texts.
+    let dates: DateText
+    private(set) var output = ""
+
+    init(dates: DateText) { self.dates = dates }
+
+    /// Where a node is: the axis of its container, whether a link encloses it, and whether only
+    /// modifiers lie between it and the root (such a modifier fills the widget).
+    struct Context {
+        var axis: StackAxis = .vertical
+        var insideLink = false
+        var atRoot = true
+        var depth = 0
+
+        func child(axis: StackAxis = .vertical, keepsRoot: Bool = false) -> Context {
+            Context(axis: axis, insideLink: insideLink, atRoot: atRoot && keepsRoot, depth: depth + 1)
+        }
+    }
+
+    /// Writes `node`.
+    mutating func write(_ node: ViewNode, _ context: Context) {
+        guard context.depth < ViewNode.drawnDepth else { return }
+        var classes = Self.layoutClasses(of: node, in: context.axis)
+        switch node {
+        case .empty:
+            return
+        case .group(let children):
+            open("div", ["vstack", "h-center"] + classes)
+            for child in ViewNode.flattened(children) { write(child, context.child()) }
+            output += "</div>"
+        case .text(let runs):
+            open("span", ["text"] + classes)
+            writeRuns(runs)
+            output += "</span>"
+        case .image(let source):
+            writeImage(source, classes: classes)
+        case .label(let title, let icon):
+            open("span", ["text", "label"] + classes)
+            if let icon {
+                writeImage(icon, classes: [])
+                output += " "
+            }
+            writeRuns(title)
+            output += "</span>"
+        case .stack(let axis, let alignment, let spacing, let children):
+            switch axis {
+            case .vertical: classes = ["vstack", "h-\(alignment.horizontal)"] + classes
+            case .horizontal: classes = ["hstack", "v-\(alignment.vertical)"] + classes
+            case .depth: classes = ["zstack", "h-\(alignment.horizontal)", "v-\(alignment.vertical)"] + classes
+            }
+            let gap = axis == .depth ? nil : spacing.flatMap(CSSValues.pixels).map { "gap:\($0)" }
+            open("div", classes, style: gap.map { [$0] } ?? [])
+            for child in ViewNode.flattened(children) { write(child, context.child(axis: axis)) }
+            output += "</div>"
+        case .spacer(let minLength):
+            let property = context.axis == .horizontal ? "min-width" : context.axis == .vertical ? "min-height" : nil
+            let length = minLength.flatMap(CSSValues.pixels)
+            open("span", ["spacer"], style: property.flatMap { name in length.map { ["\(name):\($0)"] } } ?? [])
+            output += "</span>"
+        case .divider:
+            output += classes.isEmpty ? "<hr>" : "<hr class=\"\(classes.joined(separator: " "))\">"
+        case .styled(let style, let content):
+            let (styleClasses, declarations) = Self.attributes(of: style)
+            var wrapperClasses = ["w"] + styleClasses + classes
+            var wrapperStyle = declarations
+            if let limit = style.lineLimit {
+                wrapperClasses.append("clamp")
+                wrapperStyle.append("--lines:\(min(max(limit, 1), 1_000))")
+            }
+            if context.atRoot { wrapperClasses.append("root") }
+            open("div", wrapperClasses, style: wrapperStyle)
+            write(content, context.child(keepsRoot: true))
+            output += "</div>"
+        case .padding(let insets, let content):
+            let edges = [insets.top, insets.trailing, insets.bottom, insets.leading].map {
+                CSSValues.pixels($0) ?? "0px"
+            }
+            open("div", ["w"] + classes, style: ["padding:" + edges.joined(separator: " ")])
+            write(content, context.child())
+            output += "</div>"
+        case .frame(let spec, let content):
+            var declarations: [String] = []
+            if let width = spec.width.flatMap(CSSValues.pixels) { declarations.append("width:\(width)") }
+            if let height = spec.height.flatMap(CSSValues.pixels) { declarations.append("height:\(height)") }
+            if let width = spec.maxWidth.flatMap(CSSValues.pixels) { declarations.append("max-width:\(width)") }
+            if let height = spec.maxHeight.flatMap(CSSValues.pixels) { declarations.append("max-height:\(height)") }
+            let alignment = ["h-\(spec.alignment.horizontal)", "v-\(spec.alignment.vertical)"]
+            open("div", ["frame"] + alignment + classes, style: declarations)
+            write(content, context.child())
+            output += "</div>"
+        case .background(let paint, let content):
+            let (className, declaration) = CSSValues.paint(paint, prefix: "bg")
+            var wrapperClasses = ["w"] + (className.map { [$0] } ?? []) + classes
+            if context.atRoot { wrapperClasses.append("root") }
+            open("div", wrapperClasses, style: declaration.map { [$0] } ?? [])
+            write(content, context.child(keepsRoot: true))
+            output += "</div>"
+        case .link(let destination, let content):
+            writeLink(destination, content: content, kind: "link", classes: classes, context)
+        case .widgetURL(let destination, let content):
+            writeLink(destination, content: content, kind: "widget-url", classes: classes, context)
+        }
+    }
+
+    /// An `<a>` opening `destination` around `content`, when the URL is safe; a `<span>` naming
+    /// it inside another link (links do not nest); `content` alone when the URL is not safe.
+    private mutating func writeLink(
+        _ destination: String,
+        content: ViewNode,
+        kind: String,
+        classes: [String],
+        _ context: Context
+    ) {
+        guard HTMLEscaping.isSafeLink(destination) else {
+            write(content, context.child(axis: context.axis, keepsRoot: true))
+            return
+        }
+        let url = HTMLEscaping.escape(destination)
+        let allClasses = ([kind] + classes + (context.atRoot ? ["root"] : [])).joined(separator: " ")
+        if context.insideLink {
+            output += "<span class=\"\(allClasses)\" data-open-url=\"\(url)\">"
+        } else {
+            output += "<a class=\"\(allClasses)\" href=\"\(url)\" data-open-url=\"\(url)\">"
+        }
+        var inner = context.child(keepsRoot: true)
+        inner.insideLink = true
+        write(content, inner)
+        output += context.insideLink ? "</span>" : "</a>"
+    }
+
+    private mutating func writeRuns(_ runs: [TextRun]) {
+        for run in runs {
+            let text = HTMLEscaping.escape(dates.string(for: run.content))
+            let (classes, declarations) = Self.attributes(of: run.style)
+            if classes.isEmpty && declarations.isEmpty {
+                output += text
+            } else {
+                open("span", classes, style: declarations)
+                output += text + "</span>"
+            }
+        }
+    }
+
+    private mutating func writeImage(_ source: ImageSource, classes: [String]) {
+        let name: String
+        let glyph: String
+        switch source {
+        case .system(let symbol):
+            name = symbol
+            glyph = SymbolGlyphs.emoji(forSymbol: symbol) ?? "[\(symbol)]"
+        case .named(let asset):
+            name = asset
+            glyph = "[\(asset)]"
+        }
+        open("span", ["symbol"] + classes, attributes: ["role": "img", "aria-label": name])
+        output += HTMLEscaping.escape(glyph) + "</span>"
+    }
+
+    /// Writes a start tag. `classes` must be names of the style sheet and `style` declarations
+    /// made of formatted numbers; `attributes`' values are escaped.
+    private mutating func open(
+        _ tag: String,
+        _ classes: [String],
+        style: [String] = [],
+        attributes: KeyValuePairs<String, String> = [:]
+    ) {
+        output += "<" + tag
+        if !classes.isEmpty { output += " class=\"" + classes.joined(separator: " ") + "\"" }
+        for (name, value) in attributes { output += " \(name)=\"\(HTMLEscaping.escape(value))\"" }
+        if !style.isEmpty { output += " style=\"" + style.joined(separator: ";") + "\"" }
+        output += ">"
+    }
+
+    /// How a flexible node fills its container: it grows along the container's axis and
+    /// stretches across it (in a `ZStack`, both ways).
+    static func layoutClasses(of node: ViewNode, in axis: StackAxis) -> [String] {
+        if case .divider = node { return [] }
+        let wide = node.isFlexibleWidth()
+        let tall = node.isFlexibleHeight()
+        switch axis {
+        case .vertical: return (tall ? ["grow"] : []) + (wide ? ["stretch"] : [])
+        case .horizontal: return (wide ? ["grow"] : []) + (tall ? ["stretch"] : [])
+        case .depth: return (wide ? ["fill-w"] : []) + (tall ? ["stretch"] : [])
+        }
+    }
+
+    /// The classes and declarations of a text style.
+    static func attributes(of style: TextStyle) -> (classes: [String], declarations: [String]) {
+        var classes: [String] = []
+        var declarations: [String] = []
+        if let font = style.font {
+            classes.append("font-\(font.name)")
+            if font.name == .custom, let size = font.size.flatMap(CSSValues.pixels) {
+                declarations.append("font-size:\(size)")
+            }
+            if let weight = font.weight { classes.append("weight-\(weight)") }
+            if font.italic { classes.append("italic") }
+            if font.monospaced { classes.append("mono") }
+        }
+        if let weight = style.weight { classes.append("weight-\(weight)") }
+        if let italic = style.italic { classes.append(italic ? "italic" : "upright") }
+        if let foreground = style.foreground {
+            let (className, declaration) = CSSValues.paint(foreground, prefix: "fg")
+            if let className { classes.append(className) }
+            if let declaration { declarations.append(declaration) }
+        }
+        return (classes, declarations)
+    }
+}

@@ -1,0 +1,73 @@
+internal import AppexWidgetKit
+
+/// What both renderers need to know about a node's layout before drawing it.
+extension ViewNode {
+    /// How deep a tree is drawn: nodes below this depth are not drawn, so a widget cannot make
+    /// the host recurse without bound.
+    static let drawnDepth = 100
+
+    /// Whether the node takes all the width it is offered: a `Divider`, a `Color`, a row with a
+    /// `Spacer`, a frame with an infinite `maxWidth`, or anything around one of these.
+    func isFlexibleWidth(depth: Int = 0) -> Bool {
+        guard depth < Self.drawnDepth else { return false }
+        switch self {
+        case .divider, .background(_, .empty):
+            return true
+        case .stack(.horizontal, _, _, let children):
+            return Self.flattened(children).contains {
+                if case .spacer = $0 { return true }
+                return $0.isFlexibleWidth(depth: depth + 1)
+            }
+        case .stack(_, _, _, let children), .group(let children):
+            return Self.flattened(children).contains { $0.isFlexibleWidth(depth: depth + 1) }
+        case .frame(let spec, let content):
+            if spec.width == .infinity || (spec.width == nil && spec.maxWidth == .infinity) { return true }
+            return spec.width == nil && spec.maxWidth == nil && content.isFlexibleWidth(depth: depth + 1)
+        case .padding(_, let content), .styled(_, let content), .link(_, let content), .widgetURL(_, let content),
+            .background(_, let content):
+            return content.isFlexibleWidth(depth: depth + 1)
+        case .empty, .spacer, .text, .image, .label:
+            return false
+        }
+    }
+
+    /// Whether the node takes all the height it is offered: a `Color`, a column (or group) with a
+    /// `Spacer`, a frame with an infinite `maxHeight`, or anything around one of these.
+    func isFlexibleHeight(depth: Int = 0) -> Bool {
+        guard depth < Self.drawnDepth else { return false }
+        switch self {
+        case .background(_, .empty):
+            return true
+        case .stack(.vertical, _, _, let children), .group(let children):
+            return Self.flattened(children).contains {
+                if case .spacer = $0 { return true }
+                return $0.isFlexibleHeight(depth: depth + 1)
+            }
+        case .stack(_, _, _, let children):
+            return Self.flattened(children).contains { $0.isFlexibleHeight(depth: depth + 1) }
+        case .frame(let spec, let content):
+            if spec.height == .infinity || (spec.height == nil && spec.maxHeight == .infinity) { return true }
+            return spec.height == nil && spec.maxHeight == nil && content.isFlexibleHeight(depth: depth + 1)
+        case .padding(_, let content), .styled(_, let content), .link(_, let content), .widgetURL(_, let content),
+            .background(_, let content):
+            return content.isFlexibleHeight(depth: depth + 1)
+        case .empty, .spacer, .divider, .text, .image, .label:
+            return false
+        }
+    }
+
+    /// A stack's children, with groups opened (as the resolver does for trees it builds; a
+    /// decoded tree may still have them) and empty nodes dropped.
+    static func flattened(_ children: [ViewNode]) -> [ViewNode] {
+        var result: [ViewNode] = []
+        var pending = Array(children.reversed())
+        while let child = pending.popLast() {
+            switch child {
+            case .empty: continue
+            case .group(let inner): pending.append(contentsOf: inner.reversed())
+            default: result.append(child)
+            }
+        }
+        return result
+    }
+}
