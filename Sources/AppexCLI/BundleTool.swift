@@ -20,7 +20,9 @@ struct MakeBundle: ParsableCommand {
     @Option(help: ArgumentHelp("The extension executable (an AppExtension @main).", valueName: "PATH"))
     var executable: String
 
-    @Option(help: ArgumentHelp("Where to write the bundle: X.appex for an extension, X.app for an app.", valueName: "PATH"))
+    @Option(
+        help: ArgumentHelp("Where to write the bundle: X.appex for an extension, X.app for an app.", valueName: "PATH")
+    )
     var output: String
 
     @Option(
@@ -73,7 +75,9 @@ struct MakeBundle: ParsableCommand {
 
     private func makeApp() throws {
         guard let identifier else {
-            throw fail(AppexError(.refused, "an app needs its bundle identifier: give --identifier (e.g. com.example.MyApp)"))
+            throw fail(
+                AppexError(.refused, "an app needs its bundle identifier: give --identifier (e.g. com.example.MyApp)")
+            )
         }
         var recipe = AppexBundle.AppRecipe(executable: executable, bundleIdentifier: identifier)
         recipe.name = name
@@ -85,33 +89,35 @@ struct MakeBundle: ParsableCommand {
             recipe.signingKey = try reporting { () throws(AppexError) in try SigningKey(contentsOf: key) }
         }
         let bundle = try reporting { () throws(AppexError) in try AppexBundle.makeApp(at: output, from: recipe) }
-        print("made \(bundle.path): app \(identifier)\(key == nil ? " (unsigned)" : ", signed"); put its extensions in \(bundle.path)/Extensions")
+        print(
+            "made \(bundle.path): app \(identifier)\(key == nil ? " (unsigned)" : ", signed"); put its extensions in \(bundle.path)/Extensions"
+        )
     }
 
     /// The entitlements file at `path`, read and checked.
     private func readEntitlements(_ entitlements: String) throws -> Entitlements {
-            let data: Data
-            do { data = try Data(contentsOf: URL(fileURLWithPath: entitlements)) } catch {
-                throw fail(
-                    AppexError(
-                        .fileSystem,
-                        "cannot read the entitlements file \(entitlements)",
-                        context: AppexError.Context(path: entitlements),
-                        underlyingError: error
-                    )
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: entitlements)) } catch {
+            throw fail(
+                AppexError(
+                    .fileSystem,
+                    "cannot read the entitlements file \(entitlements)",
+                    context: AppexError.Context(path: entitlements),
+                    underlyingError: error
                 )
-            }
-            let parsed = Entitlements(data: Array(data), file: entitlements)
-            if !parsed.problems.isEmpty {
-                throw fail(
-                    AppexError(
-                        .invalidBundle,
-                        "the entitlements file \(entitlements) has problems",
-                        context: AppexError.Context(path: entitlements),
-                        problems: parsed.problems
-                    )
+            )
+        }
+        let parsed = Entitlements(data: Array(data), file: entitlements)
+        if !parsed.problems.isEmpty {
+            throw fail(
+                AppexError(
+                    .invalidBundle,
+                    "the entitlements file \(entitlements) has problems",
+                    context: AppexError.Context(path: entitlements),
+                    problems: parsed.problems
                 )
-            }
-            return parsed
+            )
+        }
+        return parsed
     }
 }

@@ -1,6 +1,7 @@
 import AppexCore
 import AppexSystem
 import AppexWidgetHost
+import AppexWidgetKit
 import ArgumentParser
 import Foundation
 
@@ -24,7 +25,12 @@ struct Widgets: AsyncParsableCommand {
 
 /// The options every widgets command that draws takes.
 struct WidgetDrawingOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The family to show: systemSmall, systemMedium, systemLarge, systemExtraLarge, accessoryCircular, accessoryRectangular, accessoryInline (default: each widget's first).", valueName: "F"))
+    @Option(
+        help: ArgumentHelp(
+            "The family to show: systemSmall, systemMedium, systemLarge, systemExtraLarge, accessoryCircular, accessoryRectangular, accessoryInline (default: each widget's first).",
+            valueName: "F"
+        )
+    )
     var family: String?
 
     @Option(help: ArgumentHelp("The box's width in cells (default: the family's).", valueName: "N"))
@@ -90,7 +96,12 @@ enum WidgetCommands {
             let page = HTMLRenderer().page(states.map { $0.frame(at: now) }, title: "Widgets")
             do { try page.write(toFile: html, atomically: true, encoding: .utf8) } catch {
                 throw fail(
-                    AppexError(.fileSystem, "cannot write \(html)", context: AppexError.Context(path: html), underlyingError: error)
+                    AppexError(
+                        .fileSystem,
+                        "cannot write \(html)",
+                        context: AppexError.Context(path: html),
+                        underlyingError: error
+                    )
                 )
             }
         }
@@ -148,7 +159,8 @@ struct WidgetsList: AsyncParsableCommand {
                 app: state.app
             )
         }
-        let others = all ? try reporting { () throws(AppexError) in try host.extensions() }.filter { $0.state != .enabled } : []
+        let others =
+            all ? try reporting { () throws(AppexError) in try host.extensions() }.filter { $0.state != .enabled } : []
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -311,7 +323,8 @@ struct WidgetsOpen: AsyncParsableCommand {
 struct WidgetsRun: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Stay up as the widget host: keep timelines current and redraw when they change; stops on SIGINT or SIGTERM."
+        abstract:
+            "Stay up as the widget host: keep timelines current and redraw when they change; stops on SIGINT or SIGTERM."
     )
 
     @OptionGroup var options: WidgetDrawingOptions
@@ -325,15 +338,15 @@ struct WidgetsRun: AsyncParsableCommand {
             for await states in updates {
                 let shown = states.filter { $0.discovered.state == .enabled && !$0.key.kind.isEmpty }
                 let drawing = (try? WidgetCommands.draw(shown, options: options, now: Date())) ?? ""
-                if Terminal.standardOutputIsTerminal { print("\u{1B}[H\u{1B}[2J", terminator: "") }
-                print("widgets at \(ISO8601DateFormatter().string(from: Date()))")
-                print(drawing)
-                fflush(stdout)
+                var screen = Terminal.standardOutputIsTerminal ? "\u{1B}[H\u{1B}[2J" : ""
+                screen += "widgets at \(ISO8601DateFormatter().string(from: Date()))\n\(drawing)\n"
+                // Written at once, unbuffered: a pipe sees each redraw as it happens.
+                FileHandle.standardOutput.write(Data(screen.utf8))
             }
         }
         let signals = Terminal.onStopRequest { _ in task.cancel() }
         await task.value
-        _ = signals
-        print("widget host stopped")
+        withExtendedLifetime(signals) {}
+        FileHandle.standardOutput.write(Data("widget host stopped\n".utf8))
     }
 }

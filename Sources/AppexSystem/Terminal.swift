@@ -1,9 +1,9 @@
 @preconcurrency import Dispatch
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// The controlling terminal and the signals a long-running command stops on.

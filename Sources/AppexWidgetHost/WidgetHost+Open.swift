@@ -23,13 +23,22 @@ extension WidgetHost {
     ///   (a `javascript:`, `data:`, `vbscript:` or `file:` URL), `invalidBundle` (the app has
     ///   problems), `launchFailed`.
     @discardableResult
-    public func open(_ url: URL? = nil, from state: WidgetState, at date: Date = Date()) throws(AppexError) -> OpenedApp {
+    public func open(_ url: URL? = nil, from state: WidgetState, at date: Date = Date()) throws(AppexError) -> OpenedApp
+    {
         let context = AppexError.Context(bundleIdentifier: state.key.extensionIdentifier, widgetKind: state.key.kind)
         guard let appPath = state.app else {
-            throw AppexError(.notFound, "widget \(state.key.kind) is not inside an app, so a tap opens nothing", context: context)
+            throw AppexError(
+                .notFound,
+                "widget \(state.key.kind) is not inside an app, so a tap opens nothing",
+                context: context
+            )
         }
         guard let url = url ?? state.entry(at: date)?.tree?.widgetURL.flatMap(URL.init(string:)) else {
-            throw AppexError(.notFound, "widget \(state.key.kind) has no widgetURL in its current entry", context: context)
+            throw AppexError(
+                .notFound,
+                "widget \(state.key.kind) has no widgetURL in its current entry",
+                context: context
+            )
         }
         if let scheme = url.scheme?.lowercased(), ["javascript", "data", "vbscript", "file"].contains(scheme) {
             throw AppexError(.refused, "widget \(state.key.kind) may not open a \(scheme): URL", context: context)

@@ -15,10 +15,16 @@ extension WidgetHost {
     /// - Parameters:
     ///   - families: the family to show per kind; default: each widget's first supported one.
     ///   - rescan: the longest sleep between two looks. Default 60 s.
-    public func updates(families: [String: WidgetFamily] = [:], rescan: Duration = .seconds(60)) -> AsyncStream<
+    public func updates(
+        families: [String: WidgetFamily] = [:],
+        rescan: Duration = .seconds(60)
+    ) -> AsyncStream<
         [WidgetState]
     > {
-        let (stream, continuation) = AsyncStream.makeStream(of: [WidgetState].self, bufferingPolicy: .bufferingNewest(1))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: [WidgetState].self,
+            bufferingPolicy: .bufferingNewest(1)
+        )
         let wakeup = Wakeup()
         var tokens: [EventThread.Token] = []
         try? Syscalls.makeDirectories(reloadsFolder, mode: 0o700)
@@ -61,7 +67,8 @@ extension WidgetHost {
     /// What a renderer draws of `state` at `date`, as a comparable string.
     static func signature(of state: WidgetState, at date: Date) -> String {
         let entry = state.entry(at: date)
-        return "\(state.key)|\(entry?.date.timeIntervalSince1970 ?? -1)|\(state.fetchedAt?.timeIntervalSince1970 ?? -1)|\(state.statusLine ?? "")"
+        return
+            "\(state.key)|\(entry?.date.timeIntervalSince1970 ?? -1)|\(state.fetchedAt?.timeIntervalSince1970 ?? -1)|\(state.statusLine ?? "")"
     }
 
     /// The next moment anything is due for any widget.

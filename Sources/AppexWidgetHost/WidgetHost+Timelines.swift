@@ -23,7 +23,10 @@ extension WidgetHost {
     ///   - families: the family to show per kind; default: each widget's first supported one.
     /// - Throws: ``AppexError`` `storage` or `registry` when the host's own state cannot be
     ///   read or written. A widget's failure is never thrown: it is in that widget's state.
-    public func refresh(now: Date = Date(), families: [String: WidgetFamily] = [:]) async throws(AppexError)
+    public func refresh(
+        now: Date = Date(),
+        families: [String: WidgetFamily] = [:]
+    ) async throws(AppexError)
         -> [WidgetState]
     {
         try ingestReloadRequests()
@@ -53,7 +56,11 @@ extension WidgetHost {
         var states: [WidgetState] = []
         for found in try discovery.snapshot().extensions {
             guard let identity = found.identity else { continue }
-            guard let descriptors = try store.descriptors(extension: identity.bundleIdentifier, version: Self.version(of: found))
+            guard
+                let descriptors = try store.descriptors(
+                    extension: identity.bundleIdentifier,
+                    version: Self.version(of: found)
+                )
             else {
                 let key = WidgetKey(extensionIdentifier: identity.bundleIdentifier, kind: "", family: .systemSmall)
                 let descriptor = WidgetDescriptor(
@@ -67,7 +74,11 @@ extension WidgetHost {
             }
             for descriptor in descriptors {
                 let family = families[descriptor.kind] ?? descriptor.supportedFamilies.first ?? .systemSmall
-                let key = WidgetKey(extensionIdentifier: identity.bundleIdentifier, kind: descriptor.kind, family: family)
+                let key = WidgetKey(
+                    extensionIdentifier: identity.bundleIdentifier,
+                    kind: descriptor.kind,
+                    family: family
+                )
                 states.append(try state(key, descriptor, found, now: now))
             }
         }
@@ -125,14 +136,32 @@ extension WidgetHost {
                     continue
                 }
                 plan.fetches.append(
-                    Fetch(found: found, identity: identity, version: version, describe: true, placeholders: [], timelines: [])
+                    Fetch(
+                        found: found,
+                        identity: identity,
+                        version: version,
+                        describe: true,
+                        placeholders: [],
+                        timelines: []
+                    )
                 )
                 continue
             }
-            var fetch = Fetch(found: found, identity: identity, version: version, describe: false, placeholders: [], timelines: [])
+            var fetch = Fetch(
+                found: found,
+                identity: identity,
+                version: version,
+                describe: false,
+                placeholders: [],
+                timelines: []
+            )
             for descriptor in descriptors {
                 let family = families[descriptor.kind] ?? descriptor.supportedFamilies.first ?? .systemSmall
-                let key = WidgetKey(extensionIdentifier: identity.bundleIdentifier, kind: descriptor.kind, family: family)
+                let key = WidgetKey(
+                    extensionIdentifier: identity.bundleIdentifier,
+                    kind: descriptor.kind,
+                    family: family
+                )
                 let app = found.origin == .app ? Self.app(containing: found.path) : nil
                 guard let why = try need(key, app: app, now: now) else { continue }
                 let day = WidgetClock.day(of: now)
@@ -210,7 +239,8 @@ extension WidgetHost {
         )
         processConfiguration.launchTimeout = configuration.deadline
         let process: AppExtensionProcess
-        do { process = try await AppExtensionProcess(configuration: processConfiguration, discovery: discovery) } catch {
+        do { process = try await AppExtensionProcess(configuration: processConfiguration, discovery: discovery) } catch
+        {
             record(error, for: fetch, at: now)
             return
         }
@@ -220,7 +250,10 @@ extension WidgetHost {
             let describeKey = Self.describeKey(fetch.identity.bundleIdentifier)
             do throws(AppexError) {
                 guard case .widgets(let widgets) = try await ask(process, .describe, kind: nil) else {
-                    throw AppexError(.protocolViolation, "\(fetch.identity.bundleIdentifier) answered its widgets with something else")
+                    throw AppexError(
+                        .protocolViolation,
+                        "\(fetch.identity.bundleIdentifier) answered its widgets with something else"
+                    )
                 }
                 let checked = try Self.check(widgets, of: fetch.identity)
                 try store.setDescriptors(checked, extension: fetch.identity.bundleIdentifier, version: fetch.version)
@@ -231,7 +264,10 @@ extension WidgetHost {
                 )
             } catch {
                 try? store.recordFailure(for: describeKey, at: now, code: error.code.name, reason: error.message)
-                logger.warning("cannot describe widgets", metadata: ["extension": "\(fetch.identity.bundleIdentifier)", "error": "\(error)"])
+                logger.warning(
+                    "cannot describe widgets",
+                    metadata: ["extension": "\(fetch.identity.bundleIdentifier)", "error": "\(error)"]
+                )
                 return
             }
             // Now that the widgets are known, fetch what they need in the same launch.
@@ -244,9 +280,17 @@ extension WidgetHost {
         }
         for key in fetch.placeholders {
             do throws(AppexError) {
-                guard case .entry(let entry) = try await ask(process, .placeholder(kind: key.kind, family: key.family), kind: key.kind)
+                guard
+                    case .entry(let entry) = try await ask(
+                        process,
+                        .placeholder(kind: key.kind, family: key.family),
+                        kind: key.kind
+                    )
                 else {
-                    throw AppexError(.protocolViolation, "widget \(key.kind) answered its placeholder with something else")
+                    throw AppexError(
+                        .protocolViolation,
+                        "widget \(key.kind) answered its placeholder with something else"
+                    )
                 }
                 try Self.check(entry, kind: key.kind)
                 try store.setPlaceholder(entry, for: key)
@@ -256,13 +300,21 @@ extension WidgetHost {
         }
         for (key, why) in fetch.timelines {
             do throws(AppexError) {
-                guard case .timeline(let timeline) = try await ask(process, .timeline(kind: key.kind, family: key.family), kind: key.kind)
+                guard
+                    case .timeline(let timeline) = try await ask(
+                        process,
+                        .timeline(kind: key.kind, family: key.family),
+                        kind: key.kind
+                    )
                 else {
                     throw AppexError(.protocolViolation, "widget \(key.kind) answered its timeline with something else")
                 }
                 for entry in timeline.entries { try Self.check(entry, kind: key.kind) }
                 try store.setTimeline(timeline, for: key, at: Date())
-                logger.info("timeline fetched", metadata: ["widget": "\(key)", "why": "\(why)", "entries": "\(timeline.entries.count)"])
+                logger.info(
+                    "timeline fetched",
+                    metadata: ["widget": "\(key)", "why": "\(why)", "entries": "\(timeline.entries.count)"]
+                )
             } catch {
                 try? store.recordFailure(for: key, at: Date(), code: error.code.name, reason: error.message)
                 logger.warning("timeline failed", metadata: ["widget": "\(key)", "error": "\(error)"])
@@ -272,9 +324,17 @@ extension WidgetHost {
 
     /// Records a launch failure for everything `fetch` was to bring.
     private func record(_ error: AppexError, for fetch: Fetch, at date: Date) {
-        configuration.logger.warning("cannot launch", metadata: ["extension": "\(fetch.identity.bundleIdentifier)", "error": "\(error)"])
+        configuration.logger.warning(
+            "cannot launch",
+            metadata: ["extension": "\(fetch.identity.bundleIdentifier)", "error": "\(error)"]
+        )
         if fetch.describe {
-            try? store.recordFailure(for: Self.describeKey(fetch.identity.bundleIdentifier), at: date, code: error.code.name, reason: error.message)
+            try? store.recordFailure(
+                for: Self.describeKey(fetch.identity.bundleIdentifier),
+                at: date,
+                code: error.code.name,
+                reason: error.message
+            )
         }
         for (key, _) in fetch.timelines {
             try? store.recordFailure(for: key, at: date, code: error.code.name, reason: error.message)
@@ -282,7 +342,11 @@ extension WidgetHost {
     }
 
     /// Sends one request and decodes the answer; every failure as the widget's reason.
-    private func ask(_ process: AppExtensionProcess, _ request: WidgetRequest, kind: String?) async throws(AppexError)
+    private func ask(
+        _ process: AppExtensionProcess,
+        _ request: WidgetRequest,
+        kind: String?
+    ) async throws(AppexError)
         -> WidgetReply
     {
         let name = process.configuration.identity.bundleIdentifier
@@ -309,11 +373,26 @@ extension WidgetHost {
         let context = AppexError.Context(bundleIdentifier: name, peer: error.context.peer, widgetKind: kind)
         switch error.code {
         case .interrupted:
-            return AppexError(.interrupted, "\(name) crashed while answering: \(error.message)", context: context, underlyingError: error)
+            return AppexError(
+                .interrupted,
+                "\(name) crashed while answering: \(error.message)",
+                context: context,
+                underlyingError: error
+            )
         case .deadlineExceeded:
-            return AppexError(.deadlineExceeded, "\(name) did not answer within \(deadline)", context: context, underlyingError: error)
+            return AppexError(
+                .deadlineExceeded,
+                "\(name) did not answer within \(deadline)",
+                context: context,
+                underlyingError: error
+            )
         case .protocolViolation, .frameTooLarge, .closed:
-            return AppexError(error.code, "\(name) answered garbage: \(error.message)", context: context, underlyingError: error)
+            return AppexError(
+                error.code,
+                "\(name) answered garbage: \(error.message)",
+                context: context,
+                underlyingError: error
+            )
         case .remoteFailure:
             // The extension's own error: for a view tree over the limit it names the widget.
             let code: AppexError.Code = error.message.contains("over the limit of") ? .viewTreeTooLarge : .remoteFailure
@@ -334,7 +413,11 @@ extension WidgetHost {
             )
         }
         guard entry.date.isFinite else {
-            throw AppexError(.protocolViolation, "widget \(kind) sent an entry with no valid date", context: AppexError.Context(widgetKind: kind))
+            throw AppexError(
+                .protocolViolation,
+                "widget \(kind) sent an entry with no valid date",
+                context: AppexError.Context(widgetKind: kind)
+            )
         }
         do { _ = try ViewTree(decoding: entry.tree) } catch {
             throw AppexError(
@@ -347,7 +430,10 @@ extension WidgetHost {
     }
 
     /// The descriptors as the host keeps them: named kinds, unique, with families.
-    static func check(_ widgets: [WidgetDescriptor], of identity: AppExtensionIdentity) throws(AppexError) -> [WidgetDescriptor] {
+    static func check(
+        _ widgets: [WidgetDescriptor],
+        of identity: AppExtensionIdentity
+    ) throws(AppexError) -> [WidgetDescriptor] {
         var seen: Set<String> = []
         var checked: [WidgetDescriptor] = []
         for var widget in widgets {
@@ -367,7 +453,12 @@ extension WidgetHost {
 
     // MARK: - States
 
-    func state(_ key: WidgetKey, _ descriptor: WidgetDescriptor, _ found: DiscoveredExtension, now: Date) throws(AppexError)
+    func state(
+        _ key: WidgetKey,
+        _ descriptor: WidgetDescriptor,
+        _ found: DiscoveredExtension,
+        now: Date
+    ) throws(AppexError)
         -> WidgetState
     {
         let stored = key.kind.isEmpty ? nil : try store.timeline(key)
@@ -386,7 +477,10 @@ extension WidgetHost {
             health = .notLoaded
         } else if let attempt, let failure = attempt.failure {
             if failure.code == AppexError.Code.reloadBudgetExhausted.name {
-                health = .budgetExhausted(limit: configuration.dailyReloadBudget, renewsAt: WidgetClock.nextDay(after: attempt.at))
+                health = .budgetExhausted(
+                    limit: configuration.dailyReloadBudget,
+                    renewsAt: WidgetClock.nextDay(after: attempt.at)
+                )
             } else {
                 health = .stale(code: failure.code, reason: failure.reason, since: attempt.at)
             }
@@ -420,9 +514,15 @@ extension WidgetHost {
             policy: policy,
             health: health,
             budgetUsed: key.kind.isEmpty
-                ? 0 : try store.budgetUsed(extension: key.extensionIdentifier, kind: key.kind, day: WidgetClock.day(of: now)),
+                ? 0
+                : try store.budgetUsed(
+                    extension: key.extensionIdentifier,
+                    kind: key.kind,
+                    day: WidgetClock.day(of: now)
+                ),
             budgetLimit: configuration.dailyReloadBudget,
-            placeholder: key.kind.isEmpty ? nil : (try store.placeholder(key)).flatMap { try? ViewTree(decoding: $0.tree) }
+            placeholder: key.kind.isEmpty
+                ? nil : (try store.placeholder(key)).flatMap { try? ViewTree(decoding: $0.tree) }
         )
     }
 

@@ -74,7 +74,9 @@ final class WidgetStore: Sendable {
     }
 
     private func write<T>(_ what: String, _ body: (Database) throws -> T) throws(AppexError) -> T {
-        do { return try database.write(body) } catch { throw Self.failure("cannot \(what) in \(path)", path: path, error) }
+        do { return try database.write(body) } catch {
+            throw Self.failure("cannot \(what) in \(path)", path: path, error)
+        }
     }
 
     private func read<T>(_ what: String, _ body: (Database) throws -> T) throws(AppexError) -> T {
@@ -133,11 +135,15 @@ final class WidgetStore: Sendable {
         let blob = (try? CompactEncoder().encode(timeline)) ?? []
         try write("store a timeline") { db in
             try db.execute(
-                sql: "INSERT OR REPLACE INTO timeline (extension, kind, family, fetchedAt, timeline) VALUES (?, ?, ?, ?, ?)",
-                arguments: [key.extensionIdentifier, key.kind, key.family.rawValue, date.timeIntervalSince1970, Data(blob)]
+                sql:
+                    "INSERT OR REPLACE INTO timeline (extension, kind, family, fetchedAt, timeline) VALUES (?, ?, ?, ?, ?)",
+                arguments: [
+                    key.extensionIdentifier, key.kind, key.family.rawValue, date.timeIntervalSince1970, Data(blob),
+                ]
             )
             try db.execute(
-                sql: "INSERT OR REPLACE INTO attempt (extension, kind, family, at, code, reason) VALUES (?, ?, ?, ?, NULL, NULL)",
+                sql:
+                    "INSERT OR REPLACE INTO attempt (extension, kind, family, at, code, reason) VALUES (?, ?, ?, ?, NULL, NULL)",
                 arguments: [key.extensionIdentifier, key.kind, key.family.rawValue, date.timeIntervalSince1970]
             )
         }
@@ -192,8 +198,11 @@ final class WidgetStore: Sendable {
     func recordFailure(for key: WidgetKey, at date: Date, code: String, reason: String) throws(AppexError) {
         try write("record a failed attempt") { db in
             try db.execute(
-                sql: "INSERT OR REPLACE INTO attempt (extension, kind, family, at, code, reason) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [key.extensionIdentifier, key.kind, key.family.rawValue, date.timeIntervalSince1970, code, reason]
+                sql:
+                    "INSERT OR REPLACE INTO attempt (extension, kind, family, at, code, reason) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [
+                    key.extensionIdentifier, key.kind, key.family.rawValue, date.timeIntervalSince1970, code, reason,
+                ]
             )
         }
     }

@@ -81,7 +81,9 @@ extension View {
         foregroundStyle(primary)
     }
     /// Paints content inside in `color`.
-    public func foregroundColor(_ color: Color?) -> ModifiedContent<Self> { styled(TextStyle(foreground: color?.paint)) }
+    public func foregroundColor(_ color: Color?) -> ModifiedContent<Self> {
+        styled(TextStyle(foreground: color?.paint))
+    }
     /// Draws at most `limit` lines of each text inside, the last ending in "…" when cut.
     public func lineLimit(_ limit: Int?) -> ModifiedContent<Self> {
         modified { .styled(TextStyle(lineLimit: limit.map { max(1, $0) }), $0) }
@@ -105,7 +107,11 @@ extension View {
         return modified { .padding(insets, $0) }
     }
     /// A fixed frame; `nil` keeps the content's own size on that axis.
-    public func frame(width: Double? = nil, height: Double? = nil, alignment: Alignment = .center) -> ModifiedContent<Self> {
+    public func frame(
+        width: Double? = nil,
+        height: Double? = nil,
+        alignment: Alignment = .center
+    ) -> ModifiedContent<Self> {
         let spec = FrameSpec(width: width, height: height, maxWidth: nil, maxHeight: nil, alignment: alignment.value)
         return modified { .frame(spec, $0) }
     }
@@ -120,7 +126,13 @@ extension View {
         maxHeight: Double? = nil,
         alignment: Alignment = .center
     ) -> ModifiedContent<Self> {
-        let spec = FrameSpec(width: nil, height: nil, maxWidth: maxWidth, maxHeight: maxHeight, alignment: alignment.value)
+        let spec = FrameSpec(
+            width: nil,
+            height: nil,
+            maxWidth: maxWidth,
+            maxHeight: maxHeight,
+            alignment: alignment.value
+        )
         return modified { .frame(spec, $0) }
     }
 
@@ -134,7 +146,10 @@ extension View {
     }
     /// The widget's background, drawn behind its content (and removed where the system draws
     /// its own, which Linux never does).
-    public func containerBackground(_ style: some ShapeStyle, for placement: ContainerBackgroundPlacement) -> ModifiedContent<Self> {
+    public func containerBackground(
+        _ style: some ShapeStyle,
+        for placement: ContainerBackgroundPlacement
+    ) -> ModifiedContent<Self> {
         let paint = paint(of: style)
         return modified { .background(paint, $0) }
     }
@@ -225,7 +240,9 @@ public struct RedactionReasons: OptionSet, Sendable, Hashable {
 public struct ContentTransition: Sendable, Hashable {
     let name: String
     /// Numbers roll.
-    public static func numericText(countsDown: Bool = false) -> ContentTransition { ContentTransition(name: "numericText") }
+    public static func numericText(countsDown: Bool = false) -> ContentTransition {
+        ContentTransition(name: "numericText")
+    }
     /// No animation.
     public static let identity = ContentTransition(name: "identity")
     /// Cross-fade.

@@ -26,7 +26,11 @@ public struct Text: View, PrimitiveView, Hashable, Sendable {
 
     /// A text showing the interval from `interval`'s start to its end, formatted when drawn.
     public init(timerInterval interval: ClosedRange<Date>, countsDown: Bool = true) {
-        runs = [TextRun(content: .date((countsDown ? interval.upperBound : interval.lowerBound).timeIntervalSince1970, .timer))]
+        runs = [
+            TextRun(
+                content: .date((countsDown ? interval.upperBound : interval.lowerBound).timeIntervalSince1970, .timer)
+            )
+        ]
     }
 
     init(runs: [TextRun]) { self.runs = runs }

@@ -9,7 +9,8 @@ public enum ViewBuilder {
     public static func buildBlock<Content: View>(_ content: Content) -> Content { content }
 
     /// Several views.
-    public static func buildBlock<each Content: View>(_ content: repeat each Content) -> TupleView<repeat each Content> {
+    public static func buildBlock<each Content: View>(_ content: repeat each Content) -> TupleView<repeat each Content>
+    {
         TupleView(repeat each content)
     }
 

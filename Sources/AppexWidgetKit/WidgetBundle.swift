@@ -25,7 +25,9 @@ public enum WidgetBundleBuilder {
     public static func buildBlock<Content: Widget>(_ content: Content) -> Content { content }
 
     /// Several widgets.
-    public static func buildBlock<each Content: Widget>(_ content: repeat each Content) -> WidgetBundleContent<
+    public static func buildBlock<each Content: Widget>(
+        _ content: repeat each Content
+    ) -> WidgetBundleContent<
         repeat each Content
     > {
         WidgetBundleContent(repeat each content)

@@ -42,7 +42,12 @@ public final class WidgetCenter: Sendable {
             app: Self.containingApp(),
             requestedAt: Date().timeIntervalSince1970
         )
-        let name = String(format: "%016llx-%d-%08x.request", UInt64(request.requestedAt * 1_000_000), getpid(), UInt32.random(in: 0...UInt32.max))
+        let name = String(
+            format: "%016llx-%d-%08x.request",
+            UInt64(request.requestedAt * 1_000_000),
+            getpid(),
+            UInt32.random(in: 0...UInt32.max)
+        )
         let path = folder + "/" + name
         do {
             try Syscalls.makeDirectories(folder, mode: 0o700)

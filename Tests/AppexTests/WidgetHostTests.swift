@@ -52,7 +52,9 @@ import Testing
         #expect(later.widget("After")?.texts(at: Date().addingTimeInterval(3)).first == "After fetch 2")
     }
 
-    @Test("a reload requested by the containing app's process (WidgetCenter) fetches that kind once, at the next refresh")
+    @Test(
+        "a reload requested by the containing app's process (WidgetCenter) fetches that kind once, at the next refresh"
+    )
     func reloadFromTheApp() async throws {
         let widgets = try WidgetWorld()
         let host = try widgets.host()
@@ -201,12 +203,17 @@ import Testing
         }
     }
 
-    @Test("real-world widget Info.plists (WidgetKit and Today) are recognised as widgets; other extensions in an app are not")
+    @Test(
+        "real-world widget Info.plists (WidgetKit and Today) are recognised as widgets; other extensions in an app are not"
+    )
     func realWorldWidgetPlists() async throws {
         let widgets = try WidgetWorld()
         let folder = RealWorldFixtureTests.folder
         let cases = [
-            ("NetNewsWireWidget", "Ranchero-Software__NetNewsWire__Widget__Info.plist", "com.apple.widgetkit-extension"),
+            (
+                "NetNewsWireWidget", "Ranchero-Software__NetNewsWire__Widget__Info.plist",
+                "com.apple.widgetkit-extension"
+            ),
             (
                 "RecentContacts",
                 "forcedotcom__SalesforceMobileSDK-iOS__native__SampleApps__MobileSyncExplorer__RecentContactsTodayExtension__Info.plist",

@@ -14,7 +14,10 @@ import Testing
     /// The files (a ```swift block after `<!-- widget-file: PATH -->`) and the commands (the ```sh
     /// block after `<!-- widget-steps -->`) of the README's widget section.
     static func section() throws -> Section {
-        let text = try String(contentsOf: ReadmeSampleTests.repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let text = try String(
+            contentsOf: ReadmeSampleTests.repository.appendingPathComponent("README.md"),
+            encoding: .utf8
+        )
         let lines = text.components(separatedBy: "\n")
         var section = Section()
         var index = 0
@@ -46,7 +49,11 @@ import Testing
     @Test("the README's widget section is complete: a manifest, the widget, the app, and the commands")
     func sectionIsComplete() throws {
         let section = try Self.section()
-        #expect(section.files.map(\.path) == ["Package.swift", "Sources/MyWidget/MyWidget.swift", "Sources/MyApp/MyApp.swift"])
+        #expect(
+            section.files.map(\.path) == [
+                "Package.swift", "Sources/MyWidget/MyWidget.swift", "Sources/MyApp/MyApp.swift",
+            ]
+        )
         #expect(section.steps.count == 5)
         #expect(section.steps.last?.contains("appex widgets show") == true)
     }
@@ -64,8 +71,12 @@ import Testing
         let identity = ReadmeSampleTests.repository.lastPathComponent
         for (path, contents) in section.files {
             let url = package.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            let adapted = contents
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
+            let adapted =
+                contents
                 .replacingOccurrences(of: "path: \"../appex\"", with: "path: \"\(ReadmeSampleTests.repository.path)\"")
                 .replacingOccurrences(of: "package: \"appex\"", with: "package: \"\(identity)\"")
             try adapted.write(to: url, atomically: true, encoding: .utf8)
@@ -83,7 +94,10 @@ import Testing
                 environment: environment,
                 timeout: 600
             )
-            #expect(last.status == 0, "`\(step)` failed:\n\(last.standardOutput.suffix(3000))\n\(last.standardError.suffix(3000))")
+            #expect(
+                last.status == 0,
+                "`\(step)` failed:\n\(last.standardOutput.suffix(3000))\n\(last.standardError.suffix(3000))"
+            )
             if last.status != 0 { return }
         }
         let screen = last.standardOutput

@@ -2,7 +2,7 @@ import AppexWidgetKit
 import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// A fixture widget extension with one widget per reload policy, a steady one, and a "victim"
@@ -93,7 +93,9 @@ struct PolicyProvider: TimelineProvider {
                 )
             )
         default:
-            completion(Timeline(entries: [FixtureEntry(date: now, text: "\(kind) fetch \(fetch)", link: link)], policy: .never))
+            completion(
+                Timeline(entries: [FixtureEntry(date: now, text: "\(kind) fetch \(fetch)", link: link)], policy: .never)
+            )
         }
     }
 }
