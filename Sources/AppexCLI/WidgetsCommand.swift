@@ -232,12 +232,30 @@ struct WidgetsShow: AsyncParsableCommand {
 
     @OptionGroup var options: WidgetDrawingOptions
 
+    @Flag(help: "Show each widget's snapshot (the provider's preview, with sample data) instead of its timeline.")
+    var preview = false
+
     func run() async throws {
         let host = try WidgetCommands.host()
         let family = try options.widgetFamily()
         let known = try reporting { () throws(AppexError) in try host.states() }
+        let families = WidgetCommands.families(family, states: known)
+        if preview {
+            // The widgets must be known (described) first: a refresh does that, and fetches what is due.
+            let shown = try WidgetCommands.select(
+                try await reporting { () async throws(AppexError) in try await host.refresh(families: families) },
+                kind: kind,
+                host: host
+            )
+            let renderer = TerminalRenderer(width: options.width, colors: Terminal.standardOutputIsTerminal)
+            for state in shown {
+                let frame = try await reporting { () async throws(AppexError) in try await host.preview(state) }
+                print(renderer.render(frame))
+            }
+            return
+        }
         let states = try await reporting { () async throws(AppexError) in
-            try await host.refresh(families: WidgetCommands.families(family, states: known))
+            try await host.refresh(families: families)
         }
         let shown = try WidgetCommands.select(states, kind: kind, host: host)
         if shown.isEmpty {

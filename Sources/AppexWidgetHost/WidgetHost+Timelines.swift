@@ -342,7 +342,7 @@ extension WidgetHost {
     }
 
     /// Sends one request and decodes the answer; every failure as the widget's reason.
-    private func ask(
+    func ask(
         _ process: AppExtensionProcess,
         _ request: WidgetRequest,
         kind: String?
@@ -533,20 +533,14 @@ extension WidgetHost {
         WidgetKey(extensionIdentifier: bundleIdentifier, kind: "", family: .systemSmall)
     }
 
-    /// What identifies a build of a widget extension: its Info.plist's and executable's sizes and
-    /// change times. Descriptors are asked for again when it changes.
+    /// What identifies a build of a widget extension: the sizes and change times of the files at
+    /// its top level (Info.plist, executable, entitlements, seal). Descriptors are asked for again
+    /// when it changes. One directory read, no seal check: the launch verifies the seal.
     static func version(of found: DiscoveredExtension) -> String {
-        var parts: [String] = []
-        var files = [found.path + "/" + AppexBundle.File.info]
-        if let executable = AppexBundle.load(at: found.path, as: .appExtension).info.executableName {
-            files.append(found.path + "/" + executable)
-        }
-        for file in files {
-            if let status = try? Syscalls.stat(file) {
-                parts.append("\(status.size)@\(status.modificationNanoseconds)/\(status.changeNanoseconds)")
-            }
-        }
-        return parts.joined(separator: ";")
+        guard let entries = try? Syscalls.directoryEntriesWithStatus(found.path) else { return "" }
+        return entries.sorted { $0.printable < $1.printable }.map { entry in
+            "\(entry.printable):\(entry.status.size)@\(entry.status.modificationNanoseconds)/\(entry.status.changeNanoseconds)"
+        }.joined(separator: ";")
     }
 
     /// The `.app` whose `Extensions/` holds the extension at `path`.

@@ -239,4 +239,18 @@ import Testing
         // The invalid ones do not stop the valid widgets.
         #expect(try await host.refresh().widget("Steady")?.health == .current)
     }
+
+    @Test("a preview shows the provider's snapshot, and is neither stored nor counted against the budget")
+    func previewIsASnapshot() async throws {
+        let widgets = try WidgetWorld()
+        let host = try widgets.host()
+        let steady = try #require(try await host.refresh().widget("Steady"))
+        let frame = try await host.preview(steady)
+        #expect(frame.tree?.texts.first == "Steady snapshot")
+        #expect(frame.status == "preview")
+        let after = try #require(try host.states().widget("Steady"))
+        #expect(after.budgetUsed == steady.budgetUsed)
+        #expect(after.texts().first == "Steady fetch 1")
+        #expect(widgets.fetches("Steady") == 1)
+    }
 }

@@ -1,0 +1,49 @@
+import AppexCore
+import AppexHost
+import AppexWidgetKit
+import Foundation
+
+extension WidgetHost {
+    /// The widget's snapshot, as a widget gallery shows it: launches the extension and asks for
+    /// one entry with `isPreview` set, quickly, with sample data. A preview is not a timeline:
+    /// it is not stored and takes nothing from the reload budget.
+    ///
+    /// - Throws: ``AppexError``: `refused` (the widget is not enabled), `launchFailed`,
+    ///   `interrupted`, `deadlineExceeded`, `protocolViolation`, `viewTreeTooLarge`, as for a
+    ///   timeline.
+    public func preview(_ state: WidgetState) async throws(AppexError) -> WidgetFrame {
+        guard state.discovered.state == .enabled, let identity = state.discovered.identity else {
+            throw AppexError(
+                .refused,
+                "widget \(state.key.kind) of \(state.key.extensionIdentifier) is \(state.discovered.state.rawValue): only enabled widgets are launched",
+                context: AppexError.Context(bundleIdentifier: state.key.extensionIdentifier, widgetKind: state.key.kind)
+            )
+        }
+        var processConfiguration = AppExtensionProcess.Configuration(
+            identity: identity,
+            hostBundlePath: discovery.hostPath,
+            environment: configuration.environment,
+            logger: configuration.logger
+        )
+        processConfiguration.launchTimeout = configuration.deadline
+        let process = try await AppExtensionProcess(configuration: processConfiguration, discovery: discovery)
+        defer { process.invalidate() }
+        let request = WidgetRequest.snapshot(kind: state.key.kind, family: state.key.family, isPreview: true)
+        guard case .entry(let entry) = try await ask(process, request, kind: state.key.kind) else {
+            throw AppexError(
+                .protocolViolation,
+                "widget \(state.key.kind) answered its snapshot with something else",
+                context: AppexError.Context(bundleIdentifier: state.key.extensionIdentifier, widgetKind: state.key.kind)
+            )
+        }
+        try Self.check(entry, kind: state.key.kind)
+        return WidgetFrame(
+            kind: state.key.kind,
+            displayName: state.descriptor.displayName,
+            family: state.key.family,
+            tree: try ViewTree(decoding: entry.tree),
+            status: "preview",
+            now: Date(timeIntervalSince1970: entry.date)
+        )
+    }
+}
