@@ -5,6 +5,8 @@ need=()
 dpkg -s libsqlite3-dev >/dev/null 2>&1 || need+=(libsqlite3-dev)
 # The sqlite3 shell: tests check the registry's integrity with it, as a person would.
 command -v sqlite3 >/dev/null 2>&1 || need+=(sqlite3)
+# A real browser reads the widget host's HTML pages (WidgetBrowserTests): Debian's chromium, headless.
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
 # Python 3 runs the OAuth test server (Scripts/oauth-server.sh makes its virtualenv).
 command -v python3 >/dev/null 2>&1 || need+=(python3 python3-venv)
 if [ ${#need[@]} -gt 0 ]; then

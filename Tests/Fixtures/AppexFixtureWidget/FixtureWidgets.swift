@@ -7,7 +7,7 @@ import Glibc
 
 /// A fixture widget extension with one widget per reload policy, a steady one, and a "victim"
 /// that misbehaves as `$APPEX_HOME/fixture-widget-mode` says (ok, crash, hang, garbage,
-/// oversize). Every timeline it makes is logged, a line per kind, to
+/// oversize, hostile). Every timeline it makes is logged, a line per kind, to
 /// `$APPEX_HOME/fixture-widget-fetches.log`, so tests count launches; each entry says which
 /// fetch of its kind it came from.
 @main
@@ -135,6 +135,15 @@ struct VictimProvider: TimelineProvider {
             try? await Task.sleep(for: .seconds(3600))
         default:
             break
+        }
+        if Fixture.mode == "hostile" {
+            // What a hostile widget would draw: markup, quotes, terminal escapes, a script URL.
+            let text =
+                "<script>document.title='pwned'</script><img src=x onerror=alert(1)> \"q\" & 'a' \u{1B}[31mred\u{07}"
+            return Timeline(
+                entries: [FixtureEntry(date: Date(), text: text, link: URL(string: "javascript:alert(1)"))],
+                policy: .never
+            )
         }
         let text = Fixture.mode == "oversize" ? String(repeating: "x", count: 1000) : "Victim fetch \(fetch)"
         return Timeline(entries: [FixtureEntry(date: Date(), text: text)], policy: .never)
