@@ -41,8 +41,12 @@ import Testing
 
         // Before the second entry's date, the host advances to it without launching anything.
         let first = try #require(try host.states(now: start).widget("AtEnd"))
-        #expect(first.texts(at: start).first == "AtEnd fetch 1 first")
-        #expect(first.texts(at: start.addingTimeInterval(1.5)).first == "AtEnd fetch 1 second")
+        try #require(first.entries.count == 2)
+        let (one, two) = (first.entries[0].date, first.entries[1].date)
+        #expect(first.texts(at: one).first == "AtEnd fetch 1 first")
+        #expect(first.texts(at: two.addingTimeInterval(-0.001)).first == "AtEnd fetch 1 first")
+        #expect(first.texts(at: two).first == "AtEnd fetch 1 second")
+        #expect(first.nextEntryDate(after: one) == two)
 
         let later = try await host.refresh(now: Date().addingTimeInterval(3))
         #expect(widgets.fetches("AtEnd") == 2)
