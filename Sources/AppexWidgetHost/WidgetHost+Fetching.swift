@@ -1,0 +1,239 @@
+import AppexCoding
+import AppexCore
+import AppexHost
+import AppexSystem
+import AppexWidgetKit
+import Foundation
+import Logging
+
+// One launch of a widget extension: what it must answer, checked, stored; failures explained.
+extension WidgetHost {
+    // MARK: - Fetching
+
+    /// One launch of a widget extension: its descriptors if unknown, then each placeholder and
+    /// timeline asked for. Each answer is stored as it comes; each failure is recorded for its
+    /// widget.
+    func perform(_ fetch: Fetch, now: Date) async {
+        let logger = configuration.logger
+        var processConfiguration = AppExtensionProcess.Configuration(
+            identity: fetch.identity,
+            hostBundlePath: discovery.hostPath,
+            environment: configuration.environment,
+            logger: logger
+        )
+        processConfiguration.launchTimeout = configuration.deadline
+        let process: AppExtensionProcess
+        do { process = try await AppExtensionProcess(configuration: processConfiguration, discovery: discovery) } catch
+        {
+            record(error, for: fetch, at: now)
+            return
+        }
+        defer { process.invalidate() }
+        var fetch = fetch
+        if fetch.describe {
+            let describeKey = Self.describeKey(fetch.identity.bundleIdentifier)
+            do throws(AppexError) {
+                guard case .widgets(let widgets) = try await ask(process, .describe, kind: nil) else {
+                    throw AppexError(
+                        .protocolViolation,
+                        "\(fetch.identity.bundleIdentifier) answered its widgets with something else"
+                    )
+                }
+                let checked = try Self.check(widgets, of: fetch.identity)
+                try store.setDescriptors(checked, extension: fetch.identity.bundleIdentifier, version: fetch.version)
+                try store.setTimeline(EncodedTimeline(entries: [], policy: .never), for: describeKey, at: now)
+                logger.info(
+                    "widgets described",
+                    metadata: ["extension": "\(fetch.identity.bundleIdentifier)", "kinds": "\(checked.map(\.kind))"]
+                )
+            } catch {
+                try? store.recordFailure(for: describeKey, at: now, code: error.code.name, reason: error.message)
+                logger.warning(
+                    "cannot describe widgets",
+                    metadata: ["extension": "\(fetch.identity.bundleIdentifier)", "error": "\(error)"]
+                )
+                return
+            }
+            // Now that the widgets are known, fetch what they need in the same launch.
+            if let planned = try? plan(now: now, families: [:]).fetches.first(where: {
+                $0.identity.bundleIdentifier == fetch.identity.bundleIdentifier
+            }) {
+                fetch.placeholders = planned.placeholders
+                fetch.timelines = planned.timelines
+            }
+        }
+        for key in fetch.placeholders {
+            do throws(AppexError) {
+                guard
+                    case .entry(let entry) = try await ask(
+                        process,
+                        .placeholder(kind: key.kind, family: key.family),
+                        kind: key.kind
+                    )
+                else {
+                    throw AppexError(
+                        .protocolViolation,
+                        "widget \(key.kind) answered its placeholder with something else"
+                    )
+                }
+                try Self.check(entry, kind: key.kind)
+                try store.setPlaceholder(entry, for: key)
+            } catch {
+                logger.warning("no placeholder", metadata: ["widget": "\(key)", "error": "\(error)"])
+            }
+        }
+        for (key, why) in fetch.timelines {
+            do throws(AppexError) {
+                guard
+                    case .timeline(let timeline) = try await ask(
+                        process,
+                        .timeline(kind: key.kind, family: key.family),
+                        kind: key.kind
+                    )
+                else {
+                    throw AppexError(.protocolViolation, "widget \(key.kind) answered its timeline with something else")
+                }
+                for entry in timeline.entries { try Self.check(entry, kind: key.kind) }
+                try store.setTimeline(timeline, for: key, at: Date())
+                logger.info(
+                    "timeline fetched",
+                    metadata: ["widget": "\(key)", "why": "\(why)", "entries": "\(timeline.entries.count)"]
+                )
+            } catch {
+                try? store.recordFailure(for: key, at: Date(), code: error.code.name, reason: error.message)
+                logger.warning("timeline failed", metadata: ["widget": "\(key)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Records a launch failure for everything `fetch` was to bring.
+    private func record(_ error: AppexError, for fetch: Fetch, at date: Date) {
+        configuration.logger.warning(
+            "cannot launch",
+            metadata: ["extension": "\(fetch.identity.bundleIdentifier)", "error": "\(error)"]
+        )
+        if fetch.describe {
+            try? store.recordFailure(
+                for: Self.describeKey(fetch.identity.bundleIdentifier),
+                at: date,
+                code: error.code.name,
+                reason: error.message
+            )
+        }
+        for (key, _) in fetch.timelines {
+            try? store.recordFailure(for: key, at: date, code: error.code.name, reason: error.message)
+        }
+    }
+
+    /// Sends one request and decodes the answer; every failure as the widget's reason.
+    func ask(
+        _ process: AppExtensionProcess,
+        _ request: WidgetRequest,
+        kind: String?
+    ) async throws(AppexError)
+        -> WidgetReply
+    {
+        let name = process.configuration.identity.bundleIdentifier
+        let bytes: [UInt8]
+        do { bytes = try CompactEncoder().encode(request) } catch {
+            throw AppexError(.coding, "cannot encode a request for \(name)", underlyingError: error)
+        }
+        let answer: [UInt8]
+        do { answer = try await process.call(bytes, timeout: configuration.deadline) } catch {
+            throw Self.explain(error, extension: name, kind: kind, deadline: configuration.deadline)
+        }
+        do { return try CompactDecoder().decode(WidgetReply.self, from: answer) } catch {
+            throw AppexError(
+                .protocolViolation,
+                "\(name) answered garbage (\(answer.count) bytes that are no widget reply)",
+                context: AppexError.Context(bundleIdentifier: name, widgetKind: kind),
+                underlyingError: error
+            )
+        }
+    }
+
+    /// A call's failure in the words a widget's state shows.
+    static func explain(_ error: AppexError, extension name: String, kind: String?, deadline: Duration) -> AppexError {
+        let context = AppexError.Context(bundleIdentifier: name, peer: error.context.peer, widgetKind: kind)
+        switch error.code {
+        case .interrupted:
+            return AppexError(
+                .interrupted,
+                "\(name) crashed while answering: \(error.message)",
+                context: context,
+                underlyingError: error
+            )
+        case .deadlineExceeded:
+            return AppexError(
+                .deadlineExceeded,
+                "\(name) did not answer within \(deadline)",
+                context: context,
+                underlyingError: error
+            )
+        case .protocolViolation, .frameTooLarge, .closed:
+            return AppexError(
+                error.code,
+                "\(name) answered garbage: \(error.message)",
+                context: context,
+                underlyingError: error
+            )
+        case .remoteFailure:
+            // The extension's own error: for a view tree over the limit it names the widget.
+            // The widget's error arrives as its description, `CODE: message`.
+            let code: AppexError.Code =
+                error.message.contains(AppexError.Code.viewTreeTooLarge.name + ":") ? .viewTreeTooLarge : .remoteFailure
+            return AppexError(code, error.message, context: context, underlyingError: error)
+        default:
+            return AppexError(error.code, error.message, context: context, underlyingError: error)
+        }
+    }
+
+    /// The host's own check of an entry, whatever the extension checked: at most
+    /// `ViewTree.byteLimit` bytes, and a tree this build reads.
+    static func check(_ entry: EncodedEntry, kind: String) throws(AppexError) {
+        guard entry.tree.count <= ViewTree.byteLimit else {
+            throw AppexError(
+                .viewTreeTooLarge,
+                "widget \(kind) sent an entry whose view tree is \(entry.tree.count) bytes, over the limit of \(ViewTree.byteLimit)",
+                context: AppexError.Context(widgetKind: kind)
+            )
+        }
+        guard entry.date.isFinite else {
+            throw AppexError(
+                .protocolViolation,
+                "widget \(kind) sent an entry with no valid date",
+                context: AppexError.Context(widgetKind: kind)
+            )
+        }
+        do { _ = try ViewTree(decoding: entry.tree) } catch {
+            throw AppexError(
+                .protocolViolation,
+                "widget \(kind) sent a view tree this host cannot read: \(error.message)",
+                context: AppexError.Context(widgetKind: kind),
+                underlyingError: error
+            )
+        }
+    }
+
+    /// The descriptors as the host keeps them: named kinds, unique, with families.
+    static func check(
+        _ widgets: [WidgetDescriptor],
+        of identity: AppExtensionIdentity
+    ) throws(AppexError) -> [WidgetDescriptor] {
+        var seen: Set<String> = []
+        var checked: [WidgetDescriptor] = []
+        for var widget in widgets {
+            guard !widget.kind.isEmpty, widget.kind.count <= 200, seen.insert(widget.kind).inserted else {
+                throw AppexError(
+                    .protocolViolation,
+                    "\(identity.bundleIdentifier) describes a widget with an empty, overlong or repeated kind \(widget.kind.debugDescription)",
+                    context: AppexError.Context(bundleIdentifier: identity.bundleIdentifier, widgetKind: widget.kind)
+                )
+            }
+            if widget.supportedFamilies.isEmpty { widget.supportedFamilies = WidgetFamily.systemFamilies }
+            if widget.displayName.isEmpty { widget.displayName = widget.kind }
+            checked.append(widget)
+        }
+        return checked
+    }
+}

@@ -1,0 +1,85 @@
+import AppexCoding
+import AppexCore
+import AppexHost
+import AppexSystem
+import AppexWidgetKit
+import Foundation
+import Logging
+
+// What the host has stored for a widget, as the state renderers and tools read.
+extension WidgetHost {
+    // MARK: - States
+
+    func state(
+        _ key: WidgetKey,
+        _ descriptor: WidgetDescriptor,
+        _ found: DiscoveredExtension,
+        now: Date
+    ) throws(AppexError)
+        -> WidgetState
+    {
+        let stored = key.kind.isEmpty ? nil : try store.timeline(key)
+        let attempt = try store.lastAttempt(key.kind.isEmpty ? Self.describeKey(key.extensionIdentifier) : key)
+        let entries = (stored?.timeline.entries ?? [])
+            .sorted { $0.date < $1.date }
+            .map { entry in
+                WidgetState.Entry(
+                    date: Date(timeIntervalSince1970: entry.date),
+                    relevance: entry.relevance,
+                    tree: try? ViewTree(decoding: entry.tree)
+                )
+            }
+        let health: WidgetState.Health
+        if found.state != .enabled {
+            health = .notLoaded
+        } else if let attempt, let failure = attempt.failure {
+            if failure.code == AppexError.Code.reloadBudgetExhausted.name {
+                health = .budgetExhausted(
+                    limit: configuration.dailyReloadBudget,
+                    renewsAt: WidgetClock.nextDay(after: attempt.at)
+                )
+            } else {
+                health = .stale(code: failure.code, reason: failure.reason, since: attempt.at)
+            }
+        } else if stored == nil {
+            health = .notLoaded
+        } else {
+            health = .current
+        }
+        var nextReload: Date?
+        var policy: String?
+        if let timeline = stored?.timeline {
+            switch timeline.policy {
+            case .atEnd:
+                policy = "atEnd"
+                nextReload = timeline.entries.map(\.date).max().map(Date.init(timeIntervalSince1970:))
+            case .after(let date):
+                nextReload = Date(timeIntervalSince1970: date)
+                policy = "after " + WidgetState.time(Date(timeIntervalSince1970: date))
+            case .never:
+                policy = "never"
+            }
+        }
+        return WidgetState(
+            key: key,
+            descriptor: descriptor,
+            discovered: found,
+            app: found.origin == .app ? Self.app(containing: found.path) : nil,
+            fetchedAt: stored?.fetchedAt,
+            entries: entries,
+            nextReload: nextReload,
+            policy: policy,
+            health: health,
+            budgetUsed: key.kind.isEmpty
+                ? 0
+                : try store.budgetUsed(
+                    extension: key.extensionIdentifier,
+                    kind: key.kind,
+                    day: WidgetClock.day(of: now)
+                ),
+            budgetLimit: configuration.dailyReloadBudget,
+            placeholder: key.kind.isEmpty
+                ? nil : (try store.placeholder(key)).flatMap { try? ViewTree(decoding: $0.tree) }
+        )
+    }
+}
