@@ -63,9 +63,7 @@ struct MakeBundle: ParsableCommand {
         recipe.shortVersion = shortVersion
         recipe.replacesExisting = force
         if let entitlements { recipe.entitlements = try readEntitlements(entitlements) }
-        if let key {
-            recipe.signingKey = try reporting { () throws(AppexError) in try SigningKey(contentsOf: key) }
-        }
+        recipe.signingKey = try signingKey()
         let bundle = try reporting { () throws(AppexError) in try AppexBundle.makeExtension(at: output, from: recipe) }
         let point = bundle.info.extensionPointIdentifier ?? "?"
         print(
@@ -85,9 +83,7 @@ struct MakeBundle: ParsableCommand {
         recipe.shortVersion = shortVersion
         recipe.replacesExisting = force
         if let entitlements { recipe.entitlements = try readEntitlements(entitlements) }
-        if let key {
-            recipe.signingKey = try reporting { () throws(AppexError) in try SigningKey(contentsOf: key) }
-        }
+        recipe.signingKey = try signingKey()
         let bundle = try reporting { () throws(AppexError) in try AppexBundle.makeApp(at: output, from: recipe) }
         print(
             "made \(bundle.path): app \(identifier)\(key == nil ? " (unsigned)" : ", signed"); put its extensions in \(bundle.path)/Extensions"
@@ -119,5 +115,11 @@ struct MakeBundle: ParsableCommand {
             )
         }
         return parsed
+    }
+
+    /// The team key named by `--key`, if any.
+    private func signingKey() throws -> SigningKey? {
+        guard let key else { return nil }
+        return try reporting { () throws(AppexError) in try SigningKey(contentsOf: key) }
     }
 }

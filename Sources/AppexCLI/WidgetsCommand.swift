@@ -90,6 +90,13 @@ enum WidgetCommands {
         return matching
     }
 
+    /// The owner's decision about a widget extension, said back.
+    static func setEnabled(_ enabled: Bool, _ bundleIdentifier: String) throws {
+        let host = try host()
+        try reporting { () throws(AppexError) in try host.setEnabled(enabled, bundleIdentifier: bundleIdentifier) }
+        print("\(enabled ? "enabled" : "disabled") \(bundleIdentifier)")
+    }
+
     static func draw(_ states: [WidgetState], options: WidgetDrawingOptions, now: Date) throws -> String {
         let renderer = TerminalRenderer(width: options.width, colors: Terminal.standardOutputIsTerminal)
         if let html = options.html {
@@ -290,11 +297,7 @@ struct WidgetsEnable: ParsableCommand {
     @Argument(help: ArgumentHelp("The widget extension's bundle identifier.", valueName: "BUNDLE-ID"))
     var bundleIdentifier: String
 
-    func run() throws {
-        let host = try WidgetCommands.host()
-        try reporting { () throws(AppexError) in try host.setEnabled(true, bundleIdentifier: bundleIdentifier) }
-        print("enabled \(bundleIdentifier)")
-    }
+    func run() throws { try WidgetCommands.setEnabled(true, bundleIdentifier) }
 }
 
 struct WidgetsDisable: ParsableCommand {
@@ -306,11 +309,7 @@ struct WidgetsDisable: ParsableCommand {
     @Argument(help: ArgumentHelp("The widget extension's bundle identifier.", valueName: "BUNDLE-ID"))
     var bundleIdentifier: String
 
-    func run() throws {
-        let host = try WidgetCommands.host()
-        try reporting { () throws(AppexError) in try host.setEnabled(false, bundleIdentifier: bundleIdentifier) }
-        print("disabled \(bundleIdentifier)")
-    }
+    func run() throws { try WidgetCommands.setEnabled(false, bundleIdentifier) }
 }
 
 struct WidgetsOpen: AsyncParsableCommand {

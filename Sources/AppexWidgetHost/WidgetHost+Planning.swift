@@ -56,12 +56,7 @@ extension WidgetHost {
                 timelines: []
             )
             for descriptor in descriptors {
-                let family = families[descriptor.kind] ?? descriptor.supportedFamilies.first ?? .systemSmall
-                let key = WidgetKey(
-                    extensionIdentifier: identity.bundleIdentifier,
-                    kind: descriptor.kind,
-                    family: family
-                )
+                let key = Self.key(of: descriptor, in: identity, families: families)
                 let app = found.origin == .app ? Self.app(containing: found.path) : nil
                 guard let why = try need(key, app: app, now: now) else { continue }
                 let day = WidgetClock.day(of: now)

@@ -74,12 +74,7 @@ extension WidgetHost {
                 continue
             }
             for descriptor in descriptors {
-                let family = families[descriptor.kind] ?? descriptor.supportedFamilies.first ?? .systemSmall
-                let key = WidgetKey(
-                    extensionIdentifier: identity.bundleIdentifier,
-                    kind: descriptor.kind,
-                    family: family
-                )
+                let key = Self.key(of: descriptor, in: identity, families: families)
                 states.append(try state(key, descriptor, found, now: now))
             }
         }
@@ -124,6 +119,20 @@ extension WidgetHost {
         return entries.sorted { $0.printable < $1.printable }.map { entry in
             "\(entry.printable):\(entry.status.size)@\(entry.status.modificationNanoseconds)/\(entry.status.changeNanoseconds)"
         }.joined(separator: ";")
+    }
+
+    /// The widget `descriptor` of the extension `identity`, in the family `families` gives its
+    /// kind, else its first supported one.
+    static func key(
+        of descriptor: WidgetDescriptor,
+        in identity: AppExtensionIdentity,
+        families: [String: WidgetFamily]
+    ) -> WidgetKey {
+        WidgetKey(
+            extensionIdentifier: identity.bundleIdentifier,
+            kind: descriptor.kind,
+            family: families[descriptor.kind] ?? descriptor.supportedFamilies.first ?? .systemSmall
+        )
     }
 
     /// The `.app` whose `Extensions/` holds the extension at `path`.
