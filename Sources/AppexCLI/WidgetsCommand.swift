@@ -66,12 +66,6 @@ enum WidgetCommands {
         return try reporting { () throws(AppexError) in try WidgetHost(configuration: configuration) }
     }
 
-    /// The families to show per kind: `family` for every kind it names, when given.
-    static func families(_ family: WidgetFamily?, states: [WidgetState]) -> [String: WidgetFamily] {
-        guard let family else { return [:] }
-        return Dictionary(states.map { ($0.key.kind, family) }, uniquingKeysWith: { a, _ in a })
-    }
-
     /// The states to draw: every enabled widget's, or those of `kind`.
     static func select(_ states: [WidgetState], kind: String?, host: WidgetHost) throws -> [WidgetState] {
         let shown = states.filter { $0.discovered.state == .enabled && !$0.key.kind.isEmpty }
@@ -245,12 +239,10 @@ struct WidgetsShow: AsyncParsableCommand {
     func run() async throws {
         let host = try WidgetCommands.host()
         let family = try options.widgetFamily()
-        let known = try reporting { () throws(AppexError) in try host.states() }
-        let families = WidgetCommands.families(family, states: known)
         if preview {
             // The widgets must be known (described) first: a refresh does that, and fetches what is due.
             let shown = try WidgetCommands.select(
-                try await reporting { () async throws(AppexError) in try await host.refresh(families: families) },
+                try await reporting { () async throws(AppexError) in try await host.refresh(family: family) },
                 kind: kind,
                 host: host
             )
@@ -262,7 +254,7 @@ struct WidgetsShow: AsyncParsableCommand {
             return
         }
         let states = try await reporting { () async throws(AppexError) in
-            try await host.refresh(families: families)
+            try await host.refresh(family: family)
         }
         let shown = try WidgetCommands.select(states, kind: kind, host: host)
         if shown.isEmpty {
@@ -349,8 +341,7 @@ struct WidgetsRun: AsyncParsableCommand {
     func run() async throws {
         let host = try WidgetCommands.host()
         let family = try options.widgetFamily()
-        let known = try reporting { () throws(AppexError) in try host.states() }
-        let updates = host.updates(families: WidgetCommands.families(family, states: known))
+        let updates = host.updates(family: family)
         let task = Task {
             for await states in updates {
                 let shown = states.filter { $0.discovered.state == .enabled && !$0.key.kind.isEmpty }

@@ -17,7 +17,7 @@ enum HTMLStyleSheet {
     private static let fixedRules = """
         body{margin:16px;background:#e5e5ea;font-family:system-ui,-apple-system,sans-serif}
         .widgets{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}
-        .widget{box-sizing:border-box;display:flex;flex-direction:column;overflow:hidden;border-radius:20px;\
+        .widget{flex:none;box-sizing:border-box;display:flex;flex-direction:column;overflow:hidden;border-radius:20px;\
         background:#fff;color:#000;font-size:15px;line-height:1.25}
         .widget>header{font-size:11px;font-weight:600;color:rgba(60,60,67,.6);padding:6px 12px 0}
         .widget>.status{margin:0;padding:2px 12px 6px;font-size:11px;color:#a15c00}

@@ -2,15 +2,18 @@ import Synchronization
 
 /// A signal a waiting task wakes on: from the event thread (a directory changed) or a timer.
 /// A signal that comes while nobody waits is kept for the next wait.
-final class Wakeup: Sendable {
+package final class Wakeup: Sendable {
     private struct State {
         var pending = false
         var waiter: CheckedContinuation<Void, Never>?
     }
     private let state = Mutex(State())
 
+    /// A signal nobody has waited for yet.
+    package init() {}
+
     /// Wakes the waiting task, or the next one to wait.
-    func signal() {
+    package func signal() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard let waiter = state.waiter else {
                 state.pending = true
@@ -23,9 +26,11 @@ final class Wakeup: Sendable {
     }
 
     /// Waits for a signal, at most `timeout`; returns at once if one is pending.
-    func wait(atMost timeout: Duration) async {
+    package func wait(atMost timeout: Duration) async {
         let timer = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
+            // Cancelled (the wait ended otherwise), the timer must not leave a signal behind: the
+            // next wait would return at once, and the loop would spin.
+            do { try await Task.sleep(for: timeout) } catch { return }
             self?.signal()
         }
         defer { timer.cancel() }

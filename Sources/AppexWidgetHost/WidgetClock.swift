@@ -18,4 +18,13 @@ enum WidgetClock {
         let seconds = date.timeIntervalSince1970
         return Date(timeIntervalSince1970: (seconds / 86_400).rounded(.down) * 86_400 + 86_400)
     }
+
+    /// A clock that reads `now` at its start and runs at the real clock's pace from there.
+    struct Shifted: Sendable {
+        let offset: TimeInterval
+        /// A clock that reads `now` at once.
+        init(to now: Date) { offset = now.timeIntervalSince(Date()) }
+        /// The time on this clock.
+        func read() -> Date { Date().addingTimeInterval(offset) }
+    }
 }

@@ -13,8 +13,9 @@ extension WidgetHost {
     /// One launch of a widget extension: its descriptors if unknown, then each placeholder and
     /// timeline asked for. Each answer is stored as it comes; each failure is recorded for its
     /// widget.
-    func perform(_ fetch: Fetch, now: Date) async {
+    func perform(_ fetch: Fetch, clock: WidgetClock.Shifted) async {
         let logger = configuration.logger
+        let context = AppexError.Context(bundleIdentifier: fetch.identity.bundleIdentifier)
         var processConfiguration = AppExtensionProcess.Configuration(
             identity: fetch.identity,
             hostBundlePath: discovery.hostPath,
@@ -25,7 +26,7 @@ extension WidgetHost {
         let process: AppExtensionProcess
         do { process = try await AppExtensionProcess(configuration: processConfiguration, discovery: discovery) } catch
         {
-            record(error, for: fetch, at: now)
+            record(error, for: fetch, at: clock.read())
             return
         }
         defer { process.invalidate() }
@@ -36,28 +37,38 @@ extension WidgetHost {
                 guard case .widgets(let widgets) = try await ask(process, .describe, kind: nil) else {
                     throw AppexError(
                         .protocolViolation,
-                        "\(fetch.identity.bundleIdentifier) answered its widgets with something else"
+                        "\(fetch.identity.bundleIdentifier) answered its widgets with something else",
+                        context: context
                     )
                 }
                 let checked = try Self.check(widgets, of: fetch.identity)
                 try store.setDescriptors(checked, extension: fetch.identity.bundleIdentifier, version: fetch.version)
-                try store.setTimeline(EncodedTimeline(entries: [], policy: .never), for: describeKey, at: now)
+                try store.setTimeline(EncodedTimeline(entries: [], policy: .never), for: describeKey, at: clock.read())
                 logger.info(
                     "widgets described",
                     metadata: ["extension": "\(fetch.identity.bundleIdentifier)", "kinds": "\(checked.map(\.kind))"]
                 )
             } catch {
-                try? store.recordFailure(for: describeKey, at: now, code: error.code.name, reason: error.message)
+                try? store.recordFailure(
+                    for: describeKey,
+                    at: clock.read(),
+                    code: error.code.name,
+                    reason: error.message
+                )
                 logger.warning(
                     "cannot describe widgets",
                     metadata: ["extension": "\(fetch.identity.bundleIdentifier)", "error": "\(error)"]
                 )
                 return
             }
-            // Now that the widgets are known, fetch what they need in the same launch.
-            if let planned = try? plan(now: now, families: [:]).fetches.first(where: {
-                $0.identity.bundleIdentifier == fetch.identity.bundleIdentifier
-            }) {
+            // Now that its widgets are known, fetch what they need in the same launch.
+            if let planned = try? plan(
+                fetch.found,
+                identity: fetch.identity,
+                version: fetch.version,
+                family: fetch.family,
+                now: clock.read()
+            ) {
                 fetch.placeholders = planned.placeholders
                 fetch.timelines = planned.timelines
             }
@@ -73,7 +84,8 @@ extension WidgetHost {
                 else {
                     throw AppexError(
                         .protocolViolation,
-                        "widget \(key.kind) answered its placeholder with something else"
+                        "widget \(key.kind) answered its placeholder with something else",
+                        context: AppexError.Context(bundleIdentifier: key.extensionIdentifier, widgetKind: key.kind)
                     )
                 }
                 try Self.check(entry, kind: key.kind)
@@ -83,6 +95,9 @@ extension WidgetHost {
             }
         }
         for (key, why) in fetch.timelines {
+            // The attempt counts from when the request was sent: a reload asked for while the
+            // widget answers may come too late for this answer, so it is still due after it.
+            let sent = clock.read()
             do throws(AppexError) {
                 guard
                     case .timeline(let timeline) = try await ask(
@@ -91,16 +106,23 @@ extension WidgetHost {
                         kind: key.kind
                     )
                 else {
-                    throw AppexError(.protocolViolation, "widget \(key.kind) answered its timeline with something else")
+                    throw AppexError(
+                        .protocolViolation,
+                        "widget \(key.kind) answered its timeline with something else",
+                        context: AppexError.Context(bundleIdentifier: key.extensionIdentifier, widgetKind: key.kind)
+                    )
                 }
                 for entry in timeline.entries { try Self.check(entry, kind: key.kind) }
-                try store.setTimeline(timeline, for: key, at: Date())
+                try store.setTimeline(timeline, for: key, at: sent)
                 logger.info(
                     "timeline fetched",
                     metadata: ["widget": "\(key)", "why": "\(why)", "entries": "\(timeline.entries.count)"]
                 )
+            } catch  where error.code == .cancelled || Task.isCancelled {
+                // The host is stopping: not the widget's failure. It is due again at the next start.
+                try? store.clearInFlight(key)
             } catch {
-                try? store.recordFailure(for: key, at: Date(), code: error.code.name, reason: error.message)
+                try? store.recordFailure(for: key, at: sent, code: error.code.name, reason: error.message)
                 logger.warning("timeline failed", metadata: ["widget": "\(key)", "error": "\(error)"])
             }
         }

@@ -14,85 +14,94 @@ extension WidgetHost {
         var found: DiscoveredExtension
         var identity: AppExtensionIdentity
         var version: String
+        var family: WidgetFamily?
         var describe: Bool
-        var placeholders: [WidgetKey]
-        var timelines: [(key: WidgetKey, why: String)]
+        var placeholders: [WidgetKey] = []
+        var timelines: [(key: WidgetKey, why: String)] = []
     }
 
-    struct Plan {
+    /// What must be fetched at `now`: a fetch per extension with anything due, the budget taken
+    /// and each widget marked in flight.
+    func plan(now: Date, family: WidgetFamily?) throws(AppexError) -> [Fetch] {
         var fetches: [Fetch] = []
-    }
-
-    /// What must be fetched at `now`, with the budget taken for each timeline.
-    func plan(now: Date, families: [String: WidgetFamily]) throws(AppexError) -> Plan {
-        var plan = Plan()
         for found in try discovery.snapshot().extensions where found.state == .enabled {
             guard let identity = found.identity else { continue }
             let version = Self.version(of: found)
-            guard let descriptors = try store.descriptors(extension: identity.bundleIdentifier, version: version) else {
+            if try store.descriptors(extension: identity.bundleIdentifier, version: version) == nil {
                 // Unknown widgets: ask for them (and then for what they need) in one launch.
                 let failed = try store.lastAttempt(Self.describeKey(identity.bundleIdentifier))
                 if let failed, failed.failure != nil, now < failed.at + configuration.retryInterval.timeInterval {
                     continue
                 }
-                plan.fetches.append(
-                    Fetch(
-                        found: found,
-                        identity: identity,
-                        version: version,
-                        describe: true,
-                        placeholders: [],
-                        timelines: []
-                    )
+                fetches.append(
+                    Fetch(found: found, identity: identity, version: version, family: family, describe: true)
                 )
                 continue
             }
-            var fetch = Fetch(
-                found: found,
-                identity: identity,
-                version: version,
-                describe: false,
-                placeholders: [],
-                timelines: []
-            )
-            for descriptor in descriptors {
-                let key = Self.key(of: descriptor, in: identity, families: families)
-                let app = found.origin == .app ? Self.app(containing: found.path) : nil
-                guard let why = try need(key, app: app, now: now) else { continue }
-                let day = WidgetClock.day(of: now)
-                guard
-                    try store.takeReload(
-                        extension: key.extensionIdentifier,
-                        kind: key.kind,
-                        day: day,
-                        limit: configuration.dailyReloadBudget
-                    )
-                else {
-                    let reason =
-                        "needs a timeline (\(why)) but used its reload budget of \(configuration.dailyReloadBudget) for \(day)"
-                    if try store.lastAttempt(key)?.failure?.code != AppexError.Code.reloadBudgetExhausted.name {
-                        configuration.logger.warning("reload budget used up", metadata: ["widget": "\(key)"])
-                    }
-                    try store.recordFailure(
-                        for: key,
-                        at: now,
-                        code: AppexError.Code.reloadBudgetExhausted.name,
-                        reason: reason
-                    )
-                    continue
-                }
-                if try store.placeholder(key) == nil { fetch.placeholders.append(key) }
-                fetch.timelines.append((key, why))
+            if let fetch = try plan(found, identity: identity, version: version, family: family, now: now) {
+                fetches.append(fetch)
             }
-            if !fetch.timelines.isEmpty || !fetch.placeholders.isEmpty { plan.fetches.append(fetch) }
         }
-        return plan
+        return fetches
     }
+
+    /// What one described extension must answer at `now`, or `nil` when nothing is due.
+    func plan(
+        _ found: DiscoveredExtension,
+        identity: AppExtensionIdentity,
+        version: String,
+        family: WidgetFamily?,
+        now: Date
+    ) throws(AppexError) -> Fetch? {
+        guard let descriptors = try store.descriptors(extension: identity.bundleIdentifier, version: version) else {
+            return nil
+        }
+        var fetch = Fetch(found: found, identity: identity, version: version, family: family, describe: false)
+        let app = found.origin == .app ? Self.app(containing: found.path) : nil
+        for descriptor in descriptors {
+            let key = Self.key(of: descriptor, in: identity, family: family)
+            guard let why = try need(key, app: app, now: now) else { continue }
+            let day = WidgetClock.day(of: now)
+            let taken = try store.takeReload(
+                for: key,
+                day: day,
+                limit: configuration.dailyReloadBudget,
+                at: now
+            )
+            guard taken else {
+                let reason =
+                    "needs a timeline (\(why)) but used its reload budget of \(configuration.dailyReloadBudget) for \(day)"
+                if try store.lastAttempt(key)?.failure?.code != AppexError.Code.reloadBudgetExhausted.name {
+                    configuration.logger.warning("reload budget used up", metadata: ["widget": "\(key)"])
+                }
+                try store.recordFailure(
+                    for: key,
+                    at: now,
+                    code: AppexError.Code.reloadBudgetExhausted.name,
+                    reason: reason
+                )
+                continue
+            }
+            if try store.placeholder(key) == nil { fetch.placeholders.append(key) }
+            fetch.timelines.append((key, why))
+        }
+        return fetch.timelines.isEmpty && fetch.placeholders.isEmpty ? nil : fetch
+    }
+
+    /// How long a fetch may be in flight before the host takes it for lost (its host was killed):
+    /// every request of a launch has its deadline.
+    var inFlightLimit: TimeInterval { configuration.deadline.timeInterval * 10 + 5 }
 
     /// Why `key` needs a timeline at `now`, or `nil` when it does not.
     func need(_ key: WidgetKey, app: String?, now: Date) throws(AppexError) -> String? {
         let stored = try store.timeline(key)
         let attempt = try store.lastAttempt(key)
+        if let attempt, attempt.failure?.code == WidgetStore.inFlight {
+            // Another refresh (this process's or another's) is fetching it; one that never
+            // finished is tried again.
+            if now < attempt.at + inFlightLimit { return nil }
+            return "a fetch that did not finish"
+        }
         let lastTry = attempt?.at ?? stored?.fetchedAt ?? .distantPast
         if let requested = try store.latestReload(kind: key.kind, app: app), requested > lastTry {
             return "reload requested"

@@ -13,10 +13,11 @@ extension WidgetHost {
     /// change on the apps path; and at least every `rescan` to notice anything else.
     ///
     /// - Parameters:
-    ///   - families: the family to show per kind; default: each widget's first supported one.
+    ///   - family: the family to show each widget in when it supports it; default (and for a
+    ///     widget that does not): its first supported one.
     ///   - rescan: the longest sleep between two looks. Default 60 s.
     public func updates(
-        families: [String: WidgetFamily] = [:],
+        family: WidgetFamily? = nil,
         rescan: Duration = .seconds(60)
     ) -> AsyncStream<
         [WidgetState]
@@ -28,7 +29,15 @@ extension WidgetHost {
         let wakeup = Wakeup()
         var tokens: [EventThread.Token] = []
         try? Syscalls.makeDirectories(reloadsFolder, mode: 0o700)
-        for folder in [reloadsFolder] + configuration.environment.appsPath {
+        // The reloads folder, the apps path and each app's Extensions/ (those there now; others
+        // are seen at the next rescan).
+        var apps: [String] = []
+        for entry in configuration.environment.appsPath {
+            apps.append(entry)
+            let names: [String] = (try? FileManager.default.contentsOfDirectory(atPath: entry)) ?? []
+            for name in names where name.hasSuffix(".app") { apps.append(entry + "/" + name + "/Extensions") }
+        }
+        for folder in [reloadsFolder] + apps {
             if let token = try? EventThread.shared.whenDirectoryChanges(folder, { wakeup.signal() }) {
                 tokens.append(token)
             }
@@ -40,7 +49,7 @@ extension WidgetHost {
                 let now = Date()
                 var wait = rescan
                 do {
-                    let states = try await refresh(now: now, families: families)
+                    let states = try await refresh(now: now, family: family)
                     let drawn = states.map { Self.signature(of: $0, at: now) }
                     if drawn != last {
                         last = drawn

@@ -32,7 +32,7 @@ extension WidgetHost {
         let health: WidgetState.Health
         if found.state != .enabled {
             health = .notLoaded
-        } else if let attempt, let failure = attempt.failure {
+        } else if let attempt, let failure = attempt.failure, failure.code != WidgetStore.inFlight {
             if failure.code == AppexError.Code.reloadBudgetExhausted.name {
                 health = .budgetExhausted(
                     limit: configuration.dailyReloadBudget,

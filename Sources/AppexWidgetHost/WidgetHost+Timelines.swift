@@ -21,19 +21,22 @@ extension WidgetHost {
     ///
     /// - Parameters:
     ///   - now: the moment to schedule for (tests pass a later date instead of waiting).
-    ///   - families: the family to show per kind; default: each widget's first supported one.
+    ///   - family: the family to show each widget in when it supports it; default (and for a
+    ///     widget that does not): its first supported one.
     /// - Throws: ``AppexError`` `storage` or `registry` when the host's own state cannot be
     ///   read or written. A widget's failure is never thrown: it is in that widget's state.
     public func refresh(
         now: Date = Date(),
-        families: [String: WidgetFamily] = [:]
+        family: WidgetFamily? = nil
     ) async throws(AppexError)
         -> [WidgetState]
     {
         try ingestReloadRequests()
-        let plan = try plan(now: now, families: families)
-        let fetches = plan.fetches
+        let fetches = try plan(now: now, family: family)
         if !fetches.isEmpty {
+            // Times the fetches record run on the caller's clock: `now`, then as much later as
+            // has really passed since.
+            let clock = WidgetClock.Shifted(to: now)
             let limit = max(1, configuration.concurrentFetches)
             await withTaskGroup(of: Void.self) { group in
                 var running = 0
@@ -42,18 +45,18 @@ extension WidgetHost {
                         await group.next()
                         running -= 1
                     }
-                    group.addTask { await self.perform(fetch, now: now) }
+                    group.addTask { await self.perform(fetch, clock: clock) }
                     running += 1
                 }
             }
         }
-        return try states(now: now, families: families)
+        return try states(now: now, family: family)
     }
 
     /// Every widget's state at `now`, from what the host has stored: launches nothing.
     ///
     /// - Throws: ``AppexError`` `storage` or `registry`.
-    public func states(now: Date = Date(), families: [String: WidgetFamily] = [:]) throws(AppexError) -> [WidgetState] {
+    public func states(now: Date = Date(), family: WidgetFamily? = nil) throws(AppexError) -> [WidgetState] {
         var states: [WidgetState] = []
         for found in try discovery.snapshot().extensions {
             guard let identity = found.identity else { continue }
@@ -74,7 +77,7 @@ extension WidgetHost {
                 continue
             }
             for descriptor in descriptors {
-                let key = Self.key(of: descriptor, in: identity, families: families)
+                let key = Self.key(of: descriptor, in: identity, family: family)
                 states.append(try state(key, descriptor, found, now: now))
             }
         }
@@ -121,17 +124,18 @@ extension WidgetHost {
         }.joined(separator: ";")
     }
 
-    /// The widget `descriptor` of the extension `identity`, in the family `families` gives its
-    /// kind, else its first supported one.
+    /// The widget `descriptor` of the extension `identity`, in `family` when it supports it, else
+    /// in its first supported one.
     static func key(
         of descriptor: WidgetDescriptor,
         in identity: AppExtensionIdentity,
-        families: [String: WidgetFamily]
+        family: WidgetFamily?
     ) -> WidgetKey {
         WidgetKey(
             extensionIdentifier: identity.bundleIdentifier,
             kind: descriptor.kind,
-            family: families[descriptor.kind] ?? descriptor.supportedFamilies.first ?? .systemSmall
+            family: family.flatMap { descriptor.supportedFamilies.contains($0) ? $0 : nil }
+                ?? descriptor.supportedFamilies.first ?? .systemSmall
         )
     }
 
@@ -139,7 +143,8 @@ extension WidgetHost {
     static func app(containing path: String) -> String? {
         let extensions = (path as NSString).deletingLastPathComponent
         guard (extensions as NSString).lastPathComponent == AppexBundle.File.extensions else { return nil }
-        return (extensions as NSString).deletingLastPathComponent
+        // With links resolved, as `WidgetCenter` names the app of the process that asks.
+        return URL(fileURLWithPath: (extensions as NSString).deletingLastPathComponent).resolvingSymlinksInPath().path
     }
 }
 

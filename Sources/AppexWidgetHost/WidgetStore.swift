@@ -220,22 +220,44 @@ final class WidgetStore: Sendable {
         }
     }
 
-    /// Takes one reload from the day's budget if any is left: `true` when taken.
-    func takeReload(extension bundle: String, kind: String, day: String, limit: Int) throws(AppexError) -> Bool {
+    /// The code of an attempt that is under way.
+    static let inFlight = "in-flight"
+
+    /// Takes one reload from the day's budget if any is left and marks the widget in flight, in
+    /// one transaction: `true` when taken.
+    func takeReload(for key: WidgetKey, day: String, limit: Int, at date: Date) throws(AppexError) -> Bool {
         try write("spend the reload budget") { db in
             let used =
                 try Int.fetchOne(
                     db,
                     sql: "SELECT used FROM budget WHERE extension = ? AND kind = ? AND day = ?",
-                    arguments: [bundle, kind, day]
+                    arguments: [key.extensionIdentifier, key.kind, day]
                 ) ?? 0
             guard used < limit else { return false }
             try db.execute(
                 sql: "INSERT OR REPLACE INTO budget (extension, kind, day, used) VALUES (?, ?, ?, ?)",
-                arguments: [bundle, kind, day, used + 1]
+                arguments: [key.extensionIdentifier, key.kind, day, used + 1]
             )
             try db.execute(sql: "DELETE FROM budget WHERE day < ?", arguments: [Self.dayBefore(day)])
+            try db.execute(
+                sql:
+                    "INSERT OR REPLACE INTO attempt (extension, kind, family, at, code, reason) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [
+                    key.extensionIdentifier, key.kind, key.family.rawValue, date.timeIntervalSince1970, Self.inFlight,
+                    "fetching",
+                ]
+            )
             return true
+        }
+    }
+
+    /// Forgets that `key` is in flight (its fetch was cancelled before it ended).
+    func clearInFlight(_ key: WidgetKey) throws(AppexError) {
+        try write("clear an in-flight mark") { db in
+            try db.execute(
+                sql: "DELETE FROM attempt WHERE extension = ? AND kind = ? AND family = ? AND code = ?",
+                arguments: [key.extensionIdentifier, key.kind, key.family.rawValue, Self.inFlight]
+            )
         }
     }
 
@@ -251,16 +273,17 @@ final class WidgetStore: Sendable {
     /// Records a request read from a file; `false` when it was recorded before.
     func recordReload(name: String, _ request: WidgetReloadRequest) throws(AppexError) -> Bool {
         try write("record a reload request") { db in
+            // A request from the future (a clock or a tool gone wrong) counts from now: it must
+            // not ask for reloads until that day comes.
+            let now = Date().timeIntervalSince1970
             try db.execute(
                 sql: "INSERT OR IGNORE INTO reload (name, kind, app, requestedAt) VALUES (?, ?, ?, ?)",
-                arguments: [name, request.kind, request.app, request.requestedAt]
+                arguments: [name, request.kind, request.app, min(request.requestedAt, now)]
             )
+            let recorded = db.changesCount > 0
             // Requests older than a day have been acted on.
-            try db.execute(
-                sql: "DELETE FROM reload WHERE requestedAt < ?",
-                arguments: [Date().timeIntervalSince1970 - 86_400]
-            )
-            return db.changesCount > 0
+            try db.execute(sql: "DELETE FROM reload WHERE requestedAt < ?", arguments: [now - 86_400])
+            return recorded
         }
     }
 

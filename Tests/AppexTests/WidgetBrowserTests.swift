@@ -58,13 +58,14 @@ import Testing
     @Test("each family is drawn at its size in a real browser")
     func familiesAtTheirSizes() async throws {
         let widgets = try WidgetWorld()
-        let families: [WidgetFamily] = [.systemSmall, .systemMedium, .systemLarge, .accessoryRectangular]
+        // Victim supports the four system families (the default).
+        let families: [WidgetFamily] = [.systemSmall, .systemMedium, .systemLarge, .systemExtraLarge]
         var measured: [String] = []
         for family in families {
             let page = widgets.world.root.appending("\(family).html")
             let shown = try await run(
                 appexExecutable,
-                ["widgets", "show", "Steady", "--family", family.rawValue, "--html", page],
+                ["widgets", "show", "Victim", "--family", family.rawValue, "--html", page],
                 environment: widgets.processVariables
             )
             #expect(shown.status == 0, "\(shown.standardError)")

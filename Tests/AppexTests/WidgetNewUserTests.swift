@@ -106,5 +106,17 @@ import Testing
         #expect(screen.contains("Emoji:"), "\(screen)")
         #expect(screen.contains("😀"), "\(screen)")
         #expect(screen.contains("╭"), "\(screen)")
+        #expect(!screen.contains("⚠"), "the widget is not current:\n\(screen)")
+        // What is drawn is the timeline, not the placeholder (they look alike in the template).
+        let list = try await run(
+            "/bin/sh",
+            ["-c", "cd '\(package.path)' && APPEX_APPS_PATH=Apps appex widgets list"],
+            environment: environment,
+            timeout: 120
+        )
+        #expect(
+            list.standardOutput.contains("MyWidget\tsystemSmall\tenabled/current\t5 entries"),
+            "\(list.standardOutput)"
+        )
     }
 }

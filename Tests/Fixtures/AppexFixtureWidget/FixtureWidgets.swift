@@ -13,11 +13,12 @@ import Glibc
 @main
 struct FixtureWidgets: WidgetBundle {
     var body: some Widget {
+        // The victim first: the widgets after it are asked in the same launch, after it failed.
+        VictimWidget()
         PolicyWidget(kind: "AtEnd")
         PolicyWidget(kind: "After")
         PolicyWidget(kind: "Never")
         PolicyWidget(kind: "Steady")
-        VictimWidget()
     }
 }
 
