@@ -122,6 +122,12 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .executableTarget(
+            name: "AppexFixtureSampleWidget",
+            dependencies: ["AppexWidgetKit"],
+            path: "Tests/Fixtures/AppexFixtureSampleWidget",
+            swiftSettings: strictSwift
+        ),
+        .executableTarget(
             name: "AppexFixtureWidgetApp",
             dependencies: ["AppexWidgetKit"],
             path: "Tests/Fixtures/AppexFixtureWidgetApp",

@@ -26,7 +26,16 @@ extension WidgetHost {
             logger: configuration.logger
         )
         processConfiguration.launchTimeout = configuration.deadline
-        let process = try await AppExtensionProcess(configuration: processConfiguration, discovery: discovery)
+        let process: AppExtensionProcess
+        do { process = try await AppExtensionProcess(configuration: processConfiguration, discovery: discovery) } catch
+        {
+            throw Self.explain(
+                error,
+                extension: state.key.extensionIdentifier,
+                kind: state.key.kind,
+                deadline: configuration.deadline
+            )
+        }
         defer { process.invalidate() }
         let request = WidgetRequest.snapshot(kind: state.key.kind, family: state.key.family, isPreview: true)
         guard case .entry(let entry) = try await ask(process, request, kind: state.key.kind) else {

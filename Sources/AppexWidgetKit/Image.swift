@@ -43,31 +43,42 @@ public struct SymbolRenderingMode: Sendable, Hashable {
 }
 
 /// A title with an icon, as in SwiftUI.
-public struct Label: View, PrimitiveView {
-    let title: [TextRun]
-    let icon: ImageSource?
+public struct Label<Title: View, Icon: View>: View, PrimitiveView {
+    let title: Title
+    let icon: Icon
 
-    /// `title` with the SF Symbol `systemImage`.
-    public init<S: StringProtocol>(_ title: S, systemImage: String) {
-        self.title = Text(title).runs
-        icon = .system(systemImage)
-    }
-
-    /// `title` with the asset image `image`.
-    public init<S: StringProtocol>(_ title: S, image: String) {
-        self.title = Text(title).runs
-        icon = .named(image)
-    }
-
-    /// A label from a text and an image.
-    public init(@ViewBuilder title: () -> Text, @ViewBuilder icon: () -> Image) {
-        self.title = title().runs
-        self.icon = icon().source
+    /// A label from a title and an icon, each any view.
+    public init(@ViewBuilder title: () -> Title, @ViewBuilder icon: () -> Icon) {
+        self.title = title()
+        self.icon = icon()
     }
 
     /// Never called.
     public var body: Never { fatalNever() }
-    package func node(in environment: EnvironmentValues) -> ViewNode { .label(title: title, icon: icon) }
+    package func node(in environment: EnvironmentValues) -> ViewNode {
+        if let text = title as? Text, let image = icon as? Image {
+            return .label(title: text.runs, icon: image.source)
+        }
+        let children = ViewResolver.node(of: icon).flattened + ViewResolver.node(of: title).flattened
+        return .stack(.horizontal, alignment: .center, spacing: nil, children: children)
+    }
+}
+
+extension Label where Title == Text, Icon == Image {
+    /// `title` with the SF Symbol `systemImage`.
+    public init<S: StringProtocol>(_ title: S, systemImage: String) {
+        self.init(title: { Text(title) }, icon: { Image(systemName: systemImage) })
+    }
+
+    /// `title` with the asset image `image`.
+    public init<S: StringProtocol>(_ title: S, image: String) {
+        self.init(title: { Text(title) }, icon: { Image(image) })
+    }
+
+    /// `title` (a literal) with the SF Symbol `systemImage`.
+    public init(_ title: LocalizedStringKey, systemImage: String) {
+        self.init(title: { Text(title) }, icon: { Image(systemName: systemImage) })
+    }
 }
 
 /// Content that opens a URL when tapped, as in SwiftUI: the widget host opens the widget's

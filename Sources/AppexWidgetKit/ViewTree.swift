@@ -37,11 +37,11 @@ public struct ViewTree: Sendable, Hashable {
     /// Decodes a tree a widget sent.
     ///
     /// - Throws: ``AppexError`` `protocolViolation` for an empty input, an unknown version or
-    ///   bytes that are no tree; `frameTooLarge` when `bytes` exceeds ``byteLimit``.
+    ///   bytes that are no tree; `viewTreeTooLarge` when `bytes` exceeds ``byteLimit``.
     public init(decoding bytes: [UInt8]) throws(AppexError) {
         guard bytes.count <= Self.byteLimit else {
             throw AppexError(
-                .frameTooLarge,
+                .viewTreeTooLarge,
                 "a view tree of \(bytes.count) bytes exceeds the limit of \(Self.byteLimit) bytes"
             )
         }

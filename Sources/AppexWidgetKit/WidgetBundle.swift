@@ -32,6 +32,34 @@ public enum WidgetBundleBuilder {
     > {
         WidgetBundleContent(repeat each content)
     }
+
+    /// A widget under an `if` without `else`.
+    public static func buildOptional(_ content: AnyWidget?) -> AnyWidget { content ?? AnyWidget() }
+
+    /// A widget under an `if` without `else`.
+    public static func buildOptional<Content: Widget>(_ content: Content?) -> AnyWidget { AnyWidget(content) }
+
+    /// The `if` branch.
+    public static func buildEither<Content: Widget>(first content: Content) -> AnyWidget { AnyWidget(content) }
+
+    /// The `else` branch.
+    public static func buildEither<Content: Widget>(second content: Content) -> AnyWidget { AnyWidget(content) }
+
+    /// A widget under `if #available(…)`: on Linux every branch is available.
+    public static func buildLimitedAvailability<Content: Widget>(_ content: Content) -> AnyWidget { AnyWidget(content) }
+}
+
+/// A widget whose type is erased, or no widget: what a bundle's `if` makes.
+public struct AnyWidget: Widget {
+    let widgets: [ResolvedWidget]
+
+    init<Content: Widget>(_ widget: Content?) { widgets = widget.map { resolvedWidgets(of: $0.body) } ?? [] }
+
+    /// No widget.
+    public init() { widgets = [] }
+
+    /// The erased widget's configuration.
+    public var body: ModifiedWidgetConfiguration { ModifiedWidgetConfiguration(resolvedWidgets: widgets) }
 }
 
 /// Several widgets side by side: what a ``WidgetBundle``'s body of several widgets is.

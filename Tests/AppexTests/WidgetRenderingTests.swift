@@ -334,7 +334,7 @@ import Testing
             _ = try ViewTree(decoding: bytes)
             Issue.record("a tree of \(bytes.count) bytes was read")
         } catch {
-            #expect(error.code == .frameTooLarge)
+            #expect(error.code == .viewTreeTooLarge)
         }
     }
 

@@ -1,0 +1,91 @@
+/// A shape, as in SwiftUI. On Linux a shape is drawn as the area it fills: a colour behind the
+/// content around it in HTML, nothing in a terminal. `.fill` and `.stroke` choose the colour.
+public protocol Shape: View, Sendable {}
+
+/// A shape filled or stroked with a style.
+public struct ShapeView: View, PrimitiveView {
+    let paint: Paint
+    /// Never called.
+    public var body: Never { fatalNever() }
+    package func node(in environment: EnvironmentValues) -> ViewNode { .background(paint, .empty) }
+}
+
+extension Shape {
+    /// Never called: shapes are drawn by the renderers.
+    public var body: Never { fatalNever() }
+
+    /// The shape filled with `style`.
+    public func fill(_ style: some ShapeStyle = .primary) -> ShapeView { ShapeView(paint: paint(of: style)) }
+
+    /// The shape's outline in `style`; drawn as a fill on Linux.
+    public func stroke(_ style: some ShapeStyle, lineWidth: Double = 1) -> ShapeView {
+        ShapeView(paint: paint(of: style))
+    }
+
+    /// The shape's outline in `style`, inside its bounds; drawn as a fill on Linux.
+    public func strokeBorder(_ style: some ShapeStyle, lineWidth: Double = 1) -> ShapeView {
+        ShapeView(paint: paint(of: style))
+    }
+}
+
+/// Shapes a renderer draws as their fill: what ``Shape``s resolve to when not filled.
+protocol DrawnShape: Shape, PrimitiveView {}
+
+extension DrawnShape {
+    package func node(in environment: EnvironmentValues) -> ViewNode { .background(.hierarchical(0), .empty) }
+}
+
+/// A rectangle.
+public struct Rectangle: DrawnShape {
+    /// A rectangle.
+    public init() {}
+}
+
+/// A rectangle with rounded corners; square on Linux.
+public struct RoundedRectangle: DrawnShape {
+    /// A rectangle whose corners have `cornerRadius`.
+    public init(cornerRadius: Double, style: RoundedCornerStyle = .continuous) {}
+    /// A rectangle whose corners have `cornerSize`.
+    public init(cornerSize: CGSize, style: RoundedCornerStyle = .continuous) {}
+}
+
+/// A circle.
+public struct Circle: DrawnShape {
+    /// A circle.
+    public init() {}
+}
+
+/// An ellipse.
+public struct Ellipse: DrawnShape {
+    /// An ellipse.
+    public init() {}
+}
+
+/// A capsule.
+public struct Capsule: DrawnShape {
+    /// A capsule.
+    public init(style: RoundedCornerStyle = .continuous) {}
+}
+
+/// The widget's own shape, for content that follows its corners; a rectangle on Linux.
+public struct ContainerRelativeShape: DrawnShape {
+    /// The container's shape.
+    public init() {}
+}
+
+/// How rounded corners are drawn; ignored on Linux.
+public enum RoundedCornerStyle: Sendable, Hashable {
+    /// Quarter circles.
+    case circular
+    /// Continuous curvature.
+    case continuous
+}
+
+/// The background of an accessory widget on the lock screen: a soft fill.
+public struct AccessoryWidgetBackground: View, PrimitiveView {
+    /// The background.
+    public init() {}
+    /// Never called.
+    public var body: Never { fatalNever() }
+    package func node(in environment: EnvironmentValues) -> ViewNode { .background(.fill(1), .empty) }
+}
