@@ -69,7 +69,7 @@ struct TerminalLayout {
         case .stack(.depth, let alignment, _, let children):
             return overlaid(children, alignment: alignment, width: width, height: height, style, depth)
         case .divider:
-            return Block(rows: [Block.line(String(repeating: "─", count: width), style: CellStyle(dim: true))])
+            return Block(rows: [Block.rule("─", count: width, style: CellStyle(dim: true))])
         case .styled(let inner, let content):
             return block(content, width: width, height: height, style: inner.inheriting(from: style), depth: depth + 1)
         case .link(_, let content), .widgetURL(_, let content), .background(_, let content):
@@ -211,11 +211,17 @@ struct TerminalLayout {
             if case .divider = child, widths[index] > 0 {
                 drawn = Block(rows: Array(repeating: Block.line("│", style: CellStyle(dim: true)), count: rowCount))
             }
-            result.draw(
-                drawn.placed(width: widths[index], height: rowCount, horizontal: .leading, vertical: placement),
-                row: 0,
-                column: column
-            )
+            if drawn.width <= widths[index] && drawn.height <= rowCount {
+                // Fits its slot: drawn straight into the (still blank) slot, as placing it in a
+                // blank block of the slot's size and drawing that would leave it.
+                result.draw(drawn, row: placement.offset(of: drawn.height, in: rowCount), column: column)
+            } else {
+                result.draw(
+                    drawn.placed(width: widths[index], height: rowCount, horizontal: .leading, vertical: placement),
+                    row: 0,
+                    column: column
+                )
+            }
             column += widths[index] + gap
         }
         return result
