@@ -159,7 +159,7 @@ struct TerminalLayout {
         var budget = max(0, width - gap * (items.count - 1))
         // What each child takes at least (spacers, dividers) and would like (the rest).
         var widths = [Int](repeating: 0, count: items.count)
-        var ideals: [Int: Int] = [:]
+        var ideals: [(index: Int, width: Int)] = []  // by index
         var growing: [Int] = []
         for (index, child) in items.enumerated() {
             switch child {
@@ -171,11 +171,11 @@ struct TerminalLayout {
                 widths[index] = min(budget, 1)
                 budget -= widths[index]
             default:
-                ideals[index] = idealWidth(child, style: style, depth: depth + 1)
+                ideals.append((index, idealWidth(child, style: style, depth: depth + 1)))
                 if child.isFlexibleWidth() { growing.append(index) }
             }
         }
-        let wanted = ideals.values.reduce(0, +)
+        let wanted = ideals.reduce(0) { $0 + $1.width }
         if wanted <= budget {
             for (index, ideal) in ideals { widths[index] = ideal }
             let remaining = budget - wanted
@@ -185,14 +185,17 @@ struct TerminalLayout {
         } else {
             // Fixed frames and images first, as they are; then the rest, narrowest first, each
             // taking no more than an equal share of what is left.
-            var shrinkable = ideals
-            for (index, ideal) in ideals.sorted(by: { $0.key < $1.key }) where isRigidWidth(items[index]) {
+            var shrinkable: [(index: Int, width: Int)] = []
+            for (index, ideal) in ideals {
+                guard isRigidWidth(items[index]) else {
+                    shrinkable.append((index, ideal))
+                    continue
+                }
                 widths[index] = min(ideal, budget)
                 budget -= widths[index]
-                shrinkable[index] = nil
             }
             var left = shrinkable.count
-            for (index, ideal) in shrinkable.sorted(by: { ($0.value, $0.key) < ($1.value, $1.key) }) {
+            for (index, ideal) in shrinkable.sorted(by: { ($0.width, $0.index) < ($1.width, $1.index) }) {
                 widths[index] = min(ideal, budget / left)
                 budget -= widths[index]
                 left -= 1

@@ -176,8 +176,11 @@ public struct TerminalRenderer: Sendable {
                 output += cell.style.sequence.utf8
                 current = cell.style
             }
-            var text = cell.text  // a copy, for withUTF8: far quicker than appending its utf8 view
-            text.withUTF8 { output.append(contentsOf: $0) }
+            // A cell is a few bytes: copied one by one, far quicker than appending its utf8 view.
+            var text = cell.text
+            text.withUTF8 { bytes in
+                for byte in bytes { output.append(byte) }
+            }
         }
         if colors && current != .plain { output += CellStyle.reset.utf8 }
     }
