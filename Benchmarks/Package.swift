@@ -59,6 +59,50 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .target(
+            name: "BenchWidgetViews",
+            dependencies: [.product(name: "AppexWidgetKit", package: appexFolder)],
+            path: "Sources/BenchWidgetViews",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "BenchWidget",
+            // A widget extension needs AppexWidgetKit alone; linked as BenchExtension is.
+            dependencies: [
+                "BenchWidgetViews",
+                .product(name: "AppexWidgetKit", package: appexFolder),
+            ],
+            path: "Fixtures/BenchWidget",
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            linkerSettings: [
+                .unsafeFlags(["-static-stdlib"]),
+                .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationICU"),
+                .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationCollections"), .linkedLibrary("stdc++"),
+            ]
+        ),
+        .executableTarget(
+            name: "BenchWidgetHostRSS",
+            dependencies: [
+                .product(name: "AppexCore", package: appexFolder),
+                .product(name: "AppexWidgetHost", package: appexFolder),
+            ],
+            path: "Fixtures/BenchWidgetHostRSS",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "WidgetBenchmarks",
+            dependencies: [
+                "BenchWidget", "BenchWidgetHostRSS", "BenchWidgetViews", "CPingPong", "FirstByte",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "AppexCore", package: appexFolder),
+                .product(name: "AppexTesting", package: appexFolder),
+                .product(name: "AppexWidgetKit", package: appexFolder),
+                .product(name: "AppexWidgetHost", package: appexFolder),
+            ],
+            path: "Benchmarks/WidgetBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         .executableTarget(
             name: "DiscoveryBenchmarks",
             dependencies: [

@@ -6,7 +6,10 @@
 #
 # Every figure NAME is the p50 of benchmark NAME beside the p50 of NAME.baseline, measured in
 # the same run (docs/DESIGN.md, "Performance: measured, not assumed"); latency distributions
-# (ipc.roundtrip.*, defaults.notify) give NAME.p50 and NAME.p99 figures.
+# (ipc.roundtrip.*, defaults.notify) give NAME.p50 and NAME.p99 figures. A benchmark that records
+# the custom metric "rss" (bytes, widget.host.rss.*) is a memory figure, shown in MB (2^20 bytes).
+# Figures whose target is a difference (widget.timeline.first, widget.host.rss.*) are followed by
+# a line "difference: NAME ours-baseline=…".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Scripts/setup.sh >/dev/null
@@ -61,20 +64,25 @@ p99 = {}
 # Benchmarks whose figures are latency distributions: NAME.p50 and NAME.p99.
 distributions = {"ipc.roundtrip.64B", "ipc.actor.roundtrip.64B", "ipc.roundtrip.64B.pool", "defaults.notify"}
 # A benchmark that records the custom metric "latency" (nanoseconds, one value per call) is
-# read from it; the others from their wall clock (one value per sample).
-paths = glob.glob(out + "/*.wallClock.histogram.percentiles.tsv") + glob.glob(out + "/*.latency.histogram.percentiles.tsv")
-paths.sort(key=lambda path: ".latency." in path)  # latency files last: they win
+# read from it, one that records "rss" (bytes) likewise; the others from their wall clock (one
+# value per sample).
+custom = ("latency", "rss")
+paths = glob.glob(out + "/*.wallClock.histogram.percentiles.tsv")
+for metric in custom: paths += glob.glob(out + f"/*.{metric}.histogram.percentiles.tsv")
+paths.sort(key=lambda path: not path.endswith(".wallClock.histogram.percentiles.tsv"))  # custom files last: they win
+memory = set()  # benchmarks whose values are bytes
 for path in paths:
     # <baseline>.<target>.<benchmark name>.<metric>.histogram.percentiles.tsv
-    metric = "latency" if path.endswith(".latency.histogram.percentiles.tsv") else "wallClock"
+    metric = next((m for m in custom if path.endswith(f".{m}.histogram.percentiles.tsv")), "wallClock")
     name = os.path.basename(path).split(".", 2)[2].rsplit(f".{metric}.histogram.percentiles.tsv", 1)[0]
     lines = open(path).read().splitlines()
     found = re.search(r"\(([^()]*)\)[\s*]*$", lines[0])
-    if found is None and metric != "latency":
+    if found is None and metric == "wallClock":
         sys.exit(f"bench.sh: no unit in the header {lines[0]!r} of {path}")
     unit = found.group(1) if found else ""  # a custom metric shown unscaled has no unit
-    if metric == "latency":
-        # package-benchmark scales custom values for display: (K) is thousands of nanoseconds.
+    if metric in custom:
+        # package-benchmark scales custom values for display: (K) is thousands of nanoseconds
+        # (or bytes).
         scale = {"": 1, "#": 1, "K": 1e3, "M": 1e6, "G": 1e9}.get(unit.strip().rstrip("*").strip(), None)
     else:
         scale = to_ns.get(unit.strip().replace("μ", "u").rstrip("*").strip(), None)
@@ -82,23 +90,31 @@ for path in paths:
         sys.exit(f"bench.sh: unknown unit {unit!r} in {path}")
     rows = dict(line.split("\t") for line in lines[1:])
     p50[name] = float(rows["50"]) * scale
+    if metric == "rss": memory.add(name)
     p99[name] = float(rows["99"]) * scale
 explicit = {
     "discovery.snapshot.1000.cold": "discovery.snapshot.1000.baseline",
     "discovery.snapshot.1000.warm": "discovery.snapshot.1000.baseline",
     "ipc.reply.64MiB.memfd": "ipc.reply.64MiB.baseline",
 }
+def show_bytes(count):
+    return f"{count / 2**20:.3g}MB"
 def show(ns):
     for unit, factor in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
         if ns >= factor: return f"{ns / factor:.3g}{unit}"
     return f"{ns:.3g}ns"
 if not p50:
     sys.exit("bench.sh: the benchmark run exported no wall-clock percentiles")
-def figure(name, ours, base):
+# Figures whose target is a difference from their baseline (docs/DESIGN.md, issue 12).
+differences = {"widget.timeline.first", "widget.host.rss.20"}
+def figure(name, ours, base, unit=show):
     if base is None:
-        print(f"figure: {name} ours={show(ours)} baseline=missing ratio=n/a")
+        print(f"figure: {name} ours={unit(ours)} baseline=missing ratio=n/a")
     else:
-        print(f"figure: {name} ours={show(ours)} baseline={show(base)} ratio={ours / base:.2f}")
+        print(f"figure: {name} ours={unit(ours)} baseline={unit(base)} ratio={ours / base:.2f}")
+        if name in differences:
+            sign = "+" if ours >= base else "-"
+            print(f"difference: {name} ours-baseline={sign}{unit(abs(ours - base))}")
 for name in sorted(p50):
     if name.endswith(".baseline"): continue
     base = explicit.get(name, name + ".baseline")
@@ -107,5 +123,5 @@ for name in sorted(p50):
             if re.search(pattern, name + suffix):
                 figure(name + suffix, table[name], table.get(base))
     elif re.search(pattern, name):
-        figure(name, p50[name], p50.get(base))
+        figure(name, p50[name], p50.get(base), show_bytes if name in memory else show)
 PY

@@ -5,18 +5,32 @@
 /// A `Character` is a grapheme cluster, so a base letter and its combining marks, a flag or an
 /// emoji with its modifiers and joiners count once.
 func displayWidth(of character: Character) -> Int {
+    // ASCII (CR LF included) is neither wide, emoji nor zero-width: skip the property lookups.
+    if character.isASCII { return 1 }
     let scalars = character.unicodeScalars
     guard let first = scalars.first else { return 0 }
-    if scalars.contains(where: \.properties.isEmojiPresentation) { return 2 }
+    // Box drawing and block elements alone (the renderer's own borders and dividers): one cell.
+    if (0x2500...0x259F).contains(first.value), scalars.index(after: scalars.startIndex) == scalars.endIndex {
+        return 1
+    }
+    if scalars.contains(where: { $0.properties.isEmojiPresentation }) { return 2 }
     if first.properties.isEmoji && scalars.contains("\u{FE0F}") { return 2 }
     if first.isEastAsianWide { return 2 }
-    if scalars.allSatisfy(\.isZeroWidth) { return 0 }
+    if scalars.allSatisfy({ $0.isZeroWidth }) { return 0 }
     return 1
 }
 
 /// The number of terminal cells `text` takes: the sum of its characters' widths.
 func displayWidth(of text: some StringProtocol) -> Int {
-    text.reduce(0) { $0 + displayWidth(of: $1) }
+    // ASCII: a cell per character, and a character per byte but for CR LF pairs.
+    var pairs = 0
+    var previous: UInt8 = 0
+    for byte in text.utf8 {
+        if byte >= 0x80 { return text.reduce(0) { $0 + displayWidth(of: $1) } }
+        if byte == 0x0A && previous == 0x0D { pairs += 1 }
+        previous = byte
+    }
+    return text.utf8.count - pairs
 }
 
 extension Unicode.Scalar {

@@ -52,25 +52,42 @@ struct Block {
     init(rows: [[Cell]]) {
         let width = rows.map(\.count).max() ?? 0
         self.width = width
-        self.rows = rows.map { $0 + Array(repeating: .blank, count: width - $0.count) }
+        self.rows = rows.map { row in
+            guard row.count < width else { return row }
+            var padded = row
+            padded.append(contentsOf: repeatElement(.blank, count: width - row.count))
+            return padded
+        }
     }
 
     static let empty = Block(width: 0)
 
     var height: Int { rows.count }
 
-    /// The cells of `character` in `style`: one, or a wide character and its second half.
-    static func cells(of character: Character, style: CellStyle) -> [Cell] {
+    /// Appends the cells of `character` in `style` to `cells`: none, one, or a wide character
+    /// and its second half.
+    static func append(_ character: Character, style: CellStyle, to cells: inout [Cell]) {
         switch displayWidth(of: character) {
-        case 0: []
-        case 1: [Cell(text: String(character), style: style)]
-        default: [Cell(text: String(character), style: style), .continuation]
+        case 0: break
+        case 1: cells.append(Cell(text: String(character), style: style))
+        default:
+            cells.append(Cell(text: String(character), style: style))
+            cells.append(.continuation)
         }
+    }
+
+    /// A row of `count` box-drawing `character`s (one cell each) in `style`: a border or a
+    /// divider, without measuring each character.
+    static func rule(_ character: Character, count: Int, style: CellStyle = .plain) -> [Cell] {
+        Array(repeating: Cell(text: String(character), style: style), count: max(0, count))
     }
 
     /// One row of `text` in `style`.
     static func line(_ text: String, style: CellStyle = .plain) -> [Cell] {
-        text.flatMap { cells(of: $0, style: style) }
+        var cells: [Cell] = []
+        cells.reserveCapacity(text.utf8.count)
+        for character in text { append(character, style: style, to: &cells) }
+        return cells
     }
 
     // MARK: - Drawing
@@ -86,18 +103,58 @@ struct Block {
         rows[row].replaceSubrange(column..<end, with: cells)
     }
 
+    /// As ``put(_:row:column:)`` with `[cell]`, or `[cell, .continuation]` when `wide`, without
+    /// making the array: ``draw(_:row:column:transparent:)`` puts every cell of a block.
+    private mutating func put(_ cell: Cell, wide: Bool, row: Int, column: Int) {
+        let end = column + (wide ? 2 : 1)
+        guard rows.indices.contains(row), column >= 0, end <= width else { return }
+        if rows[row][column].isContinuation, column > 0 { rows[row][column - 1] = .blank }
+        if end < width, rows[row][end].isContinuation { rows[row][end] = .blank }
+        rows[row][column] = cell
+        if wide { rows[row][column + 1] = .continuation }
+    }
+
     /// Draws `other` with its top-left cell at (`row`, `column`). When `transparent`, blank cells
     /// of `other` leave what is underneath. Cells outside this block are dropped, and so is a wide
     /// character whose halves would not both fit.
     mutating func draw(_ other: Block, row: Int, column: Int, transparent: Bool = false) {
+        if !transparent, row >= 0, row + other.height <= height, column >= 0, column + other.width <= width,
+            other.rows.allSatisfy(Self.pairsEveryContinuation)
+        {
+            // The whole of `other` fits: each row is copied as it is (what putting its cells one
+            // by one would leave), and only wide characters cut at its two edges are blanked.
+            let end = column + other.width
+            for (y, cells) in other.rows.enumerated() where !cells.isEmpty {
+                if rows[row + y][column].isContinuation, column > 0 { rows[row + y][column - 1] = .blank }
+                if end < width, rows[row + y][end].isContinuation { rows[row + y][end] = .blank }
+                rows[row + y].replaceSubrange(column..<end, with: cells)
+            }
+            clipped = clipped || other.clipped
+            return
+        }
         for (y, cells) in other.rows.enumerated() {
             for (x, cell) in cells.enumerated() where !cell.isContinuation {
                 if transparent && cell.isBlank { continue }
                 let isWide = x + 1 < cells.count && cells[x + 1].isContinuation
-                put(isWide ? [cell, .continuation] : [cell], row: row + y, column: column + x)
+                put(cell, wide: isWide, row: row + y, column: column + x)
             }
         }
         clipped = clipped || other.clipped
+    }
+
+    /// Whether every second half in `cells` follows the first half of a wide character, as
+    /// putting characters leaves them: then drawing the row cell by cell copies it unchanged.
+    private static func pairsEveryContinuation(_ cells: [Cell]) -> Bool {
+        var previousIsWideStart = false
+        for (index, cell) in cells.enumerated() {
+            if cell.isContinuation {
+                guard previousIsWideStart else { return false }
+                previousIsWideStart = false
+            } else {
+                previousIsWideStart = index + 1 < cells.count && cells[index + 1].isContinuation
+            }
+        }
+        return true
     }
 
     /// This block in a larger one of `width` × `height`, placed by `alignment`; a smaller size

@@ -69,7 +69,7 @@ struct TerminalLayout {
         case .stack(.depth, let alignment, _, let children):
             return overlaid(children, alignment: alignment, width: width, height: height, style, depth)
         case .divider:
-            return Block(rows: [Block.line(String(repeating: "─", count: width), style: CellStyle(dim: true))])
+            return Block(rows: [Block.rule("─", count: width, style: CellStyle(dim: true))])
         case .styled(let inner, let content):
             return block(content, width: width, height: height, style: inner.inheriting(from: style), depth: depth + 1)
         case .link(_, let content), .widgetURL(_, let content), .background(_, let content):
@@ -159,7 +159,7 @@ struct TerminalLayout {
         var budget = max(0, width - gap * (items.count - 1))
         // What each child takes at least (spacers, dividers) and would like (the rest).
         var widths = [Int](repeating: 0, count: items.count)
-        var ideals: [Int: Int] = [:]
+        var ideals: [(index: Int, width: Int)] = []  // by index
         var growing: [Int] = []
         for (index, child) in items.enumerated() {
             switch child {
@@ -171,11 +171,11 @@ struct TerminalLayout {
                 widths[index] = min(budget, 1)
                 budget -= widths[index]
             default:
-                ideals[index] = idealWidth(child, style: style, depth: depth + 1)
+                ideals.append((index, idealWidth(child, style: style, depth: depth + 1)))
                 if child.isFlexibleWidth() { growing.append(index) }
             }
         }
-        let wanted = ideals.values.reduce(0, +)
+        let wanted = ideals.reduce(0) { $0 + $1.width }
         if wanted <= budget {
             for (index, ideal) in ideals { widths[index] = ideal }
             let remaining = budget - wanted
@@ -185,14 +185,17 @@ struct TerminalLayout {
         } else {
             // Fixed frames and images first, as they are; then the rest, narrowest first, each
             // taking no more than an equal share of what is left.
-            var shrinkable = ideals
-            for (index, ideal) in ideals.sorted(by: { $0.key < $1.key }) where isRigidWidth(items[index]) {
+            var shrinkable: [(index: Int, width: Int)] = []
+            for (index, ideal) in ideals {
+                guard isRigidWidth(items[index]) else {
+                    shrinkable.append((index, ideal))
+                    continue
+                }
                 widths[index] = min(ideal, budget)
                 budget -= widths[index]
-                shrinkable[index] = nil
             }
             var left = shrinkable.count
-            for (index, ideal) in shrinkable.sorted(by: { ($0.value, $0.key) < ($1.value, $1.key) }) {
+            for (index, ideal) in shrinkable.sorted(by: { ($0.width, $0.index) < ($1.width, $1.index) }) {
                 widths[index] = min(ideal, budget / left)
                 budget -= widths[index]
                 left -= 1
@@ -211,11 +214,17 @@ struct TerminalLayout {
             if case .divider = child, widths[index] > 0 {
                 drawn = Block(rows: Array(repeating: Block.line("│", style: CellStyle(dim: true)), count: rowCount))
             }
-            result.draw(
-                drawn.placed(width: widths[index], height: rowCount, horizontal: .leading, vertical: placement),
-                row: 0,
-                column: column
-            )
+            if drawn.width <= widths[index] && drawn.height <= rowCount {
+                // Fits its slot: drawn straight into the (still blank) slot, as placing it in a
+                // blank block of the slot's size and drawing that would leave it.
+                result.draw(drawn, row: placement.offset(of: drawn.height, in: rowCount), column: column)
+            } else {
+                result.draw(
+                    drawn.placed(width: widths[index], height: rowCount, horizontal: .leading, vertical: placement),
+                    row: 0,
+                    column: column
+                )
+            }
             column += widths[index] + gap
         }
         return result

@@ -122,17 +122,31 @@ public struct TerminalRenderer: Sendable {
         var body = content.placed(width: innerWidth, height: contentRows, horizontal: .center, vertical: .center)
         if content.clipped { body.markLastRowCut() }
 
-        var lines: [[Cell]] = [topBorder(title: frame.displayName, width: boxWidth)]
+        // Each line written as it comes; the sides are plain, so writing a line's parts one after
+        // the other gives the same bytes as writing the joined line.
+        var output: [UInt8] = []
+        output.reserveCapacity((body.height + 3) * (boxWidth * 3 + 1))
+        write(topBorder(title: frame.displayName, width: boxWidth), to: &output)
         let side = Block.line("│ ")
         let otherSide = Block.line(" │")
-        for row in body.rows { lines.append(side + row + otherSide) }
+        for row in body.rows {
+            output.append(UInt8(ascii: "\n"))
+            write(side, to: &output)
+            write(row, to: &output)
+            write(otherSide, to: &output)
+        }
         if let status = frame.status {
             var statusLine = Block.line("⚠ " + status.replacingControlCharacters, style: CellStyle(color: 33))
             statusLine = Self.fitted(statusLine, width: innerWidth)
-            lines.append(side + statusLine + Array(repeating: .blank, count: innerWidth - statusLine.count) + otherSide)
+            output.append(UInt8(ascii: "\n"))
+            write(side, to: &output)
+            write(statusLine, to: &output)
+            write(Array(repeating: .blank, count: innerWidth - statusLine.count), to: &output)
+            write(otherSide, to: &output)
         }
-        lines.append(Block.line("╰" + String(repeating: "─", count: boxWidth - 2) + "╯"))
-        return lines.map(string(of:)).joined(separator: "\n")
+        output.append(UInt8(ascii: "\n"))
+        write(Block.rule("╰", count: 1) + Block.rule("─", count: boxWidth - 2) + Block.rule("╯", count: 1), to: &output)
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// `╭─ Title ───╮`, the title cut with "…" to fit.
@@ -141,8 +155,11 @@ public struct TerminalRenderer: Sendable {
             Block.line(title.replacingControlCharacters, style: CellStyle(bold: true)),
             width: width - 6
         )
-        guard !name.isEmpty else { return Block.line("╭" + String(repeating: "─", count: width - 2) + "╮") }
-        return Block.line("╭─ ") + name + Block.line(" " + String(repeating: "─", count: width - 5 - name.count) + "╮")
+        guard !name.isEmpty else {
+            return Block.rule("╭", count: 1) + Block.rule("─", count: width - 2) + Block.rule("╮", count: 1)
+        }
+        return Block.line("╭─ ") + name + Block.line(" ") + Block.rule("─", count: width - 5 - name.count)
+            + Block.rule("╮", count: 1)
     }
 
     /// `cells` cut to `width`, ending in "…" when cut.
@@ -150,19 +167,21 @@ public struct TerminalRenderer: Sendable {
         cells.count <= width ? cells : TerminalLayout.endingWithEllipsis(Array(cells.prefix(width)), width: width)
     }
 
-    /// One line of cells as text, with SGR sequences when ``colors`` is on.
-    private func string(of cells: [Cell]) -> String {
-        var output = ""
+    /// Appends one line of cells as UTF-8 text, with SGR sequences when ``colors`` is on.
+    private func write(_ cells: [Cell], to output: inout [UInt8]) {
         var current = CellStyle.plain
         for cell in cells where !cell.isContinuation {
             if colors && cell.style != current {
-                if current != .plain { output += CellStyle.reset }
-                output += cell.style.sequence
+                if current != .plain { output += CellStyle.reset.utf8 }
+                output += cell.style.sequence.utf8
                 current = cell.style
             }
-            output += cell.text
+            // A cell is a few bytes: copied one by one, far quicker than appending its utf8 view.
+            var text = cell.text
+            text.withUTF8 { bytes in
+                for byte in bytes { output.append(byte) }
+            }
         }
-        if colors && current != .plain { output += CellStyle.reset }
-        return output
+        if colors && current != .plain { output += CellStyle.reset.utf8 }
     }
 }

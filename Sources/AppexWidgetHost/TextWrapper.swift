@@ -17,7 +17,7 @@ struct TextWrapper {
             flushWord()
             spaces.append(Cell(text: " ", style: style))
         } else {
-            word += Block.cells(of: character, style: style)
+            Block.append(character, style: style, to: &word)
         }
     }
 
@@ -30,12 +30,13 @@ struct TextWrapper {
     private mutating func flushWord() {
         guard !word.isEmpty else { return }
         defer {
-            word = []
-            spaces = []
+            word.removeAll(keepingCapacity: true)
+            spaces.removeAll(keepingCapacity: true)
         }
         let lineWidth = lines[lines.count - 1].count
         if lineWidth + spaces.count + word.count <= width {
-            lines[lines.count - 1] += spaces + word
+            lines[lines.count - 1] += spaces
+            lines[lines.count - 1] += word
             return
         }
         if lineWidth > 0 { lines.append([]) }

@@ -59,6 +59,13 @@ extension ViewNode {
     /// A stack's children, with groups opened (as the resolver does for trees it builds; a
     /// decoded tree may still have them) and empty nodes dropped.
     static func flattened(_ children: [ViewNode]) -> [ViewNode] {
+        let isFlat = !children.contains {
+            switch $0 {
+            case .empty, .group: true
+            default: false
+            }
+        }
+        if isFlat { return children }  // most stacks: nothing to open or drop, nothing to copy
         var result: [ViewNode] = []
         var pending = Array(children.reversed())
         while let child = pending.popLast() {

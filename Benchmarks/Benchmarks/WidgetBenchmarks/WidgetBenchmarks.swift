@@ -1,0 +1,194 @@
+// Widget figures (issue 12), each beside its baseline measured in the same run:
+//
+// - widget.timeline.first: a widget shown for the first time: WidgetHost.refresh() launches the
+//   benchmark widget extension (Fixtures/BenchWidget, linked like BenchExtension), which in that
+//   one launch describes its widgets (a first launch must: the host knows no descriptors yet)
+//   and answers the placeholder and the timeline (three entries); then the current entry is
+//   drawn by the TerminalRenderer. Each sample is a new APPEX_HOME, so the host must fetch;
+//   the host and its discovery's first snapshot are made before the measurement (a running
+//   host has discovered its widgets before it shows one). Baseline: launch.first-reply's, a
+//   posix_spawn of a C program until the byte it writes is read. Target: at most 5 ms more.
+// - widget.render.terminal / widget.render.html: one entry of a list widget (a title, five rows
+//   of symbol, name, spacer and relative date, a divider, a footer, a container background)
+//   drawn by the TerminalRenderer / HTMLRenderer's fragment; the view tree is made once and
+//   the frame's `now` is fixed. Baseline: Foundation's JSONEncoder encoding the same data (title,
+//   five rows of name and date, footer). Target: at most 50 µs an entry.
+// - widget.host.rss.20: the resident memory (VmRSS) of a widget-host process (a child,
+//   Fixtures/BenchWidgetHostRSS, one per sample) once 20 widgets are shown: 20 extensions
+//   launched, their timelines fetched, their frames drawn by both renderers. Baseline: the same
+//   program's idle host (WidgetHost made over an empty apps folder, one states()). Recorded in
+//   the custom metric "rss", in bytes. Target: at most 20 MB more.
+import AppexCore
+import AppexTesting
+import AppexWidgetHost
+import AppexWidgetKit
+import Benchmark
+import BenchWidgetViews
+import CPingPong
+import Foundation
+
+/// Apps folders holding the benchmark widget, made once per benchmark process.
+final class WidgetWorld: Sendable {
+    static let shared: WidgetWorld = {
+        do { return try WidgetWorld() } catch {
+            FileHandle.standardError.write(Data("cannot build the widget benchmarks' fixture: \(error)\n".utf8))
+            exit(1)
+        }
+    }()
+
+    let world: AppexTestEnvironment
+    let binDirectory: String
+    /// An apps folder with one app holding one widget extension.
+    let oneWidget: String
+    /// An apps folder with one app holding twenty widget extensions (one widget each).
+    let twentyWidgets: String
+    /// An empty apps folder.
+    let noWidgets: String
+
+    init() throws {
+        world = try AppexTestEnvironment(prefix: "appex-bench-widgets")
+        let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        binDirectory = URL(fileURLWithPath: me).deletingLastPathComponent().path
+        oneWidget = try Self.makeApps(at: world.root.appending("OneWidget"), widgets: 1, binDirectory: binDirectory, team: world.team)
+        twentyWidgets = try Self.makeApps(at: world.root.appending("TwentyWidgets"), widgets: 20, binDirectory: binDirectory, team: world.team)
+        noWidgets = world.root.appending("NoWidgets")
+        try FileManager.default.createDirectory(atPath: noWidgets, withIntermediateDirectories: true)
+    }
+
+    /// An apps folder at `folder` with `BenchApp.app`, whose `Extensions/` holds `widgets` copies
+    /// of the BenchWidget extension under different identifiers, all signed by `team`.
+    static func makeApps(at folder: String, widgets: Int, binDirectory: String, team: SigningKey) throws -> String {
+        let app = folder + "/BenchApp.app"
+        try FixtureBundles.makeHostApp(at: app, bundleIdentifier: "com.example.benchapp", extensionPoints: [], signedBy: team)
+        for index in 0..<widgets {
+            try FixtureBundles.bundle(executable: binDirectory + "/BenchWidget", in: app + "/Extensions", name: "BenchWidget\(index)",
+                                      bundleIdentifier: "com.example.benchapp.widget\(index)", signedBy: team)
+        }
+        return folder
+    }
+
+    /// Runs BenchWidgetHostRSS in `mode` over `apps`; returns the widgets it showed and its VmRSS
+    /// in bytes.
+    func hostResidentMemory(_ mode: String, apps: String) throws -> (widgets: Int, bytes: Int) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binDirectory + "/BenchWidgetHostRSS")
+        process.arguments = [mode, apps]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        var fields: [String: Int] = [:]
+        for field in text.split(whereSeparator: \.isWhitespace) {
+            let parts = field.split(separator: "=")
+            if parts.count == 2, let value = Int(parts[1]) { fields[String(parts[0])] = value }
+        }
+        guard process.terminationStatus == 0, let widgets = fields["widgets"], let kilobytes = fields["rss_kb"] else {
+            preconditionFailure("BenchWidgetHostRSS \(mode) failed (status \(process.terminationStatus)): \(text)")
+        }
+        return (widgets, kilobytes * 1024)
+    }
+}
+
+/// The data of a list entry, as an app would send it as JSON: the render figures' baseline.
+struct ListEntryData: Codable {
+    struct Row: Codable {
+        var name: String
+        var date: Date
+    }
+    var title: String
+    var rows: [Row]
+    var footer: String
+
+    init(_ entry: BenchListEntry) {
+        title = entry.title
+        rows = entry.rows.map { Row(name: $0.name, date: $0.date) }
+        footer = entry.footer
+    }
+}
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(metrics: [.wallClock], timeUnits: .microseconds, warmupIterations: 100,
+                                           maxDuration: .seconds(5), maxIterations: 20_000)
+
+    // MARK: - First display
+
+    let launches = Benchmark.Configuration(timeUnits: .milliseconds, warmupIterations: 2, maxIterations: 60)
+
+    Benchmark("widget.timeline.first", configuration: launches) { benchmark in
+        let world = WidgetWorld.shared
+        let renderer = TerminalRenderer()
+        for _ in benchmark.scaledIterations {
+            let home = world.world.root.appending("Home-\(UUID().uuidString)")
+            let environment = AppexEnvironment(home: home, appsPath: [world.oneWidget])
+            do {
+                let host = try WidgetHost(configuration: WidgetHost.Configuration(environment: environment))
+                let found = try host.states().count
+                precondition(found == 1, "the benchmark widget extension is not found")
+                benchmark.startMeasurement()
+                let states = try await host.refresh()
+                let drawing = renderer.render(states[0].frame())
+                benchmark.stopMeasurement()
+                precondition(states.count == 1 && states[0].health == .current && !states[0].entries.isEmpty,
+                             "the benchmark widget has no timeline: \(states.map { ($0.key, $0.health) })")
+                blackHole(drawing)
+            }
+            try FileManager.default.removeItem(atPath: home)
+            try? FileManager.default.removeItem(atPath: environment.keysDirectory)
+        }
+    }
+
+    Benchmark("widget.timeline.first.baseline", configuration: launches) { benchmark in
+        let path = WidgetWorld.shared.binDirectory + "/FirstByte"
+        for _ in benchmark.scaledIterations {
+            var nanoseconds: UInt64 = 0
+            benchmark.startMeasurement()
+            precondition(cpingpong_spawn_first_byte(path, &nanoseconds) == 0)
+            benchmark.stopMeasurement()
+        }
+    }
+
+    // MARK: - Rendering one entry
+
+    let now = Date(timeIntervalSince1970: 1_750_000_000)
+    let entry = BenchListEntry.sample(at: now)
+    let frame = WidgetFrame(kind: "BenchList", displayName: "Recently active", family: .systemLarge,
+                            tree: ViewTree(BenchListView(entry: entry), family: .systemLarge), now: now)
+    let utc = TimeZone(identifier: "UTC") ?? .current
+    let data = ListEntryData(entry)
+    let json: @Sendable (Benchmark) throws -> Void = { benchmark in
+        let encoder = JSONEncoder()
+        for _ in benchmark.scaledIterations { blackHole(try encoder.encode(data)) }
+    }
+
+    Benchmark("widget.render.terminal") { benchmark in
+        let renderer = TerminalRenderer(timeZone: utc)
+        for _ in benchmark.scaledIterations { blackHole(renderer.render(frame)) }
+    }
+
+    Benchmark("widget.render.terminal.baseline") { try json($0) }
+
+    Benchmark("widget.render.html") { benchmark in
+        let renderer = HTMLRenderer(timeZone: utc)
+        for _ in benchmark.scaledIterations { blackHole(renderer.fragment(frame)) }
+    }
+
+    Benchmark("widget.render.html.baseline") { try json($0) }
+
+    // MARK: - The host's memory
+
+    // A child process per sample; its VmRSS, in bytes.
+    let rss = BenchmarkMetric.custom("rss", polarity: .prefersSmaller, useScalingFactor: false)
+    let memory = Benchmark.Configuration(metrics: [rss], warmupIterations: 1, maxDuration: .seconds(60), maxIterations: 10)
+
+    Benchmark("widget.host.rss.20", configuration: memory) { benchmark in
+        let shown = try WidgetWorld.shared.hostResidentMemory("shown", apps: WidgetWorld.shared.twentyWidgets)
+        precondition(shown.widgets == 20, "the host showed \(shown.widgets) widgets, not 20")
+        benchmark.measurement(rss, shown.bytes)
+    }
+
+    Benchmark("widget.host.rss.20.baseline", configuration: memory) { benchmark in
+        let idle = try WidgetWorld.shared.hostResidentMemory("idle", apps: WidgetWorld.shared.noWidgets)
+        benchmark.measurement(rss, idle.bytes)
+    }
+}
