@@ -10,9 +10,10 @@ import Logging
 extension WidgetHost {
     // MARK: - Fetching
 
-    /// One launch of a widget extension: its descriptors if unknown, then each placeholder and
-    /// timeline asked for. Each answer is stored as it comes; each failure is recorded for its
-    /// widget.
+    /// One launch of a widget extension: its descriptors if unknown, then each timeline asked
+    /// for, and a placeholder for a widget whose first timeline failed. What the launch brought
+    /// is stored in one transaction at its end (a commit is a sync to disk); each failure is
+    /// recorded for its widget.
     func perform(_ fetch: Fetch, clock: WidgetClock.Shifted) async {
         let logger = configuration.logger
         let context = AppexError.Context(bundleIdentifier: fetch.identity.bundleIdentifier)
@@ -31,8 +32,10 @@ extension WidgetHost {
         }
         defer { process.invalidate() }
         var fetch = fetch
+        var batch = WidgetStore.Batch()
         if fetch.describe {
             let describeKey = Self.describeKey(fetch.identity.bundleIdentifier)
+            let checked: [WidgetDescriptor]
             do throws(AppexError) {
                 guard case .widgets(let widgets) = try await ask(process, .describe, kind: nil) else {
                     throw AppexError(
@@ -41,13 +44,7 @@ extension WidgetHost {
                         context: context
                     )
                 }
-                let checked = try Self.check(widgets, of: fetch.identity)
-                try store.setDescriptors(checked, extension: fetch.identity.bundleIdentifier, version: fetch.version)
-                try store.setTimeline(EncodedTimeline(entries: [], policy: .never), for: describeKey, at: clock.read())
-                logger.info(
-                    "widgets described",
-                    metadata: ["extension": "\(fetch.identity.bundleIdentifier)", "kinds": "\(checked.map(\.kind))"]
-                )
+                checked = try Self.check(widgets, of: fetch.identity)
             } catch {
                 try? store.recordFailure(
                     for: describeKey,
@@ -61,37 +58,23 @@ extension WidgetHost {
                 )
                 return
             }
+            batch.descriptors = (fetch.identity.bundleIdentifier, fetch.version, checked)
+            batch.timelines.append((describeKey, EncodedTimeline(entries: [], policy: .never), clock.read()))
+            logger.info(
+                "widgets described",
+                metadata: ["extension": "\(fetch.identity.bundleIdentifier)", "kinds": "\(checked.map(\.kind))"]
+            )
             // Now that its widgets are known, fetch what they need in the same launch.
             if let planned = try? plan(
                 fetch.found,
                 identity: fetch.identity,
                 version: fetch.version,
                 family: fetch.family,
-                now: clock.read()
+                now: clock.read(),
+                descriptors: checked
             ) {
                 fetch.placeholders = planned.placeholders
                 fetch.timelines = planned.timelines
-            }
-        }
-        for key in fetch.placeholders {
-            do throws(AppexError) {
-                guard
-                    case .entry(let entry) = try await ask(
-                        process,
-                        .placeholder(kind: key.kind, family: key.family),
-                        kind: key.kind
-                    )
-                else {
-                    throw AppexError(
-                        .protocolViolation,
-                        "widget \(key.kind) answered its placeholder with something else",
-                        context: AppexError.Context(bundleIdentifier: key.extensionIdentifier, widgetKind: key.kind)
-                    )
-                }
-                try Self.check(entry, kind: key.kind)
-                try store.setPlaceholder(entry, for: key)
-            } catch {
-                logger.warning("no placeholder", metadata: ["widget": "\(key)", "error": "\(error)"])
             }
         }
         for (key, why) in fetch.timelines {
@@ -113,18 +96,52 @@ extension WidgetHost {
                     )
                 }
                 for entry in timeline.entries { try Self.check(entry, kind: key.kind) }
-                try store.setTimeline(timeline, for: key, at: sent)
+                batch.timelines.append((key, timeline, sent))
                 logger.info(
                     "timeline fetched",
                     metadata: ["widget": "\(key)", "why": "\(why)", "entries": "\(timeline.entries.count)"]
                 )
             } catch  where error.code == .cancelled || Task.isCancelled {
                 // The host is stopping: not the widget's failure. It is due again at the next start.
-                try? store.clearInFlight(key)
+                batch.cancelled.append(key)
             } catch {
-                try? store.recordFailure(for: key, at: sent, code: error.code.name, reason: error.message)
+                batch.failures.append((key, sent, error.code.name, error.message))
                 logger.warning("timeline failed", metadata: ["widget": "\(key)", "error": "\(error)"])
+                // With no timeline to show, the placeholder is what the widget shows: ask for it,
+                // unless the widget hangs (asking would wait a deadline more).
+                if fetch.placeholders.contains(key), error.code != .deadlineExceeded,
+                    let entry = await placeholder(of: key, from: process)
+                {
+                    batch.placeholders.append((key, entry))
+                }
             }
+        }
+        do { try store.commit(batch) } catch {
+            logger.error("cannot store what a widget launch brought", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// The placeholder of `key`, or `nil` (logged) when the widget cannot give one.
+    private func placeholder(of key: WidgetKey, from process: AppExtensionProcess) async -> EncodedEntry? {
+        do throws(AppexError) {
+            guard
+                case .entry(let entry) = try await ask(
+                    process,
+                    .placeholder(kind: key.kind, family: key.family),
+                    kind: key.kind
+                )
+            else {
+                throw AppexError(
+                    .protocolViolation,
+                    "widget \(key.kind) answered its placeholder with something else",
+                    context: AppexError.Context(bundleIdentifier: key.extensionIdentifier, widgetKind: key.kind)
+                )
+            }
+            try Self.check(entry, kind: key.kind)
+            return entry
+        } catch {
+            configuration.logger.warning("no placeholder", metadata: ["widget": "\(key)", "error": "\(error)"])
+            return nil
         }
     }
 

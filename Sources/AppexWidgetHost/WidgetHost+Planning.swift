@@ -51,11 +51,14 @@ extension WidgetHost {
         identity: AppExtensionIdentity,
         version: String,
         family: WidgetFamily?,
-        now: Date
+        now: Date,
+        descriptors known: [WidgetDescriptor]? = nil
     ) throws(AppexError) -> Fetch? {
-        guard let descriptors = try store.descriptors(extension: identity.bundleIdentifier, version: version) else {
-            return nil
+        var descriptors = known
+        if descriptors == nil {
+            descriptors = try store.descriptors(extension: identity.bundleIdentifier, version: version)
         }
+        guard let descriptors else { return nil }
         var fetch = Fetch(found: found, identity: identity, version: version, family: family, describe: false)
         let app = found.origin == .app ? Self.app(containing: found.path) : nil
         for descriptor in descriptors {

@@ -99,13 +99,52 @@ final class WidgetStore: Sendable {
         return try? CompactDecoder().decode([WidgetDescriptor].self, from: blob)
     }
 
-    func setDescriptors(_ widgets: [WidgetDescriptor], extension bundle: String, version: String) throws(AppexError) {
-        let blob = (try? CompactEncoder().encode(widgets)) ?? []
-        try write("store widget descriptors") { db in
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO descriptors (extension, version, widgets) VALUES (?, ?, ?)",
-                arguments: [bundle, version, Data(blob)]
-            )
+    // MARK: What a launch brought
+
+    /// What one launch of a widget extension brought, stored in one transaction.
+    struct Batch: Sendable {
+        var descriptors: (extension: String, version: String, widgets: [WidgetDescriptor])?
+        var timelines: [(key: WidgetKey, timeline: EncodedTimeline, sentAt: Date)] = []
+        var placeholders: [(key: WidgetKey, entry: EncodedEntry)] = []
+        var failures: [(key: WidgetKey, at: Date, code: String, reason: String)] = []
+        var cancelled: [WidgetKey] = []
+    }
+
+    /// Stores `batch` in one transaction: one sync to disk for a whole launch.
+    func commit(_ batch: Batch) throws(AppexError) {
+        try write("store what a widget launch brought") { db in
+            if let described = batch.descriptors {
+                let blob = (try? CompactEncoder().encode(described.widgets)) ?? []
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO descriptors (extension, version, widgets) VALUES (?, ?, ?)",
+                    arguments: [described.extension, described.version, Data(blob)]
+                )
+            }
+            for (key, timeline, sentAt) in batch.timelines {
+                try Self.insert(timeline, for: key, at: sentAt, in: db)
+            }
+            for (key, entry) in batch.placeholders {
+                let blob = (try? CompactEncoder().encode(entry)) ?? []
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO placeholder (extension, kind, family, entry) VALUES (?, ?, ?, ?)",
+                    arguments: [key.extensionIdentifier, key.kind, key.family.rawValue, Data(blob)]
+                )
+            }
+            for (key, at, code, reason) in batch.failures {
+                try db.execute(
+                    sql:
+                        "INSERT OR REPLACE INTO attempt (extension, kind, family, at, code, reason) VALUES (?, ?, ?, ?, ?, ?)",
+                    arguments: [
+                        key.extensionIdentifier, key.kind, key.family.rawValue, at.timeIntervalSince1970, code, reason,
+                    ]
+                )
+            }
+            for key in batch.cancelled {
+                try db.execute(
+                    sql: "DELETE FROM attempt WHERE extension = ? AND kind = ? AND family = ? AND code = ?",
+                    arguments: [key.extensionIdentifier, key.kind, key.family.rawValue, Self.inFlight]
+                )
+            }
         }
     }
 
@@ -130,23 +169,19 @@ final class WidgetStore: Sendable {
         return StoredTimeline(fetchedAt: Date(timeIntervalSince1970: row.0), timeline: timeline)
     }
 
-    /// Stores a good timeline and a successful attempt, in one transaction.
-    func setTimeline(_ timeline: EncodedTimeline, for key: WidgetKey, at date: Date) throws(AppexError) {
+    /// Writes a good timeline of `key` and its successful attempt, inside a transaction.
+    private static func insert(_ timeline: EncodedTimeline, for key: WidgetKey, at date: Date, in db: Database) throws {
         let blob = (try? CompactEncoder().encode(timeline)) ?? []
-        try write("store a timeline") { db in
-            try db.execute(
-                sql:
-                    "INSERT OR REPLACE INTO timeline (extension, kind, family, fetchedAt, timeline) VALUES (?, ?, ?, ?, ?)",
-                arguments: [
-                    key.extensionIdentifier, key.kind, key.family.rawValue, date.timeIntervalSince1970, Data(blob),
-                ]
-            )
-            try db.execute(
-                sql:
-                    "INSERT OR REPLACE INTO attempt (extension, kind, family, at, code, reason) VALUES (?, ?, ?, ?, NULL, NULL)",
-                arguments: [key.extensionIdentifier, key.kind, key.family.rawValue, date.timeIntervalSince1970]
-            )
-        }
+        try db.execute(
+            sql:
+                "INSERT OR REPLACE INTO timeline (extension, kind, family, fetchedAt, timeline) VALUES (?, ?, ?, ?, ?)",
+            arguments: [key.extensionIdentifier, key.kind, key.family.rawValue, date.timeIntervalSince1970, Data(blob)]
+        )
+        try db.execute(
+            sql:
+                "INSERT OR REPLACE INTO attempt (extension, kind, family, at, code, reason) VALUES (?, ?, ?, ?, NULL, NULL)",
+            arguments: [key.extensionIdentifier, key.kind, key.family.rawValue, date.timeIntervalSince1970]
+        )
     }
 
     func placeholder(_ key: WidgetKey) throws(AppexError) -> EncodedEntry? {
@@ -158,16 +193,6 @@ final class WidgetStore: Sendable {
             ).map { row in Array(row["entry"] as Data) }
         }
         return blob.flatMap { try? CompactDecoder().decode(EncodedEntry.self, from: $0) }
-    }
-
-    func setPlaceholder(_ entry: EncodedEntry, for key: WidgetKey) throws(AppexError) {
-        let blob = (try? CompactEncoder().encode(entry)) ?? []
-        try write("store a placeholder") { db in
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO placeholder (extension, kind, family, entry) VALUES (?, ?, ?, ?)",
-                arguments: [key.extensionIdentifier, key.kind, key.family.rawValue, Data(blob)]
-            )
-        }
     }
 
     // MARK: Attempts
@@ -248,16 +273,6 @@ final class WidgetStore: Sendable {
                 ]
             )
             return true
-        }
-    }
-
-    /// Forgets that `key` is in flight (its fetch was cancelled before it ended).
-    func clearInFlight(_ key: WidgetKey) throws(AppexError) {
-        try write("clear an in-flight mark") { db in
-            try db.execute(
-                sql: "DELETE FROM attempt WHERE extension = ? AND kind = ? AND family = ? AND code = ?",
-                arguments: [key.extensionIdentifier, key.kind, key.family.rawValue, Self.inFlight]
-            )
         }
     }
 

@@ -62,6 +62,25 @@ import Testing
         #expect(recovered.widget("Victim")?.texts(at: start.addingTimeInterval(700)).first == "Victim fetch 3")
     }
 
+    @Test("a widget whose first timeline fails shows its placeholder, stale with the reason")
+    func placeholderWhenTheFirstTimelineFails() async throws {
+        let widgets = try WidgetWorld()
+        try widgets.setVictimMode("crash")
+        let host = try host(widgets)
+        let states = try await host.refresh()
+        let victim = try #require(states.widget("Victim"))
+        guard case .stale(let code, _, _) = victim.health else {
+            Issue.record("Victim is \(victim.health), not stale")
+            return
+        }
+        #expect(code == "interrupted")
+        #expect(victim.entries.isEmpty)
+        #expect(victim.frame().tree?.texts.first == "Victim placeholder")
+        #expect(victim.statusLine?.contains("showing its placeholder") == true)
+        // The widgets asked after it in the same launch were served by a relaunch.
+        #expect(states.widget("Steady")?.health == .current)
+    }
+
     @Test("two refreshes at once fetch each widget once")
     func concurrentRefreshes() async throws {
         let widgets = try WidgetWorld()
