@@ -12,7 +12,10 @@ package enum SharedDatabase {
     /// `version`: it returns the SQL that brings a file at `current` to `version`.
     /// The file should exist with its final mode first: SQLite gives its `-wal` and `-shm` files
     /// the database file's mode. `secureDelete` overwrites deleted content with zeros (for
-    /// secrets: a deleted item does not linger in free pages).
+    /// secrets: a deleted item does not linger in free pages). `syncsEveryCommit` (the default)
+    /// makes every commit survive a power cut; without it (WAL with `synchronous = NORMAL`) a
+    /// commit survives the death of any process but the last ones may be lost to a power cut —
+    /// for state that is a cache of what can be asked again.
     /// Runs `body` in a deferred read transaction on `queue`'s connection. Unlike
     /// `DatabaseQueue.read`, it does not toggle `query_only`, which makes SQLite recompile every
     /// cached statement: hot reads keep their prepared statements. Not reentrant.
@@ -35,7 +38,8 @@ package enum SharedDatabase {
         label: String,
         version: Int,
         schema: (Int) -> String,
-        secureDelete: Bool = false
+        secureDelete: Bool = false,
+        syncsEveryCommit: Bool = true
     ) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
@@ -53,7 +57,8 @@ package enum SharedDatabase {
                 // `prepareDatabase` runs, so it cannot be set there): NORMAL does not sync each
                 // commit in WAL mode, and a commit could be lost to a power cut. (Found by strace:
                 // 18 fdatasync for 2,000 commits; with this, one per commit.)
-                try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+                let synchronous = syncsEveryCommit ? "FULL" : "NORMAL"
+                try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(synchronous)") }
                 // Reading the version costs no write (and no fsync): only a new file is set up.
                 let current = try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
                 if current >= version { return queue }

@@ -62,7 +62,10 @@ final class WidgetStore: Sendable {
                         app TEXT,
                         requestedAt REAL NOT NULL);
                     """
-                }
+                },
+                // What widgets answered can be asked again: a commit survives any process's
+                // death without a sync to disk (docs/DESIGN.md, "Durability of the widget state").
+                syncsEveryCommit: false
             )
         } catch {
             throw Self.failure("cannot open the widget host's state \(path)", path: path, error)

@@ -18,6 +18,10 @@ public struct ForEach<Data: RandomAccessCollection, ID: Hashable, Content: View>
     /// Never called.
     public var body: Never { fatalNever() }
 
+    /// Implementation detail: how the resolver reads this view.
+    public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
+        resolution.node = view.node(in: resolution.environment)
+    }
     package func node(in environment: EnvironmentValues) -> ViewNode {
         var children: [ViewNode] = []
         for element in data { children.appendFlattening(ViewResolver.node(of: content(element))) }

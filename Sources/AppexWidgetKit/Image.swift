@@ -11,6 +11,10 @@ public struct Image: View, PrimitiveView, Hashable, Sendable {
 
     /// Never called.
     public var body: Never { fatalNever() }
+    /// Implementation detail: how the resolver reads this view.
+    public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
+        resolution.node = view.node(in: resolution.environment)
+    }
     package func node(in environment: EnvironmentValues) -> ViewNode { .image(source) }
 
     /// Accepted and ignored on Linux: images are drawn at text size.
@@ -55,6 +59,10 @@ public struct Label<Title: View, Icon: View>: View, PrimitiveView {
 
     /// Never called.
     public var body: Never { fatalNever() }
+    /// Implementation detail: how the resolver reads this view.
+    public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
+        resolution.node = view.node(in: resolution.environment)
+    }
     package func node(in environment: EnvironmentValues) -> ViewNode {
         if let text = title as? Text, let image = icon as? Image {
             return .label(title: text.runs, icon: image.source)
@@ -95,6 +103,10 @@ public struct Link<Label: View>: View, PrimitiveView {
 
     /// Never called.
     public var body: Never { fatalNever() }
+    /// Implementation detail: how the resolver reads this view.
+    public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
+        resolution.node = view.node(in: resolution.environment)
+    }
     package func node(in environment: EnvironmentValues) -> ViewNode {
         .link(destination: destination.absoluteString, content: ViewResolver.node(of: label))
     }

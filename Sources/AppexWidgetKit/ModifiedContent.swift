@@ -5,6 +5,10 @@ public struct ModifiedContent<Content: View>: View, PrimitiveView {
 
     /// Never called.
     public var body: Never { fatalNever() }
+    /// Implementation detail: how the resolver reads this view.
+    public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
+        resolution.node = view.node(in: resolution.environment)
+    }
     package func node(in environment: EnvironmentValues) -> ViewNode { wrap(ViewResolver.node(of: content)) }
 }
 

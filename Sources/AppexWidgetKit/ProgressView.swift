@@ -24,6 +24,10 @@ public struct ProgressView: View, PrimitiveView {
 
     /// Never called.
     public var body: Never { fatalNever() }
+    /// Implementation detail: how the resolver reads this view.
+    public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
+        resolution.node = view.node(in: resolution.environment)
+    }
     package func node(in environment: EnvironmentValues) -> ViewNode { .text(runs) }
 
     static func bar(_ value: Double?, total: Double) -> String {
@@ -69,6 +73,10 @@ public struct Gauge<Label: View, CurrentValueLabel: View>: View, PrimitiveView {
 
     /// Never called.
     public var body: Never { fatalNever() }
+    /// Implementation detail: how the resolver reads this view.
+    public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
+        resolution.node = view.node(in: resolution.environment)
+    }
     package func node(in environment: EnvironmentValues) -> ViewNode {
         var children = ViewResolver.node(of: label).flattened
         children.append(.text([TextRun(content: .verbatim(ProgressView.bar(fraction, total: 1)))]))

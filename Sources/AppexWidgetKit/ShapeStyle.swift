@@ -117,6 +117,10 @@ public struct Color: ShapeStyle, PaintStyle, View, PrimitiveView, Hashable {
 
     /// Never called.
     public var body: Never { fatalNever() }
+    /// Implementation detail: how the resolver reads this view.
+    public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
+        resolution.node = view.node(in: resolution.environment)
+    }
     package func node(in environment: EnvironmentValues) -> ViewNode { .background(paint, .empty) }
 
     /// This colour at `opacity`; named colours keep their name (renderers pick the shade).

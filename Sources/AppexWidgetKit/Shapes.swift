@@ -7,12 +7,21 @@ public struct ShapeView: View, PrimitiveView {
     let paint: Paint
     /// Never called.
     public var body: Never { fatalNever() }
+    /// Implementation detail: how the resolver reads this view.
+    public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
+        resolution.node = view.node(in: resolution.environment)
+    }
     package func node(in environment: EnvironmentValues) -> ViewNode { .background(paint, .empty) }
 }
 
 extension Shape {
     /// Never called: shapes are drawn by the renderers.
     public var body: Never { fatalNever() }
+
+    /// Implementation detail: a shape resolves to the area it fills.
+    public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
+        resolution.node = .background(.hierarchical(0), .empty)
+    }
 
     /// The shape filled with `style`.
     public func fill(_ style: some ShapeStyle = .primary) -> ShapeView { ShapeView(paint: paint(of: style)) }
@@ -87,5 +96,9 @@ public struct AccessoryWidgetBackground: View, PrimitiveView {
     public init() {}
     /// Never called.
     public var body: Never { fatalNever() }
+    /// Implementation detail: how the resolver reads this view.
+    public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
+        resolution.node = view.node(in: resolution.environment)
+    }
     package func node(in environment: EnvironmentValues) -> ViewNode { .background(.fill(1), .empty) }
 }

@@ -11,6 +11,10 @@ public struct VStack<Content: View>: View, PrimitiveView {
     }
     /// Never called.
     public var body: Never { fatalNever() }
+    /// Implementation detail: how the resolver reads this view.
+    public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
+        resolution.node = view.node(in: resolution.environment)
+    }
     package func node(in environment: EnvironmentValues) -> ViewNode {
         .stack(
             .vertical,
@@ -34,6 +38,10 @@ public struct HStack<Content: View>: View, PrimitiveView {
     }
     /// Never called.
     public var body: Never { fatalNever() }
+    /// Implementation detail: how the resolver reads this view.
+    public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
+        resolution.node = view.node(in: resolution.environment)
+    }
     package func node(in environment: EnvironmentValues) -> ViewNode {
         .stack(
             .horizontal,
@@ -55,6 +63,10 @@ public struct ZStack<Content: View>: View, PrimitiveView {
     }
     /// Never called.
     public var body: Never { fatalNever() }
+    /// Implementation detail: how the resolver reads this view.
+    public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
+        resolution.node = view.node(in: resolution.environment)
+    }
     package func node(in environment: EnvironmentValues) -> ViewNode {
         .stack(.depth, alignment: alignment.value, spacing: nil, children: ViewResolver.node(of: content).flattened)
     }
@@ -67,6 +79,10 @@ public struct Spacer: View, PrimitiveView {
     public init(minLength: Double? = nil) { self.minLength = minLength }
     /// Never called.
     public var body: Never { fatalNever() }
+    /// Implementation detail: how the resolver reads this view.
+    public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
+        resolution.node = view.node(in: resolution.environment)
+    }
     package func node(in environment: EnvironmentValues) -> ViewNode { .spacer(minLength: minLength) }
 }
 
@@ -76,6 +92,10 @@ public struct Divider: View, PrimitiveView {
     public init() {}
     /// Never called.
     public var body: Never { fatalNever() }
+    /// Implementation detail: how the resolver reads this view.
+    public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
+        resolution.node = view.node(in: resolution.environment)
+    }
     package func node(in environment: EnvironmentValues) -> ViewNode { .divider }
 }
 

@@ -38,6 +38,10 @@ public struct Text: View, PrimitiveView, Hashable, Sendable {
     /// Never called.
     public var body: Never { fatalNever() }
 
+    /// Implementation detail: how the resolver reads this view.
+    public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
+        resolution.node = view.node(in: resolution.environment)
+    }
     package func node(in environment: EnvironmentValues) -> ViewNode { .text(runs) }
 
     /// The two texts, one after the other.

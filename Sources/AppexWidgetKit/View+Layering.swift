@@ -48,6 +48,10 @@ public struct EnvironmentModifiedView<Content: View>: View, PrimitiveView {
     let change: (inout EnvironmentValues) -> Void
     /// Never called.
     public var body: Never { fatalNever() }
+    /// Implementation detail: how the resolver reads this view.
+    public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
+        resolution.node = view.node(in: resolution.environment)
+    }
     package func node(in environment: EnvironmentValues) -> ViewNode {
         var changed = environment
         change(&changed)

@@ -21,6 +21,26 @@ public protocol View {
 
     /// The content of the view, built with ``ViewBuilder`` as in SwiftUI.
     @ViewBuilder var body: Body { get }
+
+    /// Implementation detail: resolves `view` into `resolution`. The default resolves its
+    /// `body`; the views Appex draws itself provide their own. Neither call nor implement it.
+    static func _makeNode(of view: Self, in resolution: inout _ViewResolution)
+}
+
+extension View {
+    /// Implementation detail: a composite view resolves its `body`.
+    public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
+        Body._makeNode(of: view.body, in: &resolution)
+    }
+}
+
+/// Implementation detail of ``View``: where a view's resolved node is put. Dispatch through a
+/// protocol requirement rather than a dynamic cast, which in a new process scans every protocol
+/// conformance of the binary once per view type.
+public struct _ViewResolution {
+    package var environment: EnvironmentValues
+    package var node: ViewNode = .empty
+    package init(environment: EnvironmentValues) { self.environment = environment }
 }
 
 /// A view Appex draws itself: its `body` is never called.
@@ -32,6 +52,9 @@ package protocol PrimitiveView {
 extension Never: View {
     /// Never called: `Never` is the body of views Appex draws itself.
     public var body: Never { fatalNever() }
+
+    /// Never called: there is no value of `Never` to resolve.
+    public static func _makeNode(of view: Never, in resolution: inout _ViewResolution) {}
 }
 
 /// Resolves views into nodes.
@@ -45,10 +68,9 @@ package enum ViewResolver {
 
     /// `view` resolved in the current environment.
     static func node<V: View>(of view: V) -> ViewNode {
-        if let primitive = view as? any PrimitiveView {
-            return primitive.node(in: environment)
-        }
-        return node(of: view.body)
+        var resolution = _ViewResolution(environment: environment)
+        V._makeNode(of: view, in: &resolution)
+        return resolution.node
     }
 }
 
@@ -58,6 +80,10 @@ public struct EmptyView: View, PrimitiveView {
     public init() {}
     /// Never called.
     public var body: Never { fatalNever() }
+    /// Implementation detail: how the resolver reads this view.
+    public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
+        resolution.node = view.node(in: resolution.environment)
+    }
     package func node(in environment: EnvironmentValues) -> ViewNode { .empty }
 }
 
@@ -68,6 +94,10 @@ public struct TupleView<each Content: View>: View, PrimitiveView {
     public init(_ content: repeat each Content) { self.content = (repeat each content) }
     /// Never called.
     public var body: Never { fatalNever() }
+    /// Implementation detail: how the resolver reads this view.
+    public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
+        resolution.node = view.node(in: resolution.environment)
+    }
     package func node(in environment: EnvironmentValues) -> ViewNode {
         var children: [ViewNode] = []
         for child in repeat each content {
@@ -86,6 +116,10 @@ public struct ConditionalContent<TrueContent: View, FalseContent: View>: View, P
     let storage: Storage
     /// Never called.
     public var body: Never { fatalNever() }
+    /// Implementation detail: how the resolver reads this view.
+    public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
+        resolution.node = view.node(in: resolution.environment)
+    }
     package func node(in environment: EnvironmentValues) -> ViewNode {
         switch storage {
         case .first(let view): ViewResolver.node(of: view)
@@ -97,6 +131,11 @@ public struct ConditionalContent<TrueContent: View, FalseContent: View>: View, P
 extension Optional: View where Wrapped: View {
     /// Never called.
     public var body: Never { fatalNever() }
+
+    /// Implementation detail: how the resolver reads this view.
+    public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
+        resolution.node = view.node(in: resolution.environment)
+    }
 }
 
 extension Optional: PrimitiveView where Wrapped: View {
@@ -115,6 +154,10 @@ public struct AnyView: View, PrimitiveView {
     public init<V: View>(_ view: V) { resolve = { ViewResolver.node(of: view) } }
     /// Never called.
     public var body: Never { fatalNever() }
+    /// Implementation detail: how the resolver reads this view.
+    public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
+        resolution.node = view.node(in: resolution.environment)
+    }
     package func node(in environment: EnvironmentValues) -> ViewNode { resolve() }
 }
 
@@ -125,6 +168,10 @@ public struct Group<Content: View>: View, PrimitiveView {
     public init(@ViewBuilder content: () -> Content) { self.content = content() }
     /// Never called.
     public var body: Never { fatalNever() }
+    /// Implementation detail: how the resolver reads this view.
+    public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
+        resolution.node = view.node(in: resolution.environment)
+    }
     package func node(in environment: EnvironmentValues) -> ViewNode { ViewResolver.node(of: content) }
 }
 

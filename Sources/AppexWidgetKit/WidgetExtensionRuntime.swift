@@ -12,7 +12,19 @@ enum WidgetExtensionRuntime {
 
     static func run(_ widgets: [ResolvedWidget]) async throws {
         self.widgets.withLock { $0 = widgets }
+        // Prewarm, as WidgetKit prewarms extensions: while the host and this process shake hands,
+        // draw each widget's placeholder once and throw it away, so the first timeline does not
+        // pay for the runtime's first look at every view type and coder.
+        let warming = Task.detached(priority: .userInitiated) {
+            for widget in widgets {
+                let family = widget.descriptor.supportedFamilies.first ?? .systemSmall
+                _ = try? widget.placeholder(
+                    TimelineProviderContext(family: family, displaySize: family.displaySize, isPreview: true)
+                )
+            }
+        }
         try await WidgetService.main()
+        warming.cancel()
     }
 
     /// Answers one request's bytes.
