@@ -27,11 +27,12 @@ import Testing
     func minimumInterval() async throws {
         let widgets = try WidgetWorld()
         let host = try host(widgets, minimumReloadInterval: .seconds(300))
-        let start = Date()
-        _ = try await host.refresh(now: start)
-        _ = try await host.refresh(now: start.addingTimeInterval(3))
+        // Each moment is taken from the real clock when it is used: a refresh under load takes
+        // seconds, and the fetch's time is when it happened.
+        _ = try await host.refresh()
+        _ = try await host.refresh(now: Date().addingTimeInterval(3))
         #expect(widgets.fetches("AtEnd") == 1)
-        _ = try await host.refresh(now: start.addingTimeInterval(302))
+        _ = try await host.refresh(now: Date().addingTimeInterval(400))
         #expect(widgets.fetches("AtEnd") == 2)
         #expect(widgets.fetches("After") == 2)
     }
@@ -40,26 +41,28 @@ import Testing
     func retryAndRecovery() async throws {
         let widgets = try WidgetWorld()
         let host = try host(widgets, retryInterval: .seconds(600))
-        let start = Date()
-        _ = try await host.refresh(now: start)
+        _ = try await host.refresh()
         try widgets.setVictimMode("crash")
         _ = try await widgets.appRequestsReload("Victim")
-        let crashed = try await host.refresh(now: start.addingTimeInterval(1))
+        // Moments from the real clock when used (a refresh under load takes seconds): the app's
+        // request is stamped with the real clock, and must be older than the attempt it caused.
+        let crashed = try await host.refresh(now: Date().addingTimeInterval(1))
         guard case .stale = crashed.widget("Victim")?.health else {
             Issue.record("Victim is \(String(describing: crashed.widget("Victim")?.health)), not stale")
             return
         }
         try widgets.setVictimMode("ok")
-        let waiting = try await host.refresh(now: start.addingTimeInterval(10))
+        let waiting = try await host.refresh(now: Date().addingTimeInterval(10))
         #expect(widgets.fetches("Victim") == 2)
         guard case .stale = waiting.widget("Victim")?.health else {
             Issue.record("Victim was retried before the retry interval")
             return
         }
-        let recovered = try await host.refresh(now: start.addingTimeInterval(700))
+        let later = Date().addingTimeInterval(700)
+        let recovered = try await host.refresh(now: later)
         #expect(widgets.fetches("Victim") == 3)
         #expect(recovered.widget("Victim")?.health == .current)
-        #expect(recovered.widget("Victim")?.texts(at: start.addingTimeInterval(700)).first == "Victim fetch 3")
+        #expect(recovered.widget("Victim")?.texts(at: later).first == "Victim fetch 3")
     }
 
     @Test("a widget whose first timeline fails shows its placeholder, stale with the reason")
