@@ -95,7 +95,7 @@ extension WidgetHost {
                         context: AppexError.Context(bundleIdentifier: key.extensionIdentifier, widgetKind: key.kind)
                     )
                 }
-                for entry in timeline.entries { try Self.check(entry, kind: key.kind) }
+                for entry in timeline.entries { try check(entry, kind: key.kind) }
                 batch.timelines.append((key, timeline, sent))
                 logger.info(
                     "timeline fetched",
@@ -137,7 +137,7 @@ extension WidgetHost {
                     context: AppexError.Context(bundleIdentifier: key.extensionIdentifier, widgetKind: key.kind)
                 )
             }
-            try Self.check(entry, kind: key.kind)
+            try check(entry, kind: key.kind)
             return entry
         } catch {
             configuration.logger.warning("no placeholder", metadata: ["widget": "\(key)", "error": "\(error)"])
@@ -229,7 +229,7 @@ extension WidgetHost {
 
     /// The host's own check of an entry, whatever the extension checked: at most
     /// `ViewTree.byteLimit` bytes, and a tree this build reads.
-    static func check(_ entry: EncodedEntry, kind: String) throws(AppexError) {
+    func check(_ entry: EncodedEntry, kind: String) throws(AppexError) {
         guard entry.tree.count <= ViewTree.byteLimit else {
             throw AppexError(
                 .viewTreeTooLarge,
@@ -244,7 +244,7 @@ extension WidgetHost {
                 context: AppexError.Context(widgetKind: kind)
             )
         }
-        do { _ = try ViewTree(decoding: entry.tree) } catch {
+        do { _ = try trees.tree(entry.tree) } catch {
             throw AppexError(
                 .protocolViolation,
                 "widget \(kind) sent a view tree this host cannot read: \(error.message)",

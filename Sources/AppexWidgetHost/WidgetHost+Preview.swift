@@ -45,7 +45,7 @@ extension WidgetHost {
                 context: AppexError.Context(bundleIdentifier: state.key.extensionIdentifier, widgetKind: state.key.kind)
             )
         }
-        try Self.check(entry, kind: state.key.kind)
+        try check(entry, kind: state.key.kind)
         return WidgetFrame(
             kind: state.key.kind,
             displayName: state.descriptor.displayName,

@@ -26,7 +26,7 @@ extension WidgetHost {
                 WidgetState.Entry(
                     date: Date(timeIntervalSince1970: entry.date),
                     relevance: entry.relevance,
-                    tree: try? ViewTree(decoding: entry.tree)
+                    tree: try? trees.tree(entry.tree)
                 )
             }
         let health: WidgetState.Health

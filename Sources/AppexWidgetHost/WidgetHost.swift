@@ -60,6 +60,7 @@ public final class WidgetHost: Sendable {
     public let configuration: Configuration
     let discovery: ExtensionDiscovery
     let store: WidgetStore
+    let trees = ViewTreeCache()
 
     /// Opens the widget host's state and discovery.
     ///
