@@ -8,6 +8,21 @@ import Darwin
 
 /// The controlling terminal and the signals a long-running command stops on.
 package enum Terminal {
+    /// Writes `text` to standard error, whole, unbuffered (for a library that must not link
+    /// Foundation's `FileHandle` for one line).
+    package static func writeStandardError(_ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { buffer in
+                write(STDERR_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+            }
+            if written < 0 && errno == EINTR { continue }
+            if written <= 0 { return }
+            offset += written
+        }
+    }
+
     /// Whether standard output is a terminal (colour and redraws only then).
     package static var standardOutputIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 

@@ -35,19 +35,18 @@ public final class WidgetCenter: Sendable {
     ///   names the file).
     public func requestReload(ofKind kind: String?) throws(AppexError) {
         let variables = ProcessInfo.processInfo.environment
-        let home = StateRoot.home(variables: variables, userHome: variables["HOME"] ?? NSHomeDirectory())
+        let home = StateRoot.home(variables: variables, userHome: variables["HOME"] ?? "/")
         let folder = StateRoot.widgetReloads(home: home)
         let request = WidgetReloadRequest(
             kind: kind,
             app: Self.containingApp(),
             requestedAt: Date().timeIntervalSince1970
         )
-        let name = String(
-            format: "%016llx-%d-%08x.request",
-            UInt64(request.requestedAt * 1_000_000),
-            getpid(),
-            UInt32.random(in: 0...UInt32.max)
-        )
+        // Sortable by time; unique by process and chance. (No `String(format:)`: it would link
+        // all of Foundation into every widget.)
+        let micros = UInt64(max(0, request.requestedAt * 1_000_000))
+        let random = Self.hex(UInt64.random(in: 0...UInt64(UInt32.max)), width: 8)
+        let name = "\(Self.hex(micros, width: 16))-\(ProcessControl.processIdentifier)-\(random).request"
         let path = folder + "/" + name
         do {
             try Syscalls.makeDirectories(folder, mode: 0o700)
@@ -64,8 +63,14 @@ public final class WidgetCenter: Sendable {
 
     private func report(_ body: () throws(AppexError) -> Void) {
         do { try body() } catch {
-            FileHandle.standardError.write(Data("WidgetCenter: \(error)\n".utf8))
+            Terminal.writeStandardError("WidgetCenter: \(error)\n")
         }
+    }
+
+    /// `value` in lower-case hexadecimal, zero-padded to `width` digits.
+    static func hex(_ value: UInt64, width: Int) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 
     /// The `.app` bundle this process's executable sits in, if any.

@@ -19,7 +19,7 @@ enum WidgetExtensionRuntime {
             for widget in widgets {
                 let family = widget.descriptor.supportedFamilies.first ?? .systemSmall
                 _ = try? widget.placeholder(
-                    TimelineProviderContext(family: family, displaySize: family.displaySize, isPreview: true)
+                    TimelineProviderContext(family: family, isPreview: true)
                 )
             }
         }
@@ -46,7 +46,7 @@ enum WidgetExtensionRuntime {
             return found
         }
         func context(_ family: WidgetFamily, preview: Bool) -> TimelineProviderContext {
-            TimelineProviderContext(family: family, displaySize: family.displaySize, isPreview: preview)
+            TimelineProviderContext(family: family, isPreview: preview)
         }
         let reply: WidgetReply
         switch request {
