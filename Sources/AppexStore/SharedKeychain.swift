@@ -228,32 +228,14 @@ public final class SharedKeychain: Sendable {
     ) throws(AppexError) {
         let group = try resolve(accessGroup)
         try write("update", service: service, account: account, group: group) { db in
-            guard
-                let row = try Row.fetchOne(
-                    db.cachedStatement(
-                        sql:
-                            "SELECT wrapped_key, data, label, created FROM item WHERE access_group = ? AND service = ? AND account = ?"
-                    ),
-                    arguments: [group, service, account]
-                )
-            else {
+            guard let row = try Self.existingItem(group: group, service: service, account: account, in: db) else {
                 throw AppexError(
                     .itemNotFound,
                     "access group \(group) holds no item for service \(service), account \(account)",
                     context: context.errorContext(group: group)
                 )
             }
-            let keptLabel =
-                try label ?? keys.unseal(Self.sealed(row), group: group, service: service, account: account).label
-            try insert(
-                data,
-                label: keptLabel,
-                created: row["created"],
-                group: group,
-                service: service,
-                account: account,
-                in: db
-            )
+            try replace(row, with: data, label: label, group: group, service: service, account: account, in: db)
         }
     }
 
@@ -268,24 +250,8 @@ public final class SharedKeychain: Sendable {
     ) throws(AppexError) {
         let group = try resolve(accessGroup)
         try write("store", service: service, account: account, group: group) { db in
-            if let row = try Row.fetchOne(
-                db.cachedStatement(
-                    sql:
-                        "SELECT wrapped_key, data, label, created FROM item WHERE access_group = ? AND service = ? AND account = ?"
-                ),
-                arguments: [group, service, account]
-            ) {
-                let keptLabel =
-                    try label ?? keys.unseal(Self.sealed(row), group: group, service: service, account: account).label
-                try insert(
-                    data,
-                    label: keptLabel,
-                    created: row["created"],
-                    group: group,
-                    service: service,
-                    account: account,
-                    in: db
-                )
+            if let row = try Self.existingItem(group: group, service: service, account: account, in: db) {
+                try replace(row, with: data, label: label, group: group, service: service, account: account, in: db)
             } else {
                 let now = Date()
                 try insert(
@@ -300,6 +266,41 @@ public final class SharedKeychain: Sendable {
                 )
             }
         }
+    }
+
+    /// The stored item of `group`, `service` and `account`, if any (what a replacement keeps).
+    private static func existingItem(group: String, service: String, account: String, in db: Database) throws -> Row? {
+        try Row.fetchOne(
+            db.cachedStatement(
+                sql:
+                    "SELECT wrapped_key, data, label, created FROM item WHERE access_group = ? AND service = ? AND account = ?"
+            ),
+            arguments: [group, service, account]
+        )
+    }
+
+    /// Replaces the item `row` with `data`, keeping its creation date, and its label unless
+    /// `label` gives one: what `update` and `set` share.
+    private func replace(
+        _ row: Row,
+        with data: Data,
+        label: String?,
+        group: String,
+        service: String,
+        account: String,
+        in db: Database
+    ) throws {
+        let keptLabel =
+            try label ?? keys.unseal(Self.sealed(row), group: group, service: service, account: account).label
+        try insert(
+            data,
+            label: keptLabel,
+            created: row["created"],
+            group: group,
+            service: service,
+            account: account,
+            in: db
+        )
     }
 
     /// Deletes an item; its sealed bytes are overwritten in the file (`secure_delete`).
