@@ -41,22 +41,11 @@ extension AppexBundle {
     ///   problems), `fileSystem`, `invalidKey`.
     @discardableResult
     public static func makeExtension(at path: String, from recipe: ExtensionRecipe) throws(AppexError) -> AppexBundle {
-        let fileManager = FileManager.default
         let outputPath = normalized(path)
         guard kind(ofPath: outputPath) == .appExtension else {
             throw AppexError(.refused, "\(path) must name a bundle ending in .appex")
         }
-        if fileManager.fileExists(atPath: outputPath) {
-            guard recipe.replacesExisting else {
-                throw AppexError(
-                    .refused,
-                    "\(outputPath) already exists: set the recipe's replacesExisting to replace it (`appex bundle --force`)"
-                )
-            }
-            do { try fileManager.removeItem(atPath: outputPath) } catch {
-                throw AppexError(.fileSystem, "cannot remove \(outputPath): \(error)")
-            }
-        }
+        try checkDestination(outputPath, replacing: recipe.replacesExisting)
         let point: ExtensionPointIdentifier
         if let given = recipe.extensionPoint {
             point = given
@@ -103,33 +92,91 @@ extension AppexBundle {
                 BundleInfo.Key.extensionPointIdentifier: .string(point.description)
             ]),
         ]
-        // Built beside the destination, then renamed into place.
+        try stage(
+            outputPath,
+            executable: recipe.executable,
+            info: info,
+            entitlements: recipe.entitlements,
+            signingKey: recipe.signingKey
+        )
+        return load(at: outputPath, as: .appExtension)
+    }
+
+    /// Refuses a destination that exists unless the recipe replaces it.
+    static func checkDestination(_ outputPath: String, replacing: Bool) throws(AppexError) {
+        guard !replacing, FileManager.default.fileExists(atPath: outputPath) else { return }
+        throw AppexError(
+            .refused,
+            "\(outputPath) already exists: set the recipe's replacesExisting to replace it (`appex bundle --force`)",
+            context: AppexError.Context(path: outputPath)
+        )
+    }
+
+    /// Builds a bundle beside `outputPath` — the executable, a binary Info.plist, the
+    /// entitlements, the folders `carrying` names taken from the bundle it replaces (or made
+    /// empty), its seal — and renames it into place whole. What was at `outputPath` is removed
+    /// only then: a failure anywhere leaves it as it was.
+    static func stage(
+        _ outputPath: String,
+        executable: String,
+        info: [String: PropertyListValue],
+        entitlements: Entitlements?,
+        signingKey: SigningKey?,
+        carrying folders: [String] = []
+    ) throws(AppexError) {
+        let fileManager = FileManager.default
         let staging = outputPath + ".partial-\(ProcessControl.processIdentifier)"
+        let executableName = URL(fileURLWithPath: executable).lastPathComponent
         try? fileManager.removeItem(atPath: staging)
         do {
             try fileManager.createDirectory(atPath: staging, withIntermediateDirectories: true)
-            try fileManager.copyItem(atPath: recipe.executable, toPath: staging + "/" + executableName)
-            try PropertyListFormat.binary.encode(info).write(to: URL(fileURLWithPath: staging + "/Info.plist"))
-            if let entitlements = recipe.entitlements {
+            try fileManager.copyItem(atPath: executable, toPath: staging + "/" + executableName)
+            try PropertyListFormat.binary.encode(info).write(to: URL(fileURLWithPath: staging + "/" + File.info))
+            if let entitlements {
                 try PropertyListFormat.xml.encode(entitlements.propertyList).write(
-                    to: URL(fileURLWithPath: staging + "/Entitlements.plist")
+                    to: URL(fileURLWithPath: staging + "/" + File.entitlements)
                 )
             }
         } catch {
             try? fileManager.removeItem(atPath: staging)
-            throw AppexError(.fileSystem, "cannot stage \(outputPath) at \(staging): \(error)")
+            throw AppexError(
+                .fileSystem,
+                "cannot stage \(outputPath) at \(staging): \(error)",
+                context: AppexError.Context(path: outputPath)
+            )
         }
         do {
-            if let key = recipe.signingKey { _ = try sign(at: staging, with: key) }
+            if let signingKey { _ = try sign(at: staging, with: signingKey) }
         } catch {
             try? fileManager.removeItem(atPath: staging)
             throw error
         }
-        do { try fileManager.moveItem(atPath: staging, toPath: outputPath) } catch {
+        var carried: [String] = []
+        do {
+            // The folders it carries over, outside the seal (an app's Extensions/): moved last.
+            for folder in folders {
+                let kept = outputPath + "/" + folder
+                if fileManager.fileExists(atPath: kept) {
+                    try fileManager.moveItem(atPath: kept, toPath: staging + "/" + folder)
+                    carried.append(folder)
+                } else {
+                    try fileManager.createDirectory(atPath: staging + "/" + folder, withIntermediateDirectories: true)
+                }
+            }
+            if fileManager.fileExists(atPath: outputPath) { try fileManager.removeItem(atPath: outputPath) }
+            try fileManager.moveItem(atPath: staging, toPath: outputPath)
+        } catch {
+            // What was carried goes back where it was before the staging folder is removed.
+            for folder in carried where fileManager.fileExists(atPath: outputPath) {
+                try? fileManager.moveItem(atPath: staging + "/" + folder, toPath: outputPath + "/" + folder)
+            }
             try? fileManager.removeItem(atPath: staging)
-            throw AppexError(.fileSystem, "cannot move \(staging) to \(outputPath): \(error)")
+            throw AppexError(
+                .fileSystem,
+                "cannot move \(staging) to \(outputPath): \(error)",
+                context: AppexError.Context(path: outputPath)
+            )
         }
-        return load(at: outputPath, as: .appExtension)
     }
 
     /// The point an extension executable binds to in code: runs it with `--print-binding` (an

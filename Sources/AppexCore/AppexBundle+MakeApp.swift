@@ -38,18 +38,11 @@ extension AppexBundle {
     ///   `fileSystem`, `invalidKey`.
     @discardableResult
     public static func makeApp(at path: String, from recipe: AppRecipe) throws(AppexError) -> AppexBundle {
-        let fileManager = FileManager.default
         let outputPath = normalized(path)
         guard kind(ofPath: outputPath) == .hostApp else {
             throw AppexError(.refused, "\(path) must name a bundle ending in .app")
         }
-        let exists = fileManager.fileExists(atPath: outputPath)
-        if exists && !recipe.replacesExisting {
-            throw AppexError(
-                .refused,
-                "\(outputPath) already exists: set the recipe's replacesExisting to replace it (`appex bundle --force`)"
-            )
-        }
+        try checkDestination(outputPath, replacing: recipe.replacesExisting)
         guard BundleInfo.isValidBundleIdentifier(recipe.bundleIdentifier) else {
             throw AppexError(
                 .refused,
@@ -68,37 +61,15 @@ extension AppexBundle {
             BundleInfo.Key.shortVersion: .string(recipe.shortVersion),
             "CFBundlePackageType": .string("APPL"),
         ]
-        let staging = outputPath + ".partial-\(ProcessControl.processIdentifier)"
-        try? fileManager.removeItem(atPath: staging)
-        do {
-            try fileManager.createDirectory(atPath: staging, withIntermediateDirectories: true)
-            try fileManager.copyItem(atPath: recipe.executable, toPath: staging + "/" + executableName)
-            try PropertyListFormat.binary.encode(info).write(to: URL(fileURLWithPath: staging + "/" + File.info))
-            if let entitlements = recipe.entitlements {
-                try PropertyListFormat.xml.encode(entitlements.propertyList).write(
-                    to: URL(fileURLWithPath: staging + "/" + File.entitlements)
-                )
-            }
-            if let key = recipe.signingKey { _ = try sign(at: staging, with: key) }
-            // The extensions it ships: kept from the app replaced, else an empty folder.
-            let extensions = outputPath + "/" + File.extensions
-            if exists && fileManager.fileExists(atPath: extensions) {
-                try fileManager.moveItem(atPath: extensions, toPath: staging + "/" + File.extensions)
-            } else {
-                try fileManager.createDirectory(
-                    atPath: staging + "/" + File.extensions,
-                    withIntermediateDirectories: true
-                )
-            }
-            if exists { try fileManager.removeItem(atPath: outputPath) }
-            try fileManager.moveItem(atPath: staging, toPath: outputPath)
-        } catch let error as AppexError {
-            try? fileManager.removeItem(atPath: staging)
-            throw error
-        } catch {
-            try? fileManager.removeItem(atPath: staging)
-            throw AppexError(.fileSystem, "cannot make \(outputPath) (staged at \(staging)): \(error)")
-        }
+        // Its extensions sit outside its seal: kept from the app it replaces, else an empty folder.
+        try stage(
+            outputPath,
+            executable: recipe.executable,
+            info: info,
+            entitlements: recipe.entitlements,
+            signingKey: recipe.signingKey,
+            carrying: [File.extensions]
+        )
         return load(at: outputPath, as: .hostApp)
     }
 }
