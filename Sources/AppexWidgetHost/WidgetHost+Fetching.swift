@@ -16,7 +16,6 @@ extension WidgetHost {
     /// recorded for its widget.
     func perform(_ fetch: Fetch, clock: WidgetClock.Shifted) async {
         let logger = configuration.logger
-        let context = AppexError.Context(bundleIdentifier: fetch.identity.bundleIdentifier)
         var processConfiguration = AppExtensionProcess.Configuration(
             identity: fetch.identity,
             hostBundlePath: discovery.hostPath,
@@ -38,11 +37,7 @@ extension WidgetHost {
             let checked: [WidgetDescriptor]
             do throws(AppexError) {
                 guard case .widgets(let widgets) = try await ask(process, .describe, kind: nil) else {
-                    throw AppexError(
-                        .protocolViolation,
-                        "\(fetch.identity.bundleIdentifier) answered its widgets with something else",
-                        context: context
-                    )
+                    throw Self.unexpectedReply("its widgets", bundle: fetch.identity.bundleIdentifier, kind: nil)
                 }
                 checked = try Self.check(widgets, of: fetch.identity)
             } catch {
@@ -82,18 +77,9 @@ extension WidgetHost {
             // widget answers may come too late for this answer, so it is still due after it.
             let sent = clock.read()
             do throws(AppexError) {
-                guard
-                    case .timeline(let timeline) = try await ask(
-                        process,
-                        .timeline(kind: key.kind, family: key.family),
-                        kind: key.kind
-                    )
-                else {
-                    throw AppexError(
-                        .protocolViolation,
-                        "widget \(key.kind) answered its timeline with something else",
-                        context: AppexError.Context(bundleIdentifier: key.extensionIdentifier, widgetKind: key.kind)
-                    )
+                let request = WidgetRequest.timeline(kind: key.kind, family: key.family)
+                guard case .timeline(let timeline) = try await ask(process, request, kind: key.kind) else {
+                    throw Self.unexpectedReply("its timeline", bundle: key.extensionIdentifier, kind: key.kind)
                 }
                 for entry in timeline.entries { try check(entry, kind: key.kind) }
                 batch.timelines.append((key, timeline, sent))
@@ -124,21 +110,7 @@ extension WidgetHost {
     /// The placeholder of `key`, or `nil` (logged) when the widget cannot give one.
     private func placeholder(of key: WidgetKey, from process: AppExtensionProcess) async -> EncodedEntry? {
         do throws(AppexError) {
-            guard
-                case .entry(let entry) = try await ask(
-                    process,
-                    .placeholder(kind: key.kind, family: key.family),
-                    kind: key.kind
-                )
-            else {
-                throw AppexError(
-                    .protocolViolation,
-                    "widget \(key.kind) answered its placeholder with something else",
-                    context: AppexError.Context(bundleIdentifier: key.extensionIdentifier, widgetKind: key.kind)
-                )
-            }
-            try check(entry, kind: key.kind)
-            return entry
+            return try await entry(.placeholder(kind: key.kind, family: key.family), of: key, from: process)
         } catch {
             configuration.logger.warning("no placeholder", metadata: ["widget": "\(key)", "error": "\(error)"])
             return nil
@@ -162,6 +134,28 @@ extension WidgetHost {
         for (key, _) in fetch.timelines {
             try? store.recordFailure(for: key, at: date, code: error.code.name, reason: error.message)
         }
+    }
+
+    /// The entry the widget `key` answers `request` (a placeholder or a snapshot) with, checked.
+    func entry(
+        _ request: WidgetRequest,
+        of key: WidgetKey,
+        from process: AppExtensionProcess
+    ) async throws(AppexError) -> EncodedEntry {
+        guard case .entry(let entry) = try await ask(process, request, kind: key.kind) else {
+            throw Self.unexpectedReply("an entry", bundle: key.extensionIdentifier, kind: key.kind)
+        }
+        try check(entry, kind: key.kind)
+        return entry
+    }
+
+    /// A reply of the wrong kind: the extension answered `what` with something else.
+    static func unexpectedReply(_ what: String, bundle: String, kind: String?) -> AppexError {
+        AppexError(
+            .protocolViolation,
+            "\(bundle) answered \(kind.map { "widget \($0)'s request for " } ?? "the request for ")\(what) with something else",
+            context: AppexError.Context(bundleIdentifier: bundle, widgetKind: kind)
+        )
     }
 
     /// Sends one request and decodes the answer; every failure as the widget's reason.

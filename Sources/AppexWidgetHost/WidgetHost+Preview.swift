@@ -38,14 +38,7 @@ extension WidgetHost {
         }
         defer { process.invalidate() }
         let request = WidgetRequest.snapshot(kind: state.key.kind, family: state.key.family, isPreview: true)
-        guard case .entry(let entry) = try await ask(process, request, kind: state.key.kind) else {
-            throw AppexError(
-                .protocolViolation,
-                "widget \(state.key.kind) answered its snapshot with something else",
-                context: AppexError.Context(bundleIdentifier: state.key.extensionIdentifier, widgetKind: state.key.kind)
-            )
-        }
-        try check(entry, kind: state.key.kind)
+        let entry = try await entry(request, of: state.key, from: process)
         return WidgetFrame(
             kind: state.key.kind,
             displayName: state.descriptor.displayName,

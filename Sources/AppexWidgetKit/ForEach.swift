@@ -4,7 +4,7 @@
 /// ForEach(entry.contacts) { contact in Text(contact.name) }
 /// ForEach(0..<3) { index in Text("Row \(index)") }
 /// ```
-public struct ForEach<Data: RandomAccessCollection, ID: Hashable, Content: View>: View, PrimitiveView {
+public struct ForEach<Data: RandomAccessCollection, ID: Hashable, Content: View>: View {
     let data: Data
     let content: (Data.Element) -> Content
 

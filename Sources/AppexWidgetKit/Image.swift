@@ -1,6 +1,6 @@
 /// An image: an SF Symbol by name, drawn on Linux as the symbol's name or an emoji that stands
 /// for it (see the renderers), or an asset by name, drawn as its name.
-public struct Image: View, PrimitiveView, Hashable, Sendable {
+public struct Image: View, Hashable, Sendable {
     let source: ImageSource
 
     /// The SF Symbol `systemName`.
@@ -47,7 +47,7 @@ public struct SymbolRenderingMode: Sendable, Hashable {
 }
 
 /// A title with an icon, as in SwiftUI.
-public struct Label<Title: View, Icon: View>: View, PrimitiveView {
+public struct Label<Title: View, Icon: View>: View {
     let title: Title
     let icon: Icon
 
@@ -91,7 +91,7 @@ extension Label where Title == Text, Icon == Image {
 
 /// Content that opens a URL when tapped, as in SwiftUI: the widget host opens the widget's
 /// containing app with it (see `onOpenURL(perform:)`).
-public struct Link<Label: View>: View, PrimitiveView {
+public struct Link<Label: View>: View {
     let destination: URL
     let label: Label
 

@@ -1,5 +1,5 @@
 /// A view with a modifier applied: what `.font(_:)`, `.padding()` and the other modifiers return.
-public struct ModifiedContent<Content: View>: View, PrimitiveView {
+public struct ModifiedContent<Content: View>: View {
     let content: Content
     let wrap: @Sendable (ViewNode) -> ViewNode
 

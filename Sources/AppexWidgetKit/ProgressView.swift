@@ -1,6 +1,6 @@
 /// Progress, as in SwiftUI: a bar of `value` out of `total`, or a running timer. Drawn as text:
 /// ten cells, filled in proportion, and the percentage.
-public struct ProgressView: View, PrimitiveView {
+public struct ProgressView: View {
     let runs: [TextRun]
 
     /// Progress of `value` out of `total`; `nil` for progress of unknown amount.
@@ -41,7 +41,7 @@ public struct ProgressView: View, PrimitiveView {
 
 /// A value in a range, as in SwiftUI's `Gauge` (common in accessory widgets): its label, a bar and
 /// its current value's label, side by side.
-public struct Gauge<Label: View, CurrentValueLabel: View>: View, PrimitiveView {
+public struct Gauge<Label: View, CurrentValueLabel: View>: View {
     let fraction: Double
     let label: Label
     let currentValueLabel: CurrentValueLabel?

@@ -97,7 +97,7 @@ extension ShapeStyle where Self == Color {
 
 /// A colour, as in SwiftUI: named system colours or sRGB components. A `Color` is also a view
 /// that fills its space.
-public struct Color: ShapeStyle, PaintStyle, View, PrimitiveView, Hashable {
+public struct Color: ShapeStyle, PaintStyle, View, Hashable {
     let paint: Paint
 
     init(named name: String) { paint = .named(name) }

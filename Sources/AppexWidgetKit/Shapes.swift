@@ -3,7 +3,7 @@
 public protocol Shape: View, Sendable {}
 
 /// A shape filled or stroked with a style.
-public struct ShapeView: View, PrimitiveView {
+public struct ShapeView: View {
     let paint: Paint
     /// Never called.
     public var body: Never { fatalNever() }
@@ -37,21 +37,14 @@ extension Shape {
     }
 }
 
-/// Shapes a renderer draws as their fill: what ``Shape``s resolve to when not filled.
-protocol DrawnShape: Shape, PrimitiveView {}
-
-extension DrawnShape {
-    package func node(in environment: EnvironmentValues) -> ViewNode { .background(.hierarchical(0), .empty) }
-}
-
 /// A rectangle.
-public struct Rectangle: DrawnShape {
+public struct Rectangle: Shape {
     /// A rectangle.
     public init() {}
 }
 
 /// A rectangle with rounded corners; square on Linux.
-public struct RoundedRectangle: DrawnShape {
+public struct RoundedRectangle: Shape {
     /// A rectangle whose corners have `cornerRadius`.
     public init(cornerRadius: Double, style: RoundedCornerStyle = .continuous) {}
     /// A rectangle whose corners have `cornerSize`.
@@ -59,25 +52,25 @@ public struct RoundedRectangle: DrawnShape {
 }
 
 /// A circle.
-public struct Circle: DrawnShape {
+public struct Circle: Shape {
     /// A circle.
     public init() {}
 }
 
 /// An ellipse.
-public struct Ellipse: DrawnShape {
+public struct Ellipse: Shape {
     /// An ellipse.
     public init() {}
 }
 
 /// A capsule.
-public struct Capsule: DrawnShape {
+public struct Capsule: Shape {
     /// A capsule.
     public init(style: RoundedCornerStyle = .continuous) {}
 }
 
 /// The widget's own shape, for content that follows its corners; a rectangle on Linux.
-public struct ContainerRelativeShape: DrawnShape {
+public struct ContainerRelativeShape: Shape {
     /// The container's shape.
     public init() {}
 }
@@ -91,7 +84,7 @@ public enum RoundedCornerStyle: Sendable, Hashable {
 }
 
 /// The background of an accessory widget on the lock screen: a soft fill.
-public struct AccessoryWidgetBackground: View, PrimitiveView {
+public struct AccessoryWidgetBackground: View {
     /// The background.
     public init() {}
     /// Never called.

@@ -1,5 +1,5 @@
 /// Views in a column, as in SwiftUI.
-public struct VStack<Content: View>: View, PrimitiveView {
+public struct VStack<Content: View>: View {
     let alignment: HorizontalAlignment
     let spacing: Double?
     let content: Content
@@ -26,7 +26,7 @@ public struct VStack<Content: View>: View, PrimitiveView {
 }
 
 /// Views in a row, as in SwiftUI.
-public struct HStack<Content: View>: View, PrimitiveView {
+public struct HStack<Content: View>: View {
     let alignment: VerticalAlignment
     let spacing: Double?
     let content: Content
@@ -53,7 +53,7 @@ public struct HStack<Content: View>: View, PrimitiveView {
 }
 
 /// Views on top of each other, the last on top, as in SwiftUI.
-public struct ZStack<Content: View>: View, PrimitiveView {
+public struct ZStack<Content: View>: View {
     let alignment: Alignment
     let content: Content
     /// The views `content` builds, overlaid and aligned as given.
@@ -73,7 +73,7 @@ public struct ZStack<Content: View>: View, PrimitiveView {
 }
 
 /// Flexible space that pushes its neighbours apart along the stack's axis.
-public struct Spacer: View, PrimitiveView {
+public struct Spacer: View {
     let minLength: Double?
     /// A spacer at least `minLength` long.
     public init(minLength: Double? = nil) { self.minLength = minLength }
@@ -87,7 +87,7 @@ public struct Spacer: View, PrimitiveView {
 }
 
 /// A thin line across the enclosing stack.
-public struct Divider: View, PrimitiveView {
+public struct Divider: View {
     /// A divider.
     public init() {}
     /// Never called.

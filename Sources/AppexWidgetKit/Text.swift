@@ -5,7 +5,7 @@
 /// ```
 ///
 /// Modifiers on a `Text` return a `Text`, so styled texts still join with `+`.
-public struct Text: View, PrimitiveView, Hashable, Sendable {
+public struct Text: View, Hashable, Sendable {
     package var runs: [TextRun]
 
     /// A text showing `content` as written (no localization on Linux).

@@ -43,7 +43,7 @@ extension View {
 }
 
 /// A view resolved in a changed environment: what `.environment(_:_:)` returns.
-public struct EnvironmentModifiedView<Content: View>: View, PrimitiveView {
+public struct EnvironmentModifiedView<Content: View>: View {
     let content: Content
     let change: (inout EnvironmentValues) -> Void
     /// Never called.

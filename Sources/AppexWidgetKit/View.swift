@@ -43,12 +43,6 @@ public struct _ViewResolution {
     package init(environment: EnvironmentValues) { self.environment = environment }
 }
 
-/// A view Appex draws itself: its `body` is never called.
-package protocol PrimitiveView {
-    /// The resolved node, in `environment`.
-    func node(in environment: EnvironmentValues) -> ViewNode
-}
-
 extension Never: View {
     /// Never called: `Never` is the body of views Appex draws itself.
     public var body: Never { fatalNever() }
@@ -75,7 +69,7 @@ package enum ViewResolver {
 }
 
 /// A view that shows nothing.
-public struct EmptyView: View, PrimitiveView {
+public struct EmptyView: View {
     /// Makes an empty view.
     public init() {}
     /// Never called.
@@ -88,7 +82,7 @@ public struct EmptyView: View, PrimitiveView {
 }
 
 /// Views side by side in a builder: what a `body` of several statements is.
-public struct TupleView<each Content: View>: View, PrimitiveView {
+public struct TupleView<each Content: View>: View {
     let content: (repeat each Content)
     /// Wraps `content`.
     public init(_ content: repeat each Content) { self.content = (repeat each content) }
@@ -108,7 +102,7 @@ public struct TupleView<each Content: View>: View, PrimitiveView {
 }
 
 /// One of two views, chosen by an `if`/`else` or `switch` in a builder.
-public struct ConditionalContent<TrueContent: View, FalseContent: View>: View, PrimitiveView {
+public struct ConditionalContent<TrueContent: View, FalseContent: View>: View {
     enum Storage {
         case first(TrueContent)
         case second(FalseContent)
@@ -138,7 +132,7 @@ extension Optional: View where Wrapped: View {
     }
 }
 
-extension Optional: PrimitiveView where Wrapped: View {
+extension Optional where Wrapped: View {
     package func node(in environment: EnvironmentValues) -> ViewNode {
         switch self {
         case .some(let view): ViewResolver.node(of: view)
@@ -148,7 +142,7 @@ extension Optional: PrimitiveView where Wrapped: View {
 }
 
 /// A type-erased view.
-public struct AnyView: View, PrimitiveView {
+public struct AnyView: View {
     let resolve: () -> ViewNode
     /// Erases `view`'s type.
     public init<V: View>(_ view: V) { resolve = { ViewResolver.node(of: view) } }
@@ -162,7 +156,7 @@ public struct AnyView: View, PrimitiveView {
 }
 
 /// Views in sequence without a stack of their own: the enclosing stack lays them out.
-public struct Group<Content: View>: View, PrimitiveView {
+public struct Group<Content: View>: View {
     let content: Content
     /// Groups the views `content` builds.
     public init(@ViewBuilder content: () -> Content) { self.content = content() }
