@@ -31,7 +31,7 @@ extension WidgetHost {
     ) async throws(AppexError)
         -> [WidgetState]
     {
-        try ingestReloadRequests()
+        try ingestReloadRequests(now: now)
         let fetches = try plan(now: now, family: family)
         if !fetches.isEmpty {
             // Times the fetches record run on the caller's clock: `now`, then as much later as
@@ -88,14 +88,14 @@ extension WidgetHost {
 
     /// Records each request file under `Widgets/Reloads` in the state, then removes the file:
     /// a request is acted on once, even if the host is killed between the two steps.
-    func ingestReloadRequests() throws(AppexError) {
+    func ingestReloadRequests(now: Date) throws(AppexError) {
         let folder = reloadsFolder
         guard let names = try? Syscalls.directoryEntries(folder) else { return }
         for name in names.sorted() where name.hasSuffix(".request") {
             let path = folder + "/" + name
             guard let bytes = try? Syscalls.readFile(path, limit: 8192) else { continue }
             if let request = WidgetReloadRequest(decoding: bytes) {
-                _ = try store.recordReload(name: name, request)
+                _ = try store.recordReload(name: name, request, now: now)
                 configuration.logger.info(
                     "reload requested",
                     metadata: ["kind": "\(request.kind ?? "all")", "app": "\(request.app ?? "any")"]

@@ -289,11 +289,14 @@ final class WidgetStore: Sendable {
     // MARK: Reload requests
 
     /// Records a request read from a file; `false` when it was recorded before.
-    func recordReload(name: String, _ request: WidgetReloadRequest) throws(AppexError) -> Bool {
+    func recordReload(name: String, _ request: WidgetReloadRequest, now: Date) throws(AppexError) -> Bool {
         try write("record a reload request") { db in
-            // A request from the future (a clock or a tool gone wrong) counts from now: it must
-            // not ask for reloads until that day comes.
-            let now = Date().timeIntervalSince1970
+            // A request counts from `now` at the latest, the moment of the refresh that reads it:
+            // that refresh's fetches answer it. A request from the future (a clock or a tool gone
+            // wrong) must not ask for reloads until that day comes, and one read a moment after
+            // `now` must not look newer than the fetch that answered it (the fetch's time runs on
+            // the refresh's clock, which starts at `now`).
+            let now = now.timeIntervalSince1970
             try db.execute(
                 sql: "INSERT OR IGNORE INTO reload (name, kind, app, requestedAt) VALUES (?, ?, ?, ?)",
                 arguments: [name, request.kind, request.app, min(request.requestedAt, now)]

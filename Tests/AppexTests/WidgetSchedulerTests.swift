@@ -165,6 +165,29 @@ import Testing
         #expect(widgets.fetches("Never") == 2)
     }
 
+    @Test("a reload request is answered once by the refresh that reads it, even when that refresh's clock is behind")
+    func requestAnsweredByItsRefresh() async throws {
+        // The fetch that answers a request records its time on the refresh's clock, which starts
+        // at the refresh's `now`; the request must count from that moment at the latest. (A
+        // request stamped with the moment it was read looked newer than its own answer whenever
+        // reading it took longer than the fetch, and was fetched again.)
+        let widgets = try WidgetWorld()
+        let host = try host(widgets)
+        _ = try await host.refresh()
+        try await Task.sleep(for: .seconds(1))
+        let output = try await run(
+            widgets.apps + "/FixtureApp.app/HostApp",
+            ["reload", "Never"],
+            environment: widgets.processVariables
+        )
+        #expect(output.status == 0, "\(output.standardError)")
+        _ = try await host.refresh(now: Date().addingTimeInterval(-0.5))
+        #expect(widgets.fetches("Never") == 2)
+        _ = try await host.refresh()
+        _ = try await host.refresh()
+        #expect(widgets.fetches("Never") == 2)
+    }
+
     @Test("a wake-up signalled from outside does not leave the next wait short (the run loop does not spin)")
     func wakeupDoesNotSpin() async {
         let wakeup = Wakeup()
