@@ -14,8 +14,7 @@ struct ExtensionRuntime {
     ///
     /// - Throws: ``AppexError`` `launchFailed`, saying what of the contract is missing.
     static func fromEnvironment() throws(AppexError) -> ExtensionRuntime {
-        let environment = ProcessInfo.processInfo.environment
-        guard let fdText = environment["APPEX_CONNECTION_FD"], let fd = Int32(fdText) else {
+        guard let fdText = ProcessControl.environmentVariable("APPEX_CONNECTION_FD"), let fd = Int32(fdText) else {
             throw AppexError(
                 .launchFailed,
                 "not launched by an Appex host: APPEX_CONNECTION_FD is not set (run the extension through its host)"
@@ -24,7 +23,7 @@ struct ExtensionRuntime {
         do { try ProcessControl.setParentDeathSignal(Signal.kill) } catch {
             throw AppexError(.launchFailed, "cannot arm the parent-death signal", underlyingError: error)
         }
-        if let hostText = environment["APPEX_HOST_PID"], let host = Int32(hostText),
+        if let hostText = ProcessControl.environmentVariable("APPEX_HOST_PID"), let host = Int32(hostText),
             ProcessControl.parentProcessIdentifier != host
         {
             ProcessControl.exitImmediately(0)  // the host died before we could arm the signal
@@ -39,7 +38,7 @@ struct ExtensionRuntime {
     /// Waits for the host's hello and checks it is meant for this extension and speaks this
     /// protocol; adopts the channel limits it announces.
     func receiveHello() throws(AppexError) -> Handshake.HostHello {
-        let me = ProcessInfo.processInfo.environment["APPEX_BUNDLE_IDENTIFIER"] ?? ""
+        let me = ProcessControl.environmentVariable("APPEX_BUNDLE_IDENTIFIER") ?? ""
         let hello = try Handshake.receive(Handshake.HostHello.self, on: connection, timeout: .seconds(30))
         guard hello.protocolVersion == Handshake.protocolVersion else {
             throw AppexError(
@@ -60,7 +59,7 @@ struct ExtensionRuntime {
 
     /// Answers the host's hello with the binding in code, and whether the connection is accepted.
     func answerHello(boundExtensionPoint: ExtensionPointIdentifier, declined: String?) throws(AppexError) {
-        let me = ProcessInfo.processInfo.environment["APPEX_BUNDLE_IDENTIFIER"] ?? ""
+        let me = ProcessControl.environmentVariable("APPEX_BUNDLE_IDENTIFIER") ?? ""
         var answer = Handshake.ExtensionHello(
             extensionBundleIdentifier: me,
             boundExtensionPoint: boundExtensionPoint.description,

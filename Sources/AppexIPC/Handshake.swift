@@ -1,12 +1,17 @@
+import AppexCoding
 import Foundation
 
 /// The first frames on every connection: each side says who it is and which protocol it speaks.
 ///
 /// The host speaks first (`hello` with ``HostHello``); the extension answers (`hello` with
 /// ``ExtensionHello``). A mismatch ends the connection before any call is made.
+///
+/// A hello is binary (``AppexCoding``'s wire form, see `HandshakeCoding.swift`): the protocol
+/// version first, then the fields in order. Protocol 1 spoke JSON; a hello that starts with `{`
+/// is read as protocol 1, so either side can say which versions met.
 public enum Handshake {
-    /// The wire protocol this build speaks.
-    public static let protocolVersion = 1
+    /// The wire protocol this build speaks: 2, the binary hello (1 was JSON).
+    public static let protocolVersion = 2
 
     /// What the host says.
     public struct HostHello: Codable, Sendable, Equatable {
@@ -60,16 +65,17 @@ public enum Handshake {
     }
 
     /// Sends `hello` as a hello frame.
-    public static func send(_ hello: some Encodable, on channel: FrameChannel) throws(AppexError) {
-        let bytes: [UInt8]
-        do { bytes = Array(try JSONEncoder().encode(hello)) } catch {
-            throw AppexError(.coding, "cannot encode the hello", underlyingError: error)
-        }
-        try channel.send(Frame(kind: .hello, requestID: 0, payload: bytes))
+    package static func send(_ hello: some HandshakeMessage, on channel: FrameChannel) throws(AppexError) {
+        var writer = WireWriter()
+        writer.write(count: hello.protocolVersion)
+        if hello.protocolVersion == Handshake.protocolVersion { hello.write(to: &writer) }
+        try channel.send(Frame(kind: .hello, requestID: 0, payload: writer.bytes))
     }
 
-    /// Waits up to `timeout` for the peer's hello frame and decodes it.
-    public static func receive<Hello: Decodable>(
+    /// Waits up to `timeout` for the peer's hello frame and decodes it. A hello of another
+    /// protocol version comes back with only its ``HandshakeMessage/protocolVersion`` set, for
+    /// the caller to refuse by name.
+    package static func receive<Hello: HandshakeMessage>(
         _ type: Hello.Type,
         on channel: FrameChannel,
         timeout: Duration
@@ -83,10 +89,10 @@ public enum Handshake {
         guard frame.kind == .hello else {
             throw AppexError(.protocolViolation, "the peer's first frame was a \(frame.kind), not hello")
         }
-        do {
-            return try JSONDecoder().decode(Hello.self, from: Data(frame.payload))
+        do throws(WireFormatError) {
+            return try Hello.decoding(frame.payload)
         } catch {
-            throw AppexError(.protocolViolation, "the peer's hello is malformed", underlyingError: error)
+            throw AppexError(.protocolViolation, "the peer's hello is malformed: \(error)", underlyingError: error)
         }
     }
 }

@@ -153,6 +153,13 @@ package enum ProcessControl {
         _ = try syscall("prctl(PR_SET_PDEATHSIG)") { cappex_set_parent_death_signal(signal) }
     }
 
+    /// The value of the environment variable `name` (`getenv`): one lookup, without building
+    /// the whole environment as `ProcessInfo.environment` does on its first use.
+    package static func environmentVariable(_ name: String) -> String? {
+        guard let value = getenv(name) else { return nil }
+        return String(cString: value)
+    }
+
     /// Ends this process at once with `status`, running no `atexit` handlers (`_exit`).
     package static func exitImmediately(_ status: Int32) -> Never {
         _exit(status)

@@ -1,0 +1,96 @@
+package import AppexCoding
+
+/// A hello: what ``Handshake`` sends and receives, in the wire form.
+package protocol HandshakeMessage: Sendable {
+    /// The sender's protocol version, written first.
+    var protocolVersion: Int { get }
+    /// A hello of another protocol version: only its version is known.
+    init(otherProtocolVersion: Int)
+    /// Writes the fields after the version.
+    func write(to writer: inout WireWriter)
+    /// Reads the fields after the version.
+    init(reading reader: inout WireReader) throws(WireFormatError)
+}
+
+extension HandshakeMessage {
+    /// Decodes a hello frame's payload: the version, then (for this build's version) the fields.
+    static func decoding(_ payload: [UInt8]) throws(WireFormatError) -> Self {
+        // Protocol 1 sent JSON: `{` first.
+        if payload.first == UInt8(ascii: "{") { return Self(otherProtocolVersion: 1) }
+        var reader = WireReader(payload)
+        let version = try reader.varint("the protocol version")
+        guard version == UInt64(Handshake.protocolVersion) else {
+            return Self(otherProtocolVersion: Int(clamping: version))
+        }
+        let hello = try Self(reading: &reader)
+        try reader.expectEnd(of: "the hello")
+        return hello
+    }
+}
+
+extension Handshake.HostHello: HandshakeMessage {
+    package init(otherProtocolVersion: Int) {
+        self.init(hostBundleIdentifier: "", extensionBundleIdentifier: "", extensionPoint: "")
+        protocolVersion = otherProtocolVersion
+    }
+
+    package func write(to writer: inout WireWriter) {
+        writer.write(hostBundleIdentifier)
+        writer.write(extensionBundleIdentifier)
+        writer.write(extensionPoint)
+        writer.write(channel != nil)
+        if let channel {
+            writer.write(count: channel.maximumFrameSize)
+            writer.write(count: channel.maximumSharedPayloadSize)
+            writer.write(count: channel.sharedMemoryThreshold)
+        }
+    }
+
+    package init(reading reader: inout WireReader) throws(WireFormatError) {
+        self.init(
+            hostBundleIdentifier: try reader.string("the host's bundle identifier"),
+            extensionBundleIdentifier: try reader.string("the extension's bundle identifier"),
+            extensionPoint: try reader.string("the extension point")
+        )
+        if try reader.bool("whether the channel's limits are there") {
+            var limits = FrameChannel.Configuration()
+            limits.maximumFrameSize = try reader.size("the largest frame")
+            limits.maximumSharedPayloadSize = try reader.size("the largest shared payload")
+            limits.sharedMemoryThreshold = try reader.size("the shared-memory threshold")
+            channel = limits
+        }
+    }
+}
+
+extension Handshake.ExtensionHello: HandshakeMessage {
+    package init(otherProtocolVersion: Int) {
+        self.init(extensionBundleIdentifier: "", boundExtensionPoint: "", processIdentifier: 0)
+        protocolVersion = otherProtocolVersion
+    }
+
+    package func write(to writer: inout WireWriter) {
+        writer.write(extensionBundleIdentifier)
+        writer.write(boundExtensionPoint)
+        writer.write(Int64(processIdentifier))
+        writer.write(declined != nil)
+        if let declined { writer.write(declined) }
+    }
+
+    package init(reading reader: inout WireReader) throws(WireFormatError) {
+        let identifier = try reader.string("the extension's bundle identifier")
+        let point = try reader.string("the bound extension point")
+        guard let pid = Int32(exactly: try reader.int64("the process identifier")) else {
+            throw reader.error("the process identifier does not fit in 32 bits")
+        }
+        self.init(extensionBundleIdentifier: identifier, boundExtensionPoint: point, processIdentifier: pid)
+        if try reader.bool("whether a refusal is there") { declined = try reader.string("the refusal") }
+    }
+}
+
+extension WireReader {
+    /// A size that must fit in `Int`.
+    fileprivate mutating func size(_ what: String) throws(WireFormatError) -> Int {
+        guard let size = Int(exactly: try varint(what)) else { throw error("\(what) does not fit in an Int") }
+        return size
+    }
+}
