@@ -30,5 +30,6 @@ let package = Package(
         fuzzTarget("plist-xml", [.product(name: "AppexCore", package: appexFolder)]),
         fuzzTarget("bundle-load", [.product(name: "AppexCore", package: appexFolder)]),
         fuzzTarget("compact-decoder", [.product(name: "AppexCoding", package: appexFolder)]),
+        fuzzTarget("view-tree", [.product(name: "AppexWidgetKit", package: appexFolder)]),
     ]
 )

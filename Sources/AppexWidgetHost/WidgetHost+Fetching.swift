@@ -14,7 +14,10 @@ extension WidgetHost {
     /// for, and a placeholder for a widget whose first timeline failed. What the launch brought
     /// is stored in one transaction at its end (a commit is a sync to disk); each failure is
     /// recorded for its widget.
-    func perform(_ fetch: Fetch, clock: WidgetClock.Shifted) async {
+    ///
+    /// - Returns: the process, still to be ended (``endInBackground(_:)``) once the widgets are
+    ///   shown; `nil` when none could be made.
+    func perform(_ fetch: Fetch, clock: WidgetClock.Shifted) async -> AppExtensionProcess? {
         let logger = configuration.logger
         var processConfiguration = AppExtensionProcess.Configuration(
             identity: fetch.identity,
@@ -27,11 +30,29 @@ extension WidgetHost {
         do { process = try await AppExtensionProcess(configuration: processConfiguration, discovery: discovery) } catch
         {
             record(error, for: fetch, at: clock.read())
-            return
+            return nil
         }
-        defer { process.invalidate() }
+        await fetchAll(fetch, from: process, clock: clock)
+        return process
+    }
+
+    /// Ends launched processes off the caller's path. Tearing a process down wakes its threads,
+    /// which would take the processor from the host's own work while it shows the widgets; the
+    /// processes die with the host anyway (their parent-death signal).
+    static func endInBackground(_ processes: [AppExtensionProcess]) {
+        guard !processes.isEmpty else { return }
+        Task.detached(priority: .background) {
+            for process in processes { process.invalidate() }
+        }
+    }
+
+    /// What ``perform(_:clock:)`` asks `process` for, stored in one transaction.
+    private func fetchAll(_ fetch: Fetch, from process: AppExtensionProcess, clock: WidgetClock.Shifted) async {
+        let logger = configuration.logger
         var fetch = fetch
         var batch = WidgetStore.Batch()
+        // Timelines asked for before the plan wanted them (a new extension's): when, and what came.
+        var asked: [WidgetKey: (sent: Date, answer: Result<EncodedTimeline, AppexError>)] = [:]
         if fetch.describe {
             let describeKey = Self.describeKey(fetch.identity.bundleIdentifier)
             let checked: [WidgetDescriptor]
@@ -40,6 +61,12 @@ extension WidgetHost {
                     throw Self.unexpectedReply("its widgets", bundle: fetch.identity.bundleIdentifier, kind: nil)
                 }
                 checked = try Self.check(widgets, of: fetch.identity)
+            } catch  where error.code == .cancelled || Task.isCancelled {
+                // The host is stopping: described at the next start.
+                var cancelled = WidgetStore.Batch()
+                cancelled.cancelled = [describeKey]
+                try? store.commit(cancelled)
+                return
             } catch {
                 try? store.recordFailure(
                     for: describeKey,
@@ -59,15 +86,32 @@ extension WidgetHost {
                 "widgets described",
                 metadata: ["extension": "\(fetch.identity.bundleIdentifier)", "kinds": "\(checked.map(\.kind))"]
             )
-            // Now that its widgets are known, fetch what they need in the same launch.
-            if let planned = try? plan(
-                fetch.found,
-                identity: fetch.identity,
-                version: fetch.version,
-                family: fetch.family,
-                now: clock.read(),
-                descriptors: checked
-            ) {
+            // A new extension's widgets all need their first display, and this refresh alone
+            // describes it (the describe is marked in flight): their timelines are asked for at
+            // once, while the plan takes the budget beside the requests rather than before them.
+            // An answer the plan does not want (no budget left) is dropped, uncounted.
+            let described = fetch
+            async let planning = Result { () throws(AppexError) in
+                try self.plan(
+                    described.found,
+                    identity: described.identity,
+                    version: described.version,
+                    family: described.family,
+                    now: clock.read(),
+                    descriptors: checked
+                )
+            }
+            for descriptor in checked {
+                let key = Self.key(of: descriptor, in: fetch.identity, family: fetch.family)
+                guard asked[key] == nil else { continue }
+                let sent = clock.read()
+                do throws(AppexError) {
+                    asked[key] = (sent, .success(try await timeline(of: key, from: process)))
+                } catch {
+                    asked[key] = (sent, .failure(error))
+                }
+            }
+            if case .success(let planned?) = await planning {
                 fetch.placeholders = planned.placeholders
                 fetch.timelines = planned.timelines
             }
@@ -75,13 +119,14 @@ extension WidgetHost {
         for (key, why) in fetch.timelines {
             // The attempt counts from when the request was sent: a reload asked for while the
             // widget answers may come too late for this answer, so it is still due after it.
-            let sent = clock.read()
+            let sent = asked[key]?.sent ?? clock.read()
             do throws(AppexError) {
-                let request = WidgetRequest.timeline(kind: key.kind, family: key.family)
-                guard case .timeline(let timeline) = try await ask(process, request, kind: key.kind) else {
-                    throw Self.unexpectedReply("its timeline", bundle: key.extensionIdentifier, kind: key.kind)
+                let timeline: EncodedTimeline
+                if let answer = asked[key]?.answer {
+                    timeline = try answer.get()
+                } else {
+                    timeline = try await self.timeline(of: key, from: process)
                 }
-                for entry in timeline.entries { try check(entry, kind: key.kind) }
                 batch.timelines.append((key, timeline, sent))
                 logger.info(
                     "timeline fetched",
@@ -105,6 +150,21 @@ extension WidgetHost {
         do { try store.commit(batch) } catch {
             logger.error("cannot store what a widget launch brought", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// The timeline the widget `key` answers, checked.
+    private func timeline(
+        of key: WidgetKey,
+        from process: AppExtensionProcess
+    ) async throws(AppexError)
+        -> EncodedTimeline
+    {
+        let request = WidgetRequest.timeline(kind: key.kind, family: key.family)
+        guard case .timeline(let timeline) = try await ask(process, request, kind: key.kind) else {
+            throw Self.unexpectedReply("its timeline", bundle: key.extensionIdentifier, kind: key.kind)
+        }
+        for entry in timeline.entries { try check(entry, kind: key.kind) }
+        return timeline
     }
 
     /// The placeholder of `key`, or `nil` (logged) when the widget cannot give one.
@@ -167,15 +227,11 @@ extension WidgetHost {
         -> WidgetReply
     {
         let name = process.configuration.identity.bundleIdentifier
-        let bytes: [UInt8]
-        do { bytes = try CompactEncoder().encode(request) } catch {
-            throw AppexError(.coding, "cannot encode a request for \(name)", underlyingError: error)
-        }
         let answer: [UInt8]
-        do { answer = try await process.call(bytes, timeout: configuration.deadline) } catch {
+        do { answer = try await process.call(request.encoded(), timeout: configuration.deadline) } catch {
             throw Self.explain(error, extension: name, kind: kind, deadline: configuration.deadline)
         }
-        do { return try CompactDecoder().decode(WidgetReply.self, from: answer) } catch {
+        do { return try WidgetReply(decoding: answer) } catch {
             throw AppexError(
                 .protocolViolation,
                 "\(name) answered garbage (\(answer.count) bytes that are no widget reply)",

@@ -28,11 +28,15 @@ extension WidgetHost {
             guard let identity = found.identity else { continue }
             let version = Self.version(of: found)
             if try store.descriptors(extension: identity.bundleIdentifier, version: version) == nil {
-                // Unknown widgets: ask for them (and then for what they need) in one launch.
-                let failed = try store.lastAttempt(Self.describeKey(identity.bundleIdentifier))
-                if let failed, failed.failure != nil, now < failed.at + configuration.retryInterval.timeInterval {
-                    continue
-                }
+                // Unknown widgets: ask for them (and then for what they need) in one launch,
+                // marked in flight so that another refresh does not describe them too.
+                let claimed = try store.claimDescribe(
+                    Self.describeKey(identity.bundleIdentifier),
+                    at: now,
+                    retryAfterFailure: configuration.retryInterval.timeInterval,
+                    inFlightLimit: inFlightLimit
+                )
+                guard claimed else { continue }
                 fetches.append(
                     Fetch(found: found, identity: identity, version: version, family: family, describe: true)
                 )
@@ -63,8 +67,9 @@ extension WidgetHost {
         let app = found.origin == .app ? Self.app(containing: found.path) : nil
         for descriptor in descriptors {
             let key = Self.key(of: descriptor, in: identity, family: family)
-            guard let why = try need(key, app: app, now: now) else { continue }
             let day = WidgetClock.day(of: now)
+            let standing = try store.standing(of: key, app: app, day: day)
+            guard let why = need(key, standing, now: now) else { continue }
             let taken = try store.takeReload(
                 for: key,
                 day: day,
@@ -74,7 +79,7 @@ extension WidgetHost {
             guard taken else {
                 let reason =
                     "needs a timeline (\(why)) but used its reload budget of \(configuration.dailyReloadBudget) for \(day)"
-                if try store.lastAttempt(key)?.failure?.code != AppexError.Code.reloadBudgetExhausted.name {
+                if standing.attempt?.failure?.code != AppexError.Code.reloadBudgetExhausted.name {
                     configuration.logger.warning("reload budget used up", metadata: ["widget": "\(key)"])
                 }
                 try store.recordFailure(
@@ -85,7 +90,7 @@ extension WidgetHost {
                 )
                 continue
             }
-            if try store.placeholder(key) == nil { fetch.placeholders.append(key) }
+            if standing.placeholder == nil { fetch.placeholders.append(key) }
             fetch.timelines.append((key, why))
         }
         return fetch.timelines.isEmpty && fetch.placeholders.isEmpty ? nil : fetch
@@ -95,10 +100,10 @@ extension WidgetHost {
     /// every request of a launch has its deadline.
     var inFlightLimit: TimeInterval { configuration.deadline.timeInterval * 10 + 5 }
 
-    /// Why `key` needs a timeline at `now`, or `nil` when it does not.
-    func need(_ key: WidgetKey, app: String?, now: Date) throws(AppexError) -> String? {
-        let stored = try store.timeline(key)
-        let attempt = try store.lastAttempt(key)
+    /// Why `key`, standing as it does, needs a timeline at `now`, or `nil` when it does not.
+    func need(_ key: WidgetKey, _ standing: WidgetStore.Standing, now: Date) -> String? {
+        let stored = standing.timeline
+        let attempt = standing.attempt
         if let attempt, attempt.failure?.code == WidgetStore.inFlight {
             // Another refresh (this process's or another's) is fetching it; one that never
             // finished is tried again.
@@ -106,7 +111,7 @@ extension WidgetHost {
             return "a fetch that did not finish"
         }
         let lastTry = attempt?.at ?? stored?.fetchedAt ?? .distantPast
-        if let requested = try store.latestReload(kind: key.kind, app: app), requested > lastTry {
+        if let requested = standing.reloadRequested, requested > lastTry {
             return "reload requested"
         }
         if let failure = attempt?.failure, let attempt {

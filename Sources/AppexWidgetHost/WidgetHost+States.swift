@@ -18,8 +18,14 @@ extension WidgetHost {
     ) throws(AppexError)
         -> WidgetState
     {
-        let stored = key.kind.isEmpty ? nil : try store.timeline(key)
-        let attempt = try store.lastAttempt(key.kind.isEmpty ? Self.describeKey(key.extensionIdentifier) : key)
+        let app = found.origin == .app ? Self.app(containing: found.path) : nil
+        // A widget not yet described has only its extension's describe attempt.
+        let standing =
+            key.kind.isEmpty
+            ? WidgetStore.Standing(attempt: try store.lastAttempt(Self.describeKey(key.extensionIdentifier)))
+            : try store.standing(of: key, app: app, day: WidgetClock.day(of: now))
+        let stored = standing.timeline
+        let attempt = standing.attempt
         let entries = (stored?.timeline.entries ?? [])
             .sorted { $0.date < $1.date }
             .map { entry in
@@ -64,22 +70,15 @@ extension WidgetHost {
             key: key,
             descriptor: descriptor,
             discovered: found,
-            app: found.origin == .app ? Self.app(containing: found.path) : nil,
+            app: app,
             fetchedAt: stored?.fetchedAt,
             entries: entries,
             nextReload: nextReload,
             policy: policy,
             health: health,
-            budgetUsed: key.kind.isEmpty
-                ? 0
-                : try store.budgetUsed(
-                    extension: key.extensionIdentifier,
-                    kind: key.kind,
-                    day: WidgetClock.day(of: now)
-                ),
+            budgetUsed: standing.budgetUsed,
             budgetLimit: configuration.dailyReloadBudget,
-            placeholder: key.kind.isEmpty
-                ? nil : (try store.placeholder(key)).flatMap { try? ViewTree(decoding: $0.tree) }
+            placeholder: standing.placeholder.flatMap { try? trees.tree($0.tree) }
         )
     }
 }

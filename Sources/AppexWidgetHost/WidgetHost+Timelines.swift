@@ -33,23 +33,30 @@ extension WidgetHost {
     {
         try ingestReloadRequests(now: now)
         let fetches = try plan(now: now, family: family)
+        var launched: [AppExtensionProcess] = []
         if !fetches.isEmpty {
             // Times the fetches record run on the caller's clock: `now`, then as much later as
             // has really passed since.
             let clock = WidgetClock.Shifted(to: now)
             let limit = max(1, configuration.concurrentFetches)
-            await withTaskGroup(of: Void.self) { group in
+            launched = await withTaskGroup(of: AppExtensionProcess?.self) { group in
                 var running = 0
                 for fetch in fetches {
                     if running == limit {
-                        await group.next()
+                        // A process whose launch is over while others start: ended now.
+                        if let finished = await group.next(), let process = finished {
+                            Self.endInBackground([process])
+                        }
                         running -= 1
                     }
                     group.addTask { await self.perform(fetch, clock: clock) }
                     running += 1
                 }
+                return await group.reduce(into: []) { if let process = $1 { $0.append(process) } }
             }
         }
+        // The last launches' processes are ended once the states are read, off this path.
+        defer { Self.endInBackground(launched) }
         return try states(now: now, family: family)
     }
 

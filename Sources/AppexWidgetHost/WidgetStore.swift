@@ -99,7 +99,7 @@ final class WidgetStore: Sendable {
             ).map { row in Array(row["widgets"] as Data) }
         }
         guard let blob else { return nil }
-        return try? CompactDecoder().decode([WidgetDescriptor].self, from: blob)
+        return WidgetDescriptor.stored(blob)
     }
 
     // MARK: What a launch brought
@@ -117,7 +117,7 @@ final class WidgetStore: Sendable {
     func commit(_ batch: Batch) throws(AppexError) {
         try write("store what a widget launch brought") { db in
             if let described = batch.descriptors {
-                let blob = (try? CompactEncoder().encode(described.widgets)) ?? []
+                let blob = WidgetDescriptor.storedBytes(described.widgets)
                 try db.execute(
                     sql: "INSERT OR REPLACE INTO descriptors (extension, version, widgets) VALUES (?, ?, ?)",
                     arguments: [described.extension, described.version, Data(blob)]
@@ -127,7 +127,7 @@ final class WidgetStore: Sendable {
                 try Self.insert(timeline, for: key, at: sentAt, in: db)
             }
             for (key, entry) in batch.placeholders {
-                let blob = (try? CompactEncoder().encode(entry)) ?? []
+                let blob = entry.storedBytes
                 try db.execute(
                     sql: "INSERT OR REPLACE INTO placeholder (extension, kind, family, entry) VALUES (?, ?, ?, ?)",
                     arguments: [key.extensionIdentifier, key.kind, key.family.rawValue, Data(blob)]
@@ -158,23 +158,20 @@ final class WidgetStore: Sendable {
         var timeline: EncodedTimeline
     }
 
-    func timeline(_ key: WidgetKey) throws(AppexError) -> StoredTimeline? {
-        let row: (Double, [UInt8])? = try read("read a timeline") { db in
-            try Row.fetchOne(
-                db,
-                sql: "SELECT fetchedAt, timeline FROM timeline WHERE extension = ? AND kind = ? AND family = ?",
-                arguments: [key.extensionIdentifier, key.kind, key.family.rawValue]
-            ).map { row in (row["fetchedAt"] as Double, Array(row["timeline"] as Data)) }
-        }
-        guard let row, let timeline = try? CompactDecoder().decode(EncodedTimeline.self, from: row.1) else {
-            return nil
-        }
-        return StoredTimeline(fetchedAt: Date(timeIntervalSince1970: row.0), timeline: timeline)
+    private static func timeline(_ key: WidgetKey, in db: Database) throws -> StoredTimeline? {
+        let row = try Row.fetchOne(
+            db.cachedStatement(
+                sql: "SELECT fetchedAt, timeline FROM timeline WHERE extension = ? AND kind = ? AND family = ?"
+            ),
+            arguments: [key.extensionIdentifier, key.kind, key.family.rawValue]
+        )
+        guard let row, let timeline = EncodedTimeline(stored: Array(row["timeline"] as Data)) else { return nil }
+        return StoredTimeline(fetchedAt: Date(timeIntervalSince1970: row["fetchedAt"]), timeline: timeline)
     }
 
     /// Writes a good timeline of `key` and its successful attempt, inside a transaction.
     private static func insert(_ timeline: EncodedTimeline, for key: WidgetKey, at date: Date, in db: Database) throws {
-        let blob = (try? CompactEncoder().encode(timeline)) ?? []
+        let blob = timeline.storedBytes
         try db.execute(
             sql:
                 "INSERT OR REPLACE INTO timeline (extension, kind, family, fetchedAt, timeline) VALUES (?, ?, ?, ?, ?)",
@@ -187,15 +184,11 @@ final class WidgetStore: Sendable {
         )
     }
 
-    func placeholder(_ key: WidgetKey) throws(AppexError) -> EncodedEntry? {
-        let blob: [UInt8]? = try read("read a placeholder") { db in
-            try Row.fetchOne(
-                db,
-                sql: "SELECT entry FROM placeholder WHERE extension = ? AND kind = ? AND family = ?",
-                arguments: [key.extensionIdentifier, key.kind, key.family.rawValue]
-            ).map { row in Array(row["entry"] as Data) }
-        }
-        return blob.flatMap { try? CompactDecoder().decode(EncodedEntry.self, from: $0) }
+    private static func placeholder(_ key: WidgetKey, in db: Database) throws -> EncodedEntry? {
+        try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT entry FROM placeholder WHERE extension = ? AND kind = ? AND family = ?"),
+            arguments: [key.extensionIdentifier, key.kind, key.family.rawValue]
+        ).flatMap { row in EncodedEntry(stored: Array(row["entry"] as Data)) }
     }
 
     // MARK: Attempts
@@ -207,19 +200,45 @@ final class WidgetStore: Sendable {
     }
 
     func lastAttempt(_ key: WidgetKey) throws(AppexError) -> Attempt? {
-        try read("read the last attempt") { db in
-            try Row.fetchOne(
-                db,
-                sql: "SELECT at, code, reason FROM attempt WHERE extension = ? AND kind = ? AND family = ?",
-                arguments: [key.extensionIdentifier, key.kind, key.family.rawValue]
-            ).map { row in
-                let code: String? = row["code"]
-                let reason: String? = row["reason"]
-                return Attempt(
-                    at: Date(timeIntervalSince1970: row["at"]),
-                    failure: code.map { ($0, reason ?? "") }
-                )
-            }
+        try read("read the last attempt") { db in try Self.lastAttempt(key, in: db) }
+    }
+
+    private static func lastAttempt(_ key: WidgetKey, in db: Database) throws -> Attempt? {
+        try Row.fetchOne(
+            db.cachedStatement(
+                sql: "SELECT at, code, reason FROM attempt WHERE extension = ? AND kind = ? AND family = ?"
+            ),
+            arguments: [key.extensionIdentifier, key.kind, key.family.rawValue]
+        ).map { row in
+            let code: String? = row["code"]
+            let reason: String? = row["reason"]
+            return Attempt(at: Date(timeIntervalSince1970: row["at"]), failure: code.map { ($0, reason ?? "") })
+        }
+    }
+
+    /// What the host keeps for a widget, read at one moment (one transaction): what the
+    /// scheduler weighs and what a state shows.
+    struct Standing: Sendable {
+        var timeline: StoredTimeline? = nil
+        var attempt: Attempt?
+        /// The latest reload request that covers the widget.
+        var reloadRequested: Date? = nil
+        var placeholder: EncodedEntry? = nil
+        /// The reloads spent on the day asked for.
+        var budgetUsed = 0
+    }
+
+    /// The standing of `key`, whose extension is in `app` (`nil`: not in an app), with the
+    /// budget spent on `day`.
+    func standing(of key: WidgetKey, app: String?, day: String) throws(AppexError) -> Standing {
+        try read("read a widget's timeline, attempt, placeholder, budget and reload requests") { db in
+            Standing(
+                timeline: try Self.timeline(key, in: db),
+                attempt: try Self.lastAttempt(key, in: db),
+                reloadRequested: try Self.latestReload(kind: key.kind, app: app, in: db),
+                placeholder: try Self.placeholder(key, in: db),
+                budgetUsed: try Self.budgetUsed(extension: key.extensionIdentifier, kind: key.kind, day: day, in: db)
+            )
         }
     }
 
@@ -238,18 +257,46 @@ final class WidgetStore: Sendable {
     // MARK: Budget
 
     /// The reloads used by the widget on `day` (`yyyy-MM-dd`, UTC).
-    func budgetUsed(extension bundle: String, kind: String, day: String) throws(AppexError) -> Int {
-        try read("read the reload budget") { db in
-            try Int.fetchOne(
-                db,
-                sql: "SELECT used FROM budget WHERE extension = ? AND kind = ? AND day = ?",
-                arguments: [bundle, kind, day]
-            ) ?? 0
+    private static func budgetUsed(extension bundle: String, kind: String, day: String, in db: Database) throws -> Int {
+        try Int.fetchOne(
+            db.cachedStatement(sql: "SELECT used FROM budget WHERE extension = ? AND kind = ? AND day = ?"),
+            arguments: [bundle, kind, day]
+        ) ?? 0
+    }
+
+    /// Marks the describing of an extension (`key`, its describe key) in flight, unless another
+    /// refresh describes it (in flight for less than `inFlightLimit` seconds) or it failed less
+    /// than `retryAfterFailure` seconds before `date`. One transaction: of two refreshes at once,
+    /// one describes. - Returns: whether this refresh describes it.
+    func claimDescribe(
+        _ key: WidgetKey,
+        at date: Date,
+        retryAfterFailure: TimeInterval,
+        inFlightLimit: TimeInterval
+    ) throws(AppexError) -> Bool {
+        try write("mark an extension's widgets as being described") { db in
+            if let attempt = try Self.lastAttempt(key, in: db), let failure = attempt.failure {
+                let wait = failure.code == Self.inFlight ? inFlightLimit : retryAfterFailure
+                if date < attempt.at + wait { return false }
+            }
+            try Self.markInFlight(key, at: date, doing: "describing", in: db)
+            return true
         }
     }
 
     /// The code of an attempt that is under way.
     static let inFlight = "in-flight"
+
+    /// Records `key`'s last attempt as under way since `date`, `doing` what.
+    private static func markInFlight(_ key: WidgetKey, at date: Date, doing: String, in db: Database) throws {
+        try db.cachedStatement(
+            sql: "INSERT OR REPLACE INTO attempt (extension, kind, family, at, code, reason) VALUES (?, ?, ?, ?, ?, ?)"
+        ).execute(
+            arguments: [
+                key.extensionIdentifier, key.kind, key.family.rawValue, date.timeIntervalSince1970, inFlight, doing,
+            ]
+        )
+    }
 
     /// Takes one reload from the day's budget if any is left and marks the widget in flight, in
     /// one transaction: `true` when taken.
@@ -257,33 +304,21 @@ final class WidgetStore: Sendable {
         try write("spend the reload budget") { db in
             let used =
                 try Int.fetchOne(
-                    db,
-                    sql: "SELECT used FROM budget WHERE extension = ? AND kind = ? AND day = ?",
+                    db.cachedStatement(sql: "SELECT used FROM budget WHERE extension = ? AND kind = ? AND day = ?"),
                     arguments: [key.extensionIdentifier, key.kind, day]
                 ) ?? 0
             guard used < limit else { return false }
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO budget (extension, kind, day, used) VALUES (?, ?, ?, ?)",
-                arguments: [key.extensionIdentifier, key.kind, day, used + 1]
+            try db.cachedStatement(
+                sql: "INSERT OR REPLACE INTO budget (extension, kind, day, used) VALUES (?, ?, ?, ?)"
             )
-            try db.execute(sql: "DELETE FROM budget WHERE day < ?", arguments: [Self.dayBefore(day)])
-            try db.execute(
-                sql:
-                    "INSERT OR REPLACE INTO attempt (extension, kind, family, at, code, reason) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [
-                    key.extensionIdentifier, key.kind, key.family.rawValue, date.timeIntervalSince1970, Self.inFlight,
-                    "fetching",
-                ]
-            )
+            .execute(arguments: [key.extensionIdentifier, key.kind, day, used + 1])
+            // Budgets of days before yesterday are of no use. (A day ago is yesterday, or on the
+            // day after a short DST day the day before: never today's or yesterday's budget.)
+            try db.cachedStatement(sql: "DELETE FROM budget WHERE day < ?")
+                .execute(arguments: [WidgetClock.day(of: date.addingTimeInterval(-86_400))])
+            try Self.markInFlight(key, at: date, doing: "fetching", in: db)
             return true
         }
-    }
-
-    private static func dayBefore(_ day: String) -> String {
-        // Budgets of days before yesterday are of no use.
-        let formatter = WidgetClock.dayFormatter
-        guard let date = formatter.date(from: day) else { return day }
-        return formatter.string(from: date.addingTimeInterval(-86_400))
     }
 
     // MARK: Reload requests
@@ -309,16 +344,12 @@ final class WidgetStore: Sendable {
     }
 
     /// The latest request that covers the widget.
-    func latestReload(kind: String, app: String?) throws(AppexError) -> Date? {
-        try read("read reload requests") { db in
-            try Double.fetchOne(
-                db,
-                sql: """
-                    SELECT MAX(requestedAt) FROM reload
-                    WHERE (kind IS NULL OR kind = ?) AND (app IS NULL OR app = ?)
-                    """,
-                arguments: [kind, app ?? ""]
-            ).map(Date.init(timeIntervalSince1970:))
-        }
+    private static func latestReload(kind: String, app: String?, in db: Database) throws -> Date? {
+        try Double.fetchOne(
+            db.cachedStatement(
+                sql: "SELECT MAX(requestedAt) FROM reload WHERE (kind IS NULL OR kind = ?) AND (app IS NULL OR app = ?)"
+            ),
+            arguments: [kind, app ?? ""]
+        ).map(Date.init(timeIntervalSince1970:))
     }
 }

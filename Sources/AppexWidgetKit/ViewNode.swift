@@ -124,6 +124,14 @@ package struct FontSpec: Codable, Hashable, Sendable {
     package var weight: FontWeightName?
     package var italic: Bool
     package var monospaced: Bool
+
+    package init(name: Name, size: Double?, weight: FontWeightName?, italic: Bool, monospaced: Bool) {
+        self.name = name
+        self.size = size
+        self.weight = weight
+        self.italic = italic
+        self.monospaced = monospaced
+    }
 }
 
 /// `Font.Weight`, by name.
@@ -153,6 +161,13 @@ package struct EdgeInsets: Codable, Hashable, Sendable {
     package var leading: Double
     package var bottom: Double
     package var trailing: Double
+
+    package init(top: Double, leading: Double, bottom: Double, trailing: Double) {
+        self.top = top
+        self.leading = leading
+        self.bottom = bottom
+        self.trailing = trailing
+    }
 }
 
 /// A frame's sizes (points; `.infinity` for "as wide as allowed") and alignment.
@@ -162,4 +177,12 @@ package struct FrameSpec: Codable, Hashable, Sendable {
     package var maxWidth: Double?
     package var maxHeight: Double?
     package var alignment: NodeAlignment
+
+    package init(width: Double?, height: Double?, maxWidth: Double?, maxHeight: Double?, alignment: NodeAlignment) {
+        self.width = width
+        self.height = height
+        self.maxWidth = maxWidth
+        self.maxHeight = maxHeight
+        self.alignment = alignment
+    }
 }

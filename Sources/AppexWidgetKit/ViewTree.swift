@@ -3,12 +3,14 @@ internal import AppexCoding
 /// A widget entry's view, resolved and encoded: what a widget extension sends the widget host and
 /// what its renderers draw.
 ///
-/// The encoding is compact and versioned: one version byte (``currentVersion``), then the tree
-/// in the compact coder's form. An encoded tree may be at most ``byteLimit`` bytes; a larger one
-/// is refused with an error naming the widget.
+/// The encoding is compact and versioned: one version byte (``currentVersion``), then the tree.
+/// Version 2 is a schema-driven binary form written by hand (see `ViewNode+Wire.swift`); version
+/// 1, the compact coder's form, is still read (trees a host stored before). An encoded tree may
+/// be at most ``byteLimit`` bytes and nest at most 128 levels; a larger or deeper one is refused
+/// with an error naming the widget.
 public struct ViewTree: Sendable, Hashable {
-    /// The version of the encoding this build writes and reads.
-    public static let currentVersion: UInt8 = 1
+    /// The version of the encoding this build writes.
+    public static let currentVersion: UInt8 = 2
     /// The largest encoded tree a widget may send for one entry: 64 KiB.
     public static let byteLimit = 64 * 1024
 
@@ -24,14 +26,16 @@ public struct ViewTree: Sendable, Hashable {
 
     /// The encoded form: the version byte, then the tree.
     ///
-    /// - Throws: ``AppexError`` `coding` if the tree cannot be encoded (it always can unless the
-    ///   process is out of memory).
+    /// - Throws: ``AppexError`` `coding` if the tree nests deeper than the format allows.
     public func encoded() throws(AppexError) -> [UInt8] {
-        do {
-            return [Self.currentVersion] + (try CompactEncoder().encode(root))
-        } catch {
-            throw AppexError(.coding, "cannot encode a widget's view tree", underlyingError: error)
+        var writer = WireWriter(prefix: [Self.currentVersion], capacity: 512)
+        guard root.write(to: &writer) else {
+            throw AppexError(
+                .coding,
+                "a widget's view tree nests deeper than \(ViewNode.maximumDepth) levels, which no host reads"
+            )
         }
+        return writer.bytes
     }
 
     /// Decodes a tree a widget sent.
@@ -48,16 +52,26 @@ public struct ViewTree: Sendable, Hashable {
         guard let version = bytes.first else {
             throw AppexError(.protocolViolation, "an empty view tree (no version byte)")
         }
-        guard version == Self.currentVersion else {
+        switch version {
+        case 2:
+            do throws(WireFormatError) {
+                var reader = WireReader(bytes, from: 1)
+                root = try ViewNode(reading: &reader)
+                try reader.expectEnd(of: "the tree")
+            } catch {
+                throw AppexError(.protocolViolation, "the bytes are not a view tree: \(error)", underlyingError: error)
+            }
+        case 1:
+            do {
+                root = try CompactDecoder().decode(ViewNode.self, from: bytes[1...])
+            } catch {
+                throw AppexError(.protocolViolation, "the bytes are not a view tree: \(error)", underlyingError: error)
+            }
+        default:
             throw AppexError(
                 .protocolViolation,
-                "view tree version \(version) is not one this build reads (it reads \(Self.currentVersion))"
+                "view tree version \(version) is not one this build reads (it reads 1 and \(Self.currentVersion))"
             )
-        }
-        do {
-            root = try CompactDecoder().decode(ViewNode.self, from: bytes[1...])
-        } catch {
-            throw AppexError(.protocolViolation, "the bytes are not a view tree: \(error)", underlyingError: error)
         }
     }
 }

@@ -12,26 +12,17 @@ enum WidgetExtensionRuntime {
 
     static func run(_ widgets: [ResolvedWidget]) async throws {
         self.widgets.withLock { $0 = widgets }
-        // Prewarm, as WidgetKit prewarms extensions: while the host and this process shake hands,
-        // draw each widget's placeholder once and throw it away, so the first timeline does not
-        // pay for the runtime's first look at every view type and coder.
-        let warming = Task.detached(priority: .userInitiated) {
-            for widget in widgets {
-                let family = widget.descriptor.supportedFamilies.first ?? .systemSmall
-                _ = try? widget.placeholder(
-                    TimelineProviderContext(family: family, isPreview: true)
-                )
-            }
-        }
         try await WidgetService.main()
-        warming.cancel()
     }
 
     /// Answers one request's bytes.
     static func answer(_ bytes: [UInt8]) async throws -> [UInt8] {
         let request: WidgetRequest
-        do { request = try CompactDecoder().decode(WidgetRequest.self, from: bytes) } catch {
-            throw AppexError(.protocolViolation, "the widget host's request is not one this widget reads: \(error)")
+        do { request = try WidgetRequest(decoding: bytes) } catch {
+            throw AppexError(
+                .protocolViolation,
+                "the widget host's request is not one this widget reads: \(error.message)"
+            )
         }
         let widgets = self.widgets.withLock { $0 }
         func widget(_ kind: String) throws(AppexError) -> ResolvedWidget {
@@ -59,7 +50,7 @@ enum WidgetExtensionRuntime {
         case .timeline(let kind, let family):
             reply = .timeline(try await widget(kind).timeline(context(family, preview: false)))
         }
-        return try CompactEncoder().encode(reply)
+        return reply.encoded()
     }
 }
 

@@ -1,0 +1,327 @@
+internal import AppexCoding
+
+// A view tree's binary form (``ViewTree`` version 2): each node a case byte and its fields in
+// order, read back by the same schema. Written by hand rather than through `Codable` because a
+// widget extension writes a tree for every entry, from a process started moments before: the
+// coder's generic containers cost a new process more than the tree itself.
+
+extension ViewNode {
+    /// How deep a tree may nest: deeper ones are refused when written and when read.
+    package static let maximumDepth = 128
+
+    private enum Case: UInt8 {
+        case empty, group, text, image, stack, spacer, divider, label, link, styled, padding, frame, widgetURL,
+            background
+    }
+
+    /// Writes the node and everything in it; `false` when it nests deeper than ``maximumDepth``.
+    func write(to writer: inout WireWriter, depth: Int = 0) -> Bool {
+        guard depth < Self.maximumDepth else { return false }
+        func children(_ nodes: [ViewNode], _ writer: inout WireWriter) -> Bool {
+            writer.write(count: nodes.count)
+            for node in nodes where !node.write(to: &writer, depth: depth + 1) { return false }
+            return true
+        }
+        switch self {
+        case .empty:
+            writer.write(byte: Case.empty.rawValue)
+        case .group(let nodes):
+            writer.write(byte: Case.group.rawValue)
+            return children(nodes, &writer)
+        case .text(let runs):
+            writer.write(byte: Case.text.rawValue)
+            TextRun.write(runs, to: &writer)
+        case .image(let source):
+            writer.write(byte: Case.image.rawValue)
+            source.write(to: &writer)
+        case .stack(let axis, let alignment, let spacing, let nodes):
+            writer.write(byte: Case.stack.rawValue)
+            writer.write(byte: axis.rawValue)
+            alignment.write(to: &writer)
+            writer.write(spacing)
+            return children(nodes, &writer)
+        case .spacer(let minLength):
+            writer.write(byte: Case.spacer.rawValue)
+            writer.write(minLength)
+        case .divider:
+            writer.write(byte: Case.divider.rawValue)
+        case .label(let title, let icon):
+            writer.write(byte: Case.label.rawValue)
+            TextRun.write(title, to: &writer)
+            writer.write(icon != nil)
+            icon?.write(to: &writer)
+        case .link(let destination, let content):
+            writer.write(byte: Case.link.rawValue)
+            writer.write(destination)
+            return content.write(to: &writer, depth: depth + 1)
+        case .styled(let style, let content):
+            writer.write(byte: Case.styled.rawValue)
+            style.write(to: &writer)
+            return content.write(to: &writer, depth: depth + 1)
+        case .padding(let insets, let content):
+            writer.write(byte: Case.padding.rawValue)
+            for edge in [insets.top, insets.leading, insets.bottom, insets.trailing] { writer.write(edge) }
+            return content.write(to: &writer, depth: depth + 1)
+        case .frame(let spec, let content):
+            writer.write(byte: Case.frame.rawValue)
+            for size in [spec.width, spec.height, spec.maxWidth, spec.maxHeight] { writer.write(size) }
+            spec.alignment.write(to: &writer)
+            return content.write(to: &writer, depth: depth + 1)
+        case .widgetURL(let url, let content):
+            writer.write(byte: Case.widgetURL.rawValue)
+            writer.write(url)
+            return content.write(to: &writer, depth: depth + 1)
+        case .background(let paint, let content):
+            writer.write(byte: Case.background.rawValue)
+            paint.write(to: &writer)
+            return content.write(to: &writer, depth: depth + 1)
+        }
+        return true
+    }
+
+    /// Reads a node and everything in it.
+    init(reading reader: inout WireReader, depth: Int = 0) throws(WireFormatError) {
+        guard depth < Self.maximumDepth else {
+            throw reader.error("the tree nests deeper than \(Self.maximumDepth) levels")
+        }
+        let raw = try reader.byte("a view")
+        guard let kind = Case(rawValue: raw) else { throw reader.error("\(raw) is not a kind of view") }
+        func children(_ reader: inout WireReader) throws(WireFormatError) -> [ViewNode] {
+            let count = try reader.count("the number of children")
+            var nodes: [ViewNode] = []
+            nodes.reserveCapacity(count)
+            for _ in 0..<count { nodes.append(try ViewNode(reading: &reader, depth: depth + 1)) }
+            return nodes
+        }
+        switch kind {
+        case .empty: self = .empty
+        case .group: self = .group(try children(&reader))
+        case .text: self = .text(try TextRun.read(&reader))
+        case .image: self = .image(try ImageSource(reading: &reader))
+        case .stack:
+            let axisByte = try reader.byte("a stack's axis")
+            guard let axis = StackAxis(rawValue: axisByte) else { throw reader.error("\(axisByte) is not an axis") }
+            let alignment = try NodeAlignment(reading: &reader)
+            let spacing = try reader.optionalDouble("a stack's spacing")
+            self = .stack(axis, alignment: alignment, spacing: spacing, children: try children(&reader))
+        case .spacer: self = .spacer(minLength: try reader.optionalDouble("a spacer's minimum length"))
+        case .divider: self = .divider
+        case .label:
+            let title = try TextRun.read(&reader)
+            let icon = try reader.bool("whether a label has an icon") ? try ImageSource(reading: &reader) : nil
+            self = .label(title: title, icon: icon)
+        case .link:
+            let destination = try reader.string("a link's destination")
+            self = .link(destination: destination, content: try ViewNode(reading: &reader, depth: depth + 1))
+        case .styled:
+            let style = try TextStyle(reading: &reader)
+            self = .styled(style, try ViewNode(reading: &reader, depth: depth + 1))
+        case .padding:
+            let insets = EdgeInsets(
+                top: try reader.double("a padding's top"),
+                leading: try reader.double("a padding's leading edge"),
+                bottom: try reader.double("a padding's bottom"),
+                trailing: try reader.double("a padding's trailing edge")
+            )
+            self = .padding(insets, try ViewNode(reading: &reader, depth: depth + 1))
+        case .frame:
+            let spec = FrameSpec(
+                width: try reader.optionalDouble("a frame's width"),
+                height: try reader.optionalDouble("a frame's height"),
+                maxWidth: try reader.optionalDouble("a frame's maximum width"),
+                maxHeight: try reader.optionalDouble("a frame's maximum height"),
+                alignment: try NodeAlignment(reading: &reader)
+            )
+            self = .frame(spec, try ViewNode(reading: &reader, depth: depth + 1))
+        case .widgetURL:
+            let url = try reader.string("a widget URL")
+            self = .widgetURL(url, try ViewNode(reading: &reader, depth: depth + 1))
+        case .background:
+            let paint = try Paint(reading: &reader)
+            self = .background(paint, try ViewNode(reading: &reader, depth: depth + 1))
+        }
+    }
+}
+
+extension NodeAlignment {
+    func write(to writer: inout WireWriter) {
+        writer.write(byte: horizontal.rawValue)
+        writer.write(byte: vertical.rawValue)
+    }
+
+    init(reading reader: inout WireReader) throws(WireFormatError) {
+        let h = try reader.byte("a horizontal alignment")
+        let v = try reader.byte("a vertical alignment")
+        guard let horizontal = Horizontal(rawValue: h), let vertical = Vertical(rawValue: v) else {
+            throw reader.error("\(h), \(v) is not an alignment")
+        }
+        self.init(horizontal: horizontal, vertical: vertical)
+    }
+}
+
+extension ImageSource {
+    func write(to writer: inout WireWriter) {
+        switch self {
+        case .system(let name):
+            writer.write(byte: 0)
+            writer.write(name)
+        case .named(let name):
+            writer.write(byte: 1)
+            writer.write(name)
+        }
+    }
+
+    init(reading reader: inout WireReader) throws(WireFormatError) {
+        switch try reader.byte("an image's source") {
+        case 0: self = .system(try reader.string("a symbol's name"))
+        case 1: self = .named(try reader.string("an image's name"))
+        case let other: throw reader.error("\(other) is not an image source")
+        }
+    }
+}
+
+extension TextRun {
+    static func write(_ runs: [TextRun], to writer: inout WireWriter) {
+        writer.write(count: runs.count)
+        for run in runs {
+            switch run.content {
+            case .verbatim(let text):
+                writer.write(byte: 0)
+                writer.write(text)
+            case .date(let seconds, let style):
+                writer.write(byte: 1)
+                writer.write(seconds)
+                writer.write(byte: style.rawValue)
+            }
+            run.style.write(to: &writer)
+        }
+    }
+
+    static func read(_ reader: inout WireReader) throws(WireFormatError) -> [TextRun] {
+        let count = try reader.count("the number of text runs")
+        var runs: [TextRun] = []
+        runs.reserveCapacity(count)
+        for _ in 0..<count {
+            let content: TextContent
+            switch try reader.byte("a text run") {
+            case 0: content = .verbatim(try reader.string("a text"))
+            case 1:
+                let seconds = try reader.double("a date")
+                let raw = try reader.byte("a date style")
+                guard let style = DateStyleName(rawValue: raw) else { throw reader.error("\(raw) is not a date style") }
+                content = .date(seconds, style)
+            case let other: throw reader.error("\(other) is not a kind of text run")
+            }
+            runs.append(TextRun(content: content, style: try TextStyle(reading: &reader)))
+        }
+        return runs
+    }
+}
+
+extension TextStyle {
+    private enum Field: UInt8 {
+        case font = 1
+        case weight = 2
+        case italic = 4
+        case foreground = 8
+        case lineLimit = 16
+    }
+
+    func write(to writer: inout WireWriter) {
+        var present: UInt8 = 0
+        if font != nil { present |= Field.font.rawValue }
+        if weight != nil { present |= Field.weight.rawValue }
+        if italic != nil { present |= Field.italic.rawValue }
+        if foreground != nil { present |= Field.foreground.rawValue }
+        if lineLimit != nil { present |= Field.lineLimit.rawValue }
+        writer.write(byte: present)
+        if let font {
+            writer.write(byte: font.name.rawValue)
+            writer.write(font.size)
+            writer.write(byte: font.weight.map { $0.rawValue + 1 } ?? 0)
+            writer.write(font.italic)
+            writer.write(font.monospaced)
+        }
+        if let weight { writer.write(byte: weight.rawValue) }
+        if let italic { writer.write(italic) }
+        foreground?.write(to: &writer)
+        if let lineLimit { writer.write(Int64(lineLimit)) }
+    }
+
+    init(reading reader: inout WireReader) throws(WireFormatError) {
+        let present = try reader.byte("a text style")
+        guard present < 32 else { throw reader.error("\(present) is not a set of text attributes") }
+        self.init()
+        func has(_ field: Field) -> Bool { present & field.rawValue != 0 }
+        if has(.font) {
+            let raw = try reader.byte("a font")
+            guard let name = FontSpec.Name(rawValue: raw) else { throw reader.error("\(raw) is not a font") }
+            let size = try reader.optionalDouble("a font's size")
+            let weight = try Self.weight(&reader, plusOne: true)
+            font = FontSpec(
+                name: name,
+                size: size,
+                weight: weight,
+                italic: try reader.bool("whether a font is italic"),
+                monospaced: try reader.bool("whether a font is monospaced")
+            )
+        }
+        if has(.weight) { weight = try Self.weight(&reader, plusOne: false) }
+        if has(.italic) { italic = try reader.bool("whether text is italic") }
+        if has(.foreground) { foreground = try Paint(reading: &reader) }
+        if has(.lineLimit) {
+            guard let limit = Int(exactly: try reader.int64("a line limit")) else {
+                throw reader.error("a line limit does not fit in an Int")
+            }
+            lineLimit = limit
+        }
+    }
+
+    /// A weight: its raw value, or (`plusOne`) 0 for none and the raw value plus one.
+    private static func weight(_ reader: inout WireReader, plusOne: Bool) throws(WireFormatError) -> FontWeightName? {
+        let raw = try reader.byte("a font weight")
+        if plusOne && raw == 0 { return nil }
+        guard let weight = FontWeightName(rawValue: plusOne ? raw - 1 : raw) else {
+            throw reader.error("\(raw) is not a font weight")
+        }
+        return weight
+    }
+}
+
+extension Paint {
+    func write(to writer: inout WireWriter) {
+        switch self {
+        case .hierarchical(let level):
+            writer.write(byte: 0)
+            writer.write(byte: level)
+        case .color(let red, let green, let blue, let opacity):
+            writer.write(byte: 1)
+            for component in [red, green, blue, opacity] { writer.write(component) }
+        case .named(let name):
+            writer.write(byte: 2)
+            writer.write(name)
+        case .fill(let level):
+            writer.write(byte: 3)
+            writer.write(byte: level)
+        case .background:
+            writer.write(byte: 4)
+        }
+    }
+
+    init(reading reader: inout WireReader) throws(WireFormatError) {
+        switch try reader.byte("a paint") {
+        case 0: self = .hierarchical(try reader.byte("a hierarchical level"))
+        case 1:
+            self = .color(
+                red: try reader.double("a colour's red"),
+                green: try reader.double("a colour's green"),
+                blue: try reader.double("a colour's blue"),
+                opacity: try reader.double("a colour's opacity")
+            )
+        case 2: self = .named(try reader.string("a colour's name"))
+        case 3: self = .fill(try reader.byte("a fill level"))
+        case 4: self = .background
+        case let other: throw reader.error("\(other) is not a kind of paint")
+        }
+    }
+}
