@@ -38,6 +38,6 @@ swift test --skip-build --filter LaunchCycleTests
 swift test --skip-build --filter HostDeathTests
 swift test --skip-build --filter ThreadBudgetTests
 swift test --skip-build --skip 'LaunchCycleTests|HostDeathTests|ThreadBudgetTests'
-# The libFuzzer targets (Fuzz/): every property-list reader, bundle loading and the IPC decoder,
+# The libFuzzer targets (Fuzz/): every property-list reader, bundle loading, the IPC decoder and the view tree,
 # 15 seconds each from the committed seeds; a crash fails the run (docs/DESIGN.md, "Fuzzing").
 Scripts/fuzz.sh all 15
