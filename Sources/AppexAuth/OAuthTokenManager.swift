@@ -264,15 +264,25 @@ public final class OAuthTokenManager: Sendable {
 
     // MARK: - Revocation
 
-    /// Revokes the stored refresh token (RFC 7009; the server also ends its access tokens).
-    /// The session stays stored: the next use finds out and reports `reauthenticationRequired`.
+    /// Revokes a refresh token (RFC 7009; the server also ends the access tokens of its grant).
+    /// When it is the stored session's, the session is cleared and "logged out" published at
+    /// once: no process is handed an access token the server already refuses.
+    ///
+    /// - Throws: ``AppexError``: `configuration` (no revocation endpoint), `rejected` or
+    ///   `retryable` (the server's answer), `storage`. Nothing stored changes when it throws.
     public func revoke(refreshToken: String) async throws(AppexError) {
         try await revoke(refreshToken, hint: "refresh_token")
+        if try storedTokens()?.refreshToken == refreshToken { try clearSession() }
     }
 
-    /// Revokes an access token (RFC 7009).
+    /// Revokes an access token (RFC 7009). When it is the stored one, it is stored as expired:
+    /// the next use refreshes it (or learns that the session ended) instead of sending it.
     public func revoke(accessToken: String) async throws(AppexError) {
         try await revoke(accessToken, hint: "access_token")
+        if var stored = try storedTokens(), stored.accessToken == accessToken {
+            stored.expiresAt = .distantPast
+            try store(stored)
+        }
     }
 
     private func revoke(_ token: String, hint: String) async throws(AppexError) {

@@ -134,7 +134,7 @@ struct AuthRevoke: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "revoke",
         abstract:
-            "Revoke the stored refresh token at the server (RFC 7009); the next use reports reauthentication-required."
+            "Revoke the stored refresh token at the server (RFC 7009), then clear the session and publish logged out."
     )
     @OptionGroup var session: SessionOptions
 

@@ -109,40 +109,69 @@ import FoundationNetworking
         #expect(try widget.storedTokens()?.accessToken != "not-a-token-the-server-issued")
     }
 
-    @Test("revoke, then a refresh: reauthentication-required, the session cleared, and another process sees the logout")
-    func revokeThenRefresh() async throws {
+    /// Whether another process (the `appex` tool) still reads a current user in the login status.
+    func anotherProcessSeesAUser(_ auth: AuthWorld) async throws -> Bool {
+        let read = try await appex(
+            "defaults",
+            "read",
+            "--group",
+            AuthWorld.group,
+            "--suite",
+            "appex.login",
+            "currentUser",
+            in: auth.world
+        )
+        return read.status == 0
+    }
+
+    /// Revokes `refreshToken` at the server's revocation endpoint (from its RFC 8414 metadata)
+    /// directly, as the server's owner would: Appex learns of it only by using the session.
+    func revokeAtTheServer(_ refreshToken: String, client: String) async throws {
+        let metadataURL = OAuthServer.issuer.appendingPathComponent(".well-known/oauth-authorization-server")
+        let (metadata, _) = try await URLSession.shared.data(from: metadataURL)
+        let fields = try #require(try JSONSerialization.jsonObject(with: metadata) as? [String: Any])
+        let endpoint = try #require((fields["revocation_endpoint"] as? String).flatMap(URL.init(string:)))
+        var request = URLRequest(url: endpoint)
+        request.httpMethod = "POST"
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data("token=\(refreshToken)&token_type_hint=refresh_token&client_id=\(client)".utf8)
+        let (_, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+    }
+
+    @Test(
+        "revoke through Appex: the session is cleared and logged out published at once, so no dead token is handed out"
+    )
+    func revokeClearsTheSession() async throws {
         let auth = try AuthWorld()
         let client = "swift-revoke"
         let host = try auth.host(client: client)
         try await host.login.password(user: "ada", password: "lovelace")
-        let loggedIn = try await appex(
-            "defaults",
-            "read",
-            "--group",
-            AuthWorld.group,
-            "--suite",
-            "appex.login",
-            "currentUser",
-            in: auth.world
-        )
-        #expect(loggedIn.status == 0)
+        #expect(try await anotherProcessSeesAUser(auth))
         let widget = try auth.extensionManager(client: client)
         let tokens = try #require(try widget.storedTokens())
         try await widget.revoke(refreshToken: try #require(tokens.refreshToken))
+        #expect(try widget.storedTokens() == nil)
+        #expect(try await anotherProcessSeesAUser(auth) == false)
+        let next = await #expect(throws: AppexError.self) { _ = try await widget.freshTokens() }
+        #expect(next?.code == .notLoggedIn)
+    }
+
+    @Test(
+        "a session revoked at the server: the next refresh is reauthentication-required, the session cleared, and another process sees the logout"
+    )
+    func revokedAtTheServer() async throws {
+        let auth = try AuthWorld()
+        let client = "swift-revoke"
+        let host = try auth.host(client: client)
+        try await host.login.password(user: "ada", password: "lovelace")
+        let widget = try auth.extensionManager(client: client)
+        let tokens = try #require(try widget.storedTokens())
+        try await revokeAtTheServer(try #require(tokens.refreshToken), client: client)
         let error = await #expect(throws: AppexError.self) { _ = try await widget.refresh(replacing: tokens) }
         #expect(error?.code == .reauthenticationRequired && error?.context.oauthError == "invalid_grant")
         #expect(try widget.storedTokens() == nil)
-        let other = try await appex(
-            "defaults",
-            "read",
-            "--group",
-            AuthWorld.group,
-            "--suite",
-            "appex.login",
-            "currentUser",
-            in: auth.world
-        )
-        #expect(other.status == 1, "another process still sees a user: \(other.standardOutput)")
+        #expect(try await anotherProcessSeesAUser(auth) == false)
         let next = await #expect(throws: AppexError.self) { _ = try await widget.freshTokens() }
         #expect(next?.code == .notLoggedIn)
     }
@@ -230,7 +259,7 @@ extension JSONEncoder {
     }
 
     @Test(
-        "login (password on standard input), status without tokens, token prints a working token alone, revoke then reauthentication-required, logout"
+        "login (password on standard input), status without tokens, token prints a working token alone, revoke then no dead token (not-logged-in at once), logout"
     )
     func loginStatusTokenRevokeLogout() async throws {
         let world = try AppexTestEnvironment()
@@ -264,11 +293,11 @@ extension JSONEncoder {
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
 
         #expect(try await appex("auth", "revoke", "--config", config, in: world).status == 0)
-        try await Task.sleep(for: .seconds(2.2))  // the 2-second access token expires (the behaviour under test): the next use must refresh
+        // At once, while the revoked access token has not expired yet: no dead token is printed.
         let refused = try await appex("auth", "token", "--config", config, in: world)
         #expect(
-            refused.status == 1 && refused.standardError.contains("reauthentication-required")
-                && refused.standardOutput.isEmpty
+            refused.status == 1 && refused.standardError.contains("not-logged-in") && refused.standardOutput.isEmpty,
+            "\(refused.standardOutput) \(refused.standardError)"
         )
         #expect(try await appex("auth", "status", "--config", config, in: world).status == 1)
 
