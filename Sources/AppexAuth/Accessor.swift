@@ -71,7 +71,7 @@ public struct AccessorBuilder: Sendable {
             do {
                 storage = KeychainTokenStorage(
                     keychain: try SharedKeychain(context: context, environment: environment),
-                    accessGroup: configuration.tokenAccessGroup
+                    accessGroup: configuration.tokenAccessGroup(entitledTo: context.entitlements.keychainAccessGroups)
                 )
             } catch {
                 throw AppexError(.storage, "cannot open the shared keychain", underlyingError: error)

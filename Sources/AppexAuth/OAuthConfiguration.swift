@@ -29,12 +29,19 @@ public struct OAuthConfiguration: Codable, Sendable, Hashable {
     public var appGroup: String
     /// Where the tokens are kept.
     public var storage: Storage
-    /// The keychain access group for `keychain` storage (default: the app group's name).
+    /// The keychain access group for `keychain` storage. Default: the process's first keychain
+    /// access group (see ``tokenAccessGroup(entitledTo:)``).
     public var keychainAccessGroup: String?
 
-    /// The access group the tokens are kept in: one fixed name, so that every process (host,
-    /// extensions, the `appex` tool) finds the same item. A process must be entitled to it.
-    public var tokenAccessGroup: String { keychainAccessGroup ?? appGroup }
+    /// The access group the tokens are kept in, for a process entitled to the keychain access
+    /// `groups`: ``keychainAccessGroup`` when set; else the first of `groups`, the default access
+    /// group of Apple's keychain — the group host and extension share when both list it first, as
+    /// seed 000's `com.myapp.MyApp` pair does; else, for a process with no keychain group, the app
+    /// group's name (which it must then be entitled to). One name for every process (host,
+    /// extensions, the `appex` tool), so that all find the same item.
+    public func tokenAccessGroup(entitledTo groups: [String]) -> String {
+        keychainAccessGroup ?? groups.first ?? appGroup
+    }
     /// Endpoints given explicitly; the others come from the issuer's metadata.
     public var endpoints: Endpoints?
     /// An endpoint that answers a bearer `GET` with the user (`sub` or `id`, and `name` or

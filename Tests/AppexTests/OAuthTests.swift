@@ -176,6 +176,40 @@ import FoundationNetworking
         #expect(next?.code == .notLoggedIn)
     }
 
+    @Test(
+        "a pair configured as seed 000 (keychain group com.myapp.MyApp, not named in the configuration) shares the tokens in that group"
+    )
+    func seedKeychainGroup() async throws {
+        let auth = try AuthWorld()
+        let keychainGroup = "com.myapp.MyApp"
+        var configuration = auth.configuration()
+        configuration.keychainAccessGroup = nil
+        func context(_ kind: AppexBundle.Kind) -> ProcessContext {
+            ProcessContext(
+                bundleIdentifier: kind == .hostApp ? "com.myapp.MyApp" : "com.myapp.MyApp.RecentContacts",
+                team: auth.world.team.teamIdentifier,
+                entitlements: Entitlements(applicationGroups: [AuthWorld.group], keychainAccessGroups: [keychainGroup]),
+                kind: kind
+            )
+        }
+        #expect(configuration.tokenAccessGroup(entitledTo: [keychainGroup]) == keychainGroup)
+        let host = try HostAccessorBuilder(
+            configuration: configuration,
+            context: context(.hostApp),
+            environment: auth.world.environment
+        )
+        .option(.oauth).build()
+        try await host.login.password(user: "ada", password: "lovelace")
+        let widget = try AccessorBuilder(
+            configuration: configuration,
+            context: context(.appExtension),
+            environment: auth.world.environment
+        )
+        .option(.oauth).build().tokenManager
+        let tokens = try #require(try widget.storedTokens())
+        #expect(try await widget.freshTokens().accessToken == tokens.accessToken)
+    }
+
     @Test("an extension's context cannot build the host's accessor; before login it is refused with not-logged-in")
     func extensionCannotLogIn() async throws {
         let auth = try AuthWorld()
