@@ -111,6 +111,10 @@ public final class DataSharing: Sendable {
     /// since it last left the group — then empties the own suite. Does nothing when already on
     /// for `name`; turns off another group first.
     ///
+    /// The first time, a host app's own values replace the group's (the host migrates its
+    /// defaults into the group); an app extension's do not: a key the group already holds —
+    /// the login status its host published — keeps the group's value.
+    ///
     /// - Throws: ``AppexError`` `missingEntitlement`/`teamMismatch` when the process may not
     ///   open the group (nothing changes); `conflict` when another process of this bundle
     ///   switches to another group at the same moment, or keeps writing the own suite
@@ -126,6 +130,7 @@ public final class DataSharing: Sendable {
         // Named first: a process killed before the end knows which group holds its copy.
         let instance = try prepare(naming: name)
         let marker = "copied:" + (context.bundleIdentifier ?? "owner") + ":" + instance
+        let extensionDefersToGroup = context.kind == .appExtension
         try attempt("turn on app group \(name)") {
             for _ in 0..<Self.attempts {
                 // 1. What the process wrote beyond what the group has: its own changes after the
@@ -144,6 +149,12 @@ public final class DataSharing: Sendable {
                 try target.database.inTransaction(.immediate) { db in
                     guard try DefaultsTable.meta(marker, in: db).flatMap(Int64.init) == mark else { return .rollback }
                     for (key, value) in found.changes {
+                        // An extension's first copy never replaces what the group holds: those
+                        // are values its host (or a sibling) published, such as the login status,
+                        // and the extension's own copy of them is from before it shared anything.
+                        if found.first && extensionDefersToGroup, try DefaultsTable.read(key, in: db) != nil {
+                            continue
+                        }
                         try DefaultsTable.write(value, forKey: key, migrated: true, in: db)
                     }
                     try DefaultsTable.setMeta(marker, String(found.through), in: db)
@@ -298,19 +309,19 @@ public final class DataSharing: Sendable {
         after sequence: Int64,
         toward group: String,
         in db: Database
-    ) throws -> (changes: [(String, PropertyListValue?)], through: Int64)? {
+    ) throws -> (changes: [(String, PropertyListValue?)], through: Int64, first: Bool)? {
         try requireRecorded(group, in: db)
         if try DefaultsTable.meta(groupEnabled, in: db) == "1" { return nil }
         let start = max(sequence, try DefaultsTable.meta(synced + group, in: db).flatMap(Int64.init) ?? 0)
         let through = try DefaultsTable.lastSequence(in: db)
         let entries = try DefaultsTable.entries(in: db)
-        guard start > 0 else { return (entries.sorted { $0.key < $1.key }, through) }
+        guard start > 0 else { return (entries.sorted { $0.key < $1.key }, through, true) }
         let keys = try String.fetchAll(
             db,
             sql: "SELECT DISTINCT key FROM change WHERE sequence > ? AND origin = 0 ORDER BY key",
             arguments: [start]
         )
-        return (keys.map { ($0, entries[$0]) }, through)
+        return (keys.map { ($0, entries[$0]) }, through, false)
     }
 
     private func attempt(_ what: String, _ body: () throws -> Void) throws(AppexError) {

@@ -78,6 +78,30 @@ import Testing
     }
 
     @Test(
+        "an extension turning sharing on never overwrites what the group holds: its stale own userLoggedIn leaves the host's published status, its other keys are copied"
+    )
+    func extensionDefersToTheGroup() throws {
+        let widget = ProcessContext(
+            bundleIdentifier: "com.example.hostapp.widget",
+            team: world.team.teamIdentifier,
+            entitlements: Entitlements(applicationGroups: [Self.group], keychainAccessGroups: []),
+            kind: .appExtension
+        )
+        let sharing = try DataSharing(context: widget, environment: world.environment)
+        try sharing.standard.set(false, forKey: "userLoggedIn")  // from before the host shared anything
+        try sharing.standard.set("compact", forKey: "layout")
+        let host = try DataSharing(context: context("com.example.hostapp"), environment: world.environment)
+        try host.standard.set(true, forKey: "userLoggedIn")
+        try host.enableAppGroup(Self.group)
+        try sharing.enableAppGroup(Self.group)
+        let group = try SharedDefaults.standardOrGroup(context: widget, environment: world.environment)
+        #expect(group.group?.identifier == Self.group)
+        #expect(group.bool(forKey: "userLoggedIn") == true)
+        #expect(group.string(forKey: "layout") == "compact")
+        #expect(sharing.standard.dictionaryRepresentation().isEmpty)
+    }
+
+    @Test(
         "switching on again copies only what the process wrote while off: a newer group value is not overwritten by an old copy"
     )
     func onAgainCopiesOnlyNewWrites() throws {
