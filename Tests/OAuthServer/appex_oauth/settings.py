@@ -57,7 +57,7 @@ def token_lifetime(request):
     return 2 if name.endswith("-short") else 3600
 
 OAUTH2_PROVIDER = {
-    "SCOPES": {"read": "Read", "write": "Write"},
+    "SCOPES": {"read": "Read", "write": "Write", "contacts": "Your contacts"},
     "DEFAULT_SCOPES": ["read", "write"],
     "ACCESS_TOKEN_EXPIRE_SECONDS": 3600,
     "EXTRA_SERVER_KWARGS": {"token_expires_in": token_lifetime},

@@ -1,5 +1,7 @@
 """Counts token-endpoint requests by grant type and status, overall ("refresh_token.200") and per
-client ("swift-race.refresh_token.200"), so tests prove from the server's side how many refreshes
+client ("swift-race.refresh_token.200"), and contacts requests by kind and status, overall
+("contacts.list.200", "contacts.get.200", "contacts.patch.200") and per user
+("ada.contacts.list.200"), so tests prove from the server's side how many refreshes
 happened (GET /test/stats; POST /test/stats resets). GET /test/stats?slow=1 adds the requests
 that took more than 0.5 s. GET /test/instance names this server instance (see instance)."""
 import os
@@ -27,9 +29,17 @@ class TokenRequestCounter:
         if elapsed > 0.5:
             with _lock:
                 _slow.append(f"{request.method} {request.path} {response.status_code} {elapsed:.3f}s")
+        keys = []
         if grant:
+            keys = [f"{grant}.{response.status_code}", f"{client}.{grant}.{response.status_code}"]
+        elif request.path.startswith("/api/contacts"):
+            # contacts.list / contacts.get / contacts.patch, overall and per user.
+            what = "list" if request.path == "/api/contacts" else request.method.lower()
+            owner = getattr(getattr(request, "resource_owner", None), "username", "?")
+            keys = [f"contacts.{what}.{response.status_code}", f"{owner}.contacts.{what}.{response.status_code}"]
+        if keys:
             with _lock:
-                for key in (f"{grant}.{response.status_code}", f"{client}.{grant}.{response.status_code}"):
+                for key in keys:
                     _counts[key] = _counts.get(key, 0) + 1
         return response
 

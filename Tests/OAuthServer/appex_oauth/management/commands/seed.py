@@ -1,12 +1,17 @@
-"""Creates the test users and clients; idempotent (`manage.py seed`)."""
+"""Creates the test users (with their contacts) and clients; idempotent (`manage.py seed`)."""
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand
 from oauth2_provider.models import Application
 
+from appex_oauth.views import seed_contacts
+
 USERS = [("ada", "lovelace", "Ada", "Lovelace"), ("grace", "hopper", "Grace", "Hopper")]
 # Public clients (no secret), as a native app is. "-short": access tokens live 2 seconds.
 # Tests that count refreshes from the server's side use a client of their own.
-CLIENTS = ["swift-public", "swift-short", "swift-race-short", "swift-expiry-short", "swift-revoke", "swift-401"]
+CLIENTS = [
+    "swift-public", "swift-short", "swift-race-short", "swift-expiry-short", "swift-revoke", "swift-401",
+    "contacts-explorer", "contacts-explorer-short",
+]
 
 
 class Command(BaseCommand):
@@ -17,6 +22,8 @@ class Command(BaseCommand):
             user, _ = User.objects.get_or_create(username=username, defaults={"first_name": first, "last_name": last})
             user.set_password(password)
             user.save()
+            # ada: 300 contacts, the first three with markup and control characters in their names.
+            seed_contacts(user, 300 if username == "ada" else 60, seed=username, hostile=username == "ada")
         for client in CLIENTS:
             Application.objects.update_or_create(
                 client_id=client,
