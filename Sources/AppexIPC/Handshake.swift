@@ -92,7 +92,7 @@ public enum Handshake {
         do throws(WireFormatError) {
             return try Hello.decoding(frame.payload)
         } catch {
-            throw AppexError(.protocolViolation, "the peer's hello is malformed: \(error)", underlyingError: error)
+            throw AppexError(.protocolViolation, "the peer's hello is malformed: \(error)")
         }
     }
 }

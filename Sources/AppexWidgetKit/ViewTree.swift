@@ -59,7 +59,7 @@ public struct ViewTree: Sendable, Hashable {
                 root = try ViewNode(reading: &reader)
                 try reader.expectEnd(of: "the tree")
             } catch {
-                throw AppexError(.protocolViolation, "the bytes are not a view tree: \(error)", underlyingError: error)
+                throw AppexError(.protocolViolation, "the bytes are not a view tree: \(error)")
             }
         case 1:
             do {

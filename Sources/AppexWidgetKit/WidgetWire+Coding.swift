@@ -33,7 +33,7 @@ extension WidgetRequest {
     /// - Throws: ``AppexError`` `protocolViolation`, saying what was wrong and where.
     package init(decoding bytes: [UInt8]) throws(AppexError) {
         do throws(WireFormatError) { self = try Self(reading: bytes) } catch {
-            throw AppexError(.protocolViolation, "not a widget request: \(error)", underlyingError: error)
+            throw AppexError(.protocolViolation, "not a widget request: \(error)")
         }
     }
 
@@ -78,7 +78,7 @@ extension WidgetReply {
     /// - Throws: ``AppexError`` `protocolViolation`, saying what was wrong and where.
     package init(decoding bytes: [UInt8]) throws(AppexError) {
         do throws(WireFormatError) { self = try Self(reading: bytes) } catch {
-            throw AppexError(.protocolViolation, "not a widget reply: \(error)", underlyingError: error)
+            throw AppexError(.protocolViolation, "not a widget reply: \(error)")
         }
     }
 
@@ -180,7 +180,8 @@ extension EncodedTimeline {
     }
 
     init(reading reader: inout WireReader) throws(WireFormatError) {
-        let count = try reader.count("the number of entries", minimumSize: 11)
+        // An entry is at least 10 bytes: its date, the relevance flag and an empty tree's count.
+        let count = try reader.count("the number of entries", minimumSize: 10)
         var entries: [EncodedEntry] = []
         entries.reserveCapacity(count)
         for _ in 0..<count { entries.append(try EncodedEntry(reading: &reader)) }

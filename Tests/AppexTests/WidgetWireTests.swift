@@ -149,6 +149,17 @@ import Testing
             .entry(entry),
             .timeline(EncodedTimeline(entries: [entry, entry], policy: .after(1_750_000_900))),
             .timeline(EncodedTimeline(entries: [], policy: .never)),
+            // The smallest entries there are (no relevance, no tree bytes): the count check
+            // must not refuse them.
+            .timeline(
+                EncodedTimeline(
+                    entries: [
+                        EncodedEntry(date: 1, relevance: nil, tree: []),
+                        EncodedEntry(date: 2, relevance: nil, tree: []),
+                    ],
+                    policy: .atEnd
+                )
+            ),
         ]
         for reply in replies { #expect(try WidgetReply(decoding: reply.encoded()) == reply) }
         do {
