@@ -3,7 +3,7 @@
 # packages, the OAuth server's virtualenv), builds
 # the package and its tests once, and runs them (Swift Testing, real processes and files).
 #
-# Then each fuzz target runs for 15 seconds.
+# Then the product's tests (Examples/), then each fuzz target runs for 15 seconds.
 #
 # Three suites run on their own: the 500-launch soak (beside the others it keeps both cores busy),
 # the host-death check ("extension gone within 1 s of its host"), which beside dozens of tests
@@ -38,6 +38,8 @@ swift test --skip-build --filter LaunchCycleTests
 swift test --skip-build --filter HostDeathTests
 swift test --skip-build --filter ThreadBudgetTests
 swift test --skip-build --skip 'LaunchCycleTests|HostDeathTests|ThreadBudgetTests'
+# The product (Examples/, a sibling package on Appex by path): its own tests, against the same server.
+swift test --package-path Examples
 # The libFuzzer targets (Fuzz/): every property-list reader, bundle loading, the IPC decoder and the view tree,
 # 15 seconds each from the committed seeds; a crash fails the run (docs/DESIGN.md, "Fuzzing").
 Scripts/fuzz.sh all 15

@@ -1,0 +1,55 @@
+/// Brings a ``ContactsStore`` up to date with a ``ContactsAPI``: incrementally (what changed
+/// since the last sync), page by page, each page stored with the sync's place, so an interrupted
+/// sync — cancelled, or its process killed — resumes where it stopped, losing and repeating
+/// nothing.
+public struct ContactsSync: Sendable {
+    /// What one sync did.
+    public struct Report: Sendable, Equatable {
+        /// Contacts received (a contact changed twice during the sync may come twice).
+        public var received: Int
+        /// Pages asked for.
+        public var pages: Int
+        /// Whether it went on from an interrupted sync.
+        public var resumed: Bool
+
+        /// A report.
+        public init(received: Int, pages: Int, resumed: Bool) {
+            self.received = received
+            self.pages = pages
+            self.resumed = resumed
+        }
+    }
+
+    /// Where a sync is, after each page: contacts received so far, and whether more pages follow.
+    public typealias Progress = @Sendable (_ received: Int, _ more: Bool) -> Void
+
+    public let api: ContactsAPI
+    public let store: ContactsStore
+    /// Contacts a page.
+    public var pageSize = 200
+
+    /// A sync of `store` from `api`.
+    public init(api: ContactsAPI, store: ContactsStore) {
+        self.api = api
+        self.store = store
+    }
+
+    /// Syncs until the last page is stored. Cancellation stops it between pages (the pages
+    /// stored are kept; the next sync goes on from there).
+    public func run(progress: Progress = { _, _ in }) async throws -> Report {
+        let state = try store.syncState()
+        let since = state.resume.map(\.since) ?? state.since
+        var cursor = state.resume?.cursor
+        var report = Report(received: 0, pages: 0, resumed: state.resume != nil)
+        repeat {
+            try Task.checkCancellation()
+            let page = try await api.page(modifiedSince: since, cursor: cursor, limit: pageSize)
+            try store.store(page: page.contacts, askedSince: since, next: page.nextCursor)
+            report.received += page.contacts.count
+            report.pages += 1
+            cursor = page.nextCursor
+            progress(report.received, cursor != nil)
+        } while cursor != nil
+        return report
+    }
+}
