@@ -14,11 +14,20 @@ import Testing
         var products: [String]
         var code: String
         var line: Int
-        var testDescription: String { "README line \(line) (\(products.joined(separator: ", ")))" }
+        /// The package the products come from, relative to the repository: "" for Appex itself,
+        /// "Examples" for the product's samples (`Examples/README.md`).
+        var package = ""
+        var testDescription: String {
+            "\(package.isEmpty ? "" : package + "/")README line \(line) (\(products.joined(separator: ", ")))"
+        }
     }
 
-    static let samples: [Sample] = {
-        guard let text = try? String(contentsOf: repository.appendingPathComponent("README.md"), encoding: .utf8) else {
+    static let samples: [Sample] = samples(in: "") + samples(in: "Examples")
+
+    /// The samples of the README in `package` (a folder of the repository; "" for its root).
+    static func samples(in package: String) -> [Sample] {
+        let readme = package.isEmpty ? "README.md" : package + "/README.md"
+        guard let text = try? String(contentsOf: repository.appendingPathComponent(readme), encoding: .utf8) else {
             return []
         }
         let lines = text.components(separatedBy: "\n")
@@ -34,19 +43,25 @@ import Testing
                 var end = index + 2
                 while end < lines.count, !lines[end].hasPrefix("```") { end += 1 }
                 samples.append(
-                    Sample(products: products, code: lines[(index + 2)..<end].joined(separator: "\n"), line: index + 1)
+                    Sample(
+                        products: products,
+                        code: lines[(index + 2)..<end].joined(separator: "\n"),
+                        line: index + 1,
+                        package: package
+                    )
                 )
                 index = end
             }
             index += 1
         }
         return samples
-    }()
+    }
 
     @Test("the README marks its extension and widget samples")
     func samplesAreFound() {
         #expect(Self.samples.contains { $0.products == ["AppexExtension"] })
         #expect(Self.samples.contains { $0.products == ["AppexWidgetKit"] })
+        #expect(Self.samples.contains { $0.package == "Examples" && $0.products == ["ContactsKit"] })
     }
 
     @Test(
@@ -60,7 +75,9 @@ import Testing
         let sources = folder.appendingPathComponent("Sources/Sample")
         try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
         // A path dependency's identity is its folder's name.
-        let identity = Self.repository.lastPathComponent
+        let packageFolder =
+            sample.package.isEmpty ? Self.repository : Self.repository.appendingPathComponent(sample.package)
+        let identity = packageFolder.lastPathComponent
         let dependencies = sample.products.map { ".product(name: \"\($0)\", package: \"\(identity)\")" }.joined(
             separator: ", "
         )
@@ -69,7 +86,7 @@ import Testing
             import PackageDescription
             let package = Package(
                 name: "Sample",
-                dependencies: [.package(path: "\(Self.repository.path)")],
+                dependencies: [.package(path: "\(packageFolder.path)")],
                 targets: [.executableTarget(name: "Sample", dependencies: [\(dependencies)], swiftSettings: [.swiftLanguageMode(.v6)])]
             )
             """
@@ -85,7 +102,7 @@ import Testing
         )
         #expect(
             output.status == 0,
-            "the sample at README line \(sample.line) does not build:\n\(output.standardOutput.suffix(4000))\(output.standardError.suffix(2000))"
+            "the sample at \(sample.testDescription) does not build:\n\(output.standardOutput.suffix(4000))\(output.standardError.suffix(2000))"
         )
         if sample.products == ["AppexExtension"] || sample.products == ["AppexWidgetKit"] {
             // An extension's build compiles neither swift-crypto (BoringSSL), nor GRDB, nor the
