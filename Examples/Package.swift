@@ -26,6 +26,7 @@ let package = Package(
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         // What ContactsExplorer and its RecentContacts widget share: the contacts store in the
@@ -35,9 +36,28 @@ let package = Package(
             dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift
         ),
+        // The host app (seed 000's MobileSyncExplorer): login, sync, browse; assembled as
+        // ContactsExplorer.app with `appex bundle`.
+        .executableTarget(
+            name: "ContactsExplorer",
+            dependencies: [
+                "ContactsKit",
+                .product(name: "AppexAuth", package: appexFolder),
+                .product(name: "AppexAuthLogin", package: appexFolder),
+                .product(name: "AppexCore", package: appexFolder),
+                .product(name: "AppexStore", package: appexFolder),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .testTarget(
             name: "ContactsKitTests",
-            dependencies: ["ContactsKit"],
+            dependencies: [
+                "ContactsKit", "ContactsExplorer",
+                .product(name: "AppexTesting", package: appexFolder),
+                .product(name: "AppexCore", package: appexFolder),
+                .product(name: "AppexStore", package: appexFolder),
+            ],
             swiftSettings: strictSwift
         ),
     ]

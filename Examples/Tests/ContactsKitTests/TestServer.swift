@@ -29,16 +29,21 @@ struct TestServer {
         return try #require(URL(string: "http://127.0.0.1:\(port)"))
     }
 
-    /// A new user with `contacts` contacts (the first three hostile when asked), signed in.
-    static func user(contacts: Int, hostile: Bool = false) async throws -> TestServer {
+    /// A new account of the server's with `contacts` contacts (the first three hostile when asked).
+    static func newAccount(contacts: Int, hostile: Bool = false) async throws -> (username: String, password: String) {
         let url = try start()
         var request = URLRequest(url: url.appendingPathComponent("test/users"))
         request.httpMethod = "POST"
         request.httpBody = try JSONSerialization.data(withJSONObject: ["contacts": contacts, "hostile": hostile])
         let (created, _) = try await URLSession.shared.data(for: request)
         let user = try #require(try JSONSerialization.jsonObject(with: created) as? [String: Any])
-        let username = try #require(user["username"] as? String)
-        let password = try #require(user["password"] as? String)
+        return (try #require(user["username"] as? String), try #require(user["password"] as? String))
+    }
+
+    /// A new user with `contacts` contacts (the first three hostile when asked), signed in.
+    static func user(contacts: Int, hostile: Bool = false) async throws -> TestServer {
+        let url = try start()
+        let (username, password) = try await newAccount(contacts: contacts, hostile: hostile)
         var login = URLRequest(url: url.appendingPathComponent("o/token/"))
         login.httpMethod = "POST"
         login.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")

@@ -1,0 +1,80 @@
+import AppexAuth
+import AppexAuthLogin
+import AppexCore
+import AppexStore
+import ContactsKit
+import Foundation
+
+/// What ContactsExplorer is configured with, as seed 000's `MobileSyncExplorerConfig`: one app
+/// group and one keychain group shared with its extensions, and the key under which it publishes
+/// whether a user is logged in.
+enum AppConfiguration {
+    static let bundleIdentifier = "com.myapp.MyApp"
+    static let appGroup = "group.com.myapp.MyApp"
+    static let keychainGroup = "com.myapp.MyApp"
+    /// `MobileSyncExplorerConfig.userLogInStatusKey`; `CONTACTS_LOGIN_STATUS_KEY` overrides it.
+    static var userLogInStatusKey: String {
+        ProcessInfo.processInfo.environment["CONTACTS_LOGIN_STATUS_KEY"] ?? "userLoggedIn"
+    }
+    /// The RecentContacts widget's kind.
+    static let widgetKind = "RecentContacts"
+}
+
+/// The running app: its bundle's context, its session and its store.
+struct App {
+    let context: ProcessContext
+    let environment: AppexEnvironment
+    let server: URL
+    let configuration: OAuthConfiguration
+
+    /// The app as launched from `ContactsExplorer.app` (its executable sits at the top of it), with
+    /// the server named by `CONTACTS_SERVER`.
+    static func launched() throws -> App {
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let bundle = executable.deletingLastPathComponent().path
+        guard bundle.hasSuffix(".app") else {
+            throw ContactsError(
+                .storage,
+                "\(executable.path) is not inside an app bundle: make ContactsExplorer.app with `appex bundle --output ContactsExplorer.app` (see Examples/README.md)"
+            )
+        }
+        let context = try ProcessContext(bundleAt: bundle)
+        let environment = AppexEnvironment.current()
+        guard let text = ProcessInfo.processInfo.environment["CONTACTS_SERVER"], let server = URL(string: text) else {
+            throw ContactsError(.server, "CONTACTS_SERVER is not set: name the contacts server (http://127.0.0.1:PORT)")
+        }
+        let configuration = OAuthConfiguration(
+            issuer: server,
+            clientID: ProcessInfo.processInfo.environment["CONTACTS_CLIENT_ID"] ?? "contacts-explorer",
+            scopes: ["read", "contacts"],
+            appGroup: AppConfiguration.appGroup,
+            storage: .keychain,
+            userInfoEndpoint: server.appendingPathComponent("api/me")
+        )
+        return App(context: context, environment: environment, server: server, configuration: configuration)
+    }
+
+    /// The host's side of the session: log in and out.
+    func host() throws -> HostAccessor {
+        try HostAccessorBuilder(configuration: configuration, context: context, environment: environment)
+            .option(.oauth).build()
+    }
+
+    /// The contacts store, in the app group's container.
+    func store() throws -> ContactsStore {
+        let group = try AppGroup(AppConfiguration.appGroup, context: context, environment: environment)
+        return try ContactsStore(path: group.containerPath + "/ContactsExplorer/contacts.sqlite")
+    }
+
+    /// The contacts API, its requests authorized by the shared session.
+    func api() throws -> ContactsAPI {
+        let manager = try host().tokenManager
+        return ContactsAPI(server: server) { request in try await manager.data(for: request) }
+    }
+
+    /// Publishes whether a user is logged in, under seed 000's key, in the group's defaults.
+    func publishLoggedIn(_ loggedIn: Bool) throws {
+        let group = try AppGroup(AppConfiguration.appGroup, context: context, environment: environment)
+        try SharedDefaults(group: group).set(loggedIn, forKey: AppConfiguration.userLogInStatusKey)
+    }
+}

@@ -1,0 +1,137 @@
+import AppexCore
+import AppexStore
+import AppexTesting
+import ContactsKit
+import Foundation
+import Testing
+
+/// ContactsExplorer as a user runs it: the real executable in a signed `ContactsExplorer.app`
+/// (app group and keychain group as seed 000 configures them), against the real server.
+@Suite struct ContactsExplorerTests {
+    let world: AppexTestEnvironment
+    let app: String
+
+    init() throws {
+        world = try AppexTestEnvironment(prefix: "contacts-explorer")
+        // The test runner and the app's executable are built side by side.
+        let built = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("ContactsExplorer").path
+        var recipe = AppexBundle.AppRecipe(executable: built, bundleIdentifier: "com.myapp.MyApp")
+        recipe.name = "ContactsExplorer"
+        recipe.entitlements = Entitlements(
+            applicationGroups: ["group.com.myapp.MyApp"],
+            keychainAccessGroups: ["com.myapp.MyApp"]
+        )
+        recipe.signingKey = world.team
+        app = try AppexBundle.makeApp(at: world.root.appending("Applications/ContactsExplorer.app"), from: recipe).path
+    }
+
+    /// Runs the app with `arguments` (and `input` on standard input): its status and output.
+    func run(
+        _ arguments: [String],
+        server: URL,
+        input: String? = nil
+    ) throws -> (status: Int32, out: String, err: String) {
+        let process = try start(arguments, server: server, input: input)
+        let out = String(
+            decoding: (process.standardOutput as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data(),
+            as: UTF8.self
+        )
+        let err = String(
+            decoding: (process.standardError as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data(),
+            as: UTF8.self
+        )
+        process.waitUntilExit()
+        return (process.terminationStatus, out, err)
+    }
+
+    func start(_ arguments: [String], server: URL, input: String? = nil) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: app + "/ContactsExplorer")
+        process.arguments = arguments
+        var variables = world.processVariables
+        variables["CONTACTS_SERVER"] = server.absoluteString
+        process.environment = variables
+        process.standardOutput = Pipe()
+        process.standardError = Pipe()
+        let stdin = Pipe()
+        process.standardInput = stdin
+        try process.run()
+        stdin.fileHandleForWriting.write(Data((input ?? "").utf8))
+        try stdin.fileHandleForWriting.close()
+        return process
+    }
+
+    /// The app's store, read as its widget reads it.
+    func store() throws -> ContactsStore {
+        let context = try ProcessContext(bundleAt: app)
+        let group = try AppGroup("group.com.myapp.MyApp", context: context, environment: world.environment)
+        return try ContactsStore(path: group.containerPath + "/ContactsExplorer/contacts.sqlite")
+    }
+
+    @Test(
+        "login (keychain group of seed 000, not named anywhere), sync, contacts with hostile names made safe, show marks recent, logout"
+    )
+    func story() async throws {
+        let server = try TestServer.start()
+        let user = try await TestServer.newAccount(contacts: 40, hostile: true)
+        let login = try run(
+            ["login", "--user", user.username, "--password-stdin"],
+            server: server,
+            input: user.password + "\n"
+        )
+        #expect(login.status == 0, "\(login.err)")
+        #expect(login.out.contains("logged in as"))
+        let sync = try run(["sync"], server: server)
+        #expect(sync.status == 0 && sync.out.contains("synced: 40 contacts"), "\(sync.out) \(sync.err)")
+        let listed = try run(["contacts"], server: server)
+        let lines = listed.out.split(separator: "\n")
+        #expect(lines.count == 40)
+        // No escape, bell or bidi override reaches the terminal.
+        #expect(!listed.out.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x202E })
+        #expect(listed.out.contains("<script>alert('x')</script> Mallory"))
+        let oldest = try #require(try store().contacts().min { $0.modified < $1.modified })
+        #expect(try run(["show", oldest.id], server: server).status == 0)
+        #expect(try store().recent(limit: 1).first?.id == oldest.id)
+        let loggedIn = try SharedDefaults(
+            group: AppGroup(
+                "group.com.myapp.MyApp",
+                context: ProcessContext(bundleAt: app),
+                environment: world.environment
+            )
+        )
+        #expect(loggedIn.bool(forKey: "userLoggedIn") == true)
+        #expect(try run(["logout"], server: server).status == 0)
+        #expect(loggedIn.bool(forKey: "userLoggedIn") == false)
+        let after = try run(["sync"], server: server)
+        #expect(after.status == 1 && after.err.contains("not-logged-in"), "\(after.err)")
+    }
+
+    @Test("sync killed with SIGKILL mid-way, then sync again: every contact once, none lost or doubled")
+    func killedDuringSync() async throws {
+        let server = try TestServer.start()
+        let user = try await TestServer.newAccount(contacts: 3000)
+        #expect(
+            try run(
+                ["login", "--user", user.username, "--password-stdin"],
+                server: server,
+                input: user.password + "\n"
+            ).status == 0
+        )
+        let syncing = try start(["sync"], server: server)
+        let store = try store()
+        let deadline = Date().addingTimeInterval(30)
+        while try store.count() < 400 && Date() < deadline && syncing.isRunning {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let stored = try store.count()
+        kill(syncing.processIdentifier, SIGKILL)
+        syncing.waitUntilExit()
+        #expect(stored > 0 && stored < 3000, "the sync was not caught mid-way: \(stored) stored")
+        #expect(try store.syncState().resume != nil)
+        let again = try run(["sync"], server: server)
+        #expect(again.status == 0 && again.out.contains("(resumed)"), "\(again.out) \(again.err)")
+        #expect(try store.count() == 3000)
+        #expect(Set(try store.contacts().map(\.id)).count == 3000)
+    }
+}
