@@ -46,14 +46,28 @@ let package = Package(
                 .product(name: "AppexAuthLogin", package: appexFolder),
                 .product(name: "AppexCore", package: appexFolder),
                 .product(name: "AppexStore", package: appexFolder),
+                .product(name: "AppexWidgetKit", package: appexFolder),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // ContactsExplorer's widget (seed 000's RecentContacts Today extension), shown by the
+        // system's widget host (`appex widgets`), inside ContactsExplorer.app/Extensions/.
+        .executableTarget(
+            name: "RecentContacts",
+            dependencies: [
+                "ContactsKit",
+                .product(name: "AppexWidgetKit", package: appexFolder),
+                .product(name: "AppexAuth", package: appexFolder),
+                .product(name: "AppexStore", package: appexFolder),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .testTarget(
             name: "ContactsKitTests",
             dependencies: [
-                "ContactsKit", "ContactsExplorer",
+                "ContactsKit", "ContactsExplorer", "RecentContacts",
+                .product(name: "AppexWidgetHost", package: appexFolder),
                 .product(name: "AppexTesting", package: appexFolder),
                 .product(name: "AppexCore", package: appexFolder),
                 .product(name: "AppexStore", package: appexFolder),

@@ -2,6 +2,7 @@ import AppexAuth
 import AppexAuthLogin
 import AppexCore
 import AppexStore
+import AppexWidgetKit
 import ContactsKit
 import Foundation
 
@@ -72,9 +73,22 @@ struct App {
         return ContactsAPI(server: server) { request in try await manager.data(for: request) }
     }
 
-    /// Publishes whether a user is logged in, under seed 000's key, in the group's defaults.
+    /// Publishes whether a user is logged in, under seed 000's key, in the group's defaults, with
+    /// the server and client the app's extensions use (they do not inherit its environment).
     func publishLoggedIn(_ loggedIn: Bool) throws {
         let group = try AppGroup(AppConfiguration.appGroup, context: context, environment: environment)
-        try SharedDefaults(group: group).set(loggedIn, forKey: AppConfiguration.userLogInStatusKey)
+        let defaults = try SharedDefaults(group: group)
+        try defaults.set(loggedIn, forKey: AppConfiguration.userLogInStatusKey)
+        if loggedIn {
+            try defaults.set(server.absoluteString, forKey: "contactsServer")
+            try defaults.set(configuration.clientID, forKey: "contactsClientID")
+        }
+        // The widget shows the change at the next refresh of the widget host.
+        WidgetCenter.shared.reloadTimelines(ofKind: AppConfiguration.widgetKind)
+    }
+
+    /// Asks the widget host to reload the RecentContacts widget.
+    func reloadWidget() {
+        WidgetCenter.shared.reloadTimelines(ofKind: AppConfiguration.widgetKind)
     }
 }

@@ -67,6 +67,7 @@ struct Sync: AsyncParsableCommand {
             let bar = ProgressLine()
             let report = try await sync.run { received, more in bar.show(received: received, more: more) }
             bar.finish()
+            app.reloadWidget()
             print("synced: \(report.received) contacts in \(report.pages) pages\(report.resumed ? " (resumed)" : "")")
         }
     }
@@ -90,9 +91,11 @@ struct Show: AsyncParsableCommand {
 
     func run() async throws {
         try await reporting {
-            let store = try App.launched().store()
+            let app = try App.launched()
+            let store = try app.store()
             let contact = try store.contact(id: id)
             try store.markUsed(id: id)
+            app.reloadWidget()
             for (label, value) in [
                 ("name", contact.name), ("email", contact.email), ("phone", contact.phone),
                 ("company", contact.company), ("note", contact.note),

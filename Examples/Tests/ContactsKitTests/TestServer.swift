@@ -42,8 +42,13 @@ struct TestServer {
 
     /// A new user with `contacts` contacts (the first three hostile when asked), signed in.
     static func user(contacts: Int, hostile: Bool = false) async throws -> TestServer {
+        try await signIn(try await newAccount(contacts: contacts, hostile: hostile))
+    }
+
+    /// `account` signed in with scope `contacts`.
+    static func signIn(_ account: (username: String, password: String)) async throws -> TestServer {
         let url = try start()
-        let (username, password) = try await newAccount(contacts: contacts, hostile: hostile)
+        let (username, password) = account
         var login = URLRequest(url: url.appendingPathComponent("o/token/"))
         login.httpMethod = "POST"
         login.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
@@ -54,6 +59,12 @@ struct TestServer {
         let (tokens, _) = try await URLSession.shared.data(for: login)
         let fields = try #require(try JSONSerialization.jsonObject(with: tokens) as? [String: Any])
         return TestServer(url: url, token: try #require(fields["access_token"] as? String, "\(fields)"))
+    }
+
+    /// The server's counters (`GET /test/stats`).
+    static func stats() async throws -> [String: Int] {
+        let (data, _) = try await URLSession.shared.data(from: try start().appendingPathComponent("test/stats"))
+        return try JSONDecoder().decode([String: Int].self, from: data)
     }
 
     /// Sends `request` with the user's token.

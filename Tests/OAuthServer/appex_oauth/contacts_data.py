@@ -37,8 +37,13 @@ def generate(count, seed, hostile=False, start=None):
     rng = random.Random(seed)
     start = start or datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
     contacts = []
+    seen = {}
     for index in range(count):
         display = HOSTILE[index % len(HOSTILE)] if hostile and index < len(HOSTILE) else name(rng, index)
+        # Every name of a user once: a second "Ada Lovelace" becomes "Ada Lovelace 2".
+        seen[display] = seen.get(display, 0) + 1
+        if seen[display] > 1:
+            display = f"{display} {seen[display]}"
         contacts.append({
             "name": display,
             "email": f"contact{index}@example.com",

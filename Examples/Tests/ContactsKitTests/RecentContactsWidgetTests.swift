@@ -1,0 +1,83 @@
+import AppexCore
+import AppexStore
+import AppexTesting
+import AppexWidgetHost
+import ContactsKit
+import Foundation
+import Testing
+
+/// The RecentContacts widget in `ContactsExplorer.app/Extensions/`, launched by the system's
+/// widget host (`WidgetHost`) as a real extension process, against the real server.
+@Suite struct RecentContactsWidgetTests {
+    let explorer: ContactsExplorerTests
+    let environment: AppexEnvironment
+
+    init() throws {
+        explorer = try ContactsExplorerTests()
+        let built = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("RecentContacts").path
+        try FixtureBundles.bundle(
+            executable: built,
+            in: explorer.app + "/Extensions",
+            name: "RecentContacts",
+            bundleIdentifier: "com.myapp.MyApp.RecentContacts",
+            entitlements: Entitlements(
+                applicationGroups: ["group.com.myapp.MyApp"],
+                keychainAccessGroups: ["com.myapp.MyApp"]
+            ),
+            signedBy: explorer.world.team
+        )
+        var environment = explorer.world.environment
+        environment.appsPath = [(explorer.app as NSString).deletingLastPathComponent]
+        self.environment = environment
+    }
+
+    /// The widget as the host draws it after a refresh at `now`.
+    func drawn(_ host: WidgetHost, now: Date = Date()) async throws -> String {
+        let states = try await host.refresh(now: now, family: .systemLarge)
+        let widget = try #require(states.first { $0.key.kind == "RecentContacts" }, "\(states.map(\.key))")
+        return TerminalRenderer(width: 60, colors: false).render(widget.frame(at: now))
+    }
+
+    @Test(
+        "before login it asks nothing of the server and says so; after login and sync it shows the recent contacts, fresh from the server; show moves one first"
+    )
+    func beforeAndAfterLogin() async throws {
+        let server = try TestServer.start()
+        let user = try await TestServer.newAccount(contacts: 30)
+        let host = try WidgetHost(configuration: WidgetHost.Configuration(environment: environment))
+        let before = try await drawn(host)
+        #expect(before.contains("Log in to ContactsExplorer"), "\(before)")
+        #expect(!(try await TestServer.stats()).keys.contains { $0.hasPrefix(user.username + ".") })
+        // Two contacts named apart from all others, changed last: B, then A, are the newest.
+        let session = try await TestServer.signIn(user)
+        let first = try await ContactsAPI(server: server, send: session.send).page(
+            modifiedSince: nil,
+            cursor: nil,
+            limit: 2
+        )
+        try await session.patch(first.contacts[0].id, "name", "Sentinel Beta")
+        try await session.patch(first.contacts[1].id, "name", "Sentinel Alpha")
+        let login = try explorer.run(
+            ["login", "--user", user.username, "--password-stdin"],
+            server: server,
+            input: user.password + "\n"
+        )
+        #expect(login.status == 0, "\(login.err)")
+        #expect(try explorer.run(["sync"], server: server).status == 0)
+        let after = try await drawn(host)
+        let alpha = try #require(after.range(of: "Sentinel Alpha"), "\(after)")
+        let beta = try #require(after.range(of: "Sentinel Beta"), "\(after)")
+        #expect(alpha.lowerBound < beta.lowerBound, "the newest change first: \(after)")
+        var stats = try await TestServer.stats()
+        #expect(stats["\(user.username).contacts.get.200"] == 8, "\(stats)")
+        // Beta used now: it comes first.
+        #expect(try explorer.run(["show", first.contacts[0].id], server: server).status == 0)
+        let shown = try await drawn(host)
+        let alphaNow = try #require(shown.range(of: "Sentinel Alpha"), "\(shown)")
+        let betaNow = try #require(shown.range(of: "Sentinel Beta"), "\(shown)")
+        #expect(betaNow.lowerBound < alphaNow.lowerBound, "\(shown)")
+        stats = try await TestServer.stats()
+        #expect(stats["\(user.username).contacts.get.200"] == 16)
+    }
+}
