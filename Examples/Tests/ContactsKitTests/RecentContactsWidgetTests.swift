@@ -80,4 +80,43 @@ import Testing
         stats = try await TestServer.stats()
         #expect(stats["\(user.username).contacts.get.200"] == 16)
     }
+
+    @Test(
+        "a session revoked at the server: the widget shows 'Log in again' after one refused request, and does not retry"
+    )
+    func revokedAtTheServer() async throws {
+        let server = try TestServer.start()
+        let user = try await TestServer.newAccount(contacts: 10)
+        let host = try WidgetHost(configuration: WidgetHost.Configuration(environment: environment))
+        #expect(
+            try explorer.run(
+                ["login", "--user", user.username, "--password-stdin"],
+                server: server,
+                input: user.password + "\n"
+            ).status == 0
+        )
+        #expect(try explorer.run(["sync"], server: server).status == 0)
+        let shown = try await drawn(host)
+        #expect(!shown.contains("Log in"), "\(shown)")
+        // Counted across the server (tests of this package run one revocation at a time): the
+        // refused refresh of the app's client, and refused bearer requests.
+        func refused() async throws -> (refreshes: Int, requests: Int) {
+            let stats = try await TestServer.stats()
+            return (stats["contacts-explorer.refresh_token.400"] ?? 0, stats["?.contacts.get.401"] ?? 0)
+        }
+        let start = try await refused()
+        try await TestServer.revoke(user.username)
+        // The app asks for a reload (show touches only the store); the widget finds out.
+        let any = try #require(try explorer.store().contacts().first)
+        #expect(try explorer.run(["show", any.id], server: server).status == 0)
+        let shownAfter = try await drawn(host)
+        #expect(shownAfter.contains("Log in again"), "\(shownAfter)")
+        let once = try await refused()
+        #expect(once.refreshes - start.refreshes == 1 && once.requests - start.requests == 1, "\(start) → \(once)")
+        // No reload asked for: nothing is fetched again, nothing is sent.
+        let later = try await drawn(host)
+        #expect(later.contains("Log in again"))
+        let still = try await refused()
+        #expect(still.refreshes == once.refreshes && still.requests == once.requests)
+    }
 }

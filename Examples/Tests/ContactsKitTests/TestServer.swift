@@ -61,6 +61,15 @@ struct TestServer {
         return TestServer(url: url, token: try #require(fields["access_token"] as? String, "\(fields)"))
     }
 
+    /// Revokes every token of `username` at the server (`POST /test/revoke`), as its owner would.
+    static func revoke(_ username: String) async throws {
+        var request = URLRequest(url: try start().appendingPathComponent("test/revoke"))
+        request.httpMethod = "POST"
+        request.httpBody = try JSONSerialization.data(withJSONObject: ["username": username])
+        let (_, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+    }
+
     /// The server's counters (`GET /test/stats`).
     static func stats() async throws -> [String: Int] {
         let (data, _) = try await URLSession.shared.data(from: try start().appendingPathComponent("test/stats"))

@@ -16,6 +16,7 @@ urlpatterns = [
     path("api/contacts", views.ContactList.as_view()),
     path("api/contacts/<int:contact_id>", views.ContactDetail.as_view()),
     path("test/users", views.new_user),
+    path("test/revoke", views.revoke_user),
     path("test/stats", csrf_exempt(stats.stats)),
     path("test/instance", stats.instance),
 ]

@@ -156,3 +156,28 @@ def new_user(request):
     user = User.objects.create_user(username=username, password=password, first_name="Test", last_name=username)
     seed_contacts(user, count, seed=username, hostile=bool(body.get("hostile", False)))
     return JsonResponse({"username": username, "password": password, "contacts": count}, status=201)
+
+
+@csrf_exempt
+def revoke_user(request):
+    """POST /test/revoke {"username": U} — revokes every token of user U at the server, as its owner
+    would (the access tokens and the refresh tokens): the app learns of it only when it next uses
+    them."""
+    from oauth2_provider.models import AccessToken, RefreshToken
+
+    if request.method != "POST":
+        return JsonResponse({"error": "POST"}, status=405)
+    try:
+        username = json.loads(request.body or b"{}")["username"]
+    except (ValueError, KeyError, TypeError):
+        return bad_request('the body must be {"username": U}')
+    user = User.objects.filter(username=username).first()
+    if user is None:
+        return JsonResponse({"error": "not_found"}, status=404)
+    refresh = list(RefreshToken.objects.filter(user=user, revoked__isnull=True))
+    for token in refresh:
+        token.revoke()
+    access = AccessToken.objects.filter(user=user)
+    count = access.count()
+    access.delete()
+    return JsonResponse({"refreshTokens": len(refresh), "accessTokens": count})
