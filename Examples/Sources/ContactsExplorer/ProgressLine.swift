@@ -4,7 +4,8 @@ import Foundation
 import Glibc
 #endif
 
-/// A sync's progress: redrawn in place on a terminal, a line every page otherwise (a log).
+/// A sync's progress: redrawn in place on a terminal, a line every page otherwise (a log), each
+/// written as the page is stored.
 final class ProgressLine: Sendable {
     let isTerminal = isatty(STDOUT_FILENO) == 1
 
@@ -15,7 +16,9 @@ final class ProgressLine: Sendable {
             // Straight to the descriptor: print's buffer would hold the line until a newline.
             FileHandle.standardOutput.write(Data("\r\(bar) \(received) contacts\(more ? "…" : " ")".utf8))
         } else {
-            print("\(received) contacts\(more ? "…" : "")")
+            // A line a page, written at once (print's buffer would keep it until exit): whoever
+            // reads the log sees each page as it is stored.
+            FileHandle.standardOutput.write(Data("\(received) contacts\(more ? "…" : "")\n".utf8))
         }
     }
 
