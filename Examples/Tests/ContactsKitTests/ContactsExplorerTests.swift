@@ -10,6 +10,8 @@ import Testing
 @Suite struct ContactsExplorerTests {
     let world: AppexTestEnvironment
     let app: String
+    /// The OAuth client the app uses (`CONTACTS_CLIENT_ID`); `nil`: its default.
+    var client: String?
 
     init() throws {
         world = try AppexTestEnvironment(prefix: "contacts-explorer")
@@ -51,6 +53,7 @@ import Testing
         process.arguments = arguments
         var variables = world.processVariables
         variables["CONTACTS_SERVER"] = server.absoluteString
+        if let client { variables["CONTACTS_CLIENT_ID"] = client }
         process.environment = variables
         process.standardOutput = Pipe()
         process.standardError = Pipe()

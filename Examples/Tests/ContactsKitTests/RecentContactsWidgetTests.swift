@@ -9,7 +9,7 @@ import Testing
 /// The RecentContacts widget in `ContactsExplorer.app/Extensions/`, launched by the system's
 /// widget host (`WidgetHost`) as a real extension process, against the real server.
 @Suite struct RecentContactsWidgetTests {
-    let explorer: ContactsExplorerTests
+    var explorer: ContactsExplorerTests
     let environment: AppexEnvironment
 
     init() throws {
@@ -118,5 +118,68 @@ import Testing
         #expect(later.contains("Log in again"))
         let still = try await refused()
         #expect(still.refreshes == once.refreshes && still.requests == once.requests)
+    }
+
+    @Test("contact names with markup and control characters are drawn as text by both renderers")
+    func hostileNames() async throws {
+        let server = try TestServer.start()
+        let user = try await TestServer.newAccount(contacts: 10, hostile: true)
+        #expect(
+            try explorer.run(
+                ["login", "--user", user.username, "--password-stdin"],
+                server: server,
+                input: user.password + "\n"
+            ).status == 0
+        )
+        #expect(try explorer.run(["sync"], server: server).status == 0)
+        // The hostile three are the oldest: using them brings them into the widget.
+        for contact in try explorer.store().contacts().sorted(by: { $0.modified < $1.modified }).prefix(3) {
+            #expect(try explorer.run(["show", contact.id], server: server).status == 0)
+        }
+        let host = try WidgetHost(configuration: WidgetHost.Configuration(environment: environment))
+        let states = try await host.refresh(family: .systemLarge)
+        let widget = try #require(states.first { $0.key.kind == "RecentContacts" })
+        let frame = widget.frame()
+        let terminal = TerminalRenderer(width: 60, colors: false).render(frame)
+        let html = HTMLRenderer().fragment(frame)
+        // As text (a long name may wrap in a narrow box).
+        #expect(terminal.contains("<script>alert('x')</script>"), "\(terminal)")
+        #expect(html.contains("&lt;script&gt;alert("), "\(html)")
+        #expect(!html.contains("<script>") && !html.contains("<b>"))
+        for drawing in [terminal, html] {
+            #expect(!drawing.unicodeScalars.contains { [0x1B, 0x07, 0x202E, 0x202C].contains($0.value) })
+        }
+    }
+
+    @Test("the widget and the app needing a fresh token at once: one refresh at the server")
+    func oneRefresh() async throws {
+        var explorer = explorer
+        explorer.client = "contacts-explorer-short"  // access tokens of 2 seconds
+        let server = try TestServer.start()
+        let user = try await TestServer.newAccount(contacts: 400)
+        #expect(
+            try explorer.run(
+                ["login", "--user", user.username, "--password-stdin"],
+                server: server,
+                input: user.password + "\n"
+            ).status == 0
+        )
+        #expect(try explorer.run(["sync"], server: server).status == 0)
+        let host = try WidgetHost(configuration: WidgetHost.Configuration(environment: environment))
+        _ = try await drawn(host)
+        try await Task.sleep(for: .seconds(2.5))  // the access token expires (what is under test)
+        let first = try #require(try explorer.store().contacts().first)
+        #expect(try explorer.run(["show", first.id], server: server).status == 0)  // a reload, no request
+        let before = try await TestServer.stats()
+        let refreshedBefore = before["\(user.username).refresh_token.200"] ?? 0
+        // The app syncs while the widget refreshes: both need a fresh token.
+        let app = Task.detached { try explorer.run(["sync"], server: server) }
+        let shown = try await drawn(host)
+        let synced = try await app.value
+        #expect(synced.status == 0, "\(synced.err)")
+        #expect(!shown.contains("Log in"), "\(shown)")
+        let stats = try await TestServer.stats()
+        #expect((stats["\(user.username).refresh_token.200"] ?? 0) - refreshedBefore == 1, "\(stats)")
+        #expect(stats["\(user.username).refresh_token.400"] == nil, "\(stats)")
     }
 }

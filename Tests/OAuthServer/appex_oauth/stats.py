@@ -1,5 +1,5 @@
 """Counts token-endpoint requests by grant type and status, overall ("refresh_token.200") and per
-client ("swift-race.refresh_token.200"), and contacts requests by kind and status, overall
+client ("swift-race.refresh_token.200") and, for refreshes, per user ("ada.refresh_token.200"), and contacts requests by kind and status, overall
 ("contacts.list.200", "contacts.get.200", "contacts.patch.200") and per user
 ("ada.contacts.list.200"), so tests prove from the server's side how many refreshes
 happened (GET /test/stats; POST /test/stats resets). GET /test/stats?slow=1 adds the requests
@@ -23,6 +23,14 @@ class TokenRequestCounter:
         is_token = request.method == "POST" and request.path == "/o/token/"
         grant = request.POST.get("grant_type") if is_token else None
         client = request.POST.get("client_id", "?") if is_token else None
+        # A refresh is also counted by the user whose refresh token it is (looked up before the
+        # request rotates it): "ada.refresh_token.200".
+        owner = None
+        if grant == "refresh_token":
+            from oauth2_provider.models import RefreshToken
+
+            token = RefreshToken.objects.filter(token=request.POST.get("refresh_token", "")).select_related("user").first()
+            owner = token.user.username if token is not None else "?"
         started = time.monotonic()
         response = self.get_response(request)
         elapsed = time.monotonic() - started
@@ -32,6 +40,8 @@ class TokenRequestCounter:
         keys = []
         if grant:
             keys = [f"{grant}.{response.status_code}", f"{client}.{grant}.{response.status_code}"]
+            if owner:
+                keys.append(f"{owner}.{grant}.{response.status_code}")
         elif request.path.startswith("/api/contacts"):
             # contacts.list / contacts.get / contacts.patch, overall and per user.
             what = "list" if request.path == "/api/contacts" else request.method.lower()
