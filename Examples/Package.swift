@@ -47,6 +47,7 @@ let package = Package(
                 .product(name: "AppexCore", package: appexFolder),
                 .product(name: "AppexStore", package: appexFolder),
                 .product(name: "AppexWidgetKit", package: appexFolder),
+                .product(name: "AppexWidgetHost", package: appexFolder),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]

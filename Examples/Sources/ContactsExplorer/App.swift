@@ -23,6 +23,8 @@ enum AppConfiguration {
 
 /// The running app: its bundle's context, its session and its store.
 struct App {
+    /// The app's bundle, `ContactsExplorer.app`.
+    let bundlePath: String
     let context: ProcessContext
     let environment: AppexEnvironment
     let server: URL
@@ -52,7 +54,13 @@ struct App {
             storage: .keychain,
             userInfoEndpoint: server.appendingPathComponent("api/me")
         )
-        return App(context: context, environment: environment, server: server, configuration: configuration)
+        return App(
+            bundlePath: bundle,
+            context: context,
+            environment: environment,
+            server: server,
+            configuration: configuration
+        )
     }
 
     /// The host's side of the session: log in and out.

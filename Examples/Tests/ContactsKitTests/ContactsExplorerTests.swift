@@ -53,6 +53,7 @@ import Testing
         process.arguments = arguments
         var variables = world.processVariables
         variables["CONTACTS_SERVER"] = server.absoluteString
+        variables["APPEX_APPS_PATH"] = (app as NSString).deletingLastPathComponent
         if let client { variables["CONTACTS_CLIENT_ID"] = client }
         process.environment = variables
         process.standardOutput = Pipe()

@@ -182,4 +182,28 @@ import Testing
         #expect((stats["\(user.username).refresh_token.200"] ?? 0) - refreshedBefore == 1, "\(stats)")
         #expect(stats["\(user.username).refresh_token.400"] == nil, "\(stats)")
     }
+
+    @Test("ContactsExplorer's widgets command shows its widget as the system draws it, in the terminal and as HTML")
+    func widgetsCommand() async throws {
+        let server = try TestServer.start()
+        let user = try await TestServer.newAccount(contacts: 5)
+        let before = try explorer.run(["widgets"], server: server)
+        #expect(before.status == 0 && before.out.contains("Log in to ContactsExplorer"), "\(before.out) \(before.err)")
+        #expect(
+            try explorer.run(
+                ["login", "--user", user.username, "--password-stdin"],
+                server: server,
+                input: user.password + "\n"
+            ).status == 0
+        )
+        #expect(try explorer.run(["sync"], server: server).status == 0)
+        let newest = try #require(try explorer.store().recent(limit: 1).first)
+        let page = try explorer.run(["widgets", "--html", "--family", "systemLarge"], server: server)
+        #expect(
+            page.status == 0 && page.out.contains("<!DOCTYPE html>") && page.out.contains(newest.name),
+            "\(page.err)"
+        )
+        let unknown = try explorer.run(["widgets", "--family", "huge"], server: server)
+        #expect(unknown.status != 0 && unknown.err.contains("huge is not a widget family"))
+    }
 }

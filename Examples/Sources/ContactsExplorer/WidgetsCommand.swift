@@ -1,0 +1,44 @@
+import AppexWidgetHost
+import AppexWidgetKit
+import ArgumentParser
+import Foundation
+
+struct Widgets: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show this app's widgets as the system's widget host draws them now (it fetches what is due)."
+    )
+    @Flag(help: "Write an HTML page instead of drawing in the terminal.") var html = false
+    @Option(help: ArgumentHelp("The widgets' family.", valueName: "FAMILY")) var family = "systemMedium"
+
+    func run() async throws {
+        guard let family = WidgetFamily(rawValue: family) else {
+            throw ValidationError(
+                "\(family) is not a widget family (\(WidgetFamily.allCases.map(\.rawValue).joined(separator: ", ")))"
+            )
+        }
+        try await reporting {
+            let app = try App.launched()
+            let host = try WidgetHost(configuration: WidgetHost.Configuration(environment: app.environment))
+            let bundle = URL(fileURLWithPath: app.bundlePath).resolvingSymlinksInPath().path
+            let mine = try await host.refresh(family: family).filter { $0.app == bundle }
+            guard !mine.isEmpty else {
+                throw ContactsExplorerError(
+                    "the widget host shows no widget of \(bundle): is its folder on the apps path (APPEX_APPS_PATH)?"
+                )
+            }
+            let frames = mine.map { $0.frame() }
+            if html {
+                print(HTMLRenderer().page(frames, title: "ContactsExplorer's widgets"))
+            } else {
+                let renderer = TerminalRenderer()
+                for frame in frames { print(renderer.render(frame)) }
+            }
+        }
+    }
+}
+
+/// A failure of the app itself, in a sentence.
+struct ContactsExplorerError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
