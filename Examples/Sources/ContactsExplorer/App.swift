@@ -78,7 +78,9 @@ struct App {
     /// The contacts API, its requests authorized by the shared session.
     func api() throws -> ContactsAPI {
         let manager = try host().tokenManager
-        return ContactsAPI(server: server) { request in try await manager.data(for: request) }
+        return ContactsAPI(server: server, isTransient: { ($0 as? AppexError)?.code == .retryable }) { request in
+            try await manager.data(for: request)
+        }
     }
 
     /// Publishes whether a user is logged in, under seed 000's key, in the group's defaults, with

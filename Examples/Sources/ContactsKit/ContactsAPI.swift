@@ -24,11 +24,26 @@ public struct ContactsAPI: Sendable {
     /// The server's base URL (`/api/contacts` is resolved against it).
     public let server: URL
     private let send: Send
+    private let isTransient: @Sendable (any Error) -> Bool
 
-    /// The API of `server`, its requests sent (and authorized) by `send`.
-    public init(server: URL, send: @escaping Send) {
+    /// The API of `server`, its requests sent (and authorized) by `send`. A request that fails
+    /// with an error `isTransient` recognises (a connection dropped mid-answer) is sent once
+    /// more: every request of this API is a GET.
+    public init(
+        server: URL,
+        isTransient: @escaping @Sendable (any Error) -> Bool = ContactsAPI.isTransportFailure,
+        send: @escaping Send
+    ) {
         self.server = server
         self.send = send
+        self.isTransient = isTransient
+    }
+
+    /// Whether `error` is a transport failure worth one more try: the connection was lost, timed
+    /// out or closed before the whole answer came.
+    public static func isTransportFailure(_ error: any Error) -> Bool {
+        guard let error = error as? URLError else { return false }
+        return [.networkConnectionLost, .timedOut, .unknown, .cannotConnectToHost].contains(error.code)
     }
 
     /// The contacts modified at or after `modifiedSince` (all when `nil`), from `cursor`.
@@ -53,7 +68,10 @@ public struct ContactsAPI: Sendable {
     }
 
     private func decode<Value: Decodable>(_ type: Value.Type, _ request: URLRequest) async throws -> Value {
-        let (data, response) = try await send(request)
+        let (data, response): (Data, HTTPURLResponse)
+        do { (data, response) = try await send(request) } catch  where isTransient(error) {
+            (data, response) = try await send(request)
+        }
         let url = request.url?.absoluteString ?? "?"
         if response.statusCode == 404 { throw ContactsError(.notFound, "\(url) answered 404") }
         guard response.statusCode == 200 else {

@@ -70,7 +70,9 @@ struct RecentContactsProvider: TimelineProvider {
             )
             let manager = try AccessorBuilder(configuration: configuration, context: context, environment: environment)
                 .option(.oauth).build().tokenManager
-            let api = ContactsAPI(server: server) { request in try await manager.data(for: request) }
+            let api = ContactsAPI(server: server, isTransient: { ($0 as? AppexError)?.code == .retryable }) {
+                request in try await manager.data(for: request)
+            }
             var fresh: [Contact] = []
             for contact in recent {
                 do throws(any Error) {

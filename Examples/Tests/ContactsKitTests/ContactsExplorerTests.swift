@@ -47,6 +47,14 @@ import Testing
         return (process.terminationStatus, out, err)
     }
 
+    /// `ContactsExplorer login` as `user`, the password on standard input.
+    func logIn(
+        _ user: (username: String, password: String),
+        server: URL
+    ) throws -> (status: Int32, out: String, err: String) {
+        try run(["login", "--user", user.username, "--password-stdin"], server: server, input: user.password + "\n")
+    }
+
     func start(_ arguments: [String], server: URL, input: String? = nil) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: app + "/ContactsExplorer")
@@ -79,11 +87,7 @@ import Testing
     func story() async throws {
         let server = try TestServer.start()
         let user = try await TestServer.newAccount(contacts: 40, hostile: true)
-        let login = try run(
-            ["login", "--user", user.username, "--password-stdin"],
-            server: server,
-            input: user.password + "\n"
-        )
+        let login = try logIn(user, server: server)
         #expect(login.status == 0, "\(login.err)")
         #expect(login.out.contains("logged in as"))
         let sync = try run(["sync"], server: server)
@@ -116,11 +120,7 @@ import Testing
         let server = try TestServer.start()
         let user = try await TestServer.newAccount(contacts: 3000)
         #expect(
-            try run(
-                ["login", "--user", user.username, "--password-stdin"],
-                server: server,
-                input: user.password + "\n"
-            ).status == 0
+            try logIn(user, server: server).status == 0
         )
         let syncing = try start(["sync"], server: server)
         let store = try store()

@@ -58,11 +58,7 @@ import Testing
         )
         try await session.patch(first.contacts[0].id, "name", "Sentinel Beta")
         try await session.patch(first.contacts[1].id, "name", "Sentinel Alpha")
-        let login = try explorer.run(
-            ["login", "--user", user.username, "--password-stdin"],
-            server: server,
-            input: user.password + "\n"
-        )
+        let login = try explorer.logIn(user, server: server)
         #expect(login.status == 0, "\(login.err)")
         #expect(try explorer.run(["sync"], server: server).status == 0)
         let after = try await drawn(host)
@@ -89,11 +85,7 @@ import Testing
         let user = try await TestServer.newAccount(contacts: 10)
         let host = try WidgetHost(configuration: WidgetHost.Configuration(environment: environment))
         #expect(
-            try explorer.run(
-                ["login", "--user", user.username, "--password-stdin"],
-                server: server,
-                input: user.password + "\n"
-            ).status == 0
+            try explorer.logIn(user, server: server).status == 0
         )
         #expect(try explorer.run(["sync"], server: server).status == 0)
         let shown = try await drawn(host)
@@ -125,11 +117,7 @@ import Testing
         let server = try TestServer.start()
         let user = try await TestServer.newAccount(contacts: 10, hostile: true)
         #expect(
-            try explorer.run(
-                ["login", "--user", user.username, "--password-stdin"],
-                server: server,
-                input: user.password + "\n"
-            ).status == 0
+            try explorer.logIn(user, server: server).status == 0
         )
         #expect(try explorer.run(["sync"], server: server).status == 0)
         // The hostile three are the oldest: using them brings them into the widget.
@@ -158,11 +146,7 @@ import Testing
         let server = try TestServer.start()
         let user = try await TestServer.newAccount(contacts: 400)
         #expect(
-            try explorer.run(
-                ["login", "--user", user.username, "--password-stdin"],
-                server: server,
-                input: user.password + "\n"
-            ).status == 0
+            try explorer.logIn(user, server: server).status == 0
         )
         #expect(try explorer.run(["sync"], server: server).status == 0)
         let host = try WidgetHost(configuration: WidgetHost.Configuration(environment: environment))
@@ -190,11 +174,7 @@ import Testing
         let before = try explorer.run(["widgets"], server: server)
         #expect(before.status == 0 && before.out.contains("Log in to ContactsExplorer"), "\(before.out) \(before.err)")
         #expect(
-            try explorer.run(
-                ["login", "--user", user.username, "--password-stdin"],
-                server: server,
-                input: user.password + "\n"
-            ).status == 0
+            try explorer.logIn(user, server: server).status == 0
         )
         #expect(try explorer.run(["sync"], server: server).status == 0)
         let newest = try #require(try explorer.store().recent(limit: 1).first)
