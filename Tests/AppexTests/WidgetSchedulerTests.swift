@@ -173,8 +173,9 @@ import Testing
         // reading it took longer than the fetch, and was fetched again.)
         let widgets = try WidgetWorld()
         let host = try host(widgets)
-        _ = try await host.refresh()
-        try await Task.sleep(for: .seconds(1))
+        // The first display on a clock two seconds behind: its fetch is older than the request
+        // and than the second refresh's moment, with no wait.
+        _ = try await host.refresh(now: Date().addingTimeInterval(-2))
         let output = try await run(
             widgets.apps + "/FixtureApp.app/HostApp",
             ["reload", "Never"],

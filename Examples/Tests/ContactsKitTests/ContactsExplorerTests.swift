@@ -35,6 +35,11 @@ import Testing
         input: String? = nil
     ) throws -> (status: Int32, out: String, err: String) {
         let process = try start(arguments, server: server, input: input)
+        // A run that hangs is killed, so a failing test neither waits forever nor leaves it behind.
+        let pid = process.processIdentifier
+        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
+        defer { watchdog.cancel() }
         let out = String(
             decoding: (process.standardOutput as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data(),
             as: UTF8.self
@@ -123,6 +128,7 @@ import Testing
             try logIn(user, server: server).status == 0
         )
         let syncing = try start(["sync"], server: server)
+        defer { if syncing.isRunning { kill(syncing.processIdentifier, SIGKILL) } }
         let store = try store()
         // Off a terminal the app prints a line as each page is stored: killed when the second
         // comes (reading the pipe wakes at once; the other pages take tens of milliseconds each).
