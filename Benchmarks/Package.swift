@@ -9,6 +9,14 @@ import struct Foundation.URL
 // was cloned: read it instead of assuming it.
 let appexFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
 
+// As docs/DESIGN.md advises for extensions: the Swift runtime and Foundation linked in, so a
+// launch does not spend milliseconds in the dynamic loader (the benchmark extensions link so).
+let staticallyLinked: [LinkerSetting] = [
+    .unsafeFlags(["-static-stdlib"]),
+    .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationICU"),
+    .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationCollections"), .linkedLibrary("stdc++"),
+]
+
 let package = Package(
     name: "AppexBenchmarks",
     platforms: [.macOS(.v15)],
@@ -37,13 +45,7 @@ let package = Package(
             ],
             path: "Fixtures/BenchExtension",
             swiftSettings: [.swiftLanguageMode(.v6)],
-            // As docs/DESIGN.md advises for extensions: the Swift runtime and Foundation linked
-            // in, so a launch does not spend milliseconds in the dynamic loader.
-            linkerSettings: [
-                .unsafeFlags(["-static-stdlib"]),
-                .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationICU"),
-                .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationCollections"), .linkedLibrary("stdc++"),
-            ]
+            linkerSettings: staticallyLinked
         ),
         .executableTarget(
             name: "IPCBenchmarks",
@@ -74,11 +76,7 @@ let package = Package(
             ],
             path: "Fixtures/BenchWidget",
             swiftSettings: [.swiftLanguageMode(.v6)],
-            linkerSettings: [
-                .unsafeFlags(["-static-stdlib"]),
-                .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationICU"),
-                .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationCollections"), .linkedLibrary("stdc++"),
-            ]
+            linkerSettings: staticallyLinked
         ),
         .executableTarget(
             name: "BenchWidgetHostRSS",
