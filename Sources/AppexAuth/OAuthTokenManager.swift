@@ -272,16 +272,22 @@ public final class OAuthTokenManager: Sendable {
     ///   `retryable` (the server's answer), `storage`. Nothing stored changes when it throws.
     public func revoke(refreshToken: String) async throws(AppexError) {
         try await revoke(refreshToken, hint: "refresh_token")
-        if try storedTokens()?.refreshToken == refreshToken { try clearSession() }
+        try await lock.withLock { () async throws(AppexError) -> Void in
+            if try storedTokens()?.refreshToken == refreshToken { try clearSession() }
+        }
     }
 
     /// Revokes an access token (RFC 7009). When it is the stored one, it is stored as expired:
     /// the next use refreshes it (or learns that the session ended) instead of sending it.
     public func revoke(accessToken: String) async throws(AppexError) {
         try await revoke(accessToken, hint: "access_token")
-        if var stored = try storedTokens(), stored.accessToken == accessToken {
-            stored.expiresAt = .distantPast
-            try store(stored)
+        // Under the refresh lock: a sibling's refresh between the read and the write must not be
+        // overwritten by the tokens it replaced.
+        try await lock.withLock { () async throws(AppexError) -> Void in
+            if var stored = try storedTokens(), stored.accessToken == accessToken {
+                stored.expiresAt = .distantPast
+                try store(stored)
+            }
         }
     }
 

@@ -27,7 +27,7 @@ extension WidgetHost {
         for found in try discovery.snapshot().extensions where found.state == .enabled {
             guard let identity = found.identity else { continue }
             let version = Self.version(of: found)
-            if try store.descriptors(extension: identity.bundleIdentifier, version: version) == nil {
+            guard let descriptors = try store.descriptors(extension: identity.bundleIdentifier, version: version) else {
                 // Unknown widgets: ask for them (and then for what they need) in one launch,
                 // marked in flight so that another refresh does not describe them too.
                 let claimed = try store.claimDescribe(
@@ -42,7 +42,15 @@ extension WidgetHost {
                 )
                 continue
             }
-            if let fetch = try plan(found, identity: identity, version: version, family: family, now: now) {
+            let planned = try plan(
+                found,
+                identity: identity,
+                version: version,
+                family: family,
+                now: now,
+                descriptors: descriptors
+            )
+            if let fetch = planned {
                 fetches.append(fetch)
             }
         }

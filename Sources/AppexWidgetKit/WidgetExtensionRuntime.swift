@@ -17,13 +17,8 @@ enum WidgetExtensionRuntime {
 
     /// Answers one request's bytes.
     static func answer(_ bytes: [UInt8]) async throws -> [UInt8] {
-        let request: WidgetRequest
-        do { request = try WidgetRequest(decoding: bytes) } catch {
-            throw AppexError(
-                .protocolViolation,
-                "the widget host's request is not one this widget reads: \(error.message)"
-            )
-        }
+        // A request that is none is refused as `WidgetRequest(decoding:)` says (protocol-violation).
+        let request = try WidgetRequest(decoding: bytes)
         let widgets = self.widgets.withLock { $0 }
         func widget(_ kind: String) throws(AppexError) -> ResolvedWidget {
             guard let found = widgets.first(where: { $0.descriptor.kind == kind }) else {

@@ -83,6 +83,15 @@ import FoundationNetworking
             token: token
         )
         #expect(badCursor.status == 400)
+        // A number that is no moment: refused by name, not a server error.
+        for huge in ["inf", "1e400"] {
+            let badSince = try await ContactsServer.call(
+                "api/contacts",
+                query: [URLQueryItem(name: "modifiedSince", value: huge)],
+                token: token
+            )
+            #expect(badSince.status == 400 && String(decoding: badSince.body, as: UTF8.self).contains("modifiedSince"))
+        }
         let other = try await ContactsServer.newUser(contacts: 1)
         let theirs = try #require(
             try await ContactsServer.all(token: try await ContactsServer.token(other)).contacts.first

@@ -43,8 +43,14 @@ struct App {
         }
         let context = try ProcessContext(bundleAt: bundle)
         let environment = AppexEnvironment.current()
-        guard let text = ProcessInfo.processInfo.environment["CONTACTS_SERVER"], let server = URL(string: text) else {
+        guard let text = ProcessInfo.processInfo.environment["CONTACTS_SERVER"] else {
             throw ContactsError(.server, "CONTACTS_SERVER is not set: name the contacts server (http://127.0.0.1:PORT)")
+        }
+        guard let server = URL(string: text), server.scheme != nil, server.host != nil else {
+            throw ContactsError(
+                .server,
+                "CONTACTS_SERVER is \"\(text)\", which is no server URL (http://127.0.0.1:PORT)"
+            )
         }
         let configuration = OAuthConfiguration(
             issuer: server,
@@ -94,7 +100,7 @@ struct App {
             try defaults.set(configuration.clientID, forKey: "contactsClientID")
         }
         // The widget shows the change at the next refresh of the widget host.
-        WidgetCenter.shared.reloadTimelines(ofKind: AppConfiguration.widgetKind)
+        reloadWidget()
     }
 
     /// Asks the widget host to reload the RecentContacts widget.

@@ -1,3 +1,4 @@
+import AppexTesting
 import ContactsKit
 import Foundation
 import Synchronization
@@ -6,9 +7,12 @@ import Testing
 /// The sync ContactsExplorer runs (issue 13), against the real test server and a real SQLite
 /// store: complete, incremental, resumable without loss or duplicates, and the widget's order.
 @Suite struct ContactsSyncTests {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("contacts-\(UUID().uuidString)").path
+    /// Removed with the test.
+    let folder: TemporaryDirectory
 
-    func store() throws -> ContactsStore { try ContactsStore(path: folder + "/contacts.sqlite") }
+    init() throws { folder = try TemporaryDirectory(prefix: "contacts-sync") }
+
+    func store() throws -> ContactsStore { try ContactsStore(path: folder.appending("contacts.sqlite")) }
 
     @Test("a full sync stores every contact once, page by page; the next asks only from the newest change")
     func fullThenIncremental() async throws {

@@ -35,7 +35,11 @@ struct TestServer {
         var request = URLRequest(url: url.appendingPathComponent("test/users"))
         request.httpMethod = "POST"
         request.httpBody = try JSONSerialization.data(withJSONObject: ["contacts": contacts, "hostile": hostile])
-        let (created, _) = try await URLSession.shared.data(for: request)
+        let (created, response) = try await URLSession.shared.data(for: request)
+        try #require(
+            (response as? HTTPURLResponse)?.statusCode == 201,
+            "POST /test/users: \(String(decoding: created, as: UTF8.self))"
+        )
         let user = try #require(try JSONSerialization.jsonObject(with: created) as? [String: Any])
         return (try #require(user["username"] as? String), try #require(user["password"] as? String))
     }

@@ -35,6 +35,8 @@ def parse_time(text):
     """An ISO 8601 date-time (a trailing Z allowed) or seconds since 1970, or None."""
     try:
         return datetime.datetime.fromtimestamp(float(text), tz=datetime.timezone.utc)
+    except (OverflowError, OSError):
+        return None  # a number, but no moment (inf, 1e400)
     except ValueError:
         pass
     try:
@@ -54,7 +56,7 @@ def decode_cursor(text):
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
         seconds, pk = raw.split(":")
         return datetime.datetime.fromtimestamp(float(seconds), tz=datetime.timezone.utc), int(pk)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, OverflowError, OSError):
         return None
 
 
@@ -175,9 +177,9 @@ def revoke_user(request):
     if user is None:
         return JsonResponse({"error": "not_found"}, status=404)
     refresh = list(RefreshToken.objects.filter(user=user, revoked__isnull=True))
+    access = AccessToken.objects.filter(user=user)
+    count = access.count()  # before revoking: a refresh token's revocation deletes its access token
     for token in refresh:
         token.revoke()
-    access = AccessToken.objects.filter(user=user)
-    count = access.count()
     access.delete()
     return JsonResponse({"refreshTokens": len(refresh), "accessTokens": count})
