@@ -11,6 +11,14 @@ struct TestServer {
     let url: URL
     let token: String
 
+    /// A session that opens a connection per request: the test server (waitress) was seen
+    /// closing a reused keep-alive connection mid-answer under load.
+    static let session: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpAdditionalHeaders = ["Connection": "close"]
+        return URLSession(configuration: configuration)
+    }()
+
     private static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -35,7 +43,7 @@ struct TestServer {
         var request = URLRequest(url: url.appendingPathComponent("test/users"))
         request.httpMethod = "POST"
         request.httpBody = try JSONSerialization.data(withJSONObject: ["contacts": contacts, "hostile": hostile])
-        let (created, response) = try await URLSession.shared.data(for: request)
+        let (created, response) = try await session.data(for: request)
         try #require(
             (response as? HTTPURLResponse)?.statusCode == 201,
             "POST /test/users: \(String(decoding: created, as: UTF8.self))"
@@ -60,7 +68,7 @@ struct TestServer {
             "grant_type=password&client_id=contacts-explorer&scope=read%20contacts&username=\(username)&password=\(password)"
                 .utf8
         )
-        let (tokens, _) = try await URLSession.shared.data(for: login)
+        let (tokens, _) = try await session.data(for: login)
         let fields = try #require(try JSONSerialization.jsonObject(with: tokens) as? [String: Any])
         return TestServer(url: url, token: try #require(fields["access_token"] as? String, "\(fields)"))
     }
@@ -70,13 +78,13 @@ struct TestServer {
         var request = URLRequest(url: try start().appendingPathComponent("test/revoke"))
         request.httpMethod = "POST"
         request.httpBody = try JSONSerialization.data(withJSONObject: ["username": username])
-        let (_, response) = try await URLSession.shared.data(for: request)
+        let (_, response) = try await session.data(for: request)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
     }
 
     /// The server's counters (`GET /test/stats`).
     static func stats() async throws -> [String: Int] {
-        let (data, _) = try await URLSession.shared.data(from: try start().appendingPathComponent("test/stats"))
+        let (data, _) = try await session.data(from: try start().appendingPathComponent("test/stats"))
         return try JSONDecoder().decode([String: Int].self, from: data)
     }
 
@@ -84,7 +92,7 @@ struct TestServer {
     func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         var authorized = request
         authorized.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        let (data, response) = try await URLSession.shared.data(for: authorized)
+        let (data, response) = try await Self.session.data(for: authorized)
         return (data, try #require(response as? HTTPURLResponse))
     }
 
