@@ -12,7 +12,7 @@ struct MakeBundle: ParsableCommand {
             prints the extension point it binds to and exits); nobody types the Info.plist. A widget binds \
             to the system point com.apple.widgetkit-extension: make it inside its app's Extensions/ folder \
             (its identifier then defaults to the app's, a dot, its name) or give --identifier. \
-            For an .app, --identifier is required; the app gets an Extensions/ folder for its widgets, and \
+            For an .app, --identifier is required; --extension-point NAME declares a point (repeatable); the app gets an Extensions/ folder for its widgets, and \
             replacing an app with --force keeps the extensions inside it. With --key the bundle is signed.
             """
     )
@@ -44,6 +44,15 @@ struct MakeBundle: ParsableCommand {
 
     @Option(help: ArgumentHelp("An entitlements plist to ship as Entitlements.plist.", valueName: "FILE"))
     var entitlements: String?
+
+    @Option(
+        name: .customLong("extension-point"),
+        help: ArgumentHelp(
+            "For an .app: an extension point it declares, by name (its identifier is the app's, a dot, the name); repeatable.",
+            valueName: "NAME"
+        )
+    )
+    var extensionPoints: [String] = []
 
     @Option(help: ArgumentHelp("A team key: sign the bundle with it.", valueName: "FILE"))
     var key: String?
@@ -82,11 +91,17 @@ struct MakeBundle: ParsableCommand {
         recipe.version = version
         recipe.shortVersion = shortVersion
         recipe.replacesExisting = force
+        recipe.extensionPoints = extensionPoints.map {
+            ExtensionPointDeclaration(identifier: ExtensionPointIdentifier(host: identifier, name: $0))
+        }
         if let entitlements { recipe.entitlements = try readEntitlements(entitlements) }
         recipe.signingKey = try signingKey()
         let bundle = try reporting { () throws(AppexError) in try AppexBundle.makeApp(at: output, from: recipe) }
+        let declares =
+            extensionPoints.isEmpty
+            ? "" : "; declares \(recipe.extensionPoints.map(\.identifier.description).joined(separator: ", "))"
         print(
-            "made \(bundle.path): app \(identifier)\(key == nil ? " (unsigned)" : ", signed"); put its extensions in \(bundle.path)/Extensions"
+            "made \(bundle.path): app \(identifier)\(key == nil ? " (unsigned)" : ", signed")\(declares); put its extensions in \(bundle.path)/Extensions"
         )
     }
 

@@ -122,6 +122,7 @@ extension AppexBundle {
         info: [String: PropertyListValue],
         entitlements: Entitlements?,
         signingKey: SigningKey?,
+        files: [String: Data] = [:],
         carrying folders: [String] = []
     ) throws(AppexError) {
         let fileManager = FileManager.default
@@ -136,6 +137,11 @@ extension AppexBundle {
                 try PropertyListFormat.xml.encode(entitlements.propertyList).write(
                     to: URL(fileURLWithPath: staging + "/" + File.entitlements)
                 )
+            }
+            for (file, data) in files.sorted(by: { $0.key < $1.key }) {
+                let url = URL(fileURLWithPath: staging + "/" + file)
+                try fileManager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try data.write(to: url)
             }
         } catch {
             try? fileManager.removeItem(atPath: staging)

@@ -16,6 +16,10 @@ extension AppexBundle {
         public var shortVersion = "1.0"
         /// Shipped as `Entitlements.plist`; `nil` (the default): none.
         public var entitlements: Entitlements?
+        /// The extension points the app declares, each written to
+        /// `ExtensionPoints/<name>.appextensionpoint` inside its seal. Each must belong to the app
+        /// (its identifier starts with ``bundleIdentifier``). Default: none.
+        public var extensionPoints: [ExtensionPointDeclaration] = []
         /// Signs the bundle (its own files; each extension inside carries its own seal).
         public var signingKey: SigningKey?
         /// Replaces an app already at the destination, keeping its `Extensions/`. Default `false`.
@@ -52,6 +56,25 @@ extension AppexBundle {
         if let entitlements = recipe.entitlements, !entitlements.problems.isEmpty {
             throw AppexError(.invalidBundle, "the entitlements have problems", problems: entitlements.problems)
         }
+        var declarations: [String: Data] = [:]
+        for point in recipe.extensionPoints {
+            guard point.identifier.hostBundleIdentifier == recipe.bundleIdentifier else {
+                throw AppexError(
+                    .refused,
+                    "extension point \(point.identifier) does not belong to the app \(recipe.bundleIdentifier): its identifier must start with \"\(recipe.bundleIdentifier).\""
+                )
+            }
+            let file =
+                File.extensionPoints + "/" + point.identifier.name + "." + ExtensionPointDeclaration.fileExtension
+            guard declarations[file] == nil else {
+                throw AppexError(.refused, "extension point \(point.identifier) is declared twice")
+            }
+            do {
+                declarations[file] = try PropertyListFormat.xml.encode(point.propertyList)
+            } catch {
+                throw AppexError(.refused, "extension point \(point.identifier) cannot be written: \(error)")
+            }
+        }
         let executableName = URL(fileURLWithPath: recipe.executable).lastPathComponent
         let info: [String: PropertyListValue] = [
             BundleInfo.Key.bundleIdentifier: .string(recipe.bundleIdentifier),
@@ -68,6 +91,7 @@ extension AppexBundle {
             info: info,
             entitlements: recipe.entitlements,
             signingKey: recipe.signingKey,
+            files: declarations,
             carrying: [File.extensions]
         )
         return load(at: outputPath, as: .hostApp)

@@ -33,6 +33,38 @@ import Testing
         #expect(widgets.isValid, "\(widgets.problems)")
     }
 
+    @Test("an app made with extension points declares them inside its seal; a point of another host is refused")
+    func appDeclaresItsPoints() throws {
+        let world = try AppexTestEnvironment(prefix: "appex-make")
+        let path = world.root.appending("Points.app")
+        var recipe = AppexBundle.AppRecipe(executable: widgetAppExecutable, bundleIdentifier: "com.example.points")
+        recipe.signingKey = world.team
+        recipe.extensionPoints = [
+            ExtensionPointDeclaration(
+                identifier: ExtensionPointIdentifier(host: "com.example.points", name: "Translate")
+            ),
+            ExtensionPointDeclaration(
+                identifier: ExtensionPointIdentifier(host: "com.example.points", name: "Secure"),
+                requiresEnhancedSecurity: true
+            ),
+        ]
+        let made = try AppexBundle.makeApp(at: path, from: recipe)
+        #expect(made.isValid, "\(made.problems)")
+        #expect(
+            made.extensionPoints.map(\.identifier.description).sorted() == [
+                "com.example.points.Secure", "com.example.points.Translate",
+            ]
+        )
+        #expect(made.extensionPoints.first { $0.identifier.name == "Secure" }?.requiresEnhancedSecurity == true)
+
+        let other = world.root.appending("Other.app")
+        recipe.extensionPoints = [
+            ExtensionPointDeclaration(identifier: ExtensionPointIdentifier(host: "com.example.else", name: "X"))
+        ]
+        #expect(throws: AppexError.self) { try AppexBundle.makeApp(at: other, from: recipe) }
+        #expect(!FileManager.default.fileExists(atPath: other))
+    }
+
     @Test("a bundle that cannot be made leaves the one it was to replace as it was")
     func failedReplacementChangesNothing() throws {
         let world = try AppexTestEnvironment(prefix: "appex-make")
