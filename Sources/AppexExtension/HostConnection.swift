@@ -88,6 +88,13 @@ public final class HostConnection: Sendable {
         set { state.withLock { $0.declineReason = newValue } }
     }
 
+    /// Answers the host's session messages (its `makeSession().send`) with `handler`, as an
+    /// accepted session request would: for an extension that exports an object and also serves
+    /// the session form. Sets ``requestHandler``.
+    public func answerRequests(with handler: some PeerHandler) {
+        requestHandler = handler.requestHandler
+    }
+
     /// Calls the host's exported remote object: resolve the host's `@Resolvable` protocol.
     public func remoteObject<Stub: DistributedActor>(as stub: Stub.Type) throws -> Stub
     where Stub.ActorSystem == IPCActorSystem {

@@ -35,20 +35,7 @@ public struct IncomingSessionRequest: Sendable {
 
     /// Accepts the session; `makeHandler` makes the handler that answers its messages.
     public func accept<Handler: PeerHandler>(_ makeHandler: @escaping @Sendable (HostSession) -> Handler) -> Decision {
-        Decision(handler: { session in
-            let handler = makeHandler(session)
-            return { bytes in
-                let message: Handler.Input
-                do { message = try JSONDecoder().decode(Handler.Input.self, from: Data(bytes)) } catch {
-                    throw AppexError(
-                        .coding,
-                        "the host's message is not a \(Handler.Input.self)",
-                        underlyingError: error
-                    )
-                }
-                return Array(try JSONEncoder().encode(try await handler.handleIncomingRequest(message)))
-            }
-        })
+        Decision(handler: { session in makeHandler(session).requestHandler })
     }
 
     /// Refuses the session: the host's launch fails with `refused`.
@@ -68,6 +55,20 @@ public struct HostSession: Sendable {
         timeout: Duration? = nil
     ) async throws(AppexError) -> Reply {
         try await AppExtensionContext.callHost(message, expecting: Reply.self, timeout: timeout)
+    }
+}
+
+extension PeerHandler {
+    /// This handler as the bytes-in, bytes-out closure a connection serves: each message decoded
+    /// as `Input` (JSON, as the host's `send` writes it), the reply encoded as JSON.
+    var requestHandler: IPCConnection.Handler {
+        { bytes in
+            let message: Input
+            do { message = try JSONDecoder().decode(Input.self, from: Data(bytes)) } catch {
+                throw AppexError(.coding, "the host's message is not a \(Input.self)", underlyingError: error)
+            }
+            return Array(try JSONEncoder().encode(try await handleIncomingRequest(message)))
+        }
     }
 }
 

@@ -64,6 +64,21 @@ import Testing
         }
     }
 
+    @Test(
+        "accept(connection:) with answerRequests(with:): one extension serves its exported object and session messages"
+    )
+    func connectionAndSession() async throws {
+        let process = try installTranslate(style: "connection-and-session")
+        defer { process.invalidate() }
+        let translator = try await process.makeConnection().remoteObject(as: $FixtureTranslator.self)
+        #expect(try await translator.translate("bonjour").text == "BONJOUR")
+        let reply = try await process.makeSession().send(
+            TranslationRequest(text: "hello"),
+            expecting: TranslationReply?.self
+        )
+        #expect(reply == TranslationReply(text: "HELLO"))
+    }
+
     @Test("an extension that rejects the session: the launch is refused with its reason, and no process is left")
     func declined() async throws {
         let process = try installTranslate(style: "decline")

@@ -2,7 +2,7 @@
 //
 // Which style serves is read from the file `style` in the extension's data directory (the
 // tests write it): `connection` — `accept(connection:)` with an exported distributed actor;
-// `decline` — refuse the host; `both-handlers` — set requestHandler and payloadHandler (a
+// `connection-and-session` — both: the exported actor and `answerRequests(with:)`; `decline` — refuse the host; `both-handlers` — set requestHandler and payloadHandler (a
 // mistake the runtime must name); anything else — an XPC-style session with a `PeerHandler`.
 import AppexExtension
 import AppexFixtureInterfaces
@@ -19,6 +19,13 @@ struct TranslateExtension: AppExtension {
         case "connection":
             ConnectionHandler(onConnection: { connection in
                 connection.exportedObject = Translator(actorSystem: connection.actorSystem)
+                connection.resume()
+                return true
+            })
+        case "connection-and-session":
+            ConnectionHandler(onConnection: { connection in
+                connection.exportedObject = Translator(actorSystem: connection.actorSystem)
+                connection.answerRequests(with: TranslationHandler())
                 connection.resume()
                 return true
             })
