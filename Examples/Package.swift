@@ -21,7 +21,8 @@ let package = Package(
     name: "AppexExamples",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "ContactsKit", targets: ["ContactsKit"])
+        .library(name: "ContactsKit", targets: ["ContactsKit"]),
+        .library(name: "ContactsTranslation", targets: ["ContactsTranslation"]),
     ],
     dependencies: [
         .package(path: ".."),
@@ -36,15 +37,23 @@ let package = Package(
             dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift
         ),
+        // The contract of ContactsExplorer's translate point (seed 001), which the app publishes for
+        // extension developers: the distributed-actor interface and the session messages.
+        .target(
+            name: "ContactsTranslation",
+            dependencies: [.product(name: "AppexIPC", package: appexFolder)],
+            swiftSettings: strictSwift
+        ),
         // The host app (seed 000's MobileSyncExplorer): login, sync, browse; assembled as
         // ContactsExplorer.app with `appex bundle`.
         .executableTarget(
             name: "ContactsExplorer",
             dependencies: [
-                "ContactsKit",
+                "ContactsKit", "ContactsTranslation",
                 .product(name: "AppexAuth", package: appexFolder),
                 .product(name: "AppexAuthLogin", package: appexFolder),
                 .product(name: "AppexCore", package: appexFolder),
+                .product(name: "AppexHost", package: appexFolder),
                 .product(name: "AppexStore", package: appexFolder),
                 .product(name: "AppexWidgetKit", package: appexFolder),
                 .product(name: "AppexWidgetHost", package: appexFolder),
@@ -64,10 +73,30 @@ let package = Package(
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // ContactsExplorer's own translator (seed 001), inside ContactsExplorer.app/Extensions/: both
+        // of the seed's forms.
+        .executableTarget(
+            name: "Translate",
+            dependencies: ["ContactsTranslation", .product(name: "AppexExtension", package: appexFolder)],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // Another team's translator for the same point, on APPEX_EXTENSIONS_PATH (seeds 001, 004).
+        .executableTarget(
+            name: "LinguaTranslate",
+            dependencies: ["ContactsTranslation", .product(name: "AppexExtension", package: appexFolder)],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // Another team's widget, on APPEX_EXTENSIONS_PATH (seed 004).
+        .executableTarget(
+            name: "LinguaWidgets",
+            dependencies: [.product(name: "AppexWidgetKit", package: appexFolder)],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .testTarget(
             name: "ContactsKitTests",
             dependencies: [
-                "ContactsKit", "ContactsExplorer", "RecentContacts",
+                "ContactsKit", "ContactsExplorer", "RecentContacts", "Translate", "LinguaTranslate", "LinguaWidgets",
+                "ContactsTranslation",
                 .product(name: "AppexWidgetHost", package: appexFolder),
                 .product(name: "AppexTesting", package: appexFolder),
                 .product(name: "AppexCore", package: appexFolder),

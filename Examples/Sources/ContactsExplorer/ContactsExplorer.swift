@@ -11,7 +11,10 @@ struct ContactsExplorer: AsyncParsableCommand {
         commandName: "ContactsExplorer",
         abstract: "Log in, sync and browse your contacts; its widget and extensions use what it set up.",
         discussion: "Run from ContactsExplorer.app, with CONTACTS_SERVER naming the contacts server.",
-        subcommands: [Login.self, Logout.self, Sync.self, Contacts.self, Show.self, Widgets.self]
+        subcommands: [
+            Login.self, Logout.self, Sync.self, Contacts.self, Show.self, TranslateNote.self, Widgets.self,
+            Extensions.self,
+        ]
     )
 }
 

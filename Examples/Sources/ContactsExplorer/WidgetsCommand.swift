@@ -26,7 +26,16 @@ struct Widgets: AsyncParsableCommand {
                     "the widget host shows no widget of \(bundle): is its folder on the apps path (APPEX_APPS_PATH)?"
                 )
             }
-            let frames = mine.map { $0.frame() }
+            // A widget the owner turned off is not drawn; the line says how to turn it on.
+            for off in mine where off.discovered.state != .enabled {
+                FileHandle.standardError.write(
+                    Data(
+                        "\(off.key.kind) is \(off.discovered.state.rawValue): `ContactsExplorer extensions enable \(off.discovered.bundleIdentifier ?? "?")`\n"
+                            .utf8
+                    )
+                )
+            }
+            let frames = mine.filter { $0.discovered.state == .enabled }.map { $0.frame() }
             if html {
                 print(HTMLRenderer().page(frames, title: "ContactsExplorer's widgets"))
             } else {

@@ -15,17 +15,7 @@ import Testing
 
     init() throws {
         world = try AppexTestEnvironment(prefix: "contacts-explorer")
-        // The test runner and the app's executable are built side by side.
-        let built = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            .deletingLastPathComponent().appendingPathComponent("ContactsExplorer").path
-        var recipe = AppexBundle.AppRecipe(executable: built, bundleIdentifier: "com.myapp.MyApp")
-        recipe.name = "ContactsExplorer"
-        recipe.entitlements = Entitlements(
-            applicationGroups: ["group.com.myapp.MyApp"],
-            keychainAccessGroups: ["com.myapp.MyApp"]
-        )
-        recipe.signingKey = world.team
-        app = try AppexBundle.makeApp(at: world.root.appending("Applications/ContactsExplorer.app"), from: recipe).path
+        app = try Product.install(in: world)
     }
 
     /// Runs the app with `arguments` (and `input` on standard input): its status and output.

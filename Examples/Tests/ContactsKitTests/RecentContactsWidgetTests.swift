@@ -14,19 +14,6 @@ import Testing
 
     init() throws {
         explorer = try ContactsExplorerTests()
-        let built = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            .deletingLastPathComponent().appendingPathComponent("RecentContacts").path
-        try FixtureBundles.bundle(
-            executable: built,
-            in: explorer.app + "/Extensions",
-            name: "RecentContacts",
-            bundleIdentifier: "com.myapp.MyApp.RecentContacts",
-            entitlements: Entitlements(
-                applicationGroups: ["group.com.myapp.MyApp"],
-                keychainAccessGroups: ["com.myapp.MyApp"]
-            ),
-            signedBy: explorer.world.team
-        )
         var environment = explorer.world.environment
         environment.appsPath = [(explorer.app as NSString).deletingLastPathComponent]
         self.environment = environment

@@ -1,0 +1,57 @@
+// ContactsExplorer's own translator (seed 001's translate extension), shipped inside
+// ContactsExplorer.app/Extensions/. It serves both of the seed's forms: the exported distributed
+// actor (`accept(connection:)`, `exportedObject`) and the session messages.
+import AppexExtension
+import ContactsTranslation
+import Distributed
+
+@main
+struct Translate: AppExtension {
+    static let boundAppExtensionPoint = ExtensionPointIdentifier(
+        host: TranslatePoint.host,
+        name: TranslatePoint.name
+    )
+
+    var configuration: ConnectionHandler {
+        ConnectionHandler(onConnection: { connection in
+            connection.exportedObject = FrenchTranslator(actorSystem: connection.actorSystem)
+            connection.answerRequests(with: TranslationHandler())
+            connection.resume()
+            return true
+        })
+    }
+
+    init() {}
+}
+
+/// The connection form: the object the host reaches as `$NoteTranslator`.
+distributed actor FrenchTranslator: NoteTranslator {
+    typealias ActorSystem = IPCActorSystem
+
+    distributed func translate(_ text: String) -> Translation {
+        Translation(text: Phrasebook.french.translate(text), language: "fr", translator: "Translate")
+    }
+}
+
+/// The session form: one message, one answer.
+struct TranslationHandler: PeerHandler {
+    func handleIncomingRequest(_ message: TranslationRequest) -> Translation {
+        Translation(text: Phrasebook.french.translate(message.text), language: "fr", translator: "Translate")
+    }
+}
+
+extension Phrasebook {
+    static let french = Phrasebook(
+        language: "fr",
+        sentences: [
+            "met at the conference.": "Rencontré à la conférence.",
+            "prefers email.": "Préfère le courriel.",
+            "call on fridays.": "Appeler le vendredi.",
+        ],
+        words: [
+            "met": "rencontré", "at": "à", "the": "la", "conference": "conférence", "prefers": "préfère",
+            "email": "courriel", "call": "appeler", "on": "le", "fridays": "vendredi", "and": "et",
+            "hello": "bonjour", "thanks": "merci", "friend": "ami", "lunch": "déjeuner", "meeting": "réunion",
+        ]
+    )
+}

@@ -1,0 +1,69 @@
+import AppexCore
+import AppexTesting
+import Foundation
+
+/// The product installed as a user installs it (what `Scripts/demo.sh` does with `appex bundle`):
+/// `ContactsExplorer.app` with its translate point, app group and keychain group (seed 000),
+/// its RecentContacts widget and Translate extension inside, all signed by the app's team; and
+/// Lingua Labs' translator and widget on `APPEX_EXTENSIONS_PATH`, signed by their own team.
+enum Product {
+    /// Where the test runner's sibling executables are.
+    static let builtProducts = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        .deletingLastPathComponent().path
+
+    /// The app group and keychain group the app and its extensions share (seed 000).
+    static let shared = Entitlements(
+        applicationGroups: ["group.com.myapp.MyApp"],
+        keychainAccessGroups: ["com.myapp.MyApp"]
+    )
+
+    /// The other developer's team.
+    static let linguaLabs = SigningKey.generate()
+
+    /// Installs the product under `world`: the app in `Applications/`, the third-party bundles in
+    /// the world's search folder. Returns the app's path.
+    static func install(in world: AppexTestEnvironment) throws -> String {
+        var recipe = AppexBundle.AppRecipe(
+            executable: builtProducts + "/ContactsExplorer",
+            bundleIdentifier: "com.myapp.MyApp"
+        )
+        recipe.name = "ContactsExplorer"
+        recipe.entitlements = shared
+        recipe.extensionPoints = [
+            ExtensionPointDeclaration(identifier: ExtensionPointIdentifier(host: "com.myapp.MyApp", name: "Translate"))
+        ]
+        recipe.signingKey = world.team
+        let app = try AppexBundle.makeApp(at: world.root.appending("Applications/ContactsExplorer.app"), from: recipe)
+            .path
+        try FixtureBundles.bundle(
+            executable: builtProducts + "/RecentContacts",
+            in: app + "/Extensions",
+            name: "RecentContacts",
+            bundleIdentifier: "com.myapp.MyApp.RecentContacts",
+            entitlements: shared,
+            signedBy: world.team
+        )
+        try FixtureBundles.bundle(
+            executable: builtProducts + "/Translate",
+            in: app + "/Extensions",
+            name: "Translate",
+            bundleIdentifier: "com.myapp.MyApp.Translate",
+            signedBy: world.team
+        )
+        try FixtureBundles.bundle(
+            executable: builtProducts + "/LinguaTranslate",
+            in: world.searchFolder,
+            name: "Lingua",
+            bundleIdentifier: "com.lingualabs.translate",
+            signedBy: linguaLabs
+        )
+        try FixtureBundles.bundle(
+            executable: builtProducts + "/LinguaWidgets",
+            in: world.searchFolder,
+            name: "LinguaWidgets",
+            bundleIdentifier: "com.lingualabs.widgets",
+            signedBy: linguaLabs
+        )
+        return app
+    }
+}
