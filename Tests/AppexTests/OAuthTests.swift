@@ -366,7 +366,7 @@ extension JSONEncoder {
         let first = await readLines([child]).first ?? nil
         let line = try #require(first)
         let url = try #require(line.split(separator: " ").last.flatMap { URL(string: String($0)) }, "\(line)")
-        try await HeadlessBrowser.signIn(at: url, user: "ada", password: "lovelace")
+        try await LoginForm.signIn(at: url, user: "ada", password: "lovelace")
         let last = await readLines([child]).first ?? nil
         #expect(last == "logged in as Ada Lovelace (1)")
         child.end()
@@ -411,77 +411,6 @@ extension JSONEncoder {
 /// A headless browser for the authorization code flow: it follows the server's redirects by
 /// hand, keeps the cookies, and signs in through the Django login form (CSRF token included).
 /// The last redirect goes to the app's loopback listener, as a browser's would.
-enum HeadlessBrowser {
-    final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
-        func urlSession(
-            _ session: URLSession,
-            task: URLSessionTask,
-            willPerformHTTPRedirection response: HTTPURLResponse,
-            newRequest request: URLRequest,
-            completionHandler: @escaping @Sendable (URLRequest?) -> Void
-        ) {
-            completionHandler(nil)
-        }
-    }
-
-    static func signIn(at start: URL, user: String, password: String) async throws {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpCookieStorage = nil
-        configuration.httpShouldSetCookies = false
-        let session = URLSession(configuration: configuration, delegate: NoRedirects(), delegateQueue: nil)
-        var cookies: [String: String] = [:]
-        func fetch(_ url: URL, form: [(String, String)]? = nil) async throws -> (Data, HTTPURLResponse) {
-            var request = URLRequest(url: url)
-            if !cookies.isEmpty {
-                request.setValue(cookies.map { "\($0)=\($1)" }.joined(separator: "; "), forHTTPHeaderField: "Cookie")
-            }
-            if let form {
-                request.httpMethod = "POST"
-                request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-                request.setValue(url.absoluteString, forHTTPHeaderField: "Referer")
-                request.httpBody = Data(
-                    form.map { "\($0)=\($1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $1)" }
-                        .joined(separator: "&").utf8
-                )
-            }
-            let (data, response) = try await session.data(for: request)
-            let http = try #require(response as? HTTPURLResponse)
-            let fields = http.allHeaderFields.reduce(into: [String: String]()) { $0["\($1.key)"] = "\($1.value)" }
-            for cookie in HTTPCookie.cookies(withResponseHeaderFields: fields, for: url) {
-                cookies[cookie.name] = cookie.value
-            }
-            return (data, http)
-        }
-        func location(_ response: HTTPURLResponse, from url: URL) throws -> URL {
-            let value = try #require(
-                response.value(forHTTPHeaderField: "Location"),
-                "no redirect from \(url): HTTP \(response.statusCode)"
-            )
-            return try #require(URL(string: value, relativeTo: url)?.absoluteURL)
-        }
-        // 1. The authorization URL sends an anonymous browser to the login form.
-        let (_, first) = try await fetch(start)
-        let loginURL = try location(first, from: start)
-        // 2. The form and its CSRF token.
-        let (page, _) = try await fetch(loginURL)
-        let html = String(decoding: page, as: UTF8.self)
-        let token = try #require(html.firstMatch(of: /name="csrfmiddlewaretoken" value="([^"]+)"/)?.1)
-        let next =
-            URLComponents(url: loginURL, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "next" }?.value
-            ?? "/"
-        // 3. Sign in; 4. back to the authorization URL, now with a session: the server redirects to the app.
-        let (_, signedIn) = try await fetch(
-            loginURL,
-            form: [("csrfmiddlewaretoken", String(token)), ("username", user), ("password", password), ("next", next)]
-        )
-        let authorize = try location(signedIn, from: loginURL)
-        let (_, granted) = try await fetch(authorize)
-        let callback = try location(granted, from: authorize)
-        // 5. The browser follows the redirect to the app's loopback listener.
-        _ = try await fetch(callback)
-    }
-}
-
 @Suite(.serialized) struct PKCELoginTests {
     init() async throws { try await OAuthServer.start() }
 
@@ -493,7 +422,7 @@ enum HeadlessBrowser {
         let host = try auth.host()
         let user = try await host.login.authorizationCode(timeout: .seconds(60)) { url in
             #expect(url.absoluteString.contains("code_challenge_method=S256"))
-            try await HeadlessBrowser.signIn(at: url, user: "grace", password: "hopper")
+            try await LoginForm.signIn(at: url, user: "grace", password: "hopper")
         }
         #expect(user.name == "Grace Hopper")
         let widget = try auth.extensionManager()

@@ -1,3 +1,4 @@
+import AppexStore
 import ArgumentParser
 import ContactsKit
 import Foundation
@@ -28,17 +29,33 @@ func reporting<T>(_ body: () async throws -> T) async throws -> T {
 
 struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Log in with a password read from standard input; publishes logged in."
+        abstract: "Log in (a password on standard input, or in a browser with code + PKCE); publishes logged in."
     )
-    @Option(help: "The user name.") var user: String
+    @Option(help: "The user name (with --password-stdin).") var user: String?
     @Flag(help: "Read the password from standard input.") var passwordStdin = false
+    @Flag(help: "Sign in in a browser: prints the URL to open and waits for the redirect to 127.0.0.1.") var pkce =
+        false
+
+    func validate() throws {
+        guard pkce != (user != nil && passwordStdin) else {
+            throw ValidationError("pass --user USER --password-stdin (the password on standard input), or --pkce")
+        }
+    }
 
     func run() async throws {
-        guard passwordStdin else { throw ValidationError("pass --password-stdin and the password on standard input") }
-        let password = readLine(strippingNewline: true) ?? ""
         try await reporting {
             let app = try App.launched()
-            let account = try await app.host().login.password(user: user, password: password)
+            let login = try app.host().login
+            let account: UserAccount
+            if pkce {
+                account = try await login.authorizationCode { url in
+                    // Straight to the descriptor: a pipe would hold it in stdio's buffer.
+                    FileHandle.standardOutput.write(Data("Open this URL to sign in: \(url.absoluteString)\n".utf8))
+                }
+            } else {
+                let password = readLine(strippingNewline: true) ?? ""
+                account = try await login.password(user: user ?? "", password: password)
+            }
             try app.publishLoggedIn(true)
             print("logged in as \(TerminalText.safe(account.name))")
         }

@@ -110,6 +110,48 @@ import Testing
         #expect(after.status == 1 && after.err.contains("not-logged-in"), "\(after.err)")
     }
 
+    @Test(
+        "login --pkce prints the URL to open; signing in there (the server's login form) logs the app in and publishes it"
+    )
+    func loginWithPKCE() async throws {
+        let server = try TestServer.start()
+        let user = try await TestServer.newAccount(contacts: 2)
+        let login = try start(["login", "--pkce"], server: server)
+        defer { if login.isRunning { kill(login.processIdentifier, SIGKILL) } }
+        let output = try #require((login.standardOutput as? Pipe)?.fileHandleForReading)
+        var printed = Data()
+        while !printed.contains(UInt8(ascii: "\n")) {
+            let more = output.availableData
+            if more.isEmpty { break }
+            printed += more
+        }
+        let line = String(decoding: printed, as: UTF8.self)
+        #expect(line.hasPrefix("Open this URL to sign in: "), "\(line)")
+        let url = try #require(
+            line.split(separator: " ").last.flatMap {
+                URL(string: String($0).trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+        )
+        #expect(url.absoluteString.contains("code_challenge_method=S256"))
+        try await LoginForm.signIn(at: url, user: user.username, password: user.password)
+        let rest = String(decoding: output.readDataToEndOfFile(), as: UTF8.self)
+        let err = String(
+            decoding: (login.standardError as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data(),
+            as: UTF8.self
+        )
+        login.waitUntilExit()
+        #expect(login.terminationStatus == 0 && rest.contains("logged in as"), "\(rest) \(err)")
+        let status = try SharedDefaults(
+            group: AppGroup(
+                "group.com.myapp.MyApp",
+                context: ProcessContext(bundleAt: app),
+                environment: world.environment
+            )
+        )
+        #expect(status.bool(forKey: "userLoggedIn") == true)
+        #expect(try run(["sync"], server: server).out.contains("synced: 2 contacts"))
+    }
+
     @Test("sync killed with SIGKILL mid-way, then sync again: every contact once, none lost or doubled")
     func killedDuringSync() async throws {
         let server = try TestServer.start()
