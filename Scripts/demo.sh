@@ -1,81 +1,198 @@
 #!/usr/bin/env bash
-# The main job, until the showcase host exists: build a host app and two extension bundles,
-# sign them, list them with `appex list`, enable the one from outside the host, list again,
-# and ask `appex doctor` about a tampered copy.
+# The main job: ContactsExplorer (Examples/), its RecentContacts widget and its extensions, against
+# the real contacts server, as a user meets them. Each step says what it shows, runs the commands
+# a person would type (printed with `$`), and checks what came out: a step that does not hold
+# stops the story with "demo: step N did not hold" and exit 1.
+#
+#   1. the widget before login           6. the access token expires: the widget refreshes it, once
+#   2. login                             7. another team's translator and widget: off until enabled
+#   3. sync, with progress               8. the session revoked at the server: "Log in again"
+#   4. the widget shows contacts         9. logout
+#   5. show a contact: it comes first    then every widget, in the terminal and as an HTML page
+#
+# It starts the server (installing it on first use), builds the examples and `appex` (release),
+# installs ContactsExplorer.app on a temporary apps path and Lingua Labs' bundles (another team,
+# its own key) on APPEX_EXTENSIONS_PATH, under a temporary APPEX_HOME, and removes them at the end.
+#
+# APPEX_DEMO_BIN=DIR and APPEX_DEMO_EXAMPLES_BIN=DIR take `appex` and the examples from those
+# folders instead of building them (the story's test does this with its own debug build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root="$PWD"
 Scripts/setup.sh >/dev/null
 
-swift build --product appex >/dev/null
-swift build --product AppexFixtureEcho >/dev/null
-swift build --product AppexFixtureTranslate >/dev/null
-appex="$(swift build --show-bin-path)/appex"
-echo_extension="$(swift build --show-bin-path)/AppexFixtureEcho"
-translate_extension="$(swift build --show-bin-path)/AppexFixtureTranslate"
+port="$(Scripts/oauth-server.sh start)"
+server="http://127.0.0.1:$port"
+if [[ -n "${APPEX_DEMO_BIN:-}" && -n "${APPEX_DEMO_EXAMPLES_BIN:-}" ]]; then
+  bin="$APPEX_DEMO_BIN"
+  examples="$APPEX_DEMO_EXAMPLES_BIN"
+else
+  echo "building appex and the examples (release; the first time takes a few minutes)..."
+  swift build -c release --product appex >/dev/null
+  swift build -c release --package-path Examples >/dev/null
+  bin="$(swift build -c release --show-bin-path)"
+  examples="$(swift build -c release --package-path Examples --show-bin-path)"
+fi
 
-work="$(mktemp -d "${TMPDIR:-/tmp}/appex-demo-XXXXXX")"
+work="$(mktemp -d "${TMPDIR:-/tmp}/contacts-demo-XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 export APPEX_HOME="$work/home"
+export APPEX_APPS_PATH="$work/Applications"
 export APPEX_EXTENSIONS_PATH="$work/Installed"
-mkdir -p "$APPEX_EXTENSIONS_PATH"
+export CONTACTS_SERVER="$server"
+# Access tokens of 2 seconds, so that step 6 can show one expiring.
+export CONTACTS_CLIENT_ID="contacts-explorer-short"
+mkdir -p "$APPEX_APPS_PATH" "$APPEX_EXTENSIONS_PATH"
+app="$APPEX_APPS_PATH/ContactsExplorer.app"
 
-plist() { # plist FILE BODY — writes an XML property list
-  printf '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">\n<plist version="1.0">\n<dict>\n%s\n</dict>\n</plist>\n' "$2" >"$1"
+# What a person types, and what they see: `$ ContactsExplorer ...`, `$ appex ...`.
+ContactsExplorer() { "$app/ContactsExplorer" "$@"; }
+appex() { "$bin/appex" "$@"; }
+step=0
+step() { step=$((step + 1)); printf '\n== %s. %s\n' "$step" "$1"; }
+out=""
+run() { # run COMMAND ARGS... — prints the command and its output; keeps the output in $out
+  printf '$ %s\n' "$*"
+  out="$("$@" 2>&1)" || { printf '%s\n' "$out"; fail "\`$*\` failed"; }
+  printf '%s\n' "$out"
 }
-executable() { printf '#!/bin/sh\nexit 0\n' >"$1"; chmod 755 "$1"; }
-extension_bundle() { # extension_bundle DIR BUNDLE_ID NAME
-  mkdir -p "$1"
-  plist "$1/Info.plist" "<key>CFBundleIdentifier</key><string>$2</string>
-<key>CFBundleExecutable</key><string>$3</string>
-<key>CFBundleName</key><string>$3</string>
-<key>CFBundleVersion</key><string>1</string>
-<key>EXAppExtensionAttributes</key><dict><key>EXExtensionPointIdentifier</key><string>com.example.hostapp.HostAppFeature</string></dict>"
-  executable "$1/$3"
+fail() { printf 'demo: step %s did not hold: %s\n' "$step" "$1" >&2; exit 1; }
+expect() { # expect TEXT WHAT — $out must contain TEXT
+  [[ "$out" == *"$1"* ]] || fail "expected $2 (\"$1\")"
 }
+refuse() { # refuse TEXT WHAT — $out must not contain TEXT
+  [[ "$out" != *"$1"* ]] || fail "did not expect $2 (\"$1\")"
+}
+server_api() { # server_api METHOD PATH [JSON] — the test server's own endpoints, the answer's JSON
+  python3 - "$server" "$@" <<'PY'
+import json, sys, urllib.request
+server, method, path = sys.argv[1:4]
+body = sys.argv[4].encode() if len(sys.argv) > 4 else None
+request = urllib.request.Request(server + path, data=body, method=method, headers={"Content-Type": "application/json"})
+print(urllib.request.urlopen(request, timeout=30).read().decode())
+PY
+}
+json() { python3 -c 'import json, sys; print(json.load(sys.stdin).get(sys.argv[1], 0))' "$1"; }
+refreshes() { server_api GET /test/stats | json "$user.refresh_token.200"; }
 
-echo "== a host app that declares com.example.hostapp.HostAppFeature"
-host="$work/HostApp.app"
-mkdir -p "$host/ExtensionPoints" "$host/Extensions"
-plist "$host/Info.plist" "<key>CFBundleIdentifier</key><string>com.example.hostapp</string>
-<key>CFBundleExecutable</key><string>HostApp</string>
-<key>CFBundleVersion</key><string>1</string>"
-executable "$host/HostApp"
-plist "$host/ExtensionPoints/HostAppFeature.appextensionpoint" "<key>com.example.hostapp.HostAppFeature</key>
-<dict><key>EXPresentsUserInterface</key><false/><key>EXRequiresEnhancedSecurity</key><false/></dict>"
+echo "== installing ContactsExplorer.app (with RecentContacts and Translate) and Lingua Labs' extensions"
+appex keygen --output "$work/myapp.key" >/dev/null
+appex keygen --output "$work/lingualabs.key" >/dev/null
+cat >"$work/shared.entitlements" <<'PLIST'
+<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+<plist version="1.0">
+<dict>
+  <key>com.apple.security.application-groups</key><array><string>group.com.myapp.MyApp</string></array>
+  <key>keychain-access-groups</key><array><string>com.myapp.MyApp</string></array>
+</dict>
+</plist>
+PLIST
+appex bundle --executable "$examples/ContactsExplorer" --output "$app" --identifier com.myapp.MyApp \
+  --name ContactsExplorer --extension-point Translate --entitlements "$work/shared.entitlements" --key "$work/myapp.key"
+appex bundle --executable "$examples/RecentContacts" --output "$app/Extensions/RecentContacts.appex" \
+  --identifier com.myapp.MyApp.RecentContacts --entitlements "$work/shared.entitlements" --key "$work/myapp.key"
+appex bundle --executable "$examples/Translate" --output "$app/Extensions/Translate.appex" \
+  --identifier com.myapp.MyApp.Translate --key "$work/myapp.key"
+appex bundle --executable "$examples/LinguaTranslate" --output "$APPEX_EXTENSIONS_PATH/Lingua.appex" \
+  --identifier com.lingualabs.translate --name Lingua --key "$work/lingualabs.key"
+appex bundle --executable "$examples/LinguaWidgets" --output "$APPEX_EXTENSIONS_PATH/LinguaWidgets.appex" \
+  --identifier com.lingualabs.widgets --key "$work/lingualabs.key"
+account="$(server_api POST /test/users '{"contacts": 300, "hostile": true}')"
+user="$(json username <<<"$account")"
+password="$(json password <<<"$account")"
+echo "a user of the server with 300 contacts (three with markup and control characters in their names): $user"
 
-echo "== two extensions: Translate ships inside the host, Summarize is installed from elsewhere"
-extension_bundle "$host/Extensions/Translate.appex" com.example.hostapp.translate Translate
-extension_bundle "$APPEX_EXTENSIONS_PATH/Summarize.appex" com.example.tools.summarize Summarize
+step "the widget before login: it asks nothing of the server"
+run appex widgets show RecentContacts
+expect "Log in to ContactsExplorer" "the widget to ask for a login"
+[[ "$(server_api GET /test/stats)" != *"\"$user.contacts"* ]] || fail "the widget asked the server for contacts before login"
+echo "(the server counted no contacts request from $user)"
 
-echo "== a team key, and every bundle signed with it"
-"$appex" keygen --output "$work/team.key"
-"$appex" sign "$host" --deep --key "$work/team.key"
-"$appex" sign "$APPEX_EXTENSIONS_PATH/Summarize.appex" --key "$work/team.key"
+step "log in (the password on standard input; \`login --pkce\` signs in in a browser)"
+printf '$ ContactsExplorer login --user %s --password-stdin\n' "$user"
+out="$(printf '%s\n' "$password" | ContactsExplorer login --user "$user" --password-stdin 2>&1)" || fail "$out"
+printf '%s\n' "$out"
+expect "logged in as Test $user" "the login to name the user"
 
-echo; echo "\$ appex list --host HostApp.app"
-"$appex" list --host "$host"
+step "sync: every contact into the app group's store (a progress bar on a terminal, a line a page here)"
+run ContactsExplorer sync
+expect "synced: 300 contacts" "all 300 contacts"
 
-echo; echo "\$ appex enable --host HostApp.app com.example.tools.summarize"
-"$appex" enable --host "$host" com.example.tools.summarize
-echo; echo "\$ appex list --host HostApp.app"
-"$appex" list --host "$host"
+step "the widget shows the most recently changed contacts, fresh from the server"
+run appex widgets show RecentContacts
+refuse "Log in" "a login prompt"
+expect "Recent contacts" "the contacts"
+before="$out"
 
-echo; echo "== someone edits the installed extension's executable after signing"
-printf 'echo tampered\n' >>"$APPEX_EXTENSIONS_PATH/Summarize.appex/Summarize"
-echo "\$ appex list --host HostApp.app --all --json"
-"$appex" list --host "$host" --all --json
-echo; echo "\$ appex doctor --host HostApp.app com.example.tools.summarize"
-"$appex" doctor --host "$host" com.example.tools.summarize || true
+step "show a contact: marked recently used, it comes first in the widget"
+printf '$ ContactsExplorer contacts | head -4\n'
+contacts="$(ContactsExplorer contacts)" || fail "$contacts"
+head -4 <<<"$contacts"
+pick=""
+while IFS=$'\t' read -r id name; do
+  if [[ "$before" != *"$name"* && "$name" =~ ^[A-Za-z\ ]+$ ]]; then pick="$id"; picked="$name"; break; fi
+done <<<"$contacts"
+[[ -n "$pick" ]] || fail "no contact outside the widget to show"
+run ContactsExplorer show "$pick"
+expect "name: $picked" "the contact"
+run appex widgets show RecentContacts
+first="$(grep -m1 -E '│ +[^ │]' <<<"$(sed -n '/Recent contacts/,$p' <<<"$out" | tail -n +2)" || true)"
+[[ "$first" == *"$picked"* ]] || fail "expected $picked first in the widget, found: $first"
 
-echo; echo "== a real extension: its Info.plist comes from the binding in its code"
-echo "\$ appex bundle --executable AppexFixtureEcho --output HostApp.app/Extensions/Echo.appex --identifier com.example.hostapp.echo --key team.key"
-"$appex" bundle --executable "$echo_extension" --output "$host/Extensions/Echo.appex" --identifier com.example.hostapp.echo --key "$work/team.key"
-echo "\$ appex call --host HostApp.app com.example.hostapp.echo '{\"command\":\"echo\",\"text\":\"hello from the host\"}'"
-"$appex" call --host "$host" com.example.hostapp.echo '{"command":"echo","text":"hello from the host"}'
-echo "(the reply came from a separate process: approved by discovery, launched, handshaken, then ended)"
+step "the access token expires (2 s here); the widget refreshes it, once, and carries on"
+sleep 3
+refreshed="$(refreshes)"
+run appex widgets reload RecentContacts
+run appex widgets show RecentContacts
+expect "$picked" "the contacts still shown"
+refuse "Log in" "a login prompt"
+[[ "$(refreshes)" == "$((refreshed + 1))" ]] || fail "the server counted $(( $(refreshes) - refreshed )) refreshes, not 1"
+echo "(the server counted one refresh for $user: the widget used the host's refresh token)"
 
-echo; echo "== the seed's translate extension: an XPC-style session with a PeerHandler"
-echo "\$ appex bundle --executable AppexFixtureTranslate --output HostApp.app/Extensions/Translator.appex --identifier com.example.hostapp.seed-translator --key team.key"
-"$appex" bundle --executable "$translate_extension" --output "$host/Extensions/Translator.appex" --identifier com.example.hostapp.seed-translator --key "$work/team.key"
-echo "\$ appex call --host HostApp.app com.example.hostapp.seed-translator '{\"text\":\"hello\"}'"
-"$appex" call --host "$host" com.example.hostapp.seed-translator '{"text":"hello"}'
+step "another team's extensions (Lingua Labs): off until the owner enables them"
+run ContactsExplorer extensions list
+expect "unapproved com.lingualabs.translate" "Lingua's translator waiting for approval"
+run appex widgets list --all
+expect "unapproved" "Lingua's widget waiting for approval"
+expect "com.lingualabs.widgets" "Lingua's widget listed"
+run ContactsExplorer extensions enable com.lingualabs.translate
+noted=""
+while IFS=$'\t' read -r id name; do
+  out="$(ContactsExplorer translate "$id" 2>&1)" || fail "$out"
+  if [[ "$out" == *"(de)"* ]]; then noted="$id"; break; fi
+done < <(head -40 <<<"$contacts")
+[[ -n "$noted" ]] || fail "no contact with a note among the first 40"
+run ContactsExplorer translate "$noted"
+expect "Translate (fr):" "the app's own translator"
+expect "Lingua (de):" "the translator the owner just enabled"
+run appex widgets enable com.lingualabs.widgets
+run appex widgets show
+expect "Word of the Day" "Lingua's widget, now enabled"
+
+step "the session is revoked at the server: the widget says \"Log in again\", and stops asking"
+printf '$ (at the server) revoke every token of %s\n' "$user"
+server_api POST /test/revoke "{\"username\": \"$user\"}" >/dev/null
+run appex widgets reload RecentContacts
+run appex widgets show RecentContacts
+expect "Log in again" "the widget to ask for a new login"
+refused="$(server_api GET /test/stats | json "contacts-explorer-short.refresh_token.400")"
+run appex widgets show RecentContacts
+expect "Log in again" "the same answer"
+[[ "$(server_api GET /test/stats | json "contacts-explorer-short.refresh_token.400")" == "$refused" ]] \
+  || fail "the widget tried again without a reload"
+echo "(shown again without a reload: nothing was sent to the server)"
+
+step "log out: the widget is back to its first words"
+run ContactsExplorer logout
+expect "logged out" "the logout"
+run appex widgets show RecentContacts
+expect "Log in to ContactsExplorer" "the widget to ask for a login"
+
+html="$root/.build/demo/widgets.html"
+mkdir -p "$(dirname "$html")"
+printf '\n== every widget, as the system draws it now\n'
+run appex widgets show --html "$html"
+echo
+echo "The widgets as an HTML page: $html"
+echo "story: all $step steps held"

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+/// The main job, `Scripts/demo.sh`: the story of ContactsExplorer, its widget and extensions,
+/// played against the real server with this package's build. The script checks each step as it
+/// goes (a step that does not hold stops it with exit 1, naming the step); this test runs it and
+/// checks that every step ran and held.
+@Suite struct StoryTests {
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The `appex` tool of the main package's debug build, built when it is missing.
+    static func appexFolder() throws -> String {
+        let folder = repository.appendingPathComponent(".build/debug").path
+        if !FileManager.default.isExecutableFile(atPath: folder + "/appex") {
+            let build = Process()
+            build.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            build.arguments = ["swift", "build", "--package-path", repository.path, "--product", "appex"]
+            try build.run()
+            build.waitUntilExit()
+            #expect(build.terminationStatus == 0)
+        }
+        return folder
+    }
+
+    @Test("Scripts/demo.sh plays the whole story against the real server, and each of its nine steps holds")
+    func story() throws {
+        let demo = Process()
+        demo.executableURL = Self.repository.appendingPathComponent("Scripts/demo.sh")
+        var environment = ProcessInfo.processInfo.environment
+        environment["APPEX_DEMO_BIN"] = try Self.appexFolder()
+        environment["APPEX_DEMO_EXAMPLES_BIN"] = Product.builtProducts
+        demo.environment = environment
+        let output = Pipe()
+        demo.standardOutput = output
+        demo.standardError = output
+        try demo.run()
+        let pid = demo.processIdentifier
+        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 300, execute: watchdog)
+        defer { watchdog.cancel() }
+        let transcript = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        demo.waitUntilExit()
+        #expect(demo.terminationStatus == 0, "\(transcript)")
+        let steps = [
+            "the widget before login", "log in", "sync", "the widget shows", "show a contact",
+            "the access token expires", "another team's extensions", "the session is revoked", "log out",
+        ]
+        for (number, title) in steps.enumerated() {
+            #expect(transcript.contains("== \(number + 1). \(title)"), "step \(number + 1) did not run")
+        }
+        #expect(transcript.contains("Log in to ContactsExplorer"))
+        #expect(transcript.contains("synced: 300 contacts"))
+        #expect(transcript.contains("Lingua (de):") && transcript.contains("Translate (fr):"))
+        #expect(transcript.contains("Log in again"))
+        #expect(transcript.hasSuffix("story: all 9 steps held\n"), "\(transcript.suffix(600))")
+    }
+}
