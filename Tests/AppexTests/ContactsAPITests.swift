@@ -43,6 +43,34 @@ import FoundationNetworking
         #expect(try JSONDecoder().decode(ContactsServer.Contact.self, from: one.body) == changed.last)
     }
 
+    @Test(
+        "ids=: the named contacts of the user in one answer, in the order asked; another user's left out; bad ids refused"
+    )
+    func byIdentifiers() async throws {
+        let user = try await ContactsServer.newUser(contacts: 10)
+        let token = try await ContactsServer.token(user)
+        let all = try await ContactsServer.all(token: token).contacts
+        let other = try await ContactsServer.newUser(contacts: 1)
+        let theirs = try #require(
+            try await ContactsServer.all(token: try await ContactsServer.token(other)).contacts.first
+        )
+        let asked = [all[7].id, all[2].id, theirs.id, all[5].id]
+        let answer = try await ContactsServer.call(
+            "api/contacts",
+            query: [URLQueryItem(name: "ids", value: asked.joined(separator: ","))],
+            token: token
+        )
+        #expect(answer.status == 200)
+        let page = try JSONDecoder().decode(ContactsServer.Page.self, from: answer.body)
+        #expect(page.contacts == [all[7], all[2], all[5]])
+        let bad = try await ContactsServer.call(
+            "api/contacts",
+            query: [URLQueryItem(name: "ids", value: "1,x")],
+            token: token
+        )
+        #expect(bad.status == 400 && String(decoding: bad.body, as: UTF8.self).contains("ids"))
+    }
+
     @Test("names in several scripts, markup and control characters come back as they were written")
     func names() async throws {
         let user = try await ContactsServer.newUser(contacts: 23, hostile: true)

@@ -62,6 +62,21 @@ public struct ContactsAPI: Sendable {
         return try await decode(Page.self, URLRequest(url: url))
     }
 
+    /// The contacts `ids` names, in that order, in one request; those the server no longer has
+    /// (deleted since) are left out.
+    public func contacts(ids: [String]) async throws -> [Contact] {
+        guard !ids.isEmpty else { return [] }
+        var components = URLComponents(
+            url: server.appendingPathComponent("api/contacts"),
+            resolvingAgainstBaseURL: false
+        )
+        components?.queryItems = [URLQueryItem(name: "ids", value: ids.joined(separator: ","))]
+        guard let url = components?.url else {
+            throw ContactsError(.server, "cannot make a contacts URL from \(server)")
+        }
+        return try await decode(Page.self, URLRequest(url: url)).contacts
+    }
+
     /// One contact.
     public func contact(id: String) async throws -> Contact {
         try await decode(Contact.self, URLRequest(url: server.appendingPathComponent("api/contacts/\(id)")))

@@ -73,14 +73,8 @@ struct RecentContactsProvider: TimelineProvider {
             let api = ContactsAPI(server: server, isTransient: { ($0 as? AppexError)?.code == .retryable }) {
                 request in try await manager.data(for: request)
             }
-            var fresh: [Contact] = []
-            for contact in recent {
-                do throws(any Error) {
-                    fresh.append(try await api.contact(id: contact.id))
-                } catch let error as ContactsError where error.kind == .notFound {
-                    continue  // deleted at the server since the last sync
-                }
-            }
+            // One request for all of them (those deleted at the server since the last sync are left out).
+            let fresh = try await api.contacts(ids: recent.map(\.id))
             return .contacts(fresh)
         } catch let error as AppexError where error.code == .reauthenticationRequired || error.code == .notLoggedIn {
             return .logInAgain
