@@ -22,6 +22,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(path: ".."),
+        // The product (ContactsExplorer and its widget), for the product's figures.
+        .package(path: "../Examples"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         // The raw SQLite baselines call the sqlite3 C API through GRDB's system-library module,
         // the same SQLite the main package links.
@@ -98,6 +100,26 @@ let package = Package(
                 .product(name: "AppexWidgetHost", package: appexFolder),
             ],
             path: "Benchmarks/WidgetBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "ProductBenchmarks",
+            dependencies: [
+                "BenchWidget", "FirstByte",
+                .product(name: "ContactsKit", package: "Examples"),
+                .product(name: "ContactsExplorer", package: "Examples"),
+                .product(name: "RecentContacts", package: "Examples"),
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "AppexAuth", package: appexFolder),
+                .product(name: "AppexAuthLogin", package: appexFolder),
+                .product(name: "AppexCore", package: appexFolder),
+                .product(name: "AppexStore", package: appexFolder),
+                .product(name: "AppexTesting", package: appexFolder),
+                .product(name: "AppexWidgetKit", package: appexFolder),
+                .product(name: "AppexWidgetHost", package: appexFolder),
+            ],
+            path: "Benchmarks/ProductBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),

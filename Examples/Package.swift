@@ -23,6 +23,9 @@ let package = Package(
     products: [
         .library(name: "ContactsKit", targets: ["ContactsKit"]),
         .library(name: "ContactsTranslation", targets: ["ContactsTranslation"]),
+        // For Benchmarks/ (the product's figures): the app and its widget, built for them.
+        .executable(name: "ContactsExplorer", targets: ["ContactsExplorer"]),
+        .executable(name: "RecentContacts", targets: ["RecentContacts"]),
     ],
     dependencies: [
         .package(path: ".."),

@@ -1,5 +1,6 @@
 public import AppexCore
 import Foundation
+import Synchronization
 
 /// Who is asking, for the shared stores: a bundle identifier, the signing team, and the
 /// entitlements its signed bundle grants.
@@ -72,8 +73,13 @@ public struct ProcessContext: Sendable, Hashable {
     /// The running extension's context, from the bundle its host launched it from
     /// (`APPEX_BUNDLE_PATH`).
     ///
+    /// The bundle is read and its seal checked at the first call; later calls in the process
+    /// answer the same context (a bundle does not change under a running process, and checking
+    /// the seal means hashing the whole executable: a widget asking at each step paid for it
+    /// each time).
+    ///
     /// - Throws: ``AppexError`` `untrustedProcess` when the process was not launched by a host,
-    ///   or its bundle cannot vouch for it.
+    ///   or its bundle cannot vouch for it (checked again at the next call).
     public static func current() throws(AppexError) -> ProcessContext {
         guard let path = ProcessInfo.processInfo.environment["APPEX_BUNDLE_PATH"], !path.isEmpty else {
             throw AppexError(
@@ -81,8 +87,14 @@ public struct ProcessContext: Sendable, Hashable {
                 "APPEX_BUNDLE_PATH is not set: not launched by an Appex host; make a context with ProcessContext(bundleAt:)"
             )
         }
-        return try ProcessContext(bundleAt: path)
+        if let known = checked.withLock({ $0 }), known.path == path { return known.context }
+        let context = try ProcessContext(bundleAt: path)
+        checked.withLock { $0 = (path, context) }
+        return context
     }
+
+    /// The context ``current()`` checked, and the bundle path it came from.
+    private static let checked = Mutex<(path: String, context: ProcessContext)?>(nil)
 
     /// What an error about this process is about: its bundle, and whichever of the rest apply.
     func errorContext(

@@ -160,11 +160,55 @@ public final class ContactsStore: Sendable {
     }
 
     /// Seconds since 1970 of an ISO 8601 date-time (0 when it is none: it then sorts last).
+    ///
+    /// The server's own form, `2026-01-01T00:00:00.000000Z`, is read by hand (a thousand
+    /// contacts a sync: Foundation's parser cost more than storing them); any other form goes
+    /// through `Date.ISO8601FormatStyle`.
     static func moment(_ text: String) -> Double {
+        if let seconds = utcMoment(text) { return seconds }
         let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
         if let date = try? style.parse(text) { return date.timeIntervalSince1970 }
         if let date = try? Date.ISO8601FormatStyle().parse(text) { return date.timeIntervalSince1970 }
         return 0
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS[.fraction]Z`, or `nil` for anything else.
+    static func utcMoment(_ text: String) -> Double? {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z"), bytes[4] == UInt8(ascii: "-"),
+            bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"),
+            bytes[16] == UInt8(ascii: ":")
+        else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                let digit = Int(bytes[index]) - 48
+                guard (0...9).contains(digit) else { return nil }
+                value = value * 10 + digit
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        var fraction = 0.0
+        if bytes.count > 20 {
+            guard bytes[19] == UInt8(ascii: "."), bytes.count > 21, let digits = number(20..<(bytes.count - 1)) else {
+                return nil
+            }
+            fraction = Double(digits) / pow(10, Double(bytes.count - 21))
+        } else if bytes.count != 20 {
+            return nil
+        }
+        // Days from 1970-01-01 to the civil date (Howard Hinnant's days_from_civil).
+        let shiftedYear = month <= 2 ? year - 1 : year
+        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
+        let yearOfEra = shiftedYear - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        return Double(days * 86_400 + hour * 3_600 + minute * 60 + second) + fraction
     }
 
     private func read<T>(_ what: String, _ body: (Database) throws -> T) throws -> T {

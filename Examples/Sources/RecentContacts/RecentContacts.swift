@@ -60,10 +60,14 @@ struct RecentContactsProvider: TimelineProvider {
             guard try LoginStatus(group: group).isUserLoggedIn else { return .loggedOut }
             let store = try ContactsStore(path: group.containerPath + "/ContactsExplorer/contacts.sqlite")
             let recent = try store.recent(limit: count)
-            guard let server = SharedSettings.server else { return .contacts(recent) }
+            // The server and client the app uses (an extension does not inherit its environment).
+            let settings = try SharedDefaults(group: group)
+            guard let server = settings.string(forKey: "contactsServer").flatMap({ URL(string: $0) }) else {
+                return .contacts(recent)
+            }
             let configuration = OAuthConfiguration(
                 issuer: server,
-                clientID: SharedSettings.clientID,
+                clientID: settings.string(forKey: "contactsClientID") ?? "contacts-explorer",
                 scopes: ["read", "contacts"],
                 appGroup: SharedSettings.appGroup,
                 storage: .keychain
@@ -117,25 +121,9 @@ struct RecentContactsView: View {
     }
 }
 
-/// Where the widget finds the app's group and server (the app's configuration, seed 000).
+/// The app's configuration the widget shares (seed 000).
 enum SharedSettings {
     static let appGroup = "group.com.myapp.MyApp"
-    /// The server: the host's `CONTACTS_SERVER`, which an extension does not inherit, is kept by
-    /// the app in the group's defaults.
-    static var server: URL? {
-        guard let context = try? ProcessContext.current(),
-            let group = try? AppGroup(appGroup, context: context, environment: .current()),
-            let text = try? SharedDefaults(group: group).string(forKey: "contactsServer")
-        else { return nil }
-        return URL(string: text)
-    }
-    static var clientID: String {
-        guard let context = try? ProcessContext.current(),
-            let group = try? AppGroup(appGroup, context: context, environment: .current()),
-            let client = try? SharedDefaults(group: group).string(forKey: "contactsClientID")
-        else { return "contacts-explorer" }
-        return client
-    }
 }
 
 @main
