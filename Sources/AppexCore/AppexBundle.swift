@@ -79,6 +79,27 @@ public struct AppexBundle: Sendable {
         return loader.load()
     }
 
+    /// Reads and validates the bundle the running process was launched from: as
+    /// ``load(at:as:)``, except that the bundle's executable is not hashed but must be this
+    /// process's own image (`/proc/self/exe`: the same file, by device and inode). Its launcher
+    /// hashed it against the seal before exec (``AppExtensionProcess`` refuses a bundle whose
+    /// seal does not hold), and a running executable cannot be written; every other file is
+    /// hashed as usual. A widget or extension asking who it is so no longer reads its whole
+    /// executable at each launch.
+    ///
+    /// A bundle whose executable is not this process's image gets a `file-modified` problem: a
+    /// process cannot take the identity of a bundle it does not run from.
+    public static func loadRunning(at path: String) -> AppexBundle {
+        let root = normalized(path)
+        var loader = BundleLoader(root: root, kind: Self.kind(ofPath: root) ?? .hostApp)
+        do {
+            loader.runningImage = try Syscalls.stat("/proc/self/exe")
+        } catch {
+            // No image to compare with: every file is hashed.
+        }
+        return loader.load()
+    }
+
     /// Cheaply tells whether the bundle on disk still matches this load (same files, same
     /// inodes, sizes and timestamps); `false` means it must be loaded again.
     public func isUpToDate() -> Bool {

@@ -9,6 +9,10 @@ struct BundleLoader {
     let root: String
     let kind: AppexBundle.Kind
     var problems: [BundleProblem] = []
+    /// When loading the bundle of the running process: its image (`/proc/self/exe`). The file
+    /// that is that image is not hashed (its launcher hashed it before exec, and a running
+    /// executable cannot be written); the bundle's executable must be it.
+    var runningImage: FileStatus?
 
     init(root: String, kind: AppexBundle.Kind) {
         self.root = root
@@ -62,6 +66,9 @@ struct BundleLoader {
                 || entry.relativePath == AppexBundle.File.entitlements
                 || (kind == .hostApp && entry.relativePath.hasPrefix(AppexBundle.File.extensionPoints + "/")
                     && entry.relativePath.hasSuffix("." + ExtensionPointDeclaration.fileExtension))
+            if let image = runningImage, entry.status.device == image.device, entry.status.inode == image.inode {
+                continue  // the running image: vouched for by the launch (see `runningImage`)
+            }
             do {
                 if wanted {
                     let bytes = try Syscalls.readFile(path, limit: 4 * 1024 * 1024)
@@ -165,6 +172,21 @@ struct BundleLoader {
 
         // Seal
         let team = verifySeal(walk: walk, digests: digests)
+        if let image = runningImage {
+            // Not hashed above only because it is the running image: it must be the executable.
+            let name = info.executableName ?? ""
+            let status = walk.entries.first { $0.relativePath == name }?.status
+            if status?.device != image.device || status?.inode != image.inode {
+                problems.append(
+                    BundleProblem(
+                        .fileModified,
+                        file: root + "/" + name,
+                        message:
+                            "this process does not run the bundle's executable \(name): it cannot take the bundle's identity"
+                    )
+                )
+            }
+        }
 
         return AppexBundle(
             path: root,

@@ -51,7 +51,11 @@ public struct ProcessContext: Sendable, Hashable {
     /// - Throws: ``AppexError`` `untrustedProcess` when the bundle is not valid or not signed
     ///   (its problems are named): entitlements count only under a valid seal.
     public init(bundleAt path: String) throws(AppexError) {
-        let bundle = AppexBundle.load(at: path)
+        try self.init(bundle: AppexBundle.load(at: path), path: path)
+    }
+
+    /// The context of `bundle`, loaded from `path`, when it can vouch for a process.
+    private init(bundle: AppexBundle, path: String) throws(AppexError) {
         guard bundle.isValid else {
             let reasons = bundle.problems.map(\.description).joined(separator: "; ")
             throw AppexError(
@@ -73,10 +77,9 @@ public struct ProcessContext: Sendable, Hashable {
     /// The running extension's context, from the bundle its host launched it from
     /// (`APPEX_BUNDLE_PATH`).
     ///
-    /// The bundle is read and its seal checked at the first call; later calls in the process
-    /// answer the same context (a bundle does not change under a running process, and checking
-    /// the seal means hashing the whole executable: a widget asking at each step paid for it
-    /// each time).
+    /// The bundle is read and its seal checked at the first call (with
+    /// ``AppexBundle/loadRunning(at:)``: its executable must be this process's image, which its
+    /// launcher hashed); later calls in the process answer the same context.
     ///
     /// - Throws: ``AppexError`` `untrustedProcess` when the process was not launched by a host,
     ///   or its bundle cannot vouch for it (checked again at the next call).
@@ -88,7 +91,8 @@ public struct ProcessContext: Sendable, Hashable {
             )
         }
         if let known = checked.withLock({ $0 }), known.path == path { return known.context }
-        let context = try ProcessContext(bundleAt: path)
+        // The bundle's executable is this process's image, hashed by its launcher: not again.
+        let context = try ProcessContext(bundle: AppexBundle.loadRunning(at: path), path: path)
         checked.withLock { $0 = (path, context) }
         return context
     }

@@ -5,7 +5,8 @@ import Testing
 /// as a new user would try them.
 ///
 /// A sample is a ```swift block right after an HTML comment `<!-- sample: PRODUCT[, PRODUCT] -->`
-/// naming the products its target depends on; the block is the whole of the target's source.
+/// naming the products its target depends on; the block is the whole of the target's source. In
+/// `Examples/README.md`, products named `Appex…` come from Appex, the others from Examples.
 @Suite struct ReadmeSampleTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -62,6 +63,7 @@ import Testing
         #expect(Self.samples.contains { $0.products == ["AppexExtension"] })
         #expect(Self.samples.contains { $0.products == ["AppexWidgetKit"] })
         #expect(Self.samples.contains { $0.package == "Examples" && $0.products == ["ContactsKit"] })
+        #expect(Self.samples.contains { $0.package == "Examples" && $0.products.contains("AppexWidgetKit") })
     }
 
     @Test(
@@ -74,19 +76,25 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let sources = folder.appendingPathComponent("Sources/Sample")
         try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
-        // A path dependency's identity is its folder's name.
-        let packageFolder =
-            sample.package.isEmpty ? Self.repository : Self.repository.appendingPathComponent(sample.package)
-        let identity = packageFolder.lastPathComponent
-        let dependencies = sample.products.map { ".product(name: \"\($0)\", package: \"\(identity)\")" }.joined(
-            separator: ", "
-        )
+        // A path dependency's identity is its folder's name. In the product's README, a product
+        // named Appex… comes from Appex itself, the others from the product's package.
+        func packageFolder(of product: String) -> URL {
+            sample.package.isEmpty || product.hasPrefix("Appex")
+                ? Self.repository : Self.repository.appendingPathComponent(sample.package)
+        }
+        let dependencies = sample.products.map {
+            ".product(name: \"\($0)\", package: \"\(packageFolder(of: $0).lastPathComponent)\")"
+        }.joined(separator: ", ")
+        let packages = Set(sample.products.map { packageFolder(of: $0).path }).sorted().map {
+            ".package(path: \"\($0)\")"
+        }
+        .joined(separator: ", ")
         let manifest = """
             // swift-tools-version: 6.1
             import PackageDescription
             let package = Package(
                 name: "Sample",
-                dependencies: [.package(path: "\(packageFolder.path)")],
+                dependencies: [\(packages)],
                 targets: [.executableTarget(name: "Sample", dependencies: [\(dependencies)], swiftSettings: [.swiftLanguageMode(.v6)])]
             )
             """

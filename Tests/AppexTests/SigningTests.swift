@@ -22,6 +22,43 @@ import Testing
         try AppexBundle.sign(at: path, with: team)
     }
 
+    @Test(
+        "loadRunning: the bundle whose executable is this process's image is valid without hashing it; one whose executable is another file cannot vouch for this process"
+    )
+    func loadRunning() throws {
+        // Beside the test runner, so that a hard link to it works (same file system).
+        let runner = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let folder = (runner as NSString).deletingLastPathComponent + "/appex-running-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let running = try FixtureBundles.makeExtension(
+            in: folder,
+            name: "Running",
+            bundleIdentifier: "com.example.running",
+            extensionPoint: "com.example.hostapp.HostAppFeature"
+        )
+        try FileManager.default.removeItem(atPath: running + "/Extension")
+        try FileManager.default.linkItem(atPath: runner, toPath: running + "/Extension")
+        try AppexBundle.sign(at: running, with: team)
+        let loaded = AppexBundle.loadRunning(at: running)
+        #expect(loaded.isValid, "\(loaded.problems)")
+        #expect(loaded.team == team.teamIdentifier)
+
+        // The other fixture's executable is a script, not this process: refused by name, though
+        // its seal holds for anyone who loads it.
+        #expect(AppexBundle.load(at: path).isValid)
+        let other = AppexBundle.loadRunning(at: path)
+        #expect(
+            other.problems.contains {
+                $0.kind == .fileModified && $0.message.contains("does not run the bundle's executable")
+            }
+        )
+
+        // Another file of the running bundle is still hashed: a changed Info.plist is caught.
+        try Data("tampered".utf8).write(to: URL(fileURLWithPath: running + "/Info.plist"))
+        #expect(AppexBundle.loadRunning(at: running).problems.contains { $0.kind == .fileModified })
+    }
+
     @Test("a key file is private, reloads to the same team, and the team ID looks like Apple's")
     func keyFile() throws {
         let file = directory.appending("team.key")

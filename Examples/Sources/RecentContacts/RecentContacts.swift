@@ -3,6 +3,7 @@ import AppexCore
 import AppexStore
 import AppexWidgetKit
 import ContactsKit
+import Synchronization
 
 /// What the widget shows at a moment.
 struct RecentContactsEntry: TimelineEntry {
@@ -54,26 +55,17 @@ struct RecentContactsProvider: TimelineProvider {
     /// fresh from the server; "log in again" when the server ended the session.
     func content(count: Int) async -> RecentContactsEntry.Content {
         do throws(any Error) {
-            let context = try ProcessContext.current()
-            let environment = AppexEnvironment.current()
-            let group = try AppGroup(SharedSettings.appGroup, context: context, environment: environment)
-            guard try LoginStatus(group: group).isUserLoggedIn else { return .loggedOut }
-            let store = try ContactsStore(path: group.containerPath + "/ContactsExplorer/contacts.sqlite")
-            let recent = try store.recent(limit: count)
+            let shared = try OpenedStores.current()
+            guard shared.loginStatus.isUserLoggedIn else { return .loggedOut }
+            let recent = try shared.store.recent(limit: count)
             // The server and client the app uses (an extension does not inherit its environment).
-            let settings = try SharedDefaults(group: group)
-            guard let server = settings.string(forKey: "contactsServer").flatMap({ URL(string: $0) }) else {
+            guard let server = shared.settings.string(forKey: "contactsServer").flatMap({ URL(string: $0) }) else {
                 return .contacts(recent)
             }
-            let configuration = OAuthConfiguration(
-                issuer: server,
-                clientID: settings.string(forKey: "contactsClientID") ?? "contacts-explorer",
-                scopes: ["read", "contacts"],
-                appGroup: SharedSettings.appGroup,
-                storage: .keychain
+            let manager = try shared.tokenManager(
+                server: server,
+                clientID: shared.settings.string(forKey: "contactsClientID") ?? "contacts-explorer"
             )
-            let manager = try AccessorBuilder(configuration: configuration, context: context, environment: environment)
-                .option(.oauth).build().tokenManager
             let api = ContactsAPI(server: server, isTransient: { ($0 as? AppexError)?.code == .retryable }) {
                 request in try await manager.data(for: request)
             }
@@ -124,6 +116,55 @@ struct RecentContactsView: View {
 /// The app's configuration the widget shares (seed 000).
 enum SharedSettings {
     static let appGroup = "group.com.myapp.MyApp"
+}
+
+/// What the widget opens once per process and keeps open: its context, the app group's stores,
+/// the session's token manager. A widget process lives for a few timelines (the widget host ends
+/// it); closing the databases after each one made SQLite checkpoint and sync them before the
+/// widget could answer.
+final class OpenedStores: Sendable {
+    let context: ProcessContext
+    let environment: AppexEnvironment
+    let loginStatus: LoginStatus
+    let store: ContactsStore
+    let settings: SharedDefaults
+    private let managers = Mutex<[String: OAuthTokenManager]>([:])
+
+    private init() throws {
+        context = try ProcessContext.current()
+        environment = AppexEnvironment.current()
+        let group = try AppGroup(SharedSettings.appGroup, context: context, environment: environment)
+        loginStatus = try LoginStatus(group: group)
+        store = try ContactsStore(path: group.containerPath + "/ContactsExplorer/contacts.sqlite")
+        settings = try SharedDefaults(group: group)
+    }
+
+    private static let opened = Mutex<OpenedStores?>(nil)
+
+    /// The process's stores, opened at the first call (again after a failure).
+    static func current() throws -> OpenedStores {
+        if let opened = opened.withLock({ $0 }) { return opened }
+        let stores = try OpenedStores()
+        opened.withLock { $0 = stores }
+        return stores
+    }
+
+    /// The token manager of the host's session with `server` as `clientID` (made once).
+    func tokenManager(server: URL, clientID: String) throws -> OAuthTokenManager {
+        let key = server.absoluteString + " " + clientID
+        if let manager = managers.withLock({ $0[key] }) { return manager }
+        let configuration = OAuthConfiguration(
+            issuer: server,
+            clientID: clientID,
+            scopes: ["read", "contacts"],
+            appGroup: SharedSettings.appGroup,
+            storage: .keychain
+        )
+        let manager = try AccessorBuilder(configuration: configuration, context: context, environment: environment)
+            .option(.oauth).build().tokenManager
+        managers.withLock { $0[key] = manager }
+        return manager
+    }
 }
 
 @main
