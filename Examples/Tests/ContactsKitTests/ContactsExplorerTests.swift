@@ -69,6 +69,13 @@ import Testing
         return process
     }
 
+    /// The environment of the system's widget host, with the app's folder as its apps path.
+    var widgetHostEnvironment: AppexEnvironment {
+        var environment = world.environment
+        environment.appsPath = [(app as NSString).deletingLastPathComponent]
+        return environment
+    }
+
     /// The app's store, read as its widget reads it.
     func store() throws -> ContactsStore {
         let context = try ProcessContext(bundleAt: app)

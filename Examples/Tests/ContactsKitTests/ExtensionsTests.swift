@@ -14,9 +14,7 @@ import Testing
 
     init() throws {
         explorer = try ContactsExplorerTests()
-        var environment = explorer.world.environment
-        environment.appsPath = [(explorer.app as NSString).deletingLastPathComponent]
-        self.environment = environment
+        environment = explorer.widgetHostEnvironment
     }
 
     /// The kinds of the widgets the system's widget host shows after a refresh.

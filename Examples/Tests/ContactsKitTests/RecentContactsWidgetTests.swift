@@ -14,9 +14,7 @@ import Testing
 
     init() throws {
         explorer = try ContactsExplorerTests()
-        var environment = explorer.world.environment
-        environment.appsPath = [(explorer.app as NSString).deletingLastPathComponent]
-        self.environment = environment
+        environment = explorer.widgetHostEnvironment
     }
 
     /// The widget as the host draws it after a refresh at `now`.
