@@ -46,8 +46,9 @@ mkdir -p "$APPEX_APPS_PATH" "$APPEX_EXTENSIONS_PATH"
 app="$APPEX_APPS_PATH/ContactsExplorer.app"
 
 # What a person types, and what they see: `$ ContactsExplorer ...`, `$ appex ...`.
-ContactsExplorer() { "$app/ContactsExplorer" "$@"; }
-appex() { "$bin/appex" "$@"; }
+# (No command may hang the story: each is given two minutes.)
+ContactsExplorer() { timeout 120 "$app/ContactsExplorer" "$@"; }
+appex() { timeout 120 "$bin/appex" "$@"; }
 step=0
 step() { step=$((step + 1)); printf '\n== %s. %s\n' "$step" "$1"; }
 out=""
@@ -106,7 +107,8 @@ echo "a user of the server with 300 contacts (three with markup and control char
 step "the widget before login: it asks nothing of the server"
 run appex widgets show RecentContacts
 expect "Log in to ContactsExplorer" "the widget to ask for a login"
-[[ "$(server_api GET /test/stats)" != *"\"$user.contacts"* ]] || fail "the widget asked the server for contacts before login"
+stats="$(server_api GET /test/stats)"
+[[ "$stats" != *"\"$user.contacts"* ]] || fail "the widget asked the server for contacts before login"
 echo "(the server counted no contacts request from $user)"
 
 step "log in (the password on standard input; \`login --pkce\` signs in in a browser)"
@@ -147,7 +149,8 @@ run appex widgets reload RecentContacts
 run appex widgets show RecentContacts
 expect "$picked" "the contacts still shown"
 refuse "Log in" "a login prompt"
-[[ "$(refreshes)" == "$((refreshed + 1))" ]] || fail "the server counted $(( $(refreshes) - refreshed )) refreshes, not 1"
+now="$(refreshes)"
+[[ "$now" == "$((refreshed + 1))" ]] || fail "the server counted $((now - refreshed)) refreshes, not 1"
 echo "(the server counted one refresh for $user: the widget used the host's refresh token)"
 
 step "another team's extensions (Lingua Labs): off until the owner enables them"
@@ -179,8 +182,8 @@ expect "Log in again" "the widget to ask for a new login"
 refused="$(server_api GET /test/stats | json "contacts-explorer-short.refresh_token.400")"
 run appex widgets show RecentContacts
 expect "Log in again" "the same answer"
-[[ "$(server_api GET /test/stats | json "contacts-explorer-short.refresh_token.400")" == "$refused" ]] \
-  || fail "the widget tried again without a reload"
+again="$(server_api GET /test/stats | json "contacts-explorer-short.refresh_token.400")"
+[[ "$again" == "$refused" ]] || fail "the widget tried again without a reload"
 echo "(shown again without a reload: nothing was sent to the server)"
 
 step "log out: the widget is back to its first words"

@@ -175,7 +175,22 @@ public final class OAuthTokenManager: Sendable {
 
     /// Refreshes `stale` unless a sibling already did: at most one refresh in flight across all
     /// processes sharing the storage.
+    ///
+    /// Not cancelled with its caller: once the request is sent, the server may have rotated the
+    /// refresh token, and an answer dropped then would lose the session (`invalid_grant` at the
+    /// next refresh). The caller's cancellation is seen when the refresh has been stored.
     package func refresh(replacing stale: TokenSet) async throws(AppexError) -> TokenSet {
+        let refreshing = Task { () async -> Result<TokenSet, AppexError> in
+            do throws(AppexError) {
+                return .success(try await self.refreshUnderLock(replacing: stale))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try await refreshing.value.get()
+    }
+
+    private func refreshUnderLock(replacing stale: TokenSet) async throws(AppexError) -> TokenSet {
         try await lock.withLock { () async throws(AppexError) -> TokenSet in
             // Under the lock: what is stored now? A sibling may have rotated the tokens while we waited.
             guard let latest = try storedTokens() else { throw notLoggedIn() }

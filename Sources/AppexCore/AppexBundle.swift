@@ -92,11 +92,9 @@ public struct AppexBundle: Sendable {
     public static func loadRunning(at path: String) -> AppexBundle {
         let root = normalized(path)
         var loader = BundleLoader(root: root, kind: Self.kind(ofPath: root) ?? .hostApp)
-        do {
-            loader.runningImage = try Syscalls.stat("/proc/self/exe")
-        } catch {
-            // No image to compare with: every file is hashed.
-        }
+        loader.runningImageRequired = true
+        // Unreadable: every file is hashed, and the bundle cannot vouch for this process.
+        loader.runningImage = try? Syscalls.stat("/proc/self/exe")
         return loader.load()
     }
 

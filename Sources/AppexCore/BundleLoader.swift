@@ -9,9 +9,11 @@ struct BundleLoader {
     let root: String
     let kind: AppexBundle.Kind
     var problems: [BundleProblem] = []
-    /// When loading the bundle of the running process: its image (`/proc/self/exe`). The file
-    /// that is that image is not hashed (its launcher hashed it before exec, and a running
-    /// executable cannot be written); the bundle's executable must be it.
+    /// Whether the bundle is loaded for the process that runs it: its executable must be the
+    /// process's image (``runningImage``), and then it is not hashed (its launcher hashed it
+    /// before exec, and a running executable cannot be written).
+    var runningImageRequired = false
+    /// The running process's image (`/proc/self/exe`); `nil` when it cannot be read.
     var runningImage: FileStatus?
 
     init(root: String, kind: AppexBundle.Kind) {
@@ -56,6 +58,7 @@ struct BundleLoader {
 
         // Hash every file once; keep the bytes of the plists we parse.
         var digests: [String: [UInt8]] = [:]
+        var imageEntries: [String] = []
         var infoBytes: [UInt8]?
         var entitlementsBytes: [UInt8]?
         var pointFiles: [(String, [UInt8])] = []
@@ -67,7 +70,10 @@ struct BundleLoader {
                 || (kind == .hostApp && entry.relativePath.hasPrefix(AppexBundle.File.extensionPoints + "/")
                     && entry.relativePath.hasSuffix("." + ExtensionPointDeclaration.fileExtension))
             if let image = runningImage, entry.status.device == image.device, entry.status.inode == image.inode {
-                continue  // the running image: vouched for by the launch (see `runningImage`)
+                // Perhaps the running image (vouched for by the launch, see `runningImage`):
+                // hashed below unless it is the bundle's executable.
+                imageEntries.append(entry.relativePath)
+                continue
             }
             do {
                 if wanted {
@@ -170,19 +176,39 @@ struct BundleLoader {
             }
         }
 
+        // The running image goes unhashed only as the bundle's executable itself (not through a
+        // link, not as another file that is a hard link to it).
+        let executableName = info.executableName ?? ""
+        for path in imageEntries where path != executableName {
+            do {
+                digests[path] = try AppexBundle.sha256(ofFile: root + "/" + path)
+            } catch {
+                problems.append(
+                    BundleProblem(.unreadableFile, file: root + "/" + path, message: "cannot read: \(error)")
+                )
+            }
+        }
+
         // Seal
-        let team = verifySeal(walk: walk, digests: digests)
-        if let image = runningImage {
-            // Not hashed above only because it is the running image: it must be the executable.
-            let name = info.executableName ?? ""
-            let status = walk.entries.first { $0.relativePath == name }?.status
-            if status?.device != image.device || status?.inode != image.inode {
+        let team = verifySeal(
+            walk: walk,
+            digests: digests,
+            unhashed: imageEntries.contains(executableName) ? executableName : nil
+        )
+        if runningImageRequired {
+            // The executable, followed if it is a link, must be the image this process runs.
+            let path = root + "/" + executableName
+            let running = runningImage.flatMap { image in
+                (try? Syscalls.stat(path)).map { $0.device == image.device && $0.inode == image.inode }
+            }
+            if running != true {
                 problems.append(
                     BundleProblem(
                         .fileModified,
-                        file: root + "/" + name,
-                        message:
-                            "this process does not run the bundle's executable \(name): it cannot take the bundle's identity"
+                        file: path,
+                        message: runningImage == nil
+                            ? "cannot tell which executable this process runs (/proc/self/exe cannot be read): it cannot take the bundle's identity"
+                            : "this process does not run the bundle's executable \(executableName): it cannot take the bundle's identity"
                     )
                 )
             }
@@ -203,7 +229,13 @@ struct BundleLoader {
         )
     }
 
-    private mutating func verifySeal(walk: BundleWalk, digests: [String: [UInt8]]) -> TeamIdentifier? {
+    /// `unhashed`: the one file left unhashed on purpose (the running image); any other regular
+    /// file without a digest could not be read, and is a problem already.
+    private mutating func verifySeal(
+        walk: BundleWalk,
+        digests: [String: [UInt8]],
+        unhashed: String? = nil
+    ) -> TeamIdentifier? {
         let sealPath = root + "/" + AppexBundle.File.seal
         let bytes: [UInt8]
         do {
@@ -264,7 +296,18 @@ struct BundleLoader {
             }
             switch (sealed, entry.status.kind) {
             case (.file(let digest, let executable), .regular):
-                if let actual = digests[path], actual != digest {
+                if digests[path] == nil && path != unhashed
+                    && !problems.contains(where: { $0.kind == .unreadableFile && $0.file == full })
+                {
+                    // Every regular file but the one left unhashed on purpose has a digest.
+                    problems.append(
+                        BundleProblem(
+                            .fileModified,
+                            file: full,
+                            message: "\(path) could not be checked against the seal"
+                        )
+                    )
+                } else if let actual = digests[path], actual != digest {
                     problems.append(
                         BundleProblem(
                             .fileModified,

@@ -16,6 +16,30 @@ import FoundationNetworking
     init() async throws { try await OAuthServer.start() }
 
     @Test(
+        "a refresh whose caller is cancelled in flight still stores what the server answered: with rotation on, the session survives ten cancellations at varied moments",
+        .timeLimit(.minutes(1))  // before the fix this test hung rather than failed
+    )
+    func cancelledRefreshKeepsTheSession() async throws {
+        let auth = try AuthWorld()
+        let client = "swift-race-short"  // rotation and reuse protection on
+        let host = try auth.host(client: client)
+        try await host.login.password(user: "ada", password: "lovelace")
+        let manager = try auth.extensionManager(client: client)
+        for round in 0..<10 {
+            let current = try #require(try manager.storedTokens())
+            let refreshing = Task { try await manager.refresh(replacing: current) }
+            try await Task.sleep(for: .microseconds(700 * round))
+            refreshing.cancel()
+            _ = try? await refreshing.value
+            // Had the answer been dropped after the server rotated the refresh token, the next
+            // refresh would meet invalid_grant and clear the session.
+            let stored = try #require(try manager.storedTokens(), "round \(round): the session was lost")
+            let again = try await manager.refresh(replacing: stored)
+            #expect(again.accessToken != stored.accessToken, "round \(round)")
+        }
+    }
+
+    @Test(
         "the race: 8 extension processes and the host refresh an expired token at once, 20 rounds — one refresh per round (counted by the server), all hold the one new token and it works, nobody logged out"
     )
     func singleFlightAcrossProcesses() async throws {

@@ -54,6 +54,32 @@ import Testing
             }
         )
 
+        // Only the executable goes unhashed: another sealed file swapped for a hard link to the
+        // running image is caught.
+        try FileManager.default.createDirectory(atPath: running + "/Resources", withIntermediateDirectories: true)
+        try Data("hello".utf8).write(to: URL(fileURLWithPath: running + "/Resources/strings.txt"))
+        try AppexBundle.sign(at: running, with: team)
+        #expect(AppexBundle.loadRunning(at: running).isValid)
+        try FileManager.default.removeItem(atPath: running + "/Resources/strings.txt")
+        try FileManager.default.linkItem(atPath: runner, toPath: running + "/Resources/strings.txt")
+        let swapped = AppexBundle.loadRunning(at: running)
+        #expect(swapped.problems.contains { $0.kind == .fileModified && $0.message.contains("Resources/strings.txt") })
+
+        // An executable that is a link inside the bundle to the running image is followed.
+        let linked = try FixtureBundles.makeExtension(
+            in: folder,
+            name: "Linked",
+            bundleIdentifier: "com.example.linked",
+            extensionPoint: "com.example.hostapp.HostAppFeature"
+        )
+        try FileManager.default.removeItem(atPath: linked + "/Extension")
+        try FileManager.default.createDirectory(atPath: linked + "/bin", withIntermediateDirectories: true)
+        try FileManager.default.linkItem(atPath: runner, toPath: linked + "/bin/Extension")
+        try FileManager.default.createSymbolicLink(atPath: linked + "/Extension", withDestinationPath: "bin/Extension")
+        try AppexBundle.sign(at: linked, with: team)
+        let followed = AppexBundle.loadRunning(at: linked)
+        #expect(followed.isValid, "\(followed.problems)")
+
         // Another file of the running bundle is still hashed: a changed Info.plist is caught.
         try Data("tampered".utf8).write(to: URL(fileURLWithPath: running + "/Info.plist"))
         #expect(AppexBundle.loadRunning(at: running).problems.contains { $0.kind == .fileModified })

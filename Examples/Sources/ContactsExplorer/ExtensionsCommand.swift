@@ -45,8 +45,11 @@ extension App {
         var rows = snapshot.extensions.filter { $0.extensionPoint.map(points.contains) ?? false }.map {
             ExtensionRow($0, role: "translator")
         }
-        let inside = URL(fileURLWithPath: bundlePath).standardizedFileURL.path + "/"
-        rows += try widgetHost().extensions().filter { $0.path.hasPrefix(inside) }.map {
+        // Compared with links resolved on both sides (the apps path may go through one).
+        let inside = URL(fileURLWithPath: bundlePath).resolvingSymlinksInPath().path + "/"
+        rows += try widgetHost().extensions().filter {
+            URL(fileURLWithPath: $0.path).resolvingSymlinksInPath().path.hasPrefix(inside)
+        }.map {
             ExtensionRow($0, role: "widget")
         }
         return rows

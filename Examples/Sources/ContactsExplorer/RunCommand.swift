@@ -28,6 +28,7 @@ struct Run: AsyncParsableCommand {
             let widgets = try app.widgetHost()
             let bundle = URL(fileURLWithPath: app.bundlePath).resolvingSymlinksInPath().path
             let interval = Duration.milliseconds(Int64(max(syncInterval, 0.1) * 1000))
+            let stop = StopSignals()
             say("ContactsExplorer running (pid \(getpid())); stop it with Ctrl-C")
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -67,7 +68,10 @@ struct Run: AsyncParsableCommand {
                                 }
                                 lastProblem = nil
                             }
+                        } catch is CancellationError {
+                            return  // the app is stopping
                         } catch {
+                            if Task.isCancelled { return }  // a request cut short by the stop
                             // Said once, not at every round.
                             let problem = "\(error)"
                             if problem != lastProblem { say("sync failed: \(problem)") }
@@ -77,7 +81,7 @@ struct Run: AsyncParsableCommand {
                     }
                 }
                 group.addTask {
-                    let signal = await StopSignal.next()
+                    let signal = await stop.next()
                     say("ContactsExplorer stopping (\(signal == SIGINT ? "SIGINT" : "SIGTERM"))")
                     throw CancellationError()
                 }
@@ -94,21 +98,38 @@ func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
-/// SIGINT and SIGTERM, taken from their default (ending the process) so the app stops cleanly.
-enum StopSignal {
-    /// The next SIGINT or SIGTERM.
-    static func next() async -> Int32 {
+/// SIGINT and SIGTERM, taken from their default (ending the process) while the app stops
+/// cleanly; the first one puts the default back, so a second Ctrl-C ends a stop that hangs.
+// @unchecked: the sources are made in init and only cancelled afterwards; DispatchSource is
+// thread-safe, and the stream is Sendable.
+final class StopSignals: @unchecked Sendable {
+    private let stream: AsyncStream<Int32>
+    private let sources: [any DispatchSourceSignal]
+
+    /// Takes the signals now (before the app says it runs).
+    init() {
         let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
-        let sources = [SIGINT, SIGTERM].map { number in
+        self.stream = stream
+        sources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { continuation.yield(number) }
             source.resume()
             return source
         }
-        defer { for source in sources { source.cancel() } }
-        for await number in stream { return number }
-        return SIGTERM
+    }
+
+    /// The first SIGINT or SIGTERM; the signals' default is back when it returns.
+    func next() async -> Int32 {
+        var received = SIGTERM
+        for await number in stream {
+            received = number
+            break
+        }
+        for source in sources { source.cancel() }
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+        return received
     }
 }
 

@@ -199,10 +199,12 @@ public final class ContactsStore: Sendable {
         else { return nil }
         var fraction = 0.0
         if bytes.count > 20 {
-            guard bytes[19] == UInt8(ascii: "."), bytes.count > 21, let digits = number(20..<(bytes.count - 1)) else {
-                return nil
-            }
-            fraction = Double(digits) / pow(10, Double(bytes.count - 21))
+            // At most nine digits are read (nanoseconds): more would overflow, and mean nothing.
+            let end = min(bytes.count - 1, 29)
+            guard bytes[19] == UInt8(ascii: "."), bytes.count > 21, let digits = number(20..<end),
+                bytes[end..<(bytes.count - 1)].allSatisfy({ (0x30...0x39).contains($0) })
+            else { return nil }
+            fraction = Double(digits) / pow(10, Double(end - 20))
         } else if bytes.count != 20 {
             return nil
         }

@@ -53,7 +53,14 @@ public struct ContactsSync: Sendable {
         defer { pending.cancel() }
         while true {
             try Task.checkCancellation()
-            let body = try await pending.value
+            // The request runs in a task of its own: a cancelled sync cancels it too.
+            let current = pending
+            let body = try await withTaskCancellationHandler {
+                try await current.value
+            } onCancel: {
+                current.cancel()
+            }
+            try Task.checkCancellation()
             let peeked = body.nextCursor
             if case .some(.some(let next)) = peeked { pending = fetch(next) }
             let page = try body.page()
