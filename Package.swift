@@ -168,7 +168,7 @@ let package = Package(
         .target(
             name: "AppexWidgetHost",
             dependencies: [
-                "AppexWidgetKit", "AppexHost", "AppexCore", "AppexCoding", "AppexSQLite", "AppexSystem",
+                "AppexWidgetKit", "AppexHost", "AppexCore", "AppexSQLite", "AppexSystem",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,4 +1,3 @@
-import AppexCoding
 import AppexCore
 import AppexHost
 import AppexSystem
@@ -65,7 +64,12 @@ extension WidgetHost {
                 // The host is stopping: described at the next start.
                 var cancelled = WidgetStore.Batch()
                 cancelled.cancelled = [describeKey]
-                try? store.commit(cancelled)
+                do { try store.commit(cancelled) } catch {
+                    logger.error(
+                        "cannot store that a describe was cut short",
+                        metadata: ["extension": "\(fetch.identity.bundleIdentifier)", "error": "\(error)"]
+                    )
+                }
                 return
             } catch {
                 try? store.recordFailure(
@@ -148,7 +152,10 @@ extension WidgetHost {
             }
         }
         do { try store.commit(batch) } catch {
-            logger.error("cannot store what a widget launch brought", metadata: ["error": "\(error)"])
+            logger.error(
+                "cannot store what a widget launch brought",
+                metadata: ["extension": "\(fetch.identity.bundleIdentifier)", "error": "\(error)"]
+            )
         }
     }
 
@@ -163,7 +170,7 @@ extension WidgetHost {
         guard case .timeline(let timeline) = try await ask(process, request, kind: key.kind) else {
             throw Self.unexpectedReply("its timeline", bundle: key.extensionIdentifier, kind: key.kind)
         }
-        for entry in timeline.entries { try check(entry, kind: key.kind) }
+        for entry in timeline.entries { try check(entry, of: key) }
         return timeline
     }
 
@@ -205,7 +212,7 @@ extension WidgetHost {
         guard case .entry(let entry) = try await ask(process, request, kind: key.kind) else {
             throw Self.unexpectedReply("an entry", bundle: key.extensionIdentifier, kind: key.kind)
         }
-        try check(entry, kind: key.kind)
+        try check(entry, of: key)
         return entry
     }
 
@@ -234,9 +241,8 @@ extension WidgetHost {
         do { return try WidgetReply(decoding: answer) } catch {
             throw AppexError(
                 .protocolViolation,
-                "\(name) answered garbage (\(answer.count) bytes that are no widget reply)",
-                context: AppexError.Context(bundleIdentifier: name, widgetKind: kind),
-                underlyingError: error
+                "\(name) answered garbage (\(answer.count) bytes that are no widget reply): \(error)",
+                context: AppexError.Context(bundleIdentifier: name, widgetKind: kind)
             )
         }
     }
@@ -279,26 +285,28 @@ extension WidgetHost {
 
     /// The host's own check of an entry, whatever the extension checked: at most
     /// `ViewTree.byteLimit` bytes, and a tree this build reads.
-    func check(_ entry: EncodedEntry, kind: String) throws(AppexError) {
+    func check(_ entry: EncodedEntry, of key: WidgetKey) throws(AppexError) {
+        let widget = "\(key.extensionIdentifier)'s widget \(key.kind)"
+        let context = AppexError.Context(bundleIdentifier: key.extensionIdentifier, widgetKind: key.kind)
         guard entry.tree.count <= ViewTree.byteLimit else {
             throw AppexError(
                 .viewTreeTooLarge,
-                "widget \(kind) sent an entry whose view tree is \(entry.tree.count) bytes, over the limit of \(ViewTree.byteLimit)",
-                context: AppexError.Context(widgetKind: kind)
+                "\(widget) sent an entry whose view tree is \(entry.tree.count) bytes, over the limit of \(ViewTree.byteLimit)",
+                context: context
             )
         }
         guard entry.date.isFinite else {
             throw AppexError(
                 .protocolViolation,
-                "widget \(kind) sent an entry with no valid date",
-                context: AppexError.Context(widgetKind: kind)
+                "\(widget) sent an entry with no valid date",
+                context: context
             )
         }
         do { _ = try trees.tree(entry.tree) } catch {
             throw AppexError(
                 .protocolViolation,
-                "widget \(kind) sent a view tree this host cannot read: \(error.message)",
-                context: AppexError.Context(widgetKind: kind),
+                "\(widget) sent a view tree this host cannot read: \(error.message)",
+                context: context,
                 underlyingError: error
             )
         }

@@ -1,4 +1,3 @@
-import AppexCoding
 import AppexCore
 import AppexHost
 import AppexSystem
@@ -64,18 +63,13 @@ extension WidgetHost {
         version: String,
         family: WidgetFamily?,
         now: Date,
-        descriptors known: [WidgetDescriptor]? = nil
+        descriptors: [WidgetDescriptor]
     ) throws(AppexError) -> Fetch? {
-        var descriptors = known
-        if descriptors == nil {
-            descriptors = try store.descriptors(extension: identity.bundleIdentifier, version: version)
-        }
-        guard let descriptors else { return nil }
         var fetch = Fetch(found: found, identity: identity, version: version, family: family, describe: false)
         let app = found.origin == .app ? Self.app(containing: found.path) : nil
+        let day = WidgetClock.day(of: now)
         for descriptor in descriptors {
             let key = Self.key(of: descriptor, in: identity, family: family)
-            let day = WidgetClock.day(of: now)
             let standing = try store.standing(of: key, app: app, day: day)
             guard let why = need(key, standing, now: now) else { continue }
             let taken = try store.takeReload(

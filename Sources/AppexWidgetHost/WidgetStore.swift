@@ -1,4 +1,3 @@
-import AppexCoding
 import AppexCore
 import AppexSQLite
 import AppexWidgetKit

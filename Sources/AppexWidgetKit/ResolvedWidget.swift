@@ -17,7 +17,15 @@ struct ResolvedWidget: Sendable {
             supportedFamilies: WidgetFamily.systemFamilies
         )
         @Sendable func encode(_ entry: Provider.Entry, _ family: WidgetFamily) throws(AppexError) -> EncodedEntry {
-            let tree = try ViewTree(content(entry), family: family).encoded()
+            let tree: [UInt8]
+            do { tree = try ViewTree(content(entry), family: family).encoded() } catch {
+                // The tree's own refusal (too deep) does not know whose it is: say it.
+                throw AppexError(
+                    error.code,
+                    "widget \(kind): the view of its entry for \(entry.date): \(error.message)",
+                    context: AppexError.Context(widgetKind: kind)
+                )
+            }
             guard tree.count <= ViewTree.byteLimit else {
                 throw AppexError(
                     .viewTreeTooLarge,

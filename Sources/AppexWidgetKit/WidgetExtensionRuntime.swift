@@ -1,4 +1,3 @@
-internal import AppexCoding
 internal import AppexExtension
 import Synchronization
 

@@ -1,6 +1,7 @@
-/// The messages between the widget host and a widget extension, in the compact coder's form.
+/// The messages between the widget host and a widget extension, written by hand
+/// (`WidgetWire+Coding.swift`).
 /// Requests go one at a time; the extension exits when the host closes the connection.
-package enum WidgetRequest: Codable, Sendable, Hashable {
+package enum WidgetRequest: Sendable, Hashable {
     /// The extension's widgets.
     case describe
     /// A placeholder entry of `kind`.
@@ -12,7 +13,7 @@ package enum WidgetRequest: Codable, Sendable, Hashable {
 }
 
 /// An extension's answer.
-package enum WidgetReply: Codable, Sendable, Hashable {
+package enum WidgetReply: Sendable, Hashable {
     case widgets([WidgetDescriptor])
     case entry(EncodedEntry)
     case timeline(EncodedTimeline)

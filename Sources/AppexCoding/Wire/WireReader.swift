@@ -61,8 +61,7 @@ package struct WireReader {
 
     /// A zigzagged signed varint.
     package mutating func int64(_ what: @autoclosure () -> String) throws(WireFormatError) -> Int64 {
-        let raw = try varint(what())
-        return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
+        CompactVarint.unzigzag(try varint(what()))
     }
 
     /// A count of things that each take at least `minimumSize` bytes: larger than what is left

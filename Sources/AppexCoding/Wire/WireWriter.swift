@@ -28,12 +28,7 @@ package struct WireWriter: Sendable {
 
     /// An unsigned varint.
     package mutating func write(varint value: UInt64) {
-        var rest = value
-        while rest >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
-            rest >>= 7
-        }
-        bytes.append(UInt8(rest))
+        CompactVarint.write(value, into: &bytes)
     }
 
     /// A count or other non-negative `Int`, as a varint (a negative one as 0: never written).
@@ -43,7 +38,7 @@ package struct WireWriter: Sendable {
 
     /// A signed integer, zigzagged into a varint.
     package mutating func write(_ value: Int64) {
-        write(varint: UInt64(bitPattern: (value << 1) ^ (value >> 63)))
+        write(varint: CompactVarint.zigzag(value))
     }
 
     /// A `Double`'s bit pattern, little-endian.
