@@ -37,7 +37,7 @@ import FoundationNetworking
 final class ProductWorld: Sendable {
     static let port = ProcessInfo.processInfo.environment["APPEX_OAUTH_PORT"] ?? "8765"
     static let server = URL(string: "http://127.0.0.1:\(port)")!
-    static let group = "group.com.myapp.MyApp"
+    static let group = SharedConfiguration.appGroup
 
     static let shared = Task { () -> ProductWorld in
         do { return try await ProductWorld() } catch {
@@ -83,8 +83,8 @@ final class ProductWorld: Sendable {
         let account = try JSONDecoder().decode(Account.self, from: created)
 
         // ContactsExplorer.app with its widget, as the user installs it.
-        let shared = Entitlements(applicationGroups: [Self.group], keychainAccessGroups: ["com.myapp.MyApp"])
-        var recipe = AppexBundle.AppRecipe(executable: binDirectory + "/ContactsExplorer", bundleIdentifier: "com.myapp.MyApp")
+        let shared = Entitlements(applicationGroups: [Self.group], keychainAccessGroups: [SharedConfiguration.keychainGroup])
+        var recipe = AppexBundle.AppRecipe(executable: binDirectory + "/ContactsExplorer", bundleIdentifier: SharedConfiguration.bundleIdentifier)
         recipe.entitlements = shared
         recipe.signingKey = world.team
         let apps = world.root.appending("Applications")
@@ -102,7 +102,7 @@ final class ProductWorld: Sendable {
 
         // Logged in as the app does it (1-hour tokens), the status and server published.
         let context = try ProcessContext(bundleAt: app)
-        let configuration = OAuthConfiguration(issuer: Self.server, clientID: "contacts-explorer", scopes: ["read", "contacts"],
+        let configuration = OAuthConfiguration(issuer: Self.server, clientID: SharedConfiguration.defaultClientID, scopes: SharedConfiguration.scopes,
                                                appGroup: Self.group, storage: .keychain,
                                                userInfoEndpoint: Self.server.appendingPathComponent("api/me"))
         let hostAccessor = try HostAccessorBuilder(configuration: configuration, context: context, environment: world.environment)
@@ -112,13 +112,13 @@ final class ProductWorld: Sendable {
         let groupContainer = try AppGroup(Self.group, context: context, environment: world.environment)
         let defaults = try SharedDefaults(group: groupContainer)
         try defaults.set(true, forKey: "userLoggedIn")
-        try defaults.set(Self.server.absoluteString, forKey: "contactsServer")
-        try defaults.set("contacts-explorer", forKey: "contactsClientID")
+        try defaults.set(Self.server.absoluteString, forKey: SharedConfiguration.serverKey)
+        try defaults.set(SharedConfiguration.defaultClientID, forKey: SharedConfiguration.clientIDKey)
         guard let token = try manager.storedTokens()?.accessToken else { throw AppexError(.notLoggedIn, "no token after login") }
 
         // The app's store, synced; the pages a full sync asks for, read once.
         let api = ContactsAPI(server: Self.server) { [manager] request in try await manager.data(for: request) }
-        let store = try ContactsStore(path: groupContainer.containerPath + "/ContactsExplorer/contacts.sqlite")
+        let store = try ContactsStore(path: SharedConfiguration.storePath(inGroupContainer: groupContainer.containerPath))
         _ = try await ContactsSync(api: api, store: store).run { _, _ in }
         var pages: [URLRequest] = []
         var cursor: String?

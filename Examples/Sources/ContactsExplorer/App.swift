@@ -10,9 +10,7 @@ import Foundation
 /// group and one keychain group shared with its extensions, and the key under which it publishes
 /// whether a user is logged in.
 enum AppConfiguration {
-    static let bundleIdentifier = "com.myapp.MyApp"
-    static let appGroup = "group.com.myapp.MyApp"
-    static let keychainGroup = "com.myapp.MyApp"
+    static let appGroup = SharedConfiguration.appGroup
     /// `MobileSyncExplorerConfig.userLogInStatusKey`; `CONTACTS_LOGIN_STATUS_KEY` overrides it.
     static var userLogInStatusKey: String {
         ProcessInfo.processInfo.environment["CONTACTS_LOGIN_STATUS_KEY"] ?? "userLoggedIn"
@@ -37,25 +35,28 @@ struct App {
         let bundle = executable.deletingLastPathComponent().path
         guard bundle.hasSuffix(".app") else {
             throw ContactsError(
-                .storage,
+                .configuration,
                 "\(executable.path) is not inside an app bundle: make ContactsExplorer.app with `appex bundle --output ContactsExplorer.app` (see Examples/README.md)"
             )
         }
         let context = try ProcessContext(bundleAt: bundle)
         let environment = AppexEnvironment.current()
         guard let text = ProcessInfo.processInfo.environment["CONTACTS_SERVER"] else {
-            throw ContactsError(.server, "CONTACTS_SERVER is not set: name the contacts server (http://127.0.0.1:PORT)")
+            throw ContactsError(
+                .configuration,
+                "CONTACTS_SERVER is not set: name the contacts server (http://127.0.0.1:PORT)"
+            )
         }
         guard let server = URL(string: text), server.scheme != nil, server.host != nil else {
             throw ContactsError(
-                .server,
+                .configuration,
                 "CONTACTS_SERVER is \"\(text)\", which is no server URL (http://127.0.0.1:PORT)"
             )
         }
         let configuration = OAuthConfiguration(
             issuer: server,
-            clientID: ProcessInfo.processInfo.environment["CONTACTS_CLIENT_ID"] ?? "contacts-explorer",
-            scopes: ["read", "contacts"],
+            clientID: ProcessInfo.processInfo.environment["CONTACTS_CLIENT_ID"] ?? SharedConfiguration.defaultClientID,
+            scopes: SharedConfiguration.scopes,
             appGroup: AppConfiguration.appGroup,
             storage: .keychain,
             userInfoEndpoint: server.appendingPathComponent("api/me")
@@ -78,7 +79,7 @@ struct App {
     /// The contacts store, in the app group's container.
     func store() throws -> ContactsStore {
         let group = try AppGroup(AppConfiguration.appGroup, context: context, environment: environment)
-        return try ContactsStore(path: group.containerPath + "/ContactsExplorer/contacts.sqlite")
+        return try ContactsStore(path: SharedConfiguration.storePath(inGroupContainer: group.containerPath))
     }
 
     /// The contacts API, its requests authorized by the shared session.
@@ -96,8 +97,8 @@ struct App {
         let defaults = try SharedDefaults(group: group)
         try defaults.set(loggedIn, forKey: AppConfiguration.userLogInStatusKey)
         if loggedIn {
-            try defaults.set(server.absoluteString, forKey: "contactsServer")
-            try defaults.set(configuration.clientID, forKey: "contactsClientID")
+            try defaults.set(server.absoluteString, forKey: SharedConfiguration.serverKey)
+            try defaults.set(configuration.clientID, forKey: SharedConfiguration.clientIDKey)
         }
         // The widget shows the change at the next refresh of the widget host.
         reloadWidget()

@@ -107,10 +107,7 @@ struct EnableExtension: AsyncParsableCommand {
     @Argument(help: "The extension's bundle identifier.") var bundleIdentifier: String
 
     func run() async throws {
-        try await reporting {
-            try App.launched().setEnabled(true, bundleIdentifier: bundleIdentifier)
-            print("enabled \(bundleIdentifier)")
-        }
+        try await setEnabled(true, bundleIdentifier)
     }
 }
 
@@ -122,9 +119,14 @@ struct DisableExtension: AsyncParsableCommand {
     @Argument(help: "The extension's bundle identifier.") var bundleIdentifier: String
 
     func run() async throws {
-        try await reporting {
-            try App.launched().setEnabled(false, bundleIdentifier: bundleIdentifier)
-            print("disabled \(bundleIdentifier)")
-        }
+        try await setEnabled(false, bundleIdentifier)
+    }
+}
+
+/// The owner's decision on `bundleIdentifier`, said on standard output.
+func setEnabled(_ enabled: Bool, _ bundleIdentifier: String) async throws {
+    try await reporting {
+        try App.launched().setEnabled(enabled, bundleIdentifier: bundleIdentifier)
+        print("\(enabled ? "enabled" : "disabled") \(bundleIdentifier)")
     }
 }

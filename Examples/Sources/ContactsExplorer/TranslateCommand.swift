@@ -49,22 +49,20 @@ extension App {
     /// `text` translated by each enabled translator (or only `bundleIdentifier`), each in its own
     /// process, in the session form or, with `connection`, through its exported actor.
     func translate(_ text: String, with bundleIdentifier: String?, connection: Bool) async throws -> [Translation] {
-        let monitor = try await AppExtensionPoint.Monitor(
-            appExtensionPoint: translatePoint,
-            hostBundleAt: bundlePath,
-            environment: environment
-        )
-        var translators = monitor.identities
+        // The translators of the point as discovery sees them now (`run` follows them with a
+        // monitor; one translation needs only this moment's).
+        let found = try ExtensionDiscovery(hostBundleAt: bundlePath, environment: environment).snapshot().extensions
+            .filter { $0.extensionPoint == translatePoint.identifier.description }
+        var translators = found.filter { $0.state == .enabled }.compactMap(\.identity)
         if let bundleIdentifier {
             translators = translators.filter { $0.bundleIdentifier == bundleIdentifier }
             guard !translators.isEmpty else {
-                let state = monitor.snapshot.extensions.first { $0.bundleIdentifier == bundleIdentifier }?.state
+                let state = found.first { $0.bundleIdentifier == bundleIdentifier }?.state
                 throw ContactsError(
                     .notFound,
                     state.map {
                         "the translator \(bundleIdentifier) is \($0.rawValue): `ContactsExplorer extensions enable \(bundleIdentifier)`"
-                    }
-                        ?? "no translator \(bundleIdentifier) is installed"
+                    } ?? "no translator \(bundleIdentifier) is installed"
                 )
             }
         }

@@ -1,6 +1,7 @@
 import AppexWidgetHost
 import AppexWidgetKit
 import ArgumentParser
+import ContactsKit
 import Foundation
 
 struct Widgets: AsyncParsableCommand {
@@ -18,11 +19,12 @@ struct Widgets: AsyncParsableCommand {
         }
         try await reporting {
             let app = try App.launched()
-            let host = try WidgetHost(configuration: WidgetHost.Configuration(environment: app.environment))
+            let host = try app.widgetHost()
             let bundle = URL(fileURLWithPath: app.bundlePath).resolvingSymlinksInPath().path
             let mine = try await host.refresh(family: family).filter { $0.app == bundle }
             guard !mine.isEmpty else {
-                throw ContactsExplorerError(
+                throw ContactsError(
+                    .notFound,
                     "the widget host shows no widget of \(bundle): is its folder on the apps path (APPEX_APPS_PATH)?"
                 )
             }
@@ -44,10 +46,4 @@ struct Widgets: AsyncParsableCommand {
             }
         }
     }
-}
-
-/// A failure of the app itself, in a sentence.
-struct ContactsExplorerError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -7,8 +7,10 @@ public struct ContactsError: Error, CustomStringConvertible, Sendable {
         case server
         /// The store could not be read or written.
         case storage
-        /// No such contact.
+        /// No such contact (or extension, or widget).
         case notFound
+        /// The app is not set up as it must run: outside its bundle, or no usable server named.
+        case configuration
     }
 
     /// What kind of failure.

@@ -59,12 +59,15 @@ struct RecentContactsProvider: TimelineProvider {
             guard shared.loginStatus.isUserLoggedIn else { return .loggedOut }
             let recent = try shared.store.recent(limit: count)
             // The server and client the app uses (an extension does not inherit its environment).
-            guard let server = shared.settings.string(forKey: "contactsServer").flatMap({ URL(string: $0) }) else {
+            guard
+                let server = shared.settings.string(forKey: SharedConfiguration.serverKey).flatMap({ URL(string: $0) })
+            else {
                 return .contacts(recent)
             }
             let manager = try shared.tokenManager(
                 server: server,
-                clientID: shared.settings.string(forKey: "contactsClientID") ?? "contacts-explorer"
+                clientID: shared.settings.string(forKey: SharedConfiguration.clientIDKey)
+                    ?? SharedConfiguration.defaultClientID
             )
             let api = ContactsAPI(server: server, isTransient: { ($0 as? AppexError)?.code == .retryable }) {
                 request in try await manager.data(for: request)
@@ -113,11 +116,6 @@ struct RecentContactsView: View {
     }
 }
 
-/// The app's configuration the widget shares (seed 000).
-enum SharedSettings {
-    static let appGroup = "group.com.myapp.MyApp"
-}
-
 /// What the widget opens once per process and keeps open: its context, the app group's stores,
 /// the session's token manager. A widget process lives for a few timelines (the widget host ends
 /// it); closing the databases after each one made SQLite checkpoint and sync them before the
@@ -133,9 +131,9 @@ final class OpenedStores: Sendable {
     private init() throws {
         context = try ProcessContext.current()
         environment = AppexEnvironment.current()
-        let group = try AppGroup(SharedSettings.appGroup, context: context, environment: environment)
+        let group = try AppGroup(SharedConfiguration.appGroup, context: context, environment: environment)
         loginStatus = try LoginStatus(group: group)
-        store = try ContactsStore(path: group.containerPath + "/ContactsExplorer/contacts.sqlite")
+        store = try ContactsStore(path: SharedConfiguration.storePath(inGroupContainer: group.containerPath))
         settings = try SharedDefaults(group: group)
     }
 
@@ -156,8 +154,8 @@ final class OpenedStores: Sendable {
         let configuration = OAuthConfiguration(
             issuer: server,
             clientID: clientID,
-            scopes: ["read", "contacts"],
-            appGroup: SharedSettings.appGroup,
+            scopes: SharedConfiguration.scopes,
+            appGroup: SharedConfiguration.appGroup,
             storage: .keychain
         )
         let manager = try AccessorBuilder(configuration: configuration, context: context, environment: environment)

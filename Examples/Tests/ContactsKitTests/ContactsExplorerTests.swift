@@ -22,9 +22,10 @@ import Testing
     func run(
         _ arguments: [String],
         server: URL,
-        input: String? = nil
+        input: String? = nil,
+        variables extra: [String: String] = [:]
     ) throws -> (status: Int32, out: String, err: String) {
-        let process = try start(arguments, server: server, input: input)
+        let process = try start(arguments, server: server, input: input, variables: extra)
         // A run that hangs is killed, so a failing test neither waits forever nor leaves it behind.
         let pid = process.processIdentifier
         let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
@@ -50,7 +51,12 @@ import Testing
         try run(["login", "--user", user.username, "--password-stdin"], server: server, input: user.password + "\n")
     }
 
-    func start(_ arguments: [String], server: URL, input: String? = nil) throws -> Process {
+    func start(
+        _ arguments: [String],
+        server: URL,
+        input: String? = nil,
+        variables extra: [String: String] = [:]
+    ) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: app + "/ContactsExplorer")
         process.arguments = arguments
@@ -58,6 +64,7 @@ import Testing
         variables["CONTACTS_SERVER"] = server.absoluteString
         variables["APPEX_APPS_PATH"] = (app as NSString).deletingLastPathComponent
         if let client { variables["CONTACTS_CLIENT_ID"] = client }
+        variables.merge(extra) { _, new in new }
         process.environment = variables
         process.standardOutput = Pipe()
         process.standardError = Pipe()
@@ -79,8 +86,8 @@ import Testing
     /// The app's store, read as its widget reads it.
     func store() throws -> ContactsStore {
         let context = try ProcessContext(bundleAt: app)
-        let group = try AppGroup("group.com.myapp.MyApp", context: context, environment: world.environment)
-        return try ContactsStore(path: group.containerPath + "/ContactsExplorer/contacts.sqlite")
+        let group = try AppGroup(SharedConfiguration.appGroup, context: context, environment: world.environment)
+        return try ContactsStore(path: SharedConfiguration.storePath(inGroupContainer: group.containerPath))
     }
 
     @Test(
@@ -105,7 +112,7 @@ import Testing
         #expect(try store().recent(limit: 1).first?.id == oldest.id)
         let loggedIn = try SharedDefaults(
             group: AppGroup(
-                "group.com.myapp.MyApp",
+                SharedConfiguration.appGroup,
                 context: ProcessContext(bundleAt: app),
                 environment: world.environment
             )
@@ -150,13 +157,26 @@ import Testing
         #expect(login.terminationStatus == 0 && rest.contains("logged in as"), "\(rest) \(err)")
         let status = try SharedDefaults(
             group: AppGroup(
-                "group.com.myapp.MyApp",
+                SharedConfiguration.appGroup,
                 context: ProcessContext(bundleAt: app),
                 environment: world.environment
             )
         )
         #expect(status.bool(forKey: "userLoggedIn") == true)
         #expect(try run(["sync"], server: server).out.contains("synced: 2 contacts"))
+    }
+
+    @Test(
+        "a CONTACTS_SERVER that is no server URL is refused by name, as the app's configuration, before anything is sent"
+    )
+    func badServer() throws {
+        let server = try TestServer.start()
+        let refused = try run(["sync"], server: server, variables: ["CONTACTS_SERVER": "not a url"])
+        #expect(refused.status == 1)
+        #expect(
+            refused.err.contains(#"configuration: CONTACTS_SERVER is "not a url", which is no server URL"#),
+            "\(refused.err)"
+        )
     }
 
     @Test("sync killed with SIGKILL mid-way, then sync again: every contact once, none lost or doubled")

@@ -1,5 +1,6 @@
 import AppexCore
 import AppexTesting
+import ContactsKit
 import Foundation
 
 /// The product installed as a user installs it (what `Scripts/demo.sh` does with `appex bundle`):
@@ -13,8 +14,8 @@ enum Product {
 
     /// The app group and keychain group the app and its extensions share (seed 000).
     static let shared = Entitlements(
-        applicationGroups: ["group.com.myapp.MyApp"],
-        keychainAccessGroups: ["com.myapp.MyApp"]
+        applicationGroups: [SharedConfiguration.appGroup],
+        keychainAccessGroups: [SharedConfiguration.keychainGroup]
     )
 
     /// The other developer's team.
