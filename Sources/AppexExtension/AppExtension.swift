@@ -43,7 +43,21 @@ extension AppExtension {
     /// Runs the extension: offers the host's connection to ``configuration``, serves it until
     /// the host closes it, then exits. With `--print-binding` prints the bound point and exits
     /// (used by `appex bundle`).
-    public static func main() async throws {
+    ///
+    /// An extension that cannot serve (started by hand rather than by its host, or its host gone
+    /// before the handshake) says why on standard error and exits with status 1: no crash report.
+    public static func main() async {
+        do {
+            try await serveHost()
+        } catch {
+            let name = CommandLine.arguments.first.map { ($0 as NSString).lastPathComponent } ?? "extension"
+            Terminal.writeStandardError("\(name): \(error)\n")
+            exit(EXIT_FAILURE)
+        }
+    }
+
+    /// What ``main()`` does, its failure thrown.
+    private static func serveHost() async throws(AppexError) {
         if CommandLine.arguments.dropFirst().first == "--print-binding" {
             print(boundAppExtensionPoint.description)
             return

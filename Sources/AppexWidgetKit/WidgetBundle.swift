@@ -82,15 +82,17 @@ public struct WidgetBundleContent<each Content: Widget>: Widget {
 extension Widget {
     /// Runs the widget extension: answers the widget host's requests for this widget, then exits.
     /// With `--print-binding` prints the system widget point and exits (used by `appex bundle`).
-    public static func main() async throws {
-        try await WidgetExtensionRuntime.run(resolvedWidgets(of: Self().body))
+    /// Started by hand, not by the widget host, it says so and exits with status 1.
+    public static func main() async {
+        await WidgetExtensionRuntime.run(resolvedWidgets(of: Self().body))
     }
 }
 
 extension WidgetBundle {
     /// Runs the widget extension: answers the widget host's requests for these widgets, then
-    /// exits. With `--print-binding` prints the system widget point and exits.
-    public static func main() async throws {
-        try await WidgetExtensionRuntime.run(resolvedWidgets(of: Self().body.body))
+    /// exits. With `--print-binding` prints the system widget point and exits. Started by hand,
+    /// not by the widget host, it says so and exits with status 1.
+    public static func main() async {
+        await WidgetExtensionRuntime.run(resolvedWidgets(of: Self().body.body))
     }
 }

@@ -9,9 +9,9 @@ enum WidgetExtensionRuntime {
 
     static let widgets = Mutex<[ResolvedWidget]>([])
 
-    static func run(_ widgets: [ResolvedWidget]) async throws {
+    static func run(_ widgets: [ResolvedWidget]) async {
         self.widgets.withLock { $0 = widgets }
-        try await WidgetService.main()
+        await WidgetService.main()
     }
 
     /// Answers one request's bytes.

@@ -83,6 +83,19 @@ import Testing
         #expect(reply.text.utf8.count == text.utf8.count)
     }
 
+    @Test(
+        "an extension or widget started by hand, not by its host, says so on standard error and exits 1, with no crash report",
+        arguments: [echoExecutable, widgetExecutable]
+    )
+    func startedByHand(_ executable: String) async throws {
+        let output = try await run(executable, [], environment: ["PATH": "/usr/bin:/bin"])
+        let name = URL(fileURLWithPath: executable).lastPathComponent
+        #expect(output.status == 1)
+        #expect(output.standardError.hasPrefix("\(name): launch-failed: not launched by an Appex host"))
+        #expect(!output.standardError.contains("Fatal error"))
+        #expect(output.standardOutput.isEmpty)
+    }
+
     @Test("a running extension is held by a pidfd (signals can never reach a process that reused its pid)")
     func heldByPidfd() async throws {
         /// The pids this process holds pidfds of (each pidfd's fdinfo names its process), so the
