@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "AppexStore", targets: ["AppexStore"]),
         .library(name: "AppexAuth", targets: ["AppexAuth"]),
         .library(name: "AppexAuthLogin", targets: ["AppexAuthLogin"]),
+        .library(name: "AppexSecureStore", targets: ["AppexSecureStore"]),
         .library(name: "AppexTesting", targets: ["AppexTesting"]),
         .library(name: "AppexWidgetKit", targets: ["AppexWidgetKit"]),
         .library(name: "AppexWidgetHost", targets: ["AppexWidgetHost"]),
@@ -69,6 +70,18 @@ let package = Package(
             dependencies: [
                 "AppexCore", "AppexStore", "AppexAuth", "AppexSystem",
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        // The passcode-protected store, paired access keys and auxiliary data requests (seed 002).
+        // _CryptoExtras for scrypt (a memory-hard passcode KDF).
+        .target(
+            name: "AppexSecureStore",
+            dependencies: [
+                "AppexCore", "AppexSQLite", "AppexStore", "AppexSystem",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift
         ),
@@ -146,6 +159,12 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .executableTarget(
+            name: "AppexFixtureSecureStore",
+            dependencies: ["AppexCore", "AppexStore", "AppexSecureStore"],
+            path: "Tests/Fixtures/AppexFixtureSecureStore",
+            swiftSettings: strictSwift
+        ),
+        .executableTarget(
             name: "AppexFixtureHost",
             dependencies: ["AppexCore", "AppexHost", "AppexFixtureInterfaces"],
             path: "Tests/Fixtures/AppexFixtureHost",
@@ -201,7 +220,7 @@ let package = Package(
                 "AppexStore", "AppexSQLite", "AppexAuth", "AppexAuthLogin", "AppexFixtureStore", "AppexFixtureAuth",
                 "AppexFixtureEcho", "AppexFixtureShared", "AppexFixtureTranslate", "AppexFixtureHost",
                 "AppexFixtureInterfaces", "AppexWidgetKit", "AppexWidgetHost", "AppexFixtureWidget",
-                "AppexFixtureWidgetApp",
+                "AppexFixtureWidgetApp", "AppexSecureStore", "AppexFixtureSecureStore",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"],

@@ -101,7 +101,7 @@ public struct ProcessContext: Sendable, Hashable {
     private static let checked = Mutex<(path: String, context: ProcessContext)?>(nil)
 
     /// What an error about this process is about: its bundle, and whichever of the rest apply.
-    func errorContext(
+    package func errorContext(
         path: String? = nil,
         key: String? = nil,
         entitlement: String? = nil,
@@ -117,7 +117,7 @@ public struct ProcessContext: Sendable, Hashable {
     }
 
     /// Who this is, for messages.
-    var name: String {
+    package var name: String {
         if isOwner { return "the owner" }
         return "\(bundleIdentifier ?? "?") (team \(team?.description ?? "?"))"
     }

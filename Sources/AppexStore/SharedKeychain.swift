@@ -178,6 +178,16 @@ public final class SharedKeychain: Sendable {
     /// `keychain-access-groups` (`nil` for the owner and for bundles without the entitlement).
     public var defaultAccessGroup: String? { context.entitlements.keychainAccessGroups.first }
 
+    /// The access group that only this bundle reaches, without any entitlement: `private:`
+    /// followed by its bundle identifier (the analog of the application-identifier group every
+    /// Apple app has). No entitlement grants another bundle's private group, so a host's
+    /// extensions never reach it, whatever groups they share with it; the owner reaches every
+    /// group. Searches without a named group do not include it. `nil` for the owner.
+    public var privateAccessGroup: String? { context.bundleIdentifier.map { Self.privateGroupPrefix + $0 } }
+
+    /// What begins every bundle's private access group.
+    static let privateGroupPrefix = "private:"
+
     // MARK: - Writing
 
     /// Adds an item.
@@ -468,6 +478,17 @@ public final class SharedKeychain: Sendable {
             )
         }
         if context.isOwner { return group }
+        if group.hasPrefix(Self.privateGroupPrefix) {
+            guard group == privateAccessGroup else {
+                let owner = group.dropFirst(Self.privateGroupPrefix.count)
+                throw AppexError(
+                    .missingEntitlement,
+                    "keychain access group \(group) is the private group of \(owner): only that bundle reaches it, and no entitlement grants it to \(context.name)",
+                    context: context.errorContext(entitlement: Entitlements.Key.keychainAccessGroups, group: group)
+                )
+            }
+            return group
+        }
         guard context.entitlements.keychainAccessGroups.contains(group) else {
             throw AppexError(
                 .missingEntitlement,

@@ -103,6 +103,15 @@ extension AppexError {
             case rejected
             case retryable
             case configuration
+            // The secure store and paired access keys
+            case notOnboarded = "not-onboarded"
+            case storeLocked = "store-locked"
+            case wrongPasscode = "wrong-passcode"
+            case passcodePolicy = "passcode-policy"
+            case passcodeDelay = "passcode-delay"
+            case passcodeRetryLimit = "passcode-retry-limit"
+            case wrongPairedKey = "wrong-paired-key"
+            case stalePairedKey = "stale-paired-key"
             // Widgets
             case viewTreeTooLarge = "view-tree-too-large"
             case reloadBudgetExhausted = "reload-budget-exhausted"
@@ -232,6 +241,31 @@ extension AppexError.Code {
     public static var retryable: Self { .init(.retryable) }
     /// The OAuth configuration or the server's metadata is unusable.
     public static var configuration: Self { .init(.configuration) }
+
+    // MARK: The secure store and paired access keys
+
+    /// The secure store has not been set up (onboarded) yet, or it was erased at the passcode
+    /// retry limit: the host must onboard again.
+    public static var notOnboarded: Self { .init(.notOnboarded) }
+    /// The secure store is locked (never opened, locked, or locked after its idle timeout):
+    /// open it with the passcode, or with a paired access key.
+    public static var storeLocked: Self { .init(.storeLocked) }
+    /// The passcode does not open the secure store; the message says how many attempts are left.
+    public static var wrongPasscode: Self { .init(.wrongPasscode) }
+    /// A new passcode breaks the passcode policy; the message names every rule it breaks.
+    public static var passcodePolicy: Self { .init(.passcodePolicy) }
+    /// A passcode attempt came before the delay after the last failures ran out; the message
+    /// says when the next attempt may come. The attempt was not counted.
+    public static var passcodeDelay: Self { .init(.passcodeDelay) }
+    /// The last allowed passcode attempt failed: the store's data key was destroyed, and the
+    /// host must onboard again.
+    public static var passcodeRetryLimit: Self { .init(.passcodeRetryLimit) }
+    /// A paired access key (or one of its shares) does not open the secure store: a share alone,
+    /// swapped shares, or bytes that are no share of this store.
+    public static var wrongPairedKey: Self { .init(.wrongPairedKey) }
+    /// An auxiliary share of a paired access key that was replaced (the passcode changed):
+    /// read the current one (`AuxiliarySecurityManager.getESPAKAuxiliary`) and ask again.
+    public static var stalePairedKey: Self { .init(.stalePairedKey) }
 
     // MARK: Widgets
 
