@@ -29,6 +29,37 @@ import Testing
     }
 
     @Test(
+        "a bundle's private group needs no entitlement and no other bundle reaches it, even one entitled to its name; the owner does"
+    )
+    func privateGroup() throws {
+        let host = try keychain()
+        let group = try #require(host.privateAccessGroup)
+        #expect(group == "private:com.example.hostapp")
+        try host.add(Data("primary share".utf8), service: "s", account: "a", accessGroup: group)
+        #expect(try host.item(service: "s", account: "a", accessGroup: group)?.string == "primary share")
+        #expect(
+            try host.item(service: "s", account: "a") == nil,
+            "a search without a group leaves the private group out"
+        )
+        for other in [try keychain("com.example.hostapp.widget"), try keychain("com.example.other", groups: [group])] {
+            let error = try #require(throws: AppexError.self) {
+                try other.item(service: "s", account: "a", accessGroup: group)
+            }
+            #expect(error.code == .missingEntitlement && error.message.contains("private group of com.example.hostapp"))
+            #expect(throws: AppexError.self) {
+                try other.set(Data("x".utf8), service: "s", account: "a", accessGroup: group)
+            }
+        }
+        let impostor = try keychain(team: TeamIdentifier(rawValue: "OTHERTEAM1"))
+        let claimed = try #require(throws: AppexError.self) {
+            try impostor.item(service: "s", account: "a", accessGroup: group)
+        }
+        #expect(claimed.code == .teamMismatch)
+        let owner = try SharedKeychain(context: .owner, environment: world.environment)
+        #expect(try owner.item(service: "s", account: "a", accessGroup: group)?.string == "primary share")
+    }
+
+    @Test(
         "add, find with attributes, update (creation date kept, label kept), delete; another process's keychain sees each step"
     )
     func lifecycle() throws {
