@@ -28,6 +28,8 @@ let package = Package(
         // The raw SQLite baselines call the sqlite3 C API through GRDB's system-library module,
         // the same SQLite the main package links.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // The secure store's unlock baseline: one AES-GCM open.
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         .target(name: "CPingPong", path: "Sources/CPingPong"),
@@ -161,6 +163,20 @@ let package = Package(
                 .product(name: "AppexTesting", package: appexFolder),
             ],
             path: "Benchmarks/StoreBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "SecureStoreBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "AppexCore", package: appexFolder),
+                .product(name: "AppexStore", package: appexFolder),
+                .product(name: "AppexSecureStore", package: appexFolder),
+                .product(name: "AppexTesting", package: appexFolder),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Benchmarks/SecureStoreBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),

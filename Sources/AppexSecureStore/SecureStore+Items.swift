@@ -36,47 +36,45 @@ extension SecureStore {
     /// - Throws: ``AppexError`` `storeLocked`; `corruptValue` when the stored bytes fail
     ///   authentication or do not decode as `Value`; `storage`.
     public func get<Value: Decodable>(_ key: String, as type: Value.Type = Value.self) throws(AppexError) -> Value? {
+        try touch()
+        let header = walIndex?.header()
+        let cacheKey = CacheKey(key: key, type: ObjectIdentifier(Value.self))
+        if let header,
+            let cached = cache.withLock({ $0.header == header ? $0.values[cacheKey] : nil }) as? Cached<Value>
+        {
+            return cached.value
+        }
         let dataKey = try self.dataKey()
         let identifier = dataKey.identifier(of: key)
-        let header = walIndex?.header()
-        let plaintext: Data?
-        if let header, let cached = cache.withLock({ $0.header == header ? $0.values[identifier] : nil }) {
-            plaintext = cached
-        } else {
-            let sealed = try read("read a value") { db in
-                try Data.fetchOne(
-                    db.cachedStatement(sql: "SELECT value FROM item WHERE id = ?"),
-                    arguments: [identifier]
+        let sealed = try read("read a value") { db in
+            try Data.fetchOne(db.cachedStatement(sql: "SELECT value FROM item WHERE id = ?"), arguments: [identifier])
+        }
+        var value: Value?
+        if let sealed {
+            guard let plaintext = DataKey.open(sealed, under: dataKey.values, binding: identifier) else {
+                throw AppexError(
+                    .corruptValue,
+                    "the value for key \(key) in \(path) fails authentication: it was changed outside Appex",
+                    context: context.errorContext(path: path, key: key)
                 )
             }
-            if let sealed {
-                guard let opened = DataKey.open(sealed, under: dataKey.values, binding: identifier) else {
-                    throw AppexError(
-                        .corruptValue,
-                        "the value for key \(key) in \(path) fails authentication: it was changed outside Appex",
-                        context: context.errorContext(path: path, key: key)
-                    )
-                }
-                plaintext = opened
-            } else {
-                plaintext = nil
-            }
-            if let header {
-                cache.withLock { cache in
-                    if cache.header != header { cache = ValueCache(header: header) }
-                    cache.values[identifier] = .some(plaintext)
-                }
+            do { value = try JSONDecoder().decode(Value.self, from: plaintext) } catch {
+                throw AppexError(
+                    .corruptValue,
+                    "the value for key \(key) is not a \(Value.self)",
+                    context: context.errorContext(path: path, key: key),
+                    underlyingError: error
+                )
             }
         }
-        guard let plaintext else { return nil }
-        do { return try JSONDecoder().decode(Value.self, from: plaintext) } catch {
-            throw AppexError(
-                .corruptValue,
-                "the value for key \(key) is not a \(Value.self)",
-                context: context.errorContext(path: path, key: key),
-                underlyingError: error
-            )
+        if let header, !(Value.self is AnyObject.Type) {
+            let cached = Cached(value)
+            cache.withLock { cache in
+                if cache.header != header { cache = ValueCache(header: header) }
+                cache.values[cacheKey] = cached
+            }
         }
+        return value
     }
 
     /// Removes the value under `key` (its bytes are overwritten in the file); nothing when

@@ -92,10 +92,25 @@ public final class SecureStore: Sendable {
         var epoch: UInt64
     }
 
-    /// Opened values, valid under one WAL-index header.
+    /// Values read, valid under one WAL-index header: by key and type, the decoded value (or
+    /// `nil` for none). Values of class types are not kept (a caller could change the instance).
     struct ValueCache {
         var header: WALIndex.Header?
-        var values: [Data: Data?] = [:]
+        var values: [CacheKey: CachedValue] = [:]
+    }
+
+    struct CacheKey: Hashable {
+        var key: String
+        var type: ObjectIdentifier
+    }
+
+    /// A decoded value (immutable once made, of a value type), or nothing stored.
+    class CachedValue: @unchecked Sendable {}
+
+    /// A decoded `Value` (a class cast finds it: cheaper than unwrapping an `Any`).
+    final class Cached<Value>: CachedValue, @unchecked Sendable {
+        let value: Value?
+        init(_ value: Value?) { self.value = value }
     }
 
     /// The secure store of the host app `context` (made by ``onboard(passcode:)`` if it does
@@ -186,6 +201,20 @@ public final class SecureStore: Sendable {
     public func lock() {
         opened.withLock { $0 = nil }
         cache.withLock { $0 = ValueCache() }
+    }
+
+    /// Checks that the store is open and restarts its idle timer (the read path that needs no key).
+    ///
+    /// - Throws: as ``dataKey()``.
+    func touch() throws(AppexError) {
+        let timeout = configuration.policy.lockTimeout
+        let isOpen = opened.withLock { opened -> Bool in
+            let now = ContinuousClock.now
+            guard let lastUse = opened?.lastUse, now - lastUse <= timeout else { return false }
+            opened?.lastUse = now
+            return true
+        }
+        if !isOpen { _ = try dataKey() }  // says why, locking it if it timed out
     }
 
     /// The data key of the open store, its idle timer restarted.

@@ -73,6 +73,13 @@ import Testing
         #expect(try again.get("oauth.tokens") == tokens)
         let twice = try #require(throws: AppexError.self) { try again.onboard(passcode: Self.passcode) }
         #expect(twice.code == .refused)
+        // A value read (and kept in memory) and then changed through another instance is read anew.
+        try store.open(passcode: Self.passcode)
+        #expect(try store.get("oauth.tokens") == tokens)
+        try again.put(Tokens(access: "at-2", refresh: "rt-2"), forKey: "oauth.tokens")
+        #expect(try store.get("oauth.tokens") == Tokens(access: "at-2", refresh: "rt-2"))
+        let mismatch = try #require(throws: AppexError.self) { try store.get("oauth.tokens", as: String.self) }
+        #expect(mismatch.code == .corruptValue && mismatch.message.contains("is not a String"))
     }
 
     @Test("validate names every broken rule; onboarding with such a passcode is refused and makes nothing")
