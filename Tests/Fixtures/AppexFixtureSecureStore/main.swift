@@ -9,6 +9,14 @@
 //                                                                   the durable count after each attempt
 //     AppexFixtureSecureStore TEAM change-loop A B                — changes the passcode A → B → A ...
 //                                                                   forever, printing each one in force
+//     AppexFixtureSecureStore TEAM serve                          — answers the data requests of app group
+//                                                                   group.com.example.shared (leases of
+//                                                                   300 ms): opens the store with each
+//                                                                   request's share, answers "<value of
+//                                                                   KEY>:<n * 2>" for info {key: KEY, n} after
+//                                                                   10 ms (a server's answer), and prints each
+//                                                                   id answered; ends when no request is
+//                                                                   pending
 import AppexCore
 import AppexSecureStore
 import AppexStore
@@ -18,7 +26,10 @@ func context(team: String) -> ProcessContext {
     ProcessContext(
         bundleIdentifier: "com.example.hostapp",
         team: TeamIdentifier(rawValue: team),
-        entitlements: Entitlements(applicationGroups: [], keychainAccessGroups: ["com.example.shared"])
+        entitlements: Entitlements(
+            applicationGroups: ["group.com.example.shared"],
+            keychainAccessGroups: ["com.example.shared"]
+        )
     )
 }
 
@@ -63,6 +74,37 @@ func run() throws -> Int32 {
             try store.changePasscode(from: passcodes.0, to: passcodes.1)
             say(passcodes.1)
             passcodes = (passcodes.1, passcodes.0)
+        }
+    case "serve":
+        let host = context(team: arguments[1])
+        let security = try AuxiliarySecurityManager(hostBundleIdentifier: "com.example.hostapp", context: host)
+        let requests = AuxiliaryDataRequestManager(
+            dataStore: try AuxiliaryDataStore(
+                group: AppGroup("group.com.example.shared", context: host),
+                encryptionKey: security.getAuxiliaryDataEncryptionKey()
+            )
+        )
+        while true {
+            guard let claim = try requests.claimDataRequest(lease: .milliseconds(300)) else {
+                if try requests.listDataRequests().allSatisfy({ $0.completionTime != nil }) { return 0 }
+                Thread.sleep(forTimeInterval: 0.05)  // a lease held by a killed server runs out
+                continue
+            }
+            struct Question: Codable {
+                var key: String
+                var n: Int
+            }
+            let question = try claim.info(as: Question.self)
+            try store.open(eSPAKAuxiliary: claim.eSPAKAux)
+            let value = try store.get(question.key, as: String.self) ?? "?"
+            store.lock()
+            Thread.sleep(forTimeInterval: 0.01)  // the server's answer
+            do {
+                try requests.completeDataRequest(claim, with: "\(value):\(question.n * 2)")
+                say(claim.id)
+            } catch {
+                guard error.code == .conflict else { throw error }
+            }
         }
     default:
         return 2

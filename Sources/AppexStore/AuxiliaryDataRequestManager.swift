@@ -1,0 +1,372 @@
+import AppexSystem
+public import Foundation
+import GRDB
+import Synchronization
+
+/// Puts, finds, takes and answers auxiliary data requests (SAP's `AuxiliaryDataRequestManager`),
+/// in an app group's durable queue.
+///
+/// An extension puts a request (``putDataRequest(_:)``) and waits for its answer
+/// (``completion(of:within:)``); the host, running or in a background run, takes pending
+/// requests one by one under a lease (``claimDataRequest(kinds:lease:)``), opens its secure
+/// store with the request's auxiliary share, and answers (``completeDataRequest(_:response:)``).
+/// Beyond SAP's single request slot:
+/// - the queue is durable (every commit synced) and shared by every process of the group;
+/// - a request identical to a pending one (same kind and info) is not queued twice: the pending
+///   one is returned, its share and expiry renewed;
+/// - a host killed while serving leaves its lease to run out, and the request is taken again;
+///   only the lease's holder may answer, so each request is answered once;
+/// - answers are sealed under the auxiliary data encryption key, and a waiting extension learns
+///   of them from the queue itself (woken by each commit): none is missed;
+/// - requests nobody answers expire (``timeToLive``) and are dropped.
+public struct AuxiliaryDataRequestManager: Sendable {
+    /// The queue.
+    public let dataStore: AuxiliaryDataStore
+    /// How long a request waits for an answer before it is dropped.
+    public var timeToLive: Duration
+    /// How long an answered request is kept for its extension to read.
+    public var answerRetention: Duration
+
+    /// The requests of `dataStore`, which expire after `timeToLive` unanswered.
+    public init(
+        dataStore: AuxiliaryDataStore,
+        timeToLive: Duration = .seconds(600),
+        answerRetention: Duration = .seconds(3600)
+    ) {
+        self.dataStore = dataStore
+        self.timeToLive = timeToLive
+        self.answerRetention = answerRetention
+    }
+
+    // MARK: - The extension's side
+
+    /// Puts `request` in the queue, or — when an identical request (same kind, same info) is
+    /// pending — renews that one with this request's share and returns it.
+    ///
+    /// - Returns: the request as queued (its `id` is the pending one's when coalesced).
+    /// - Throws: ``AppexError`` `coding` when the info cannot be encoded; `storage`.
+    public func putDataRequest<T>(_ request: AuxiliaryDataRequest<T>) throws(AppexError) -> AuxiliaryDataRequest<T> {
+        let info = try Self.encode(request.info, what: "the info of a \(request.kind) request")
+        let digest = dataStore.digest(kind: request.kind, info: info)
+        let now = Date().timeIntervalSince1970
+        let expires = now + Self.seconds(timeToLive)
+        let store = dataStore
+        let retention = answerRetention
+        let sealed = try store.seal(info, id: request.id, "info")
+        let (id, created) = try store.write("put a data request") { db -> (String, Double) in
+            try Self.dropExpired(db, now: now, retention: retention)
+            if let row = try Row.fetchOne(
+                db,
+                sql: "SELECT id, created FROM request WHERE digest = ? AND completed IS NULL ORDER BY created LIMIT 1",
+                arguments: [digest]
+            ) {
+                let id: String = row["id"]
+                try db.execute(
+                    sql: "UPDATE request SET espak = ?, modified = ?, expires = ? WHERE id = ?",
+                    arguments: [request.eSPAKAux, now, expires, id]
+                )
+                return (id, row["created"])
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO request (id, kind, digest, info, espak, created, modified, expires)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [request.id, request.kind, digest, sealed, request.eSPAKAux, now, now, expires]
+            )
+            return (request.id, now)
+        }
+        var queued = AuxiliaryDataRequest(
+            id: id,
+            info: request.info,
+            eSPAKAux: request.eSPAKAux,
+            kind: request.kind,
+            created: Date(timeIntervalSince1970: created)
+        )
+        queued.lastModifiedTime = Date(timeIntervalSince1970: now)
+        return queued
+    }
+
+    /// The request `id` as the queue has it now (pending or answered), its info decoded as `T`;
+    /// `nil` when there is none (never put, expired, or dropped after its retention).
+    ///
+    /// - Throws: ``AppexError`` `corruptValue` when it does not open with this store's key;
+    ///   `coding` when its info is not a `T`.
+    public func getDataRequest<T>(
+        _ id: String,
+        infoType: T.Type = T.self
+    ) throws(AppexError) -> AuxiliaryDataRequest<T>? {
+        let row = try dataStore.read("read a data request") { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM request WHERE id = ?", arguments: [id])
+        }
+        guard let row else { return nil }
+        let info = try dataStore.open(row["info"], id: id, "info")
+        let decoded: T
+        do { decoded = try JSONDecoder().decode(T.self, from: info) } catch {
+            throw AppexError(.coding, "the info of data request \(id) is not a \(T.self)", underlyingError: error)
+        }
+        var request = AuxiliaryDataRequest(
+            id: id,
+            info: decoded,
+            eSPAKAux: row["espak"],
+            kind: row["kind"],
+            created: Date(timeIntervalSince1970: row["created"])
+        )
+        request.lastModifiedTime = Date(timeIntervalSince1970: row["modified"])
+        if let completed: Double = row["completed"] {
+            request.completionTime = Date(timeIntervalSince1970: completed)
+            if let sealed: Data = row["response"] { request.response = try dataStore.open(sealed, id: id, "response") }
+            request.failure = row["failure"]
+        }
+        return request
+    }
+
+    /// Waits until the host answers `request`, and returns it answered. Lossless: the queue is
+    /// read at once and again after every commit to it (and every 100 ms), so an answer that
+    /// came before the wait began, or between two looks, is found.
+    ///
+    /// - Throws: ``AppexError`` `deadlineExceeded` when no answer came within `timeout` (the
+    ///   host is not running: its next background run answers); `notFound` when the request
+    ///   expired or was purged; `cancelled`.
+    public func completion<T>(
+        of request: AuxiliaryDataRequest<T>,
+        within timeout: Duration
+    ) async throws(AppexError) -> AuxiliaryDataRequest<T> {
+        let deadline = ContinuousClock.now + timeout
+        let wakeups = CommitWakeups(directory: (dataStore.path as NSString).deletingLastPathComponent)
+        defer { wakeups.stop() }
+        while true {
+            guard let current = try getDataRequest(request.id, infoType: T.self) else {
+                throw AppexError(
+                    .notFound,
+                    "data request \(request.id) (\(request.kind)) is no longer queued: it expired unanswered or was purged",
+                    context: AppexError.Context(path: dataStore.path, group: dataStore.group.identifier)
+                )
+            }
+            if current.isCompleted { return current }
+            if Task.isCancelled {
+                throw AppexError(.cancelled, "the wait for data request \(request.id) was cancelled")
+            }
+            guard ContinuousClock.now < deadline else {
+                throw AppexError(
+                    .deadlineExceeded,
+                    "no answer to data request \(request.id) (\(request.kind)) within \(timeout): the host is not serving requests now",
+                    context: AppexError.Context(path: dataStore.path, group: dataStore.group.identifier)
+                )
+            }
+            await wakeups.next(before: deadline)
+        }
+    }
+
+    // MARK: - The host's side
+
+    /// Takes the oldest pending request (of `kinds`, if given) that no live lease holds, under a
+    /// lease of `lease`: no other process takes it until the lease runs out. Expired requests
+    /// are dropped first.
+    ///
+    /// - Returns: the claim, or `nil` when nothing is pending.
+    public func claimDataRequest(
+        kinds: Set<String>? = nil,
+        lease: Duration = .seconds(30)
+    ) throws(AppexError) -> AuxiliaryDataRequestClaim? {
+        let now = Date().timeIntervalSince1970
+        let token = UUID().uuidString
+        let store = dataStore
+        let retention = answerRetention
+        let row = try store.write("take a data request") { db -> Row? in
+            try Self.dropExpired(db, now: now, retention: retention)
+            var sql = "SELECT * FROM request WHERE completed IS NULL AND (lease IS NULL OR lease_until < ?)"
+            var arguments: StatementArguments = [now]
+            if let kinds {
+                if kinds.isEmpty { return nil }
+                sql += " AND kind IN (\(kinds.map { _ in "?" }.joined(separator: ",")))"
+                arguments += StatementArguments(Array(kinds))
+            }
+            sql += " ORDER BY created, id LIMIT 1"
+            guard let row = try Row.fetchOne(db, sql: sql, arguments: arguments) else { return nil }
+            try db.execute(
+                sql: "UPDATE request SET lease = ?, lease_until = ?, leases = leases + 1 WHERE id = ?",
+                arguments: [token, now + Self.seconds(lease), row["id"] as String]
+            )
+            return row
+        }
+        guard let row else { return nil }
+        let id: String = row["id"]
+        return AuxiliaryDataRequestClaim(
+            id: id,
+            kind: row["kind"],
+            eSPAKAux: row["espak"],
+            info: try store.open(row["info"], id: id, "info"),
+            creationTime: Date(timeIntervalSince1970: row["created"]),
+            lease: token
+        )
+    }
+
+    /// Answers the claimed request with `response` (sealed under the auxiliary data encryption
+    /// key) and wakes its waiting extension.
+    ///
+    /// - Throws: ``AppexError`` `conflict` when the lease was lost (it ran out and another
+    ///   process took the request, or the request expired): the answer is dropped, so each
+    ///   request is answered once.
+    public func completeDataRequest(_ claim: AuxiliaryDataRequestClaim, response: Data) throws(AppexError) {
+        let sealed = try dataStore.seal(response, id: claim.id, "response")
+        try finish(claim, response: sealed, failure: nil)
+    }
+
+    /// Answers the claimed request with `response` encoded as JSON.
+    public func completeDataRequest<Response: Encodable>(
+        _ claim: AuxiliaryDataRequestClaim,
+        with response: Response
+    ) throws(AppexError) {
+        try completeDataRequest(
+            claim,
+            response: Self.encode(response, what: "the response to data request \(claim.id)")
+        )
+    }
+
+    /// Ends the claimed request without an answer, saying why (its extension sees `failure`).
+    public func failDataRequest(_ claim: AuxiliaryDataRequestClaim, reason: String) throws(AppexError) {
+        try finish(claim, response: nil, failure: reason)
+    }
+
+    private func finish(_ claim: AuxiliaryDataRequestClaim, response: Data?, failure: String?) throws(AppexError) {
+        let now = Date().timeIntervalSince1970
+        let changed = try dataStore.write("answer a data request") { db -> Int in
+            try db.execute(
+                sql: """
+                    UPDATE request SET completed = ?, modified = ?, response = ?, failure = ?, lease = NULL, lease_until = NULL
+                    WHERE id = ? AND lease = ? AND completed IS NULL
+                    """,
+                arguments: [now, now, response, failure, claim.id, claim.lease]
+            )
+            return db.changesCount
+        }
+        guard changed == 1 else {
+            throw AppexError(
+                .conflict,
+                "the lease on data request \(claim.id) (\(claim.kind)) was lost — it ran out and another process took the request, or the request expired — so this answer is dropped",
+                context: AppexError.Context(path: dataStore.path, group: dataStore.group.identifier)
+            )
+        }
+    }
+
+    // MARK: - Looking after the queue
+
+    /// Every request, oldest first, without what it asks or what was answered.
+    public func listDataRequests() throws(AppexError) -> [AuxiliaryDataRequestStatus] {
+        try dataStore.read("list the data requests") { db in
+            try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT id, kind, created, modified, expires, lease_until, leases, completed, failure FROM request ORDER BY created, id"
+            ).map { row in
+                AuxiliaryDataRequestStatus(
+                    id: row["id"],
+                    kind: row["kind"],
+                    creationTime: Date(timeIntervalSince1970: row["created"]),
+                    lastModifiedTime: Date(timeIntervalSince1970: row["modified"]),
+                    expiry: Date(timeIntervalSince1970: row["expires"]),
+                    leaseExpiry: (row["lease_until"] as Double?).map { Date(timeIntervalSince1970: $0) },
+                    leases: row["leases"],
+                    completionTime: (row["completed"] as Double?).map { Date(timeIntervalSince1970: $0) },
+                    failure: row["failure"]
+                )
+            }
+        }
+    }
+
+    /// Deletes every request (`answeredOnly`: only the answered ones); returns how many.
+    @discardableResult
+    public func purgeDataRequests(answeredOnly: Bool = false) throws(AppexError) -> Int {
+        try dataStore.write("purge the data requests") { db -> Int in
+            try db.execute(
+                sql: answeredOnly ? "DELETE FROM request WHERE completed IS NOT NULL" : "DELETE FROM request"
+            )
+            return db.changesCount
+        }
+    }
+
+    // MARK: -
+
+    private static func dropExpired(_ db: Database, now: Double, retention: Duration) throws {
+        try db.execute(
+            sql:
+                "DELETE FROM request WHERE (completed IS NULL AND expires < ?) OR (completed IS NOT NULL AND completed < ?)",
+            arguments: [now, now - seconds(retention)]
+        )
+    }
+
+    private static func encode<Value: Encodable>(_ value: Value, what: String) throws(AppexError) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        do { return try encoder.encode(value) } catch {
+            throw AppexError(.coding, "cannot encode \(what)", underlyingError: error)
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
+
+/// A queued request as `appex aux list` shows it: its state, never its content.
+public struct AuxiliaryDataRequestStatus: Sendable, Hashable {
+    /// The request's identifier.
+    public let id: String
+    /// Its kind.
+    public let kind: String
+    /// When it was first put.
+    public let creationTime: Date
+    /// When it was last put again or answered.
+    public let lastModifiedTime: Date
+    /// When it is dropped unanswered.
+    public let expiry: Date
+    /// When the current lease runs out; `nil` when no host holds it.
+    public let leaseExpiry: Date?
+    /// How many times a host took it (more than one: a host was killed while serving it).
+    public let leases: Int
+    /// When it was answered (or failed); `nil` while pending.
+    public let completionTime: Date?
+    /// Why it failed, if it did.
+    public let failure: String?
+}
+
+/// Wakes a waiter when a directory changes (each commit touches a file in it) or every 100 ms.
+final class CommitWakeups: Sendable {
+    private let stream: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+    private let tokens = Mutex<[EventThread.Token]>([])
+
+    init(directory: String) {
+        (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let continuation = self.continuation
+        var tokens: [EventThread.Token] = []
+        if let token = try? EventThread.shared.whenDirectoryChanges(directory, { continuation.yield() }) {
+            tokens.append(token)
+        }
+        if let token = EventThread.shared.every(.milliseconds(100), { continuation.yield() }) { tokens.append(token) }
+        self.tokens.withLock { $0 = tokens }
+    }
+
+    /// Returns at the next wakeup, or at `deadline`.
+    func next(before deadline: ContinuousClock.Instant) async {
+        let stream = self.stream
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                var iterator = stream.makeAsyncIterator()
+                _ = await iterator.next()
+            }
+            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    func stop() {
+        for token in tokens.withLock({ tokens in
+            defer { tokens = [] }
+            return tokens
+        }) { EventThread.shared.cancel(token) }
+        continuation.finish()
+    }
+}

@@ -1,0 +1,173 @@
+public import AppexCore
+import AppexSQLite
+import AppexSystem
+import Crypto
+public import Foundation
+import GRDB
+
+/// Where an app group keeps its auxiliary data requests: the durable queue between a host's
+/// extensions, which ask, and the host, which answers (seed 002, SAP's data store of the
+/// auxiliary data requests).
+///
+/// ```swift
+/// let security = try AuxiliarySecurityManager(hostBundleIdentifier: "com.myapp.MyApp")
+/// let store = try AuxiliaryDataStore(
+///     group: AppGroup("group.com.myapp.MyApp", context: .current()),
+///     encryptionKey: security.getAuxiliaryDataEncryptionKey()
+/// )
+/// let requests = AuxiliaryDataRequestManager(dataStore: store)
+/// ```
+///
+/// One SQLite file in the group's container (`Library/Appex/AuxiliaryDataRequests.sqlite`,
+/// WAL, every commit synced): what a request asks (its info) and what the host answers are
+/// sealed with AES-256-GCM under the auxiliary data encryption key the host published
+/// (``AuxiliarySecurityManager/getAuxiliaryDataEncryptionKey()``); identical requests are found
+/// by an HMAC of their kind and info under the same key. Every commit touches
+/// `AuxiliaryDataRequests.sqlite-committed`, which waiters watch.
+public final class AuxiliaryDataStore: Sendable {
+    /// The app group the queue lives in.
+    public let group: AppGroup
+    /// The queue's file.
+    public let path: String
+    let database: DatabaseQueue
+    let commitSignal: String
+    /// The auxiliary data encryption key (bytes: `SymmetricKey` is not `Sendable` on Linux).
+    private let keyBytes: [UInt8]
+
+    /// Opens (creating if needed) `group`'s queue, sealing and opening with `encryptionKey`.
+    ///
+    /// - Throws: ``AppexError`` `invalidValue` when the key is not 32 bytes; `storage`.
+    public init(group: AppGroup, encryptionKey: Data) throws(AppexError) {
+        guard encryptionKey.count == 32 else {
+            throw AppexError(
+                .invalidValue,
+                "an auxiliary data encryption key has 32 bytes, not \(encryptionKey.count)",
+                context: AppexError.Context(group: group.identifier)
+            )
+        }
+        self.group = group
+        keyBytes = Array(encryptionKey)
+        let directory = group.containerPath + "/Library/Appex"
+        path = directory + "/AuxiliaryDataRequests.sqlite"
+        commitSignal = path + "-committed"
+        try group.environment.makePrivateDirectory(directory)
+        try group.environment.makePrivateFile(path)
+        do {
+            database = try SharedDatabase.open(
+                path: path,
+                label: "appex.auxiliary-requests",
+                version: 1,
+                schema: { _ in
+                    """
+                    CREATE TABLE IF NOT EXISTS request (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        kind TEXT NOT NULL,
+                        digest BLOB NOT NULL,
+                        info BLOB NOT NULL,
+                        espak BLOB NOT NULL,
+                        created REAL NOT NULL,
+                        modified REAL NOT NULL,
+                        expires REAL NOT NULL,
+                        lease TEXT,
+                        lease_until REAL,
+                        leases INTEGER NOT NULL DEFAULT 0,
+                        completed REAL,
+                        response BLOB,
+                        failure TEXT);
+                    CREATE INDEX IF NOT EXISTS request_pending ON request (completed, created);
+                    CREATE INDEX IF NOT EXISTS request_digest ON request (digest);
+                    """
+                },
+                secureDelete: true
+            )
+        } catch {
+            throw AppexError(
+                .storage,
+                "cannot open the auxiliary data requests of app group \(group.identifier) at \(path)",
+                context: AppexError.Context(path: path, group: group.identifier),
+                underlyingError: error
+            )
+        }
+    }
+
+    private var key: SymmetricKey { SymmetricKey(data: keyBytes) }
+
+    /// What identifies a request's content: an HMAC of its kind and info.
+    func digest(kind: String, info: Data) -> Data {
+        var message = Data(kind.utf8)
+        message.append(0)
+        message.append(info)
+        return Data(HMAC<SHA256>.authenticationCode(for: message, using: key))
+    }
+
+    /// `plaintext` sealed for the request `id` (`what`: "info" or "response").
+    func seal(_ plaintext: Data, id: String, _ what: String) throws(AppexError) -> Data {
+        do {
+            guard
+                let combined = try AES.GCM.seal(plaintext, using: key, authenticating: Data("\(what):\(id)".utf8))
+                    .combined
+            else {
+                throw CryptoKitError.incorrectParameterSize
+            }
+            return combined
+        } catch {
+            throw AppexError(.storage, "cannot seal a data request's \(what)", underlyingError: error)
+        }
+    }
+
+    /// What ``seal(_:id:_:)`` sealed.
+    ///
+    /// - Throws: ``AppexError`` `corruptValue` when the key is not the one it was sealed with
+    ///   (the host published a new one) or the bytes were changed.
+    func open(_ sealed: Data, id: String, _ what: String) throws(AppexError) -> Data {
+        guard let box = try? AES.GCM.SealedBox(combined: sealed),
+            let plaintext = try? AES.GCM.open(box, using: key, authenticating: Data("\(what):\(id)".utf8))
+        else {
+            throw AppexError(
+                .corruptValue,
+                "the \(what) of data request \(id) in \(path) does not open with this auxiliary data encryption key",
+                context: AppexError.Context(path: path, group: group.identifier)
+            )
+        }
+        return plaintext
+    }
+
+    /// Runs `body` in an IMMEDIATE transaction, then signals the commit to waiters.
+    func write<T>(_ what: String, _ body: (Database) throws -> T) throws(AppexError) -> T {
+        do {
+            var result: T?
+            try database.inTransaction(.immediate) { db in
+                result = try body(db)
+                return .commit
+            }
+            touchFile(commitSignal)
+            guard let result else { throw AppexError(.storage, "no result") }
+            return result
+        } catch let error as AppexError {
+            throw error
+        } catch {
+            throw AppexError(
+                .storage,
+                "cannot \(what) in \(path)",
+                context: AppexError.Context(path: path, group: group.identifier),
+                underlyingError: error
+            )
+        }
+    }
+
+    /// Runs `body` in a read transaction.
+    func read<T>(_ what: String, _ body: (Database) throws -> T) throws(AppexError) -> T {
+        do {
+            return try SharedDatabase.snapshot(database, body)
+        } catch let error as AppexError {
+            throw error
+        } catch {
+            throw AppexError(
+                .storage,
+                "cannot \(what) in \(path)",
+                context: AppexError.Context(path: path, group: group.identifier),
+                underlyingError: error
+            )
+        }
+    }
+}

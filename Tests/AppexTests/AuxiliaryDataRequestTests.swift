@@ -1,0 +1,236 @@
+import AppexCore
+import AppexStore
+import AppexTesting
+import Foundation
+import Testing
+
+@testable import AppexSecureStore
+
+/// Auxiliary data requests: a widget asks through the app group's queue, the host answers with
+/// its secure store opened by the request's share.
+@Suite struct AuxiliaryDataRequestTests {
+    let world: AppexTestEnvironment
+    init() throws { world = try AppexTestEnvironment() }
+
+    static let group = "group.com.example.shared"
+
+    struct Question: Codable, Hashable, Sendable {
+        var key: String
+        var n: Int
+    }
+
+    func context(_ id: String, kind: AppexBundle.Kind) -> ProcessContext {
+        ProcessContext(
+            bundleIdentifier: id,
+            team: world.team.teamIdentifier,
+            entitlements: Entitlements(applicationGroups: [Self.group], keychainAccessGroups: ["com.example.shared"]),
+            kind: kind
+        )
+    }
+
+    var host: ProcessContext { context("com.example.hostapp", kind: .hostApp) }
+    var widget: ProcessContext { context("com.example.hostapp.widget", kind: .appExtension) }
+
+    /// The host's store (cheap scrypt), onboarded, holding `secret` = "s3cret".
+    func onboardedStore() throws -> SecureStore {
+        var configuration = SecureStore.Configuration(environment: world.environment)
+        configuration.keyDerivation = PasscodeKeyDerivation(rounds: 1 << 10, blockSize: 8, parallelism: 1)
+        let store = try SecureStore(context: host, configuration: configuration)
+        try store.onboard(passcode: "host passcode 1")
+        try store.put("s3cret", forKey: "secret")
+        store.lock()
+        return store
+    }
+
+    /// `context`'s manager of the group's requests, with the key the host published.
+    func manager(_ context: ProcessContext, timeToLive: Duration = .seconds(600)) throws -> AuxiliaryDataRequestManager
+    {
+        let security = try AuxiliarySecurityManager(
+            hostBundleIdentifier: "com.example.hostapp",
+            context: context,
+            environment: world.environment
+        )
+        return AuxiliaryDataRequestManager(
+            dataStore: try AuxiliaryDataStore(
+                group: AppGroup(Self.group, context: context, environment: world.environment),
+                encryptionKey: security.getAuxiliaryDataEncryptionKey()
+            ),
+            timeToLive: timeToLive
+        )
+    }
+
+    func share() throws -> Data {
+        try AuxiliarySecurityManager(
+            hostBundleIdentifier: "com.example.hostapp",
+            context: widget,
+            environment: world.environment
+        )
+        .getESPAKAuxiliary()
+    }
+
+    @Test(
+        "a widget's request, answered by the host with its store opened by the request's share, wakes the waiting widget"
+    )
+    func roundTrip() async throws {
+        let store = try onboardedStore()
+        let widgetSide = try manager(widget)
+        let asked = try widgetSide.putDataRequest(
+            AuxiliaryDataRequest(info: Question(key: "secret", n: 21), eSPAKAux: share(), kind: "echo")
+        )
+        #expect(!asked.isCompleted)
+        let waiting = Task { try await widgetSide.completion(of: asked, within: .seconds(20)) }
+        let hostSide = try manager(host)
+        let claim = try #require(try hostSide.claimDataRequest())
+        #expect(claim.id == asked.id && claim.kind == "echo")
+        try store.open(eSPAKAuxiliary: claim.eSPAKAux)
+        let question = try claim.info(as: Question.self)
+        try hostSide.completeDataRequest(
+            claim,
+            with: "\(try store.get(question.key, as: String.self) ?? "?"):\(question.n * 2)"
+        )
+        let answered = try await waiting.value
+        #expect(try answered.response(as: String.self) == "s3cret:42")
+        #expect(answered.completionTime != nil && answered.creationTime <= answered.lastModifiedTime)
+        #expect(try hostSide.claimDataRequest() == nil)
+    }
+
+    @Test(
+        "identical pending requests are one (its share renewed); different info or kind are not; answered ones are not reused"
+    )
+    func coalescing() throws {
+        _ = try onboardedStore()
+        let requests = try manager(widget)
+        let first = try requests.putDataRequest(
+            AuxiliaryDataRequest(info: Question(key: "a", n: 1), eSPAKAux: Data([1]), kind: "k")
+        )
+        let again = try requests.putDataRequest(
+            AuxiliaryDataRequest(info: Question(key: "a", n: 1), eSPAKAux: Data([2]), kind: "k")
+        )
+        #expect(again.id == first.id)
+        #expect(try requests.getDataRequest(first.id, infoType: Question.self)?.eSPAKAux == Data([2]))
+        let otherInfo = try requests.putDataRequest(
+            AuxiliaryDataRequest(info: Question(key: "a", n: 2), eSPAKAux: Data([1]), kind: "k")
+        )
+        let otherKind = try requests.putDataRequest(
+            AuxiliaryDataRequest(info: Question(key: "a", n: 1), eSPAKAux: Data([1]), kind: "j")
+        )
+        #expect(Set([first.id, otherInfo.id, otherKind.id]).count == 3)
+        let host = try manager(self.host)
+        while let claim = try host.claimDataRequest() {
+            try host.completeDataRequest(claim, response: Data("done".utf8))
+        }
+        let afterAnswer = try requests.putDataRequest(
+            AuxiliaryDataRequest(info: Question(key: "a", n: 1), eSPAKAux: Data([1]), kind: "k")
+        )
+        #expect(afterAnswer.id != first.id)
+        #expect(try requests.listDataRequests().count == 4)
+    }
+
+    @Test(
+        "a lease holds a request from other hosts until it runs out; then another takes it, and only the new holder's answer counts"
+    )
+    func leases() throws {
+        _ = try onboardedStore()
+        let requests = try manager(widget)
+        let asked = try requests.putDataRequest(
+            AuxiliaryDataRequest(info: Question(key: "a", n: 1), eSPAKAux: Data([1]), kind: "k")
+        )
+        let host = try manager(self.host)
+        let first = try #require(try host.claimDataRequest(lease: .milliseconds(150)))
+        #expect(try host.claimDataRequest() == nil, "taken while the lease holds")
+        Thread.sleep(forTimeInterval: 0.25)
+        let second = try #require(try host.claimDataRequest(lease: .seconds(30)))
+        #expect(second.id == first.id)
+        let lost = try #require(throws: AppexError.self) {
+            try host.completeDataRequest(first, response: Data("late".utf8))
+        }
+        #expect(lost.code == .conflict)
+        try host.completeDataRequest(second, response: Data("on time".utf8))
+        let answered = try #require(try requests.getDataRequest(asked.id, infoType: Question.self))
+        #expect(answered.response == Data("on time".utf8))
+        #expect(try requests.listDataRequests().first?.leases == 2)
+        #expect(throws: AppexError.self) { try host.completeDataRequest(second, response: Data("twice".utf8)) }
+    }
+
+    @Test(
+        "requests nobody answers expire; waiting past the timeout says the host is not serving; another key opens nothing"
+    )
+    func expiryTimeoutAndKey() async throws {
+        _ = try onboardedStore()
+        let requests = try manager(widget, timeToLive: .milliseconds(200))
+        let asked = try requests.putDataRequest(
+            AuxiliaryDataRequest(info: Question(key: "a", n: 1), eSPAKAux: Data([1]), kind: "k")
+        )
+        let timedOut = await #expect(throws: AppexError.self) {
+            try await requests.completion(of: asked, within: .milliseconds(100))
+        }
+        #expect(timedOut?.code == .deadlineExceeded)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try manager(host).claimDataRequest() == nil)
+        #expect(try requests.getDataRequest(asked.id, infoType: Question.self) == nil)
+        let kept = try manager(widget).putDataRequest(
+            AuxiliaryDataRequest(info: Question(key: "b", n: 1), eSPAKAux: Data([1]), kind: "k")
+        )
+        let stranger = AuxiliaryDataRequestManager(
+            dataStore: try AuxiliaryDataStore(
+                group: AppGroup(Self.group, context: widget, environment: world.environment),
+                encryptionKey: Data(repeating: 7, count: 32)
+            )
+        )
+        let error = try #require(throws: AppexError.self) {
+            try stranger.getDataRequest(kept.id, infoType: Question.self)
+        }
+        #expect(error.code == .corruptValue)
+    }
+
+    @Test(
+        "the host killed with SIGKILL at random moments while serving 100 queued requests: each is answered exactly once, none lost"
+    )
+    func killedWhileServing() async throws {
+        let fixture = SecureStoreProcessTests.fixture
+        let variables = world.processVariables
+        let onboarded = try await run(
+            fixture,
+            [world.team.teamIdentifier.rawValue, "onboard", "host passcode 1", "secret=s3cret"],
+            environment: variables
+        )
+        #expect(onboarded.status == 0, "\(onboarded.standardError)")
+        let requests = try manager(widget)
+        var asked: [String: Int] = [:]
+        let eSPAK = try share()
+        for n in 0..<100 {
+            let request = try requests.putDataRequest(
+                AuxiliaryDataRequest(info: Question(key: "secret", n: n), eSPAKAux: eSPAK, kind: "echo")
+            )
+            asked[request.id] = n
+        }
+        #expect(asked.count == 100)
+        var printed: [String] = []
+        for round in 0..<6 {
+            let output = try await run(
+                fixture,
+                [world.team.teamIdentifier.rawValue, "serve"],
+                environment: variables,
+                timeout: round < 5 ? Double.random(in: 0.1...0.4) : 120
+            )
+            printed += output.standardOutput.split(separator: "\n").map(String.init)
+            if round == 5 { #expect(output.status == 0, "the last server did not finish: \(output.standardError)") }
+        }
+        #expect(
+            Set(printed).count == printed.count,
+            "an answer was given twice: \(printed.count) printed, \(Set(printed).count) distinct"
+        )
+        let statuses = try requests.listDataRequests()
+        #expect(statuses.count == 100)
+        #expect(statuses.allSatisfy { $0.completionTime != nil && $0.failure == nil })
+        for (id, n) in asked {
+            let answered = try #require(try requests.getDataRequest(id, infoType: Question.self))
+            #expect(try answered.response(as: String.self) == "s3cret:\(n * 2)")
+        }
+        #expect(printed.count < 100 || statuses.contains { $0.leases > 1 }, "no server was killed while serving")
+        #expect(
+            statuses.contains { $0.leases > 1 },
+            "no request was served again after a kill: the kills came too late"
+        )
+    }
+}
