@@ -205,6 +205,7 @@ let package = Package(
                 "AppexHost",
                 "AppexStore",
                 "AppexAuth",
+                "AppexSecureStore",
                 "AppexAuthLogin",
                 "AppexSystem",
                 "AppexWidgetHost",

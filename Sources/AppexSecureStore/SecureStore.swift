@@ -3,7 +3,7 @@ import AppexSQLite
 public import AppexStore
 import AppexSystem
 import Crypto
-import Foundation
+public import Foundation
 import GRDB
 import Synchronization
 
@@ -188,6 +188,37 @@ public final class SecureStore: Sendable {
             }
             return isOpen ? .unlocked : .locked
         }
+    }
+
+    /// What `appex securestore status` shows: where the store is, and nothing secret.
+    public struct Status: Sendable, Hashable {
+        /// Uninitialized, locked or unlocked (in this process).
+        public let state: State
+        /// Whether the passcode opens it (`false`: the "no passcode" mode, or uninitialized).
+        public let hasPasscode: Bool
+        /// The paired access key in force: 1 at onboarding, one more at each passcode change.
+        public let pairedKeyGeneration: UInt64
+        /// Whether a renewal of the paired access key was cut short (the next open finishes it).
+        public let isRenewingPairedKey: Bool
+        /// Wrong passcodes in a row.
+        public let failedAttempts: Int
+        /// When the next passcode attempt may come, if a wait is running.
+        public let nextAttempt: Date?
+    }
+
+    /// The store's status.
+    public func status() throws(AppexError) -> Status {
+        let state = try self.state
+        let record = try read("read the store's status") { db in try SecureStoreRecord.fetch(db) }
+        let next = record.map { Date(timeIntervalSince1970: $0.nextAttemptAfter) }.flatMap { $0 > Date() ? $0 : nil }
+        return Status(
+            state: state,
+            hasPasscode: record?.mode == .passcode,
+            pairedKeyGeneration: record?.generation ?? 0,
+            isRenewingPairedKey: record?.pendingGeneration != nil,
+            failedAttempts: record?.failedAttempts ?? 0,
+            nextAttempt: next
+        )
     }
 
     /// Wrong passcodes in a row so far (durable: kept across processes and kills).

@@ -47,7 +47,7 @@ public struct AuxiliaryDataRequestManager: Sendable {
     /// - Throws: ``AppexError`` `coding` when the info cannot be encoded; `storage`.
     public func putDataRequest<T>(_ request: AuxiliaryDataRequest<T>) throws(AppexError) -> AuxiliaryDataRequest<T> {
         let info = try Self.encode(request.info, what: "the info of a \(request.kind) request")
-        let digest = dataStore.digest(kind: request.kind, info: info)
+        let digest = try dataStore.digest(kind: request.kind, info: info)
         let now = Date().timeIntervalSince1970
         let expires = now + Self.seconds(timeToLive)
         let store = dataStore

@@ -31,14 +31,25 @@ public final class AuxiliaryDataStore: Sendable {
     public let path: String
     let database: DatabaseQueue
     let commitSignal: String
-    /// The auxiliary data encryption key (bytes: `SymmetricKey` is not `Sendable` on Linux).
-    private let keyBytes: [UInt8]
+    /// The auxiliary data encryption key (bytes: `SymmetricKey` is not `Sendable` on Linux);
+    /// `nil` for a store opened only to be looked after.
+    private let keyBytes: [UInt8]?
+
+    /// Opens `group`'s queue without its key, to list and purge requests (`appex aux`): what
+    /// needs the key (putting, reading or answering a request) is refused with `keyUnavailable`.
+    public convenience init(lookingAfter group: AppGroup) throws(AppexError) {
+        try self.init(group: group, key: nil)
+    }
 
     /// Opens (creating if needed) `group`'s queue, sealing and opening with `encryptionKey`.
     ///
     /// - Throws: ``AppexError`` `invalidValue` when the key is not 32 bytes; `storage`.
-    public init(group: AppGroup, encryptionKey: Data) throws(AppexError) {
-        guard encryptionKey.count == 32 else {
+    public convenience init(group: AppGroup, encryptionKey: Data) throws(AppexError) {
+        try self.init(group: group, key: encryptionKey)
+    }
+
+    private init(group: AppGroup, key encryptionKey: Data?) throws(AppexError) {
+        if let encryptionKey, encryptionKey.count != 32 {
             throw AppexError(
                 .invalidValue,
                 "an auxiliary data encryption key has 32 bytes, not \(encryptionKey.count)",
@@ -46,7 +57,7 @@ public final class AuxiliaryDataStore: Sendable {
             )
         }
         self.group = group
-        keyBytes = Array(encryptionKey)
+        keyBytes = encryptionKey.map { Array($0) }
         let directory = group.containerPath + "/Library/Appex"
         path = directory + "/AuxiliaryDataRequests.sqlite"
         commitSignal = path + "-committed"
@@ -90,18 +101,28 @@ public final class AuxiliaryDataStore: Sendable {
         }
     }
 
-    private var key: SymmetricKey { SymmetricKey(data: keyBytes) }
+    private func key() throws(AppexError) -> SymmetricKey {
+        guard let keyBytes else {
+            throw AppexError(
+                .keyUnavailable,
+                "the auxiliary data requests of app group \(group.identifier) were opened without their key: they can be listed and purged only",
+                context: AppexError.Context(path: path, group: group.identifier)
+            )
+        }
+        return SymmetricKey(data: keyBytes)
+    }
 
     /// What identifies a request's content: an HMAC of its kind and info.
-    func digest(kind: String, info: Data) -> Data {
+    func digest(kind: String, info: Data) throws(AppexError) -> Data {
         var message = Data(kind.utf8)
         message.append(0)
         message.append(info)
-        return Data(HMAC<SHA256>.authenticationCode(for: message, using: key))
+        return Data(HMAC<SHA256>.authenticationCode(for: message, using: try key()))
     }
 
     /// `plaintext` sealed for the request `id` (`what`: "info" or "response").
     func seal(_ plaintext: Data, id: String, _ what: String) throws(AppexError) -> Data {
+        let key = try key()
         do {
             guard
                 let combined = try AES.GCM.seal(plaintext, using: key, authenticating: Data("\(what):\(id)".utf8))
@@ -120,6 +141,7 @@ public final class AuxiliaryDataStore: Sendable {
     /// - Throws: ``AppexError`` `corruptValue` when the key is not the one it was sealed with
     ///   (the host published a new one) or the bytes were changed.
     func open(_ sealed: Data, id: String, _ what: String) throws(AppexError) -> Data {
+        let key = try key()
         guard let box = try? AES.GCM.SealedBox(combined: sealed),
             let plaintext = try? AES.GCM.open(box, using: key, authenticating: Data("\(what):\(id)".utf8))
         else {
