@@ -49,6 +49,7 @@ declare -A baseline_of=(
   [discovery.snapshot.1000.cold]=discovery.snapshot.1000.baseline
   [discovery.snapshot.1000.warm]=discovery.snapshot.1000.baseline
   [ipc.reply.64MiB.memfd]=ipc.reply.64MiB.baseline
+  [aux.request.roundtrip]=defaults.notify
 )
 # The benchmarks to run: the figures the filter selects, and their baselines.
 bench_filter="$filter"
@@ -110,6 +111,7 @@ explicit = {
     "discovery.snapshot.1000.cold": "discovery.snapshot.1000.baseline",
     "discovery.snapshot.1000.warm": "discovery.snapshot.1000.baseline",
     "ipc.reply.64MiB.memfd": "ipc.reply.64MiB.baseline",
+    "aux.request.roundtrip": "defaults.notify",
 }
 def show_bytes(count):
     return f"{count / 2**20:.3g}MB"

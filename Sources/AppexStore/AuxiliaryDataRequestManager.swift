@@ -250,6 +250,53 @@ public struct AuxiliaryDataRequestManager: Sendable {
         }
     }
 
+    /// Answers every pending request (of `kinds`, if given) now, one at a time, and returns how
+    /// many were answered or failed: what a background run does. `handler` makes each answer;
+    /// an ``AppexError`` it throws fails the request with its description (the extension sees
+    /// it as ``AuxiliaryDataRequest/failure``). A request whose lease was lost is left to its
+    /// new holder.
+    @discardableResult
+    public func serveDataRequests(
+        kinds: Set<String>? = nil,
+        lease: Duration = .seconds(30),
+        _ handler: (AuxiliaryDataRequestClaim) async throws(AppexError) -> Data
+    ) async throws(AppexError) -> Int {
+        var served = 0
+        while let claim = try claimDataRequest(kinds: kinds, lease: lease) {
+            do {
+                let response = try await handler(claim)
+                try completeDataRequest(claim, response: response)
+                served += 1
+            } catch  where error.code == .conflict {
+                continue
+            } catch {
+                do {
+                    try failDataRequest(claim, reason: error.description)
+                    served += 1
+                } catch  where error.code == .conflict {
+                    continue
+                }
+            }
+        }
+        return served
+    }
+
+    /// Answers requests as they arrive, until the calling task is cancelled: what a running host
+    /// does. Woken by every commit to the queue (and every 100 ms), it serves as
+    /// ``serveDataRequests(kinds:lease:_:)`` does.
+    public func serveDataRequestsUntilCancelled(
+        kinds: Set<String>? = nil,
+        lease: Duration = .seconds(30),
+        _ handler: (AuxiliaryDataRequestClaim) async throws(AppexError) -> Data
+    ) async throws(AppexError) {
+        let wakeups = CommitWakeups(directory: (dataStore.path as NSString).deletingLastPathComponent)
+        defer { wakeups.stop() }
+        while !Task.isCancelled {
+            try await serveDataRequests(kinds: kinds, lease: lease, handler)
+            await wakeups.next(before: .now + .seconds(3600))
+        }
+    }
+
     // MARK: - Looking after the queue
 
     /// Every request, oldest first, without what it asks or what was answered.

@@ -11,6 +11,16 @@
 //   p = 1): the attempt counted in one commit, the key derived, the data key unwrapped, the
 //   count reset in a second commit. It should be deliberately slow: 100 to 500 ms on this
 //   machine. Baseline: one AES-GCM open of a wrapped 32-byte key.
+// - aux.request.roundtrip: a widget's auxiliary data request answered while its host runs: the
+//   widget (this process's main task) puts a request and awaits its completion; the host (a task
+//   of this process with its own store, keychain and queue instances, serving with
+//   serveDataRequestsUntilCancelled) is woken by the commit, takes the request under a lease,
+//   opens its secure store with the request's share, reads a value, answers; the widget is woken
+//   by that commit and reads the answer. Baseline: defaults.notify's p50 (StoreBenchmarks, the
+//   same run). Target: p50 at most 5 ms.
+// - aux.serve.100: the host draining 100 queued requests (serveDataRequests: each taken, the
+//   store opened with its share, answered), the requests put before the timing. Baseline, in the
+//   same samples: 100 SharedDefaults writes in the group. Target: at most 1 s.
 import AppexCore
 import AppexSecureStore
 import AppexStore
@@ -18,6 +28,7 @@ import AppexTesting
 import Benchmark
 import Crypto
 import Foundation
+import Synchronization
 
 /// A host's open secure store and its shared keychain, each holding the same 64-byte secret.
 final class SecureWorld: Sendable {
@@ -52,6 +63,71 @@ final class SecureWorld: Sendable {
     }
 }
 
+/// A host serving the auxiliary data requests of its group, and a widget asking.
+final class AuxWorld: Sendable {
+    static let shared: AuxWorld = {
+        do { return try AuxWorld() } catch {
+            FileHandle.standardError.write(Data("cannot build the auxiliary requests benchmark fixture: \(error)\n".utf8))
+            exit(1)
+        }
+    }()
+
+    static let group = "group.com.example.bench"
+
+    struct Question: Codable, Hashable, Sendable {
+        var key: String
+        var n: Int
+    }
+
+    let world: AppexTestEnvironment
+    let host: ProcessContext
+    let hostStore: SecureStore
+    let hostRequests: AuxiliaryDataRequestManager
+    let widgetRequests: AuxiliaryDataRequestManager
+    let share: Data
+    let defaults: SharedDefaults
+
+    init() throws {
+        world = try AppexTestEnvironment(prefix: "appex-bench-aux")
+        let entitlements = Entitlements(applicationGroups: [Self.group], keychainAccessGroups: [SecureWorld.group])
+        host = ProcessContext(bundleIdentifier: "com.example.benchhost", team: world.team.teamIdentifier, entitlements: entitlements)
+        let widget = ProcessContext(
+            bundleIdentifier: "com.example.benchhost.widget",
+            team: world.team.teamIdentifier,
+            entitlements: entitlements,
+            kind: .appExtension
+        )
+        hostStore = try SecureStore(context: host, configuration: SecureStore.Configuration(environment: world.environment))
+        try hostStore.onboard(passcode: SecureWorld.passcode)
+        try hostStore.put("s3cret", forKey: "secret")
+        hostStore.lock()
+        let environment = world.environment
+        func requests(_ context: ProcessContext) throws -> AuxiliaryDataRequestManager {
+            let security = try AuxiliarySecurityManager(hostBundleIdentifier: "com.example.benchhost", context: context, environment: environment)
+            return AuxiliaryDataRequestManager(
+                dataStore: try AuxiliaryDataStore(
+                    group: AppGroup(Self.group, context: context, environment: environment),
+                    encryptionKey: security.getAuxiliaryDataEncryptionKey()
+                )
+            )
+        }
+        hostRequests = try requests(host)
+        widgetRequests = try requests(widget)
+        share = try AuxiliarySecurityManager(hostBundleIdentifier: "com.example.benchhost", context: widget, environment: world.environment)
+            .getESPAKAuxiliary()
+        defaults = try SharedDefaults(group: AppGroup(Self.group, context: host, environment: world.environment))
+    }
+
+    /// The host's answer to one claimed request: its store opened with the request's share.
+    func answer(_ claim: AuxiliaryDataRequestClaim) throws(AppexError) -> Data {
+        let question = try claim.info(as: Question.self)
+        try hostStore.open(eSPAKAuxiliary: claim.eSPAKAux)
+        let value = try hostStore.get(question.key, as: String.self) ?? "?"
+        hostStore.lock()
+        return Data("\(value):\(question.n)".utf8)
+    }
+}
+
 /// A duration in whole nanoseconds, for the custom metrics.
 func nanoseconds(_ duration: Duration) -> Int {
     Int(duration.components.seconds) * 1_000_000_000 + Int(duration.components.attoseconds / 1_000_000_000)
@@ -66,6 +142,20 @@ let benchmarks: @Sendable () -> Void = {
         for iteration in benchmark.scaledIterations {
             for oursNow in iteration % 2 == 0 ? [true, false] : [false, true] {
                 benchmark.measurement(oursNow ? latency : pairedBaseline, nanoseconds(oursNow ? try ours() : try baseline()))
+            }
+        }
+    }
+
+    /// As ``paired``, for async work.
+    @Sendable func pairedAsync(
+        _ benchmark: Benchmark,
+        ours: () async throws -> Duration,
+        baseline: () async throws -> Duration
+    ) async rethrows {
+        for iteration in benchmark.scaledIterations {
+            for oursNow in iteration % 2 == 0 ? [true, false] : [false, true] {
+                let elapsed = oursNow ? try await ours() : try await baseline()
+                benchmark.measurement(oursNow ? latency : pairedBaseline, nanoseconds(elapsed))
             }
         }
     }
@@ -104,6 +194,50 @@ let benchmarks: @Sendable () -> Void = {
         } baseline: {
             let start = ContinuousClock.now
             blackHole(try AES.GCM.open(wrapped, using: key))
+            return ContinuousClock.now - start
+        }
+    }
+
+    let roundtrips = Benchmark.Configuration(metrics: [latency], timeUnits: .microseconds, warmupIterations: 3,
+                                             maxDuration: .seconds(10), maxIterations: 200)
+    Benchmark("aux.request.roundtrip", configuration: roundtrips) { benchmark in
+        let world = AuxWorld.shared
+        let server = Task.detached {
+            try await world.hostRequests.serveDataRequestsUntilCancelled { claim throws(AppexError) in try world.answer(claim) }
+        }
+        defer { server.cancel() }
+        for iteration in benchmark.scaledIterations {
+            let start = ContinuousClock.now
+            let asked = try world.widgetRequests.putDataRequest(
+                AuxiliaryDataRequest(info: AuxWorld.Question(key: "secret", n: iteration), eSPAKAux: world.share, kind: "echo")
+            )
+            let answered = try await world.widgetRequests.completion(of: asked, within: .seconds(10))
+            benchmark.measurement(latency, nanoseconds(ContinuousClock.now - start))
+            precondition(answered.response == Data("s3cret:\(iteration)".utf8), "a wrong answer")
+        }
+    }
+
+    let drains = Benchmark.Configuration(metrics: [latency, pairedBaseline], timeUnits: .milliseconds, warmupIterations: 1,
+                                         maxDuration: .seconds(30), maxIterations: 10)
+    Benchmark("aux.serve.100", configuration: drains) { benchmark in
+        let world = AuxWorld.shared
+        var round = 0
+        try await pairedAsync(benchmark) {
+            round += 1
+            for n in 0..<100 {
+                _ = try world.widgetRequests.putDataRequest(
+                    AuxiliaryDataRequest(info: AuxWorld.Question(key: "secret", n: round * 1000 + n), eSPAKAux: world.share, kind: "echo")
+                )
+            }
+            let start = ContinuousClock.now
+            let served = try await world.hostRequests.serveDataRequests { claim throws(AppexError) in try world.answer(claim) }
+            let elapsed = ContinuousClock.now - start
+            precondition(served == 100, "served \(served), not 100")
+            try world.hostRequests.purgeDataRequests()
+            return elapsed
+        } baseline: {
+            let start = ContinuousClock.now
+            for n in 0..<100 { try world.defaults.set(round * 1000 + n, forKey: "drain") }
             return ContinuousClock.now - start
         }
     }
