@@ -50,7 +50,7 @@ extension AppExtension {
         do {
             try await serveHost()
         } catch {
-            let name = CommandLine.arguments.first.map { ($0 as NSString).lastPathComponent } ?? "extension"
+            let name = CommandLine.arguments.first.flatMap { $0.split(separator: "/").last }.map(String.init) ?? "extension"
             Terminal.writeStandardError("\(name): \(error)\n")
             exit(EXIT_FAILURE)
         }
