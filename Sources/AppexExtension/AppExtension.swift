@@ -50,7 +50,8 @@ extension AppExtension {
         do {
             try await serveHost()
         } catch {
-            let name = CommandLine.arguments.first.flatMap { $0.split(separator: "/").last }.map(String.init) ?? "extension"
+            let name =
+                CommandLine.arguments.first.flatMap { $0.split(separator: "/").last }.map(String.init) ?? "extension"
             Terminal.writeStandardError("\(name): \(error)\n")
             exit(EXIT_FAILURE)
         }

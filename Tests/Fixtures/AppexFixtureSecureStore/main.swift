@@ -17,6 +17,11 @@
 //                                                                   10 ms (a server's answer), and prints each
 //                                                                   id answered; ends when no request is
 //                                                                   pending
+//
+// Launched by `appex background run` (APPEX_BACKGROUND_RUN=1) as the executable of a host app, it
+// runs as that app: task com.example.refresh answers the group's pending requests with the
+// background steps of an onboarding flow (kind "echo": "<value of KEY>:<n * 2>"), prints
+// "answered N", and submits itself again for 15 minutes later.
 import AppexCore
 import AppexSecureStore
 import AppexStore
@@ -36,6 +41,50 @@ func context(team: String) -> ProcessContext {
 func say(_ line: String) {
     // Straight to the descriptor: a line printed is a step committed, even under kill -9.
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+struct Question: Codable {
+    var key: String
+    var n: Int
+}
+
+/// The background run: the app's due tasks.
+func backgroundRun() async throws -> Int32 {
+    let host = try ProcessContext.current()
+    var configuration = SecureStore.Configuration()
+    configuration.keyDerivation = PasscodeKeyDerivation(rounds: 1 << 10, blockSize: 8, parallelism: 1)
+    let flow = OnboardingFlow(
+        steps: [],
+        backgroundSteps: [
+            StoreManagerStep(configuration: configuration),
+            AuxiliaryCommunicationStep(
+                group: "group.com.example.shared",
+                handlers: [
+                    "echo": { claim, store throws(AppexError) in
+                        let question = try claim.info(as: Question.self)
+                        let value = try store.get(question.key, as: String.self) ?? "?"
+                        return Data("\(value):\(question.n * 2)".utf8)
+                    }
+                ]
+            ),
+        ]
+    )
+    let scheduler = try BackgroundTaskScheduler(context: host)
+    scheduler.register(forTaskWithIdentifier: "com.example.refresh") { task in
+        var context = OnboardingContext(host: host, passcode: { _ in nil })
+        do {
+            try await flow.runInBackground(&context)
+            say("answered \(context.answeredRequests)")
+            try scheduler.submit(AppRefreshTaskRequest(identifier: task.identifier, earliestBeginDate: Date() + 900))
+            task.setTaskCompleted(success: true)
+        } catch {
+            FileHandle.standardError.write(Data("background run: \(error)\n".utf8))
+            task.setTaskCompleted(success: false)
+        }
+    }
+    let ran = try await scheduler.runDueTasks()
+    say("ran \(ran.joined(separator: ","))")
+    return 0
 }
 
 func run() throws -> Int32 {
@@ -112,6 +161,12 @@ func run() throws -> Int32 {
     return 0
 }
 
+if BackgroundTaskScheduler.isBackgroundLaunch {
+    do { exit(try await backgroundRun()) } catch {
+        FileHandle.standardError.write(Data("AppexFixtureSecureStore: \(error)\n".utf8))
+        exit(1)
+    }
+}
 do { exit(try run()) } catch {
     FileHandle.standardError.write(Data("AppexFixtureSecureStore: \(error)\n".utf8))
     exit(1)

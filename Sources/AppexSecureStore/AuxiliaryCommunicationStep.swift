@@ -1,0 +1,74 @@
+import AppexCore
+public import AppexStore
+public import Foundation
+
+/// Answers the auxiliary data requests pending in an app group, each with the secure store
+/// opened by the request's share (SAP's `AuxiliaryCommunicationStep`): at every start and in
+/// every background run. Requests of a kind with no handler fail, saying so.
+public struct AuxiliaryCommunicationStep: OnboardingStep {
+    /// Makes the answer to one request, from the store opened for it.
+    public typealias Handler = @Sendable (AuxiliaryDataRequestClaim, SecureStore) async throws(AppexError) -> Data
+
+    /// The app group whose requests are answered.
+    public var group: String
+    /// A handler for each kind of request.
+    public var handlers: [String: Handler]
+
+    /// The step for `group`'s requests.
+    public init(group: String, handlers: [String: Handler]) {
+        self.group = group
+        self.handlers = handlers
+    }
+
+    public func onboard(_ context: inout OnboardingContext) async throws(AppexError) { try await serve(&context) }
+    public func restore(_ context: inout OnboardingContext) async throws(AppexError) { try await serve(&context) }
+    public func background(context: inout OnboardingContext) async throws(AppexError) { try await serve(&context) }
+
+    /// The group's requests, as the host serves them.
+    public func requests(
+        _ context: OnboardingContext,
+        store: SecureStore
+    ) throws(AppexError) -> AuxiliaryDataRequestManager {
+        let security = try AuxiliarySecurityManager(
+            hostBundleIdentifier: store.hostBundleIdentifier,
+            storeName: store.configuration.name,
+            accessGroup: store.configuration.sharedAccessGroup,
+            context: context.host,
+            environment: context.environment
+        )
+        return AuxiliaryDataRequestManager(
+            dataStore: try AuxiliaryDataStore(
+                group: AppGroup(group, context: context.host, environment: context.environment),
+                encryptionKey: security.getAuxiliaryDataEncryptionKey()
+            )
+        )
+    }
+
+    /// One request's answer: the store opened with its share (and locked again after, unless it
+    /// was open before), the kind's handler.
+    public func answer(_ claim: AuxiliaryDataRequestClaim, store: SecureStore) async throws(AppexError) -> Data {
+        guard let handler = handlers[claim.kind] else {
+            throw AppexError(
+                .notFound,
+                "the host has no handler for data requests of kind \(claim.kind) (it has: \(handlers.keys.sorted().joined(separator: ", ")))"
+            )
+        }
+        let wasOpen = try store.state == .unlocked
+        try store.open(eSPAKAuxiliary: claim.eSPAKAux)
+        defer { if !wasOpen { store.lock() } }
+        return try await handler(claim, store)
+    }
+
+    private func serve(_ context: inout OnboardingContext) async throws(AppexError) {
+        guard let store = context.store else {
+            throw AppexError(
+                .configuration,
+                "AuxiliaryCommunicationStep needs the secure store: put a StoreManagerStep before it"
+            )
+        }
+        let requests = try requests(context, store: store)
+        context.answeredRequests += try await requests.serveDataRequests { claim throws(AppexError) in
+            try await answer(claim, store: store)
+        }
+    }
+}
