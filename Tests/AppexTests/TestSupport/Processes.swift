@@ -222,3 +222,34 @@ func expectCountedOn(
     )
     return stored
 }
+
+/// Runs `executable` until it has printed its first line, lets it go on for a random moment of up
+/// to `extra` seconds, kills it with SIGKILL, and returns every line it printed (so the kill
+/// always lands while it works, however slowly a loaded machine started it). A child that prints
+/// nothing within `within` seconds fails the test and is killed.
+func killedWhileWorking(
+    _ executable: String,
+    _ arguments: [String],
+    environment: [String: String],
+    extra: ClosedRange<Double> = 0...0.3,
+    within: Double = 60,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async throws -> [String] {
+    let child = try LineChild(executable, arguments, environment: environment)
+    guard let first = await readLines([child], within: within, sourceLocation: sourceLocation)[0] else {
+        child.end(within: 1)
+        return []
+    }
+    try await Task.sleep(for: .milliseconds(Int(Double.random(in: extra) * 1000)))
+    kill(child.pid, SIGKILL)
+    let rest = await withCheckedContinuation { (continuation: CheckedContinuation<[String], Never>) in
+        let started = startDetachedThread(name: "test.child-lines") {
+            var lines: [String] = []
+            while let line = child.readLine() { lines.append(line) }
+            child.end(within: 5)
+            continuation.resume(returning: lines)
+        }
+        if !started { continuation.resume(returning: []) }
+    }
+    return [first] + rest
+}
