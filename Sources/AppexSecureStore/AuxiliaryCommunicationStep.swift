@@ -6,8 +6,9 @@ public import Foundation
 /// opened by the request's share (SAP's `AuxiliaryCommunicationStep`): at every start and in
 /// every background run. Requests of a kind with no handler fail, saying so.
 public struct AuxiliaryCommunicationStep: OnboardingStep {
-    /// Makes the answer to one request, from the store opened for it.
-    public typealias Handler = @Sendable (AuxiliaryDataRequestClaim, SecureStore) async throws(AppexError) -> Data
+    /// Makes the answer to one request, from the store opened for it alone.
+    public typealias Handler =
+        @Sendable (AuxiliaryDataRequestClaim, SecureStore.Access) async throws(AppexError) -> Data
 
     /// The app group whose requests are answered.
     public var group: String
@@ -20,9 +21,12 @@ public struct AuxiliaryCommunicationStep: OnboardingStep {
         self.handlers = handlers
     }
 
+    /// Answers the pending requests (a host starting for the first time may find some).
     public func onboard(_ context: inout OnboardingContext) async throws(AppexError) { try await serve(&context) }
+    /// Answers the pending requests.
     public func restore(_ context: inout OnboardingContext) async throws(AppexError) { try await serve(&context) }
-    public func background(context: inout OnboardingContext) async throws(AppexError) { try await serve(&context) }
+    /// Answers the pending requests, without the passcode: each opens the store with its share.
+    public func background(_ context: inout OnboardingContext) async throws(AppexError) { try await serve(&context) }
 
     /// The group's requests, as the host serves them.
     public func requests(
@@ -44,26 +48,27 @@ public struct AuxiliaryCommunicationStep: OnboardingStep {
         )
     }
 
-    /// One request's answer: the store opened with its share (and locked again after, unless it
-    /// was open before), the kind's handler.
+    /// One request's answer: the kind's handler, given the store opened with the request's
+    /// share for this answer alone (its state in the process does not change).
     public func answer(_ claim: AuxiliaryDataRequestClaim, store: SecureStore) async throws(AppexError) -> Data {
         guard let handler = handlers[claim.kind] else {
             throw AppexError(
                 .notFound,
-                "the host has no handler for data requests of kind \(claim.kind) (it has: \(handlers.keys.sorted().joined(separator: ", ")))"
+                "the host has no handler for data requests of kind \(claim.kind) (it has: \(handlers.keys.sorted().joined(separator: ", ")))",
+                context: AppexError.Context(bundleIdentifier: store.hostBundleIdentifier, key: claim.kind)
             )
         }
-        let wasOpen = try store.state == .unlocked
-        try store.open(eSPAKAuxiliary: claim.eSPAKAux)
-        defer { if !wasOpen { store.lock() } }
-        return try await handler(claim, store)
+        return try await store.withAccess(eSPAKAuxiliary: claim.eSPAKAux) { access throws(AppexError) in
+            try await handler(claim, access)
+        }
     }
 
     private func serve(_ context: inout OnboardingContext) async throws(AppexError) {
         guard let store = context.store else {
             throw AppexError(
                 .configuration,
-                "AuxiliaryCommunicationStep needs the secure store: put a StoreManagerStep before it"
+                "AuxiliaryCommunicationStep needs the secure store: put a StoreManagerStep before it in the flow",
+                context: AppexError.Context(bundleIdentifier: context.host.bundleIdentifier, group: group)
             )
         }
         let requests = try requests(context, store: store)

@@ -10,8 +10,11 @@ public struct BackgroundRun: Sendable, Hashable {
     public let host: String
     /// The task identifiers that were due.
     public let due: [String]
-    /// How the host ended: its exit status, or `nil` when nothing was due (it was not launched).
+    /// How the host ended: its exit status (or the signal that ended it, see ``wasSignalled``),
+    /// or `nil` when nothing was due (it was not launched).
     public let exitStatus: Int32?
+    /// Whether a signal ended the host (``exitStatus`` is then the signal's number).
+    public let wasSignalled: Bool
     /// Whether it was stopped for running past the time limit.
     public let timedOut: Bool
 
@@ -41,7 +44,9 @@ public struct BackgroundRun: Sendable, Hashable {
             hostBundleIdentifier: identifier,
             environment: environment
         )
-        guard !due.isEmpty else { return BackgroundRun(host: identifier, due: [], exitStatus: nil, timedOut: false) }
+        guard !due.isEmpty else {
+            return BackgroundRun(host: identifier, due: [], exitStatus: nil, wasSignalled: false, timedOut: false)
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: app.path + "/" + executable)
         var variables = ProcessInfo.processInfo.environment
@@ -49,9 +54,9 @@ public struct BackgroundRun: Sendable, Hashable {
         variables[BackgroundTaskScheduler.backgroundRunVariable] = "1"
         variables["APPEX_BUNDLE_PATH"] = app.path
         process.environment = variables
-        let ended = AsyncStream<Int32>.makeStream()
+        let ended = AsyncStream<(Int32, Bool)>.makeStream()
         process.terminationHandler = { process in
-            ended.continuation.yield(process.terminationStatus)
+            ended.continuation.yield((process.terminationStatus, process.terminationReason == .uncaughtSignal))
             ended.continuation.finish()
         }
         do { try process.run() } catch {
@@ -71,13 +76,27 @@ public struct BackgroundRun: Sendable, Hashable {
             try await Task.sleep(for: .seconds(2))
             ProcessControl.signal(SIGKILL, toProcess: pid)
         }
-        var statuses = ended.stream.makeAsyncIterator()
-        let status = await statuses.next()
+        // The host never outlives the run: a cancelled caller stops it as the time limit does.
+        let status = await withTaskCancellationHandler {
+            var statuses = ended.stream.makeAsyncIterator()
+            return await statuses.next()
+        } onCancel: {
+            ProcessControl.signal(SIGKILL, toProcess: pid)
+        }
         watchdog.cancel()
+        let final: (Int32, Bool)
+        if let status {
+            final = status
+        } else {
+            // Cancelled before the end was seen: it was killed above; wait until it is reaped.
+            process.waitUntilExit()
+            final = (process.terminationStatus, process.terminationReason == .uncaughtSignal)
+        }
         return BackgroundRun(
             host: identifier,
             due: due,
-            exitStatus: status ?? -1,
+            exitStatus: final.0,
+            wasSignalled: final.1,
             timedOut: timedOut.load(ordering: .relaxed)
         )
     }

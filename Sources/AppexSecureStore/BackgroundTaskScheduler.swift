@@ -116,9 +116,11 @@ public final class BackgroundTaskScheduler: Sendable {
         }
     }
 
-    /// Runs the handler of each due request, one after another: each request is removed before
-    /// its handler runs (a task that wants to run again submits itself again, as with
-    /// `BGTaskScheduler`). Due requests without a registered handler are left for a later run.
+    /// Runs the handler of each due request, one after another. A request is removed once its
+    /// handler returns — unless the handler submitted it again meanwhile (a task that wants to
+    /// run again submits itself, as with `BGTaskScheduler`) — so a run killed mid-task (a
+    /// background run past its time limit) leaves the request due for the next run. Due requests
+    /// without a registered handler are left for a later run.
     ///
     /// - Returns: the identifiers of the tasks run.
     public func runDueTasks(now: Date = Date()) async throws(AppexError) -> [String] {
@@ -126,9 +128,14 @@ public final class BackgroundTaskScheduler: Sendable {
         var ran: [String] = []
         for request in due {
             guard let handler = handlers.withLock({ $0[request.identifier] }) else { continue }
-            try cancel(taskRequestWithIdentifier: request.identifier)
             let task = AppRefreshTask(identifier: request.identifier)
             await handler(task)
+            try write("remove a background task request that ran") { db in
+                try db.execute(
+                    sql: "DELETE FROM request WHERE identifier = ? AND earliest IS ?",
+                    arguments: [request.identifier, request.earliestBeginDate?.timeIntervalSince1970]
+                )
+            }
             ran.append(request.identifier)
         }
         return ran

@@ -51,6 +51,6 @@ public struct OnboardingFlow: Sendable {
 
     /// Runs every background step's `background`.
     public func runInBackground(_ context: inout OnboardingContext) async throws(AppexError) {
-        for step in backgroundSteps { try await step.background(context: &context) }
+        for step in backgroundSteps { try await step.background(&context) }
     }
 }

@@ -4,16 +4,22 @@ import Foundation
 
 /// One step of a host's start (SAP's `OnboardingStep`): the first start (`onboard`), every later
 /// start (`restore`), and a run in the background, with no user to ask (`background`).
+///
+/// ### Conforming
+/// Each method gets the flow's context and leaves in it what later steps need (the store, say).
+/// `onboard` runs once, when the host's secure store is not set up; `restore` at every later
+/// start; `background` in a background run, where there is no user: it must not ask for the
+/// passcode. A thrown error stops the flow and is the flow's error.
 public protocol OnboardingStep: Sendable {
     /// The first start: set up what this step owns.
     func onboard(_ context: inout OnboardingContext) async throws(AppexError)
     /// A later start: open what this step owns.
     func restore(_ context: inout OnboardingContext) async throws(AppexError)
     /// A background run: no user, no passcode.
-    func background(context: inout OnboardingContext) async throws(AppexError)
+    func background(_ context: inout OnboardingContext) async throws(AppexError)
 }
 
 extension OnboardingStep {
     /// Does nothing.
-    public func background(context: inout OnboardingContext) async throws(AppexError) {}
+    public func background(_ context: inout OnboardingContext) async throws(AppexError) {}
 }

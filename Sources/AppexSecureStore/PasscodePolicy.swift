@@ -14,12 +14,19 @@
 public struct PasscodePolicy: Sendable, Hashable {
     /// A rule a passcode can break.
     public enum Rule: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        /// ``PasscodePolicy/minLength``.
         case minLength
+        /// ``PasscodePolicy/isDigitsOnly``.
         case isDigitsOnly
+        /// ``PasscodePolicy/minUniqueCharacters``.
         case minUniqueCharacters
+        /// ``PasscodePolicy/hasDigit``.
         case hasDigit
+        /// ``PasscodePolicy/hasLower``.
         case hasLower
+        /// ``PasscodePolicy/hasUpper``.
         case hasUpper
+        /// ``PasscodePolicy/hasSpecial``.
         case hasSpecial
 
         /// The rule's name, as the policy's property spells it.

@@ -30,19 +30,8 @@ extension SecureStore {
         try rewrap(&record, dataKey: dataKey, passcode: passcode)
         let pairing = PairedAccessKey.make(generation: 1)
         let spakWrap = try dataKey.wrapped(under: pairing.key, purpose: record.spakPurpose(1))
-        try write("make the secure store") { db in
-            if try SecureStoreRecord.fetch(db) != nil {
-                throw AppexError(
-                    .refused,
-                    "the secure store \(path) is already set up: open it, or erase it to start again",
-                    context: context.errorContext(path: path)
-                )
-            }
-            try db.execute(sql: "DELETE FROM item")
-            try db.execute(sql: "DELETE FROM spak_wrap")
-            try record.save(db)
-            try db.execute(sql: "INSERT INTO spak_wrap (generation, wrapped) VALUES (1, ?)", arguments: [spakWrap])
-        }
+        // The key answers to extensions are sealed with exists before the store does: a kill
+        // after the commit below must not leave a store whose extensions can never ask.
         if try keychain.item(
             service: keychainService,
             account: AuxiliarySecurityManager.dataKeyAccount,
@@ -56,6 +45,19 @@ extension SecureStore {
                 account: AuxiliarySecurityManager.dataKeyAccount,
                 accessGroup: shared
             )
+        }
+        try write("make the secure store") { db in
+            if try SecureStoreRecord.fetch(db, path: path) != nil {
+                throw AppexError(
+                    .refused,
+                    "the secure store \(path) is already set up: open it, or erase it to start again",
+                    context: context.errorContext(path: path)
+                )
+            }
+            try db.execute(sql: "DELETE FROM item")
+            try db.execute(sql: "DELETE FROM spak_wrap")
+            try record.save(db)
+            try db.execute(sql: "INSERT INTO spak_wrap (generation, wrapped) VALUES (1, ?)", arguments: [spakWrap])
         }
         try publish(pairing, record: record)
         try finishPairing(generation: 1, record: record)
@@ -103,6 +105,7 @@ extension SecureStore {
         }
         record.failedAttempts = 0
         record.nextAttemptAfter = 0
+        record.retryLimit = configuration.policy.retryLimit
     }
 
     /// The device key of the "no passcode" mode, in the host's private keychain group.
@@ -137,8 +140,8 @@ extension SecureStore {
     ///   `notOnboarded`; `refused` in the "no passcode" mode (``openWithDeviceKey()``).
     public func open(passcode: String) throws(AppexError) {
         let (record, dataKey) = try attempt(passcode)
-        remember(dataKey, storeID: record.storeID)
         try completePairing(record: record, dataKey: dataKey)
+        remember(dataKey, storeID: record.storeID)
     }
 
     /// Opens a store set up without a passcode, with the device key in the host's private
@@ -163,8 +166,8 @@ extension SecureStore {
                 context: context.errorContext(path: path, group: privateGroup)
             )
         }
-        remember(dataKey, storeID: record.storeID)
         try completePairing(record: record, dataKey: dataKey)
+        remember(dataKey, storeID: record.storeID)
     }
 
     /// Opens the store with the auxiliary share an extension's data request carried (SAP's
@@ -175,6 +178,28 @@ extension SecureStore {
     ///   replaced; `wrongPairedKey` for bytes that are no current share of this store (another
     ///   store's, edited, or a share the primary share does not open); `notOnboarded`.
     public func open(eSPAKAuxiliary bytes: Data) throws(AppexError) {
+        let (record, dataKey) = try unlock(eSPAKAuxiliary: bytes)
+        try completePairing(record: record, dataKey: dataKey)
+        remember(dataKey, storeID: record.storeID)
+    }
+
+    /// Runs `body` with the store opened by an extension's auxiliary share for this call only:
+    /// the store's state in this process does not change (a store the user opened stays open, a
+    /// locked one stays locked), and the key is forgotten when `body` returns. How a host
+    /// answers a data request.
+    ///
+    /// - Throws: what ``open(eSPAKAuxiliary:)`` throws, and what `body` throws.
+    public func withAccess<Result>(
+        eSPAKAuxiliary bytes: Data,
+        _ body: (Access) async throws(AppexError) -> Result
+    ) async throws(AppexError) -> Result {
+        let (record, dataKey) = try unlock(eSPAKAuxiliary: bytes)
+        try completePairing(record: record, dataKey: dataKey)
+        return try await body(Access(store: self, key: dataKey, storeID: record.storeID))
+    }
+
+    /// The data key an auxiliary share and the host's primary share of its generation unwrap.
+    private func unlock(eSPAKAuxiliary bytes: Data) throws(AppexError) -> (SecureStoreRecord, DataKey) {
         let record = try onboardedRecord()
         guard let share = ESPAKAuxiliary(bytes: bytes) else {
             throw wrongPairedKey("the \(bytes.count) bytes given are not an eSPAKAuxiliary")
@@ -198,15 +223,25 @@ extension SecureStore {
                 "the auxiliary share of generation \(share.generation) does not open with the host's share"
             )
         }
-        try open(
+        return try unlock(
             pairedKey: PairedAccessKey.combine(primary: Array(primary.data), auxiliary: auxiliary),
-            generation: share.generation
+            generation: share.generation,
+            record: record
         )
     }
 
     /// Opens the store with a paired access key (the two shares combined) of `generation`.
     func open(pairedKey: SymmetricKey, generation: UInt64) throws(AppexError) {
-        let record = try onboardedRecord()
+        let (record, dataKey) = try unlock(pairedKey: pairedKey, generation: generation, record: onboardedRecord())
+        try completePairing(record: record, dataKey: dataKey)
+        remember(dataKey, storeID: record.storeID)
+    }
+
+    private func unlock(
+        pairedKey: SymmetricKey,
+        generation: UInt64,
+        record: SecureStoreRecord
+    ) throws(AppexError) -> (SecureStoreRecord, DataKey) {
         try checkInForce(generation, record: record)
         let wrap = try read("read the paired key's wrap") { db in
             try Data.fetchOne(
@@ -219,8 +254,7 @@ extension SecureStore {
         else {
             throw wrongPairedKey("the paired access key of generation \(generation) does not open the store")
         }
-        remember(dataKey, storeID: record.storeID)
-        try completePairing(record: record, dataKey: dataKey)
+        return (record, dataKey)
     }
 
     /// Refuses a generation that is not in force: older ones are stale, others wrong.
@@ -252,14 +286,20 @@ extension SecureStore {
         "\(hostBundleIdentifier)/\(configuration.name)/\(record.storeID.base64EncodedString())"
     }
 
-    /// The row of an onboarded store.
+    /// The row of an onboarded store. A store whose wrong attempts reached the retry limit is
+    /// erased now (a process killed between the last attempt and the erase left it so), so that
+    /// no other way in — a paired access key, the device key — still opens it.
     func onboardedRecord() throws(AppexError) -> SecureStoreRecord {
-        guard let record = try read("read the store", { db in try SecureStoreRecord.fetch(db) }) else {
+        guard let record = try read("read the store", { db in try SecureStoreRecord.fetch(db, path: path) }) else {
             throw AppexError(
                 .notOnboarded,
                 "the secure store \(path) is not set up (never, or erased at the passcode retry limit): onboard it",
                 context: context.errorContext(path: path)
             )
+        }
+        if record.failedAttempts >= record.retryLimit ?? configuration.policy.retryLimit {
+            try erase()
+            throw retryLimitReached()
         }
         return record
     }
@@ -272,8 +312,9 @@ extension SecureStore {
         let policy = configuration.policy
         let now = Date().timeIntervalSince1970
         // nil: the limit was reached before (a process killed before it could erase the store).
+        var limit = policy.retryLimit
         let counted = try write("count a passcode attempt") { db -> Result<SecureStoreRecord?, AppexError> in
-            guard var record = try SecureStoreRecord.fetch(db) else {
+            guard var record = try SecureStoreRecord.fetch(db, path: path) else {
                 return .failure(
                     AppexError(
                         .notOnboarded,
@@ -291,7 +332,7 @@ extension SecureStore {
                     )
                 )
             }
-            if record.failedAttempts >= policy.retryLimit { return .success(nil) }
+            if record.failedAttempts >= record.retryLimit ?? policy.retryLimit { return .success(nil) }
             if now < record.nextAttemptAfter {
                 let wait = Int((record.nextAttemptAfter - now).rounded(.up))
                 return .failure(
@@ -303,6 +344,7 @@ extension SecureStore {
                 )
             }
             record.failedAttempts += 1
+            limit = record.retryLimit ?? policy.retryLimit
             let delay = policy.delay(afterFailures: record.failedAttempts)
             record.nextAttemptAfter =
                 now + Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
@@ -328,11 +370,11 @@ extension SecureStore {
             opened.nextAttemptAfter = 0
             return (opened, dataKey)
         }
-        if counted.failedAttempts >= policy.retryLimit {
+        if counted.failedAttempts >= limit {
             try erase()
             throw retryLimitReached()
         }
-        let left = policy.retryLimit - counted.failedAttempts
+        let left = limit - counted.failedAttempts
         let wait = policy.delay(afterFailures: counted.failedAttempts)
         throw AppexError(
             .wrongPasscode,
@@ -345,7 +387,7 @@ extension SecureStore {
     private func retryLimitReached() -> AppexError {
         AppexError(
             .passcodeRetryLimit,
-            "\(configuration.policy.retryLimit) wrong passcodes in a row: the secure store \(path) was erased (its data key destroyed); onboard again",
+            "too many wrong passcodes in a row: the secure store \(path) was erased (its data key destroyed); onboard again",
             context: context.errorContext(path: path)
         )
     }

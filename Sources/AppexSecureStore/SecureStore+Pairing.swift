@@ -59,7 +59,7 @@ extension SecureStore {
         let spakWrap = try dataKey.wrapped(under: pairing.key, purpose: record.spakPurpose(generation))
         let changed = record
         try write("change the passcode") { db in
-            guard let current = try SecureStoreRecord.fetch(db), current.storeID == changed.storeID else {
+            guard let current = try SecureStoreRecord.fetch(db, path: path), current.storeID == changed.storeID else {
                 throw AppexError(
                     .conflict,
                     "the secure store \(path) was erased or set up again meanwhile: nothing was changed",
@@ -74,9 +74,12 @@ extension SecureStore {
                 arguments: [Int64(generation), spakWrap]
             )
         }
-        remember(dataKey, storeID: record.storeID)
         try publish(pairing, record: record)
         try finishPairing(generation: generation, record: record)
+        // The old passcode's wrap is gone from the file (secure_delete) but may wait in the WAL:
+        // move the WAL into the file and empty it (best effort: a reader elsewhere can hold it).
+        _ = try? database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        remember(dataKey, storeID: record.storeID)
     }
 
     /// Puts a paired access key's shares in place: the primary share in the host's private
@@ -100,7 +103,9 @@ extension SecureStore {
     /// Makes `generation` the key in force: drops the other wraps, then the other primary shares.
     func finishPairing(generation: UInt64, record: SecureStoreRecord) throws(AppexError) {
         try write("put the new paired access key in force") { db in
-            guard let current = try SecureStoreRecord.fetch(db), current.storeID == record.storeID else { return }
+            guard let current = try SecureStoreRecord.fetch(db, path: path), current.storeID == record.storeID else {
+                return
+            }
             try db.execute(
                 sql: "UPDATE store SET generation = ?, pending_generation = NULL WHERE id = 1",
                 arguments: [Int64(generation)]
@@ -118,21 +123,11 @@ extension SecureStore {
     /// is made and published.
     func completePairing(record: SecureStoreRecord, dataKey: DataKey) throws(AppexError) {
         guard let pending = record.pendingGeneration else { return }
-        let primary = try keychain.item(
-            service: keychainService,
-            account: Self.primaryAccount(pending),
-            accessGroup: privateGroup
-        )
-        let shared = try keychain.item(
-            service: keychainService,
-            account: AuxiliarySecurityManager.eSPAKAccount,
-            accessGroup: sharedGroup()
-        )
-        let published = primary != nil && shared.flatMap { ESPAKAuxiliary(bytes: $0.data) }?.generation == pending
-        if !published {
+        if try !isPublished(pending, record: record) {
             let pairing = PairedAccessKey.make(generation: pending)
             let spakWrap = try dataKey.wrapped(under: pairing.key, purpose: record.spakPurpose(pending))
             try write("renew the paired access key") { db in
+                try checkSameStore(db, record.storeID)
                 try db.execute(
                     sql: "INSERT OR REPLACE INTO spak_wrap (generation, wrapped) VALUES (?, ?)",
                     arguments: [Int64(pending), spakWrap]
@@ -141,5 +136,35 @@ extension SecureStore {
             try publish(pairing, record: record)
         }
         try finishPairing(generation: pending, record: record)
+    }
+
+    /// Whether the shares published for `generation` are this store's: the primary share opens
+    /// the published auxiliary share, and the two unwrap the data key from that generation's
+    /// wrap. (Shares left by an erased store, or a renewal another process raced, do not.)
+    private func isPublished(_ generation: UInt64, record: SecureStoreRecord) throws(AppexError) -> Bool {
+        guard
+            let primary = try keychain.item(
+                service: keychainService,
+                account: Self.primaryAccount(generation),
+                accessGroup: privateGroup
+            ),
+            let shared = try keychain.item(
+                service: keychainService,
+                account: AuxiliarySecurityManager.eSPAKAccount,
+                accessGroup: sharedGroup()
+            ),
+            let share = ESPAKAuxiliary(bytes: shared.data), share.generation == generation,
+            let auxiliary = share.auxiliaryShare(primary: Array(primary.data), storeIdentifier: storeIdentifier(record))
+        else { return false }
+        let wrap = try read("read the paired key's wrap") { db in
+            try Data.fetchOne(
+                db,
+                sql: "SELECT wrapped FROM spak_wrap WHERE generation = ?",
+                arguments: [Int64(generation)]
+            )
+        }
+        guard let wrap else { return false }
+        let key = PairedAccessKey.combine(primary: Array(primary.data), auxiliary: auxiliary)
+        return DataKey.unwrap(wrap, under: key, purpose: record.spakPurpose(generation)) != nil
     }
 }

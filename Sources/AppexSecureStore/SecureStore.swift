@@ -83,6 +83,8 @@ public final class SecureStore: Sendable {
     let opened = Mutex<Opened?>(nil)
     let walIndex: WALIndex?
     let cache = Mutex(ValueCache())
+    /// Whether the idle timer's task runs (changed only while `opened` is locked).
+    let autoLockRunning = Mutex(false)
 
     /// The data key while the store is open, and when it was last used.
     struct Opened: Sendable {
@@ -135,6 +137,14 @@ public final class SecureStore: Sendable {
                 context: context.errorContext()
             )
         }
+        let policy = configuration.policy
+        guard policy.retryLimit >= 1, policy.freeAttempts >= 0, policy.lockTimeout > .zero else {
+            throw AppexError(
+                .configuration,
+                "a passcode policy needs a retry limit of 1 or more (it has \(policy.retryLimit)), free attempts of 0 or more (\(policy.freeAttempts)) and a lock timeout above zero (\(policy.lockTimeout))",
+                context: context.errorContext()
+            )
+        }
         self.context = context
         self.configuration = configuration
         hostBundleIdentifier = host
@@ -175,7 +185,7 @@ public final class SecureStore: Sendable {
     /// An open store idle past ``PasscodePolicy/lockTimeout`` is locked when asked.
     public var state: State {
         get throws(AppexError) {
-            let record = try read("read the store's state") { db in try SecureStoreRecord.fetch(db) }
+            let record = try read("read the store's state") { db in try SecureStoreRecord.fetch(db, path: path) }
             guard let record else { return .uninitialized }
             let isOpen = opened.withLock { opened -> Bool in
                 guard let current = opened, current.storeID == record.storeID else { return false }
@@ -209,7 +219,7 @@ public final class SecureStore: Sendable {
     /// The store's status.
     public func status() throws(AppexError) -> Status {
         let state = try self.state
-        let record = try read("read the store's status") { db in try SecureStoreRecord.fetch(db) }
+        let record = try read("read the store's status") { db in try SecureStoreRecord.fetch(db, path: path) }
         let next = record.map { Date(timeIntervalSince1970: $0.nextAttemptAfter) }.flatMap { $0 > Date() ? $0 : nil }
         return Status(
             state: state,
@@ -224,7 +234,9 @@ public final class SecureStore: Sendable {
     /// Wrong passcodes in a row so far (durable: kept across processes and kills).
     public var failedAttempts: Int {
         get throws(AppexError) {
-            try read("read the failed attempts") { db in try SecureStoreRecord.fetch(db)?.failedAttempts ?? 0 }
+            try read("read the failed attempts") { db in
+                try SecureStoreRecord.fetch(db, path: path)?.failedAttempts ?? 0
+            }
         }
     }
 
@@ -234,27 +246,29 @@ public final class SecureStore: Sendable {
         cache.withLock { $0 = ValueCache() }
     }
 
-    /// Checks that the store is open and restarts its idle timer (the read path that needs no key).
+    /// Checks that the store is open and restarts its idle timer (the read path that needs no
+    /// key); returns the open store's epoch.
     ///
-    /// - Throws: as ``dataKey()``.
-    func touch() throws(AppexError) {
+    /// - Throws: as ``openedState()``.
+    func touch() throws(AppexError) -> UInt64 {
         let timeout = configuration.policy.lockTimeout
-        let isOpen = opened.withLock { opened -> Bool in
+        let epoch = opened.withLock { opened -> UInt64? in
             let now = ContinuousClock.now
-            guard let lastUse = opened?.lastUse, now - lastUse <= timeout else { return false }
+            guard let lastUse = opened?.lastUse, now - lastUse <= timeout else { return nil }
             opened?.lastUse = now
-            return true
+            return opened?.epoch
         }
-        if !isOpen { _ = try dataKey() }  // says why, locking it if it timed out
+        if let epoch { return epoch }
+        return try openedState().epoch  // says why, locking it if it timed out
     }
 
-    /// The data key of the open store, its idle timer restarted.
+    /// The open store's data key, identifier and epoch, its idle timer restarted.
     ///
     /// - Throws: ``AppexError`` `storeLocked` when the store is not open in this process, or
     ///   was locked now for having been idle past the timeout.
-    func dataKey() throws(AppexError) -> DataKey {
+    func openedState() throws(AppexError) -> Opened {
         let timeout = configuration.policy.lockTimeout
-        let result = opened.withLock { opened -> Result<DataKey, AppexError> in
+        let result = opened.withLock { opened -> Result<Opened, AppexError> in
             guard var current = opened else {
                 return .failure(
                     AppexError(
@@ -278,34 +292,62 @@ public final class SecureStore: Sendable {
             }
             current.lastUse = now
             opened = current
-            return .success(current.dataKey)
+            return .success(current)
         }
         return try result.get()
     }
 
-    /// Keeps `dataKey` as the open store's, and starts the idle timer.
+    /// Refuses to go on with the key of `storeID` when the file now holds another store (erased
+    /// at the retry limit, or set up again, by another process): the store is locked here too.
+    func checkSameStore(_ db: Database, _ storeID: Data) throws {
+        let current = try Data.fetchOne(db, sql: "SELECT store_id FROM store WHERE id = 1")
+        guard current == storeID else {
+            lock()
+            throw AppexError(
+                .storeLocked,
+                "the secure store \(path) was \(current == nil ? "erased" : "set up again") by another process since it was opened here: open it again",
+                context: context.errorContext(path: path)
+            )
+        }
+    }
+
+    /// Keeps `dataKey` as the open store's, and makes sure the idle timer runs.
     func remember(_ dataKey: DataKey, storeID: Data) {
-        let epoch = opened.withLock { opened -> UInt64 in
+        let startTimer = opened.withLock { opened -> Bool in
             let epoch = (opened?.epoch ?? 0) &+ 1
             opened = Opened(dataKey: dataKey, storeID: storeID, lastUse: .now, epoch: epoch)
-            return epoch
+            return autoLockRunning.withLock { running in
+                defer { running = true }
+                return !running
+            }
         }
+        if startTimer { startAutoLock() }
+    }
+
+    /// One task per store forgets the key once it has been idle past the timeout, even if
+    /// nobody asks again; it ends when the store is locked.
+    private func startAutoLock() {
         let timeout = configuration.policy.lockTimeout
-        // Forget the key once idle past the timeout, even if nobody asks again.
-        Task.detached(priority: .background) { [weak self] in
+        Task.detached(priority: .utility) { [weak self] in
             while true {
-                try? await Task.sleep(for: timeout)
                 guard let self else { return }
-                let done = self.opened.withLock { opened -> Bool in
-                    guard let current = opened, current.epoch == epoch else { return true }
-                    if ContinuousClock.now - current.lastUse >= timeout {
+                // Until the moment the open store would time out; nil: it is locked, stop.
+                let wait = self.opened.withLock { opened -> Duration? in
+                    guard let current = opened else {
+                        self.autoLockRunning.withLock { $0 = false }
+                        return nil
+                    }
+                    let idle = ContinuousClock.now - current.lastUse
+                    if idle >= timeout {
                         opened = nil
                         self.cache.withLock { $0 = ValueCache() }
-                        return true
+                        self.autoLockRunning.withLock { $0 = false }
+                        return nil
                     }
-                    return false
+                    return max(timeout - idle, .milliseconds(10))
                 }
-                if done { return }
+                guard let wait else { return }
+                try? await Task.sleep(for: wait)
             }
         }
     }

@@ -1,3 +1,4 @@
+import AppexSQLite
 import Foundation
 import GRDB
 
@@ -5,32 +6,34 @@ import GRDB
 /// passcodes came in a row, the data key wrapped under each paired access key in force, and the
 /// sealed items.
 enum SecureStoreFile {
-    static let version = 1
+    static let version = 2
 
     static func schema(_ current: Int) -> String {
-        """
-        CREATE TABLE IF NOT EXISTS store (
-            id INTEGER PRIMARY KEY CHECK (id = 1),
-            store_id BLOB NOT NULL,
-            mode TEXT NOT NULL,
-            kdf_salt BLOB,
-            kdf_rounds INTEGER,
-            kdf_block_size INTEGER,
-            kdf_parallelism INTEGER,
-            passcode_wrap BLOB,
-            device_wrap BLOB,
-            generation INTEGER NOT NULL,
-            pending_generation INTEGER,
-            failed_attempts INTEGER NOT NULL DEFAULT 0,
-            next_attempt_after REAL NOT NULL DEFAULT 0);
-        CREATE TABLE IF NOT EXISTS spak_wrap (
-            generation INTEGER PRIMARY KEY,
-            wrapped BLOB NOT NULL);
-        CREATE TABLE IF NOT EXISTS item (
-            id BLOB PRIMARY KEY,
-            name BLOB NOT NULL,
-            value BLOB NOT NULL) WITHOUT ROWID;
-        """
+        if current == 1 { return "ALTER TABLE store ADD COLUMN retry_limit INTEGER;" }
+        return """
+            CREATE TABLE IF NOT EXISTS store (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                store_id BLOB NOT NULL,
+                mode TEXT NOT NULL,
+                kdf_salt BLOB,
+                kdf_rounds INTEGER,
+                kdf_block_size INTEGER,
+                kdf_parallelism INTEGER,
+                passcode_wrap BLOB,
+                device_wrap BLOB,
+                generation INTEGER NOT NULL,
+                pending_generation INTEGER,
+                failed_attempts INTEGER NOT NULL DEFAULT 0,
+                next_attempt_after REAL NOT NULL DEFAULT 0,
+                retry_limit INTEGER);
+            CREATE TABLE IF NOT EXISTS spak_wrap (
+                generation INTEGER PRIMARY KEY,
+                wrapped BLOB NOT NULL);
+            CREATE TABLE IF NOT EXISTS item (
+                id BLOB PRIMARY KEY,
+                name BLOB NOT NULL,
+                value BLOB NOT NULL) WITHOUT ROWID;
+            """
     }
 }
 
@@ -57,30 +60,34 @@ struct SecureStoreRecord: Sendable {
     var failedAttempts: Int
     /// Seconds since 1970 before which no passcode attempt is taken.
     var nextAttemptAfter: Double
+    /// The policy's retry limit when the passcode was set (so every process, and the `appex`
+    /// tool, erases at the same count); `nil` in files made before it was kept.
+    var retryLimit: Int?
 
     /// The row, if the store is onboarded.
-    static func fetch(_ db: Database) throws -> SecureStoreRecord? {
+    static func fetch(_ db: Database, path: String) throws -> SecureStoreRecord? {
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM store WHERE id = 1") else { return nil }
-        let mode: String = row["mode"]
         var derivation: PasscodeKeyDerivation?
-        if let rounds: Int = row["kdf_rounds"], let blockSize: Int = row["kdf_block_size"],
-            let parallelism: Int = row["kdf_parallelism"]
+        if let rounds = try row.field("kdf_rounds", as: Int?.self, in: path),
+            let blockSize = try row.field("kdf_block_size", as: Int?.self, in: path),
+            let parallelism = try row.field("kdf_parallelism", as: Int?.self, in: path)
         {
             derivation = PasscodeKeyDerivation(rounds: rounds, blockSize: blockSize, parallelism: parallelism)
         }
-        let generation: Int64 = row["generation"]
-        let pending: Int64? = row["pending_generation"]
+        let generation = try row.field("generation", as: Int64.self, in: path)
+        let pending = try row.field("pending_generation", as: Int64?.self, in: path)
         return SecureStoreRecord(
-            storeID: row["store_id"],
-            mode: Mode(rawValue: mode) ?? .passcode,
-            salt: row["kdf_salt"],
+            storeID: try row.field("store_id", in: path),
+            mode: Mode(rawValue: try row.field("mode", as: String.self, in: path)) ?? .passcode,
+            salt: try row.field("kdf_salt", in: path),
             keyDerivation: derivation,
-            passcodeWrap: row["passcode_wrap"],
-            deviceWrap: row["device_wrap"],
+            passcodeWrap: try row.field("passcode_wrap", in: path),
+            deviceWrap: try row.field("device_wrap", in: path),
             generation: UInt64(max(generation, 0)),
             pendingGeneration: pending.map { UInt64(max($0, 0)) },
-            failedAttempts: row["failed_attempts"],
-            nextAttemptAfter: row["next_attempt_after"]
+            failedAttempts: try row.field("failed_attempts", in: path),
+            nextAttemptAfter: try row.field("next_attempt_after", in: path),
+            retryLimit: try row.field("retry_limit", in: path)
         )
     }
 
@@ -90,13 +97,13 @@ struct SecureStoreRecord: Sendable {
             sql: """
                 INSERT OR REPLACE INTO store (id, store_id, mode, kdf_salt, kdf_rounds, kdf_block_size,
                     kdf_parallelism, passcode_wrap, device_wrap, generation, pending_generation,
-                    failed_attempts, next_attempt_after)
-                VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    failed_attempts, next_attempt_after, retry_limit)
+                VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
                 storeID, mode.rawValue, salt, keyDerivation?.rounds, keyDerivation?.blockSize,
                 keyDerivation?.parallelism, passcodeWrap, deviceWrap, Int64(generation),
-                pendingGeneration.map { Int64($0) }, failedAttempts, nextAttemptAfter,
+                pendingGeneration.map { Int64($0) }, failedAttempts, nextAttemptAfter, retryLimit,
             ]
         )
     }

@@ -14,6 +14,8 @@ public struct StoreManagerStep: OnboardingStep {
         self.configuration = configuration
     }
 
+    /// Makes the store with a new passcode the user gives (`nil`: no passcode), or opens it if it
+    /// exists; then sets the context's store and auxiliary parameters.
     public func onboard(_ context: inout OnboardingContext) async throws(AppexError) {
         let store = try makeStore(context)
         if try store.state == .uninitialized {
@@ -24,13 +26,16 @@ public struct StoreManagerStep: OnboardingStep {
         try finish(store, &context)
     }
 
+    /// Opens the store with the passcode the user gives (or the device key); then sets the
+    /// context's store and auxiliary parameters.
     public func restore(_ context: inout OnboardingContext) async throws(AppexError) {
         let store = try makeStore(context)
         try await open(store, context)
         try finish(store, &context)
     }
 
-    public func background(context: inout OnboardingContext) async throws(AppexError) {
+    /// Sets the context's store, locked: each request opens it with its own share.
+    public func background(_ context: inout OnboardingContext) async throws(AppexError) {
         context.store = try makeStore(context)
     }
 
@@ -43,7 +48,11 @@ public struct StoreManagerStep: OnboardingStep {
     private func open(_ store: SecureStore, _ context: OnboardingContext) async throws(AppexError) {
         if try store.status().hasPasscode {
             guard let passcode = try await context.passcode(false) else {
-                throw AppexError(.storeLocked, "the secure store \(store.path) needs the passcode, and none was given")
+                throw AppexError(
+                    .storeLocked,
+                    "the secure store \(store.path) needs the passcode, and none was given",
+                    context: AppexError.Context(bundleIdentifier: context.host.bundleIdentifier, path: store.path)
+                )
             }
             try store.open(passcode: passcode)
         } else {

@@ -1,3 +1,4 @@
+import AppexSQLite
 import AppexSystem
 public import Foundation
 import GRDB
@@ -52,7 +53,7 @@ public struct AuxiliaryDataRequestManager: Sendable {
         let expires = now + Self.seconds(timeToLive)
         let store = dataStore
         let retention = answerRetention
-        let sealed = try store.seal(info, id: request.id, "info")
+        let sealed = try store.seal(info, id: request.id, "info:\(request.kind)")
         let (id, created) = try store.write("put a data request") { db -> (String, Double) in
             try Self.dropExpired(db, now: now, retention: retention)
             if let row = try Row.fetchOne(
@@ -60,12 +61,12 @@ public struct AuxiliaryDataRequestManager: Sendable {
                 sql: "SELECT id, created FROM request WHERE digest = ? AND completed IS NULL ORDER BY created LIMIT 1",
                 arguments: [digest]
             ) {
-                let id: String = row["id"]
+                let id = try row.field("id", as: String.self, in: store.path)
                 try db.execute(
                     sql: "UPDATE request SET espak = ?, modified = ?, expires = ? WHERE id = ?",
                     arguments: [request.eSPAKAux, now, expires, id]
                 )
-                return (id, row["created"])
+                return (id, try row.field("created", as: Double.self, in: store.path))
             }
             try db.execute(
                 sql: """
@@ -100,7 +101,9 @@ public struct AuxiliaryDataRequestManager: Sendable {
             try Row.fetchOne(db, sql: "SELECT * FROM request WHERE id = ?", arguments: [id])
         }
         guard let row else { return nil }
-        let info = try dataStore.open(row["info"], id: id, "info")
+        let path = dataStore.path
+        let kind = try row.field("kind", as: String.self, in: path)
+        let info = try dataStore.open(try row.field("info", in: path), id: id, "info:\(kind)")
         let decoded: T
         do { decoded = try JSONDecoder().decode(T.self, from: info) } catch {
             throw AppexError(.coding, "the info of data request \(id) is not a \(T.self)", underlyingError: error)
@@ -108,15 +111,17 @@ public struct AuxiliaryDataRequestManager: Sendable {
         var request = AuxiliaryDataRequest(
             id: id,
             info: decoded,
-            eSPAKAux: row["espak"],
-            kind: row["kind"],
-            created: Date(timeIntervalSince1970: row["created"])
+            eSPAKAux: try row.field("espak", in: path),
+            kind: kind,
+            created: Date(timeIntervalSince1970: try row.field("created", in: path))
         )
-        request.lastModifiedTime = Date(timeIntervalSince1970: row["modified"])
-        if let completed: Double = row["completed"] {
+        request.lastModifiedTime = Date(timeIntervalSince1970: try row.field("modified", in: path))
+        if let completed = try row.field("completed", as: Double?.self, in: path) {
             request.completionTime = Date(timeIntervalSince1970: completed)
-            if let sealed: Data = row["response"] { request.response = try dataStore.open(sealed, id: id, "response") }
-            request.failure = row["failure"]
+            if let sealed = try row.field("response", as: Data?.self, in: path) {
+                request.response = try dataStore.open(sealed, id: id, "response:\(kind)")
+            }
+            request.failure = try row.field("failure", as: String?.self, in: path)
         }
         return request
     }
@@ -169,37 +174,55 @@ public struct AuxiliaryDataRequestManager: Sendable {
         kinds: Set<String>? = nil,
         lease: Duration = .seconds(30)
     ) throws(AppexError) -> AuxiliaryDataRequestClaim? {
-        let now = Date().timeIntervalSince1970
-        let token = UUID().uuidString
         let store = dataStore
         let retention = answerRetention
-        let row = try store.write("take a data request") { db -> Row? in
-            try Self.dropExpired(db, now: now, retention: retention)
-            var sql = "SELECT * FROM request WHERE completed IS NULL AND (lease IS NULL OR lease_until < ?)"
-            var arguments: StatementArguments = [now]
-            if let kinds {
-                if kinds.isEmpty { return nil }
-                sql += " AND kind IN (\(kinds.map { _ in "?" }.joined(separator: ",")))"
-                arguments += StatementArguments(Array(kinds))
+        while true {
+            let now = Date().timeIntervalSince1970
+            let token = UUID().uuidString
+            let row = try store.write("take a data request") { db -> Row? in
+                try Self.dropExpired(db, now: now, retention: retention)
+                var sql =
+                    "SELECT id, kind, espak, info, created FROM request WHERE completed IS NULL AND (lease IS NULL OR lease_until < ?)"
+                var arguments: StatementArguments = [now]
+                if let kinds {
+                    if kinds.isEmpty { return nil }
+                    sql += " AND kind IN (\(kinds.map { _ in "?" }.joined(separator: ",")))"
+                    arguments += StatementArguments(Array(kinds))
+                }
+                sql += " ORDER BY created, id LIMIT 1"
+                guard let row = try Row.fetchOne(db, sql: sql, arguments: arguments) else { return nil }
+                try db.execute(
+                    sql: "UPDATE request SET lease = ?, lease_until = ?, leases = leases + 1 WHERE id = ?",
+                    arguments: [token, now + Self.seconds(lease), try row.field("id", as: String.self, in: store.path)]
+                )
+                return row
             }
-            sql += " ORDER BY created, id LIMIT 1"
-            guard let row = try Row.fetchOne(db, sql: sql, arguments: arguments) else { return nil }
-            try db.execute(
-                sql: "UPDATE request SET lease = ?, lease_until = ?, leases = leases + 1 WHERE id = ?",
-                arguments: [token, now + Self.seconds(lease), row["id"] as String]
-            )
-            return row
+            guard let row else { return nil }
+            let id = try row.field("id", as: String.self, in: store.path)
+            let kind = try row.field("kind", as: String.self, in: store.path)
+            do {
+                return AuxiliaryDataRequestClaim(
+                    id: id,
+                    kind: kind,
+                    eSPAKAux: try row.field("espak", in: store.path),
+                    info: try store.open(try row.field("info", in: store.path), id: id, "info:\(kind)"),
+                    creationTime: Date(timeIntervalSince1970: try row.field("created", in: store.path)),
+                    lease: token
+                )
+            } catch {
+                // A request this host cannot read (sealed under another key, or edited) must not
+                // stop the serving of the others: it is failed, saying why, and the next taken.
+                let unreadable = AuxiliaryDataRequestClaim(
+                    id: id,
+                    kind: kind,
+                    eSPAKAux: Data(),
+                    info: Data(),
+                    creationTime: Date(),
+                    lease: token
+                )
+                try? failDataRequest(unreadable, reason: error.description)
+            }
         }
-        guard let row else { return nil }
-        let id: String = row["id"]
-        return AuxiliaryDataRequestClaim(
-            id: id,
-            kind: row["kind"],
-            eSPAKAux: row["espak"],
-            info: try store.open(row["info"], id: id, "info"),
-            creationTime: Date(timeIntervalSince1970: row["created"]),
-            lease: token
-        )
     }
 
     /// Answers the claimed request with `response` (sealed under the auxiliary data encryption
@@ -209,7 +232,7 @@ public struct AuxiliaryDataRequestManager: Sendable {
     ///   process took the request, or the request expired): the answer is dropped, so each
     ///   request is answered once.
     public func completeDataRequest(_ claim: AuxiliaryDataRequestClaim, response: Data) throws(AppexError) {
-        let sealed = try dataStore.seal(response, id: claim.id, "response")
+        let sealed = try dataStore.seal(response, id: claim.id, "response:\(claim.kind)")
         try finish(claim, response: sealed, failure: nil)
     }
 
@@ -306,19 +329,24 @@ public struct AuxiliaryDataRequestManager: Sendable {
                 db,
                 sql:
                     "SELECT id, kind, created, modified, expires, lease_until, leases, completed, failure FROM request ORDER BY created, id"
-            ).map { row in
-                AuxiliaryDataRequestStatus(
-                    id: row["id"],
-                    kind: row["kind"],
-                    creationTime: Date(timeIntervalSince1970: row["created"]),
-                    lastModifiedTime: Date(timeIntervalSince1970: row["modified"]),
-                    expiry: Date(timeIntervalSince1970: row["expires"]),
-                    leaseExpiry: (row["lease_until"] as Double?).map { Date(timeIntervalSince1970: $0) },
-                    leases: row["leases"],
-                    completionTime: (row["completed"] as Double?).map { Date(timeIntervalSince1970: $0) },
-                    failure: row["failure"]
-                )
-            }
+            )
+        }.map { (row: Row) throws(AppexError) -> AuxiliaryDataRequestStatus in
+            let path = dataStore.path
+            return AuxiliaryDataRequestStatus(
+                id: try row.field("id", in: path),
+                kind: try row.field("kind", in: path),
+                creationTime: Date(timeIntervalSince1970: try row.field("created", in: path)),
+                lastModifiedTime: Date(timeIntervalSince1970: try row.field("modified", in: path)),
+                expiry: Date(timeIntervalSince1970: try row.field("expires", in: path)),
+                leaseExpiry: try row.field("lease_until", as: Double?.self, in: path).map {
+                    Date(timeIntervalSince1970: $0)
+                },
+                leases: try row.field("leases", in: path),
+                completionTime: try row.field("completed", as: Double?.self, in: path).map {
+                    Date(timeIntervalSince1970: $0)
+                },
+                failure: try row.field("failure", in: path)
+            )
         }
     }
 
@@ -353,67 +381,5 @@ public struct AuxiliaryDataRequestManager: Sendable {
 
     static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
-}
-
-/// A queued request as `appex aux list` shows it: its state, never its content.
-public struct AuxiliaryDataRequestStatus: Sendable, Hashable {
-    /// The request's identifier.
-    public let id: String
-    /// Its kind.
-    public let kind: String
-    /// When it was first put.
-    public let creationTime: Date
-    /// When it was last put again or answered.
-    public let lastModifiedTime: Date
-    /// When it is dropped unanswered.
-    public let expiry: Date
-    /// When the current lease runs out; `nil` when no host holds it.
-    public let leaseExpiry: Date?
-    /// How many times a host took it (more than one: a host was killed while serving it).
-    public let leases: Int
-    /// When it was answered (or failed); `nil` while pending.
-    public let completionTime: Date?
-    /// Why it failed, if it did.
-    public let failure: String?
-}
-
-/// Wakes a waiter when a directory changes (each commit touches a file in it) or every 100 ms.
-final class CommitWakeups: Sendable {
-    private let stream: AsyncStream<Void>
-    private let continuation: AsyncStream<Void>.Continuation
-    private let tokens = Mutex<[EventThread.Token]>([])
-
-    init(directory: String) {
-        (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let continuation = self.continuation
-        var tokens: [EventThread.Token] = []
-        if let token = try? EventThread.shared.whenDirectoryChanges(directory, { continuation.yield() }) {
-            tokens.append(token)
-        }
-        if let token = EventThread.shared.every(.milliseconds(100), { continuation.yield() }) { tokens.append(token) }
-        self.tokens.withLock { $0 = tokens }
-    }
-
-    /// Returns at the next wakeup, or at `deadline`.
-    func next(before deadline: ContinuousClock.Instant) async {
-        let stream = self.stream
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                var iterator = stream.makeAsyncIterator()
-                _ = await iterator.next()
-            }
-            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
-            await group.next()
-            group.cancelAll()
-        }
-    }
-
-    func stop() {
-        for token in tokens.withLock({ tokens in
-            defer { tokens = [] }
-            return tokens
-        }) { EventThread.shared.cancel(token) }
-        continuation.finish()
     }
 }

@@ -176,7 +176,9 @@ public final class SharedKeychain: Sendable {
 
     /// The access group items go to when none is named: the first of the process's
     /// `keychain-access-groups` (`nil` for the owner and for bundles without the entitlement).
-    public var defaultAccessGroup: String? { context.entitlements.keychainAccessGroups.first }
+    public var defaultAccessGroup: String? {
+        context.entitlements.keychainAccessGroups.first { !$0.hasPrefix(Self.privateGroupPrefix) }
+    }
 
     /// The access group that only this bundle reaches, without any entitlement: `private:`
     /// followed by its bundle identifier (the analog of the application-identifier group every
@@ -374,7 +376,9 @@ public final class SharedKeychain: Sendable {
         } else if context.isOwner {
             groups = nil
         } else {
-            groups = context.entitlements.keychainAccessGroups
+            // An entitlement never grants a private group (not even the bundle's own: searches
+            // without a group leave private groups out).
+            groups = context.entitlements.keychainAccessGroups.filter { !$0.hasPrefix(Self.privateGroupPrefix) }
         }
         var sql = "SELECT access_group, service, account, wrapped_key, data, label, created, modified FROM item WHERE 1"
         var arguments: StatementArguments = []

@@ -68,8 +68,8 @@ import Testing
     func flow() async throws {
         let asked = Mutex<[Bool]>([])
         let handlers: [String: AuxiliaryCommunicationStep.Handler] = [
-            "echo": { claim, store throws(AppexError) in
-                Data("\(try store.get("secret", as: String.self) ?? "?"):\(try claim.info(as: Question.self).n)".utf8)
+            "echo": { claim, access throws(AppexError) in
+                Data("\(try access.get("secret", as: String.self) ?? "?"):\(try claim.info(as: Question.self).n)".utf8)
             }
         ]
         let flow = OnboardingFlow(
@@ -147,6 +147,17 @@ import Testing
         #expect(ran.withLock { $0 } == ["a"])
         #expect(try scheduler.pendingTaskRequests().map(\.identifier) == ["b"])
         #expect(try await scheduler.runDueTasks(now: Date() + 7200) == ["b"])
+        // A task that submits itself again while it runs keeps its new request.
+        #expect(
+            scheduler.register(forTaskWithIdentifier: "again") { task in
+                try? scheduler.submit(
+                    AppRefreshTaskRequest(identifier: task.identifier, earliestBeginDate: Date() + 900)
+                )
+            }
+        )
+        try scheduler.submit(AppRefreshTaskRequest(identifier: "again"))
+        #expect(try await scheduler.runDueTasks() == ["again"])
+        #expect(try scheduler.pendingTaskRequests().map(\.identifier) == ["again"])
         let widget = ProcessContext(
             bundleIdentifier: "com.example.hostapp.widget",
             team: world.team.teamIdentifier,

@@ -3,6 +3,7 @@ import AppexStore
 import AppexTesting
 import Crypto
 import Foundation
+import GRDB
 import Testing
 
 @testable import AppexSecureStore
@@ -290,6 +291,74 @@ import Testing
         #expect(try store.get("k", as: String.self) == "v")
     }
 
+    @Test("a store erased and set up again by another process is no longer served by an instance that had it open")
+    func replacedUnderneath() throws {
+        let store = try store()
+        try store.onboard(passcode: Self.passcode)
+        try store.put("old secret", forKey: "k")
+        #expect(try store.get("k", as: String.self) == "old secret")
+        let other = try self.store()
+        try other.erase()
+        try other.onboard(passcode: "another passcode 2")
+        let read = try #require(throws: AppexError.self) { try store.get("k", as: String.self) }
+        #expect(read.code == .storeLocked && read.message.contains("set up again by another process"))
+        let write = try #require(throws: AppexError.self) { try store.put("new secret", forKey: "k") }
+        #expect(write.code == .storeLocked, "locked here too once the change is seen")
+        // A write is refused the same way, and writes nothing under a key no wrap holds.
+        let second = try self.store()
+        try second.open(passcode: "another passcode 2")
+        try other.erase()
+        try other.onboard(passcode: "a third passcode 3")
+        let erasedWhileOpen = try #require(throws: AppexError.self) { try second.put("z", forKey: "k") }
+        #expect(
+            erasedWhileOpen.code == .storeLocked && erasedWhileOpen.message.contains("set up again by another process")
+        )
+        #expect(try store.state == .locked)
+        #expect(try other.keys().isEmpty)
+    }
+
+    @Test(
+        "a store whose count reached the limit (its process killed before the erase) opens no other way: it is erased then"
+    )
+    func limitReachedBeforeErase() throws {
+        var policy = PasscodePolicy()
+        policy.retryLimit = 3
+        let store = try store(policy: policy)
+        try store.onboard(passcode: Self.passcode)
+        store.lock()
+        let share = try widgetSecurity().getESPAKAuxiliary()
+        let database = try DatabaseQueue(path: store.path)
+        try database.write { db in try db.execute(sql: "UPDATE store SET failed_attempts = 3") }
+        let error = try #require(throws: AppexError.self) { try store.open(eSPAKAuxiliary: share) }
+        #expect(error.code == .passcodeRetryLimit)
+        #expect(try store.state == .uninitialized)
+        var bad = PasscodePolicy()
+        bad.retryLimit = 0
+        let refused = try #require(throws: AppexError.self) { try self.store(policy: bad) }
+        #expect(refused.code == .configuration)
+    }
+
+    @Test("withAccess opens the store for one call: a locked store stays locked, an open one stays open")
+    func scopedAccess() async throws {
+        let store = try store()
+        try store.onboard(passcode: Self.passcode)
+        try store.put("v", forKey: "k")
+        store.lock()
+        let share = try widgetSecurity().getESPAKAuxiliary()
+        let read = try await store.withAccess(eSPAKAuxiliary: share) { access throws(AppexError) in
+            try access.put("w", forKey: "k2")
+            return try access.get("k", as: String.self)
+        }
+        #expect(read == "v")
+        #expect(try store.state == .locked)
+        try store.open(passcode: Self.passcode)
+        _ = try await store.withAccess(eSPAKAuxiliary: share) { access throws(AppexError) in
+            try access.get("k2", as: String.self)
+        }
+        #expect(try store.state == .unlocked)
+        #expect(try store.get("k2", as: String.self) == "w")
+    }
+
     @Test("an open store left unused past its lock timeout locks itself")
     func autoLock() async throws {
         var policy = PasscodePolicy()
@@ -297,7 +366,11 @@ import Testing
         let store = try store(policy: policy)
         try store.onboard(passcode: Self.passcode)
         try store.put("v", forKey: "k")
-        try await Task.sleep(for: .milliseconds(400))
+        // The idle timer forgets the key by itself (polled: a loaded machine may run it late).
+        let deadline = ContinuousClock.now + .seconds(10)
+        while store.opened.withLock({ $0 != nil }) && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         #expect(store.opened.withLock { $0 == nil })
         #expect(try store.state == .locked)
         let error = try #require(throws: AppexError.self) { try store.get("k", as: String.self) }

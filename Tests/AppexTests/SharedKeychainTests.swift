@@ -50,6 +50,11 @@ import Testing
                 try other.set(Data("x".utf8), service: "s", account: "a", accessGroup: group)
             }
         }
+        // Entitled to the private group's name, with no group named: still nothing.
+        let claiming = try keychain("com.example.other", groups: [group, Self.shared])
+        #expect(try claiming.item(service: "s", account: "a") == nil)
+        #expect(try claiming.items(matching: KeychainQuery(service: "s")).isEmpty)
+        #expect(claiming.defaultAccessGroup == Self.shared)
         let impostor = try keychain(team: TeamIdentifier(rawValue: "OTHERTEAM1"))
         let claimed = try #require(throws: AppexError.self) {
             try impostor.item(service: "s", account: "a", accessGroup: group)

@@ -60,9 +60,9 @@ func backgroundRun() async throws -> Int32 {
             AuxiliaryCommunicationStep(
                 group: "group.com.example.shared",
                 handlers: [
-                    "echo": { claim, store throws(AppexError) in
+                    "echo": { claim, access throws(AppexError) in
                         let question = try claim.info(as: Question.self)
-                        let value = try store.get(question.key, as: String.self) ?? "?"
+                        let value = try access.get(question.key, as: String.self) ?? "?"
                         return Data("\(value):\(question.n * 2)".utf8)
                     }
                 ]
@@ -138,10 +138,6 @@ func run() throws -> Int32 {
                 if try requests.listDataRequests().allSatisfy({ $0.completionTime != nil }) { return 0 }
                 Thread.sleep(forTimeInterval: 0.05)  // a lease held by a killed server runs out
                 continue
-            }
-            struct Question: Codable {
-                var key: String
-                var n: Int
             }
             let question = try claim.info(as: Question.self)
             try store.open(eSPAKAuxiliary: claim.eSPAKAux)
