@@ -191,6 +191,7 @@ extension SecureStore {
     /// - Throws: what ``open(eSPAKAuxiliary:)`` throws, and what `body` throws.
     public func withAccess<Result>(
         eSPAKAuxiliary bytes: Data,
+        isolation: isolated (any Actor)? = #isolation,
         _ body: (Access) async throws(AppexError) -> Result
     ) async throws(AppexError) -> Result {
         let (record, dataKey) = try unlock(eSPAKAuxiliary: bytes)

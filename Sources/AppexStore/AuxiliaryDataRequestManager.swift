@@ -282,6 +282,7 @@ public struct AuxiliaryDataRequestManager: Sendable {
     public func serveDataRequests(
         kinds: Set<String>? = nil,
         lease: Duration = .seconds(30),
+        isolation: isolated (any Actor)? = #isolation,
         _ handler: (AuxiliaryDataRequestClaim) async throws(AppexError) -> Data
     ) async throws(AppexError) -> Int {
         var served = 0
@@ -310,6 +311,7 @@ public struct AuxiliaryDataRequestManager: Sendable {
     public func serveDataRequestsUntilCancelled(
         kinds: Set<String>? = nil,
         lease: Duration = .seconds(30),
+        isolation: isolated (any Actor)? = #isolation,
         _ handler: (AuxiliaryDataRequestClaim) async throws(AppexError) -> Data
     ) async throws(AppexError) {
         let wakeups = CommitWakeups(directory: (dataStore.path as NSString).deletingLastPathComponent)

@@ -207,12 +207,13 @@ import Testing
         #expect(asked.count == 100)
         var printed: [String] = []
         for _ in 0..<5 {
-            // Killed after it has answered one request, within 0-120 ms (a request takes ~12).
+            // Killed after it has answered 1-5 requests, within 0-12 ms (a request takes ~12).
             printed += try await killedWhileWorking(
                 fixture,
                 [world.team.teamIdentifier.rawValue, "serve"],
                 environment: variables,
-                extra: 0...0.12
+                afterLines: Int.random(in: 1...5),
+                extra: 0...0.012
             )
         }
         let last = try await run(

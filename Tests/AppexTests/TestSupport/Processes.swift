@@ -223,33 +223,47 @@ func expectCountedOn(
     return stored
 }
 
-/// Runs `executable` until it has printed its first line, lets it go on for a random moment of up
-/// to `extra` seconds, kills it with SIGKILL, and returns every line it printed (so the kill
-/// always lands while it works, however slowly a loaded machine started it). A child that prints
-/// nothing within `within` seconds fails the test and is killed.
+/// Runs `executable` until it has printed `lines` lines, lets it go on for a random moment of up
+/// to `extra` seconds, kills it with SIGKILL, and returns every line it printed — so the kill
+/// always lands while it works, however slowly a loaded machine runs it. The reading, the pause
+/// and the kill happen on a thread of their own: a busy cooperative pool cannot delay the kill.
+/// A child that has not printed them within `within` seconds is killed and fails the test.
 func killedWhileWorking(
     _ executable: String,
     _ arguments: [String],
     environment: [String: String],
+    afterLines lines: Int = 1,
     extra: ClosedRange<Double> = 0...0.3,
     within: Double = 60,
     sourceLocation: SourceLocation = #_sourceLocation
 ) async throws -> [String] {
     let child = try LineChild(executable, arguments, environment: environment)
-    guard let first = await readLines([child], within: within, sourceLocation: sourceLocation)[0] else {
-        child.end(within: 1)
-        return []
-    }
-    try await Task.sleep(for: .milliseconds(Int(Double.random(in: extra) * 1000)))
-    kill(child.pid, SIGKILL)
-    let rest = await withCheckedContinuation { (continuation: CheckedContinuation<[String], Never>) in
+    let pid = child.pid
+    let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+    DispatchQueue.global().asyncAfter(deadline: .now() + within, execute: watchdog)
+    let pause = Double.random(in: extra)
+    let (printed, reachedLines) = await withCheckedContinuation {
+        (continuation: CheckedContinuation<([String], Bool), Never>) in
         let started = startDetachedThread(name: "test.child-lines") {
-            var lines: [String] = []
-            while let line = child.readLine() { lines.append(line) }
+            var printed: [String] = []
+            while printed.count < lines, let line = child.readLine() { printed.append(line) }
+            let reached = printed.count == lines
+            if reached {
+                Thread.sleep(forTimeInterval: pause)
+                kill(pid, SIGKILL)
+            }
+            while let line = child.readLine() { printed.append(line) }
             child.end(within: 5)
-            continuation.resume(returning: lines)
+            continuation.resume(returning: (printed, reached))
         }
-        if !started { continuation.resume(returning: []) }
+        if !started { continuation.resume(returning: ([], false)) }
     }
-    return [first] + rest
+    watchdog.cancel()
+    if !reachedLines {
+        Issue.record(
+            "\(executable) ended after \(printed.count) of the \(lines) lines expected",
+            sourceLocation: sourceLocation
+        )
+    }
+    return printed
 }
