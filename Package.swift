@@ -78,7 +78,7 @@ let package = Package(
         .target(
             name: "AppexSecureStore",
             dependencies: [
-                "AppexCore", "AppexSQLite", "AppexStore", "AppexSystem",
+                "AppexCore", "AppexSQLite", "AppexStore", "AppexSystem", "AppexAuth",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),

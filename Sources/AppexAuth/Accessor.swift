@@ -27,6 +27,7 @@ public struct AccessorBuilder: Sendable {
     /// Where state lives.
     public let environment: AppexEnvironment
     private var options: Set<Option> = []
+    private var storage: (any TokenStorage)?
 
     /// A builder for `context` (an extension: `ProcessContext.current()`).
     public init(configuration: OAuthConfiguration, context: ProcessContext, environment: AppexEnvironment = .current())
@@ -40,6 +41,14 @@ public struct AccessorBuilder: Sendable {
     public func option(_ option: Option) -> AccessorBuilder {
         var copy = self
         copy.options.insert(option)
+        return copy
+    }
+
+    /// Keeps the session's tokens in `storage` instead of the one the configuration names (a host
+    /// whose tokens live behind its passcode: `SecureStoreTokenStorage`).
+    public func tokenStorage(_ storage: any TokenStorage) -> AccessorBuilder {
+        var copy = self
+        copy.storage = storage
         return copy
     }
 
@@ -65,6 +74,7 @@ public struct AccessorBuilder: Sendable {
                 underlyingError: error
             )
         }
+        if let storage { return try OAuthTokenManager(configuration: configuration, storage: storage, group: group) }
         let storage: any TokenStorage
         switch configuration.storage {
         case .keychain:

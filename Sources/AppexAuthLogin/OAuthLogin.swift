@@ -31,6 +31,13 @@ public struct HostAccessorBuilder: Sendable {
         return copy
     }
 
+    /// Keeps the session's tokens in `storage` (see ``AccessorBuilder/tokenStorage(_:)``).
+    public func tokenStorage(_ storage: any TokenStorage) -> HostAccessorBuilder {
+        var copy = self
+        copy.builder = builder.tokenStorage(storage)
+        return copy
+    }
+
     /// The host's accessor.
     ///
     /// - Throws: ``AppexError`` `configuration` when the context is an app extension's (only a
