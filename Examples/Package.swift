@@ -57,6 +57,7 @@ let package = Package(
                 .product(name: "AppexAuthLogin", package: appexFolder),
                 .product(name: "AppexCore", package: appexFolder),
                 .product(name: "AppexHost", package: appexFolder),
+                .product(name: "AppexSecureStore", package: appexFolder),
                 .product(name: "AppexStore", package: appexFolder),
                 .product(name: "AppexWidgetKit", package: appexFolder),
                 .product(name: "AppexWidgetHost", package: appexFolder),

@@ -1,6 +1,7 @@
 import AppexAuth
 import AppexAuthLogin
 import AppexCore
+import AppexSecureStore
 import AppexStore
 import AppexWidgetKit
 import ContactsKit
@@ -70,10 +71,38 @@ struct App {
         )
     }
 
-    /// The host's side of the session: log in and out.
+    /// The host's side of the session: log in and out. With a passcode set, the session's tokens
+    /// live in the secure store, opened with the passcode (`CONTACTS_PASSCODE`).
     func host() throws -> HostAccessor {
-        try HostAccessorBuilder(configuration: configuration, context: context, environment: environment)
-            .option(.oauth).build()
+        let builder = HostAccessorBuilder(configuration: configuration, context: context, environment: environment)
+            .option(.oauth)
+        guard let store = try openedSecureStore() else { return try builder.build() }
+        return try builder.tokenStorage(SecureStoreTokenStorage(store: store)).build()
+    }
+
+    /// The app's secure store (seed 002), whether or not a passcode was set.
+    func secureStore() throws -> SecureStore {
+        var configuration = SecureStore.Configuration(environment: environment)
+        if let rounds = ProcessInfo.processInfo.environment["CONTACTS_SCRYPT_ROUNDS"].flatMap(Int.init) {
+            // Tests and the demo's quick runs; the default is SecureStore's standard cost.
+            configuration.keyDerivation = PasscodeKeyDerivation(rounds: rounds, blockSize: 8, parallelism: 1)
+        }
+        return try SecureStore(context: context, configuration: configuration)
+    }
+
+    /// The secure store opened with `CONTACTS_PASSCODE` when a passcode is set; `nil` when none is
+    /// (the tokens are then in the shared keychain, as in seeds 000 and 003).
+    func openedSecureStore() throws -> SecureStore? {
+        let store = try secureStore()
+        guard try store.status().hasPasscode else { return nil }
+        guard let passcode = ProcessInfo.processInfo.environment["CONTACTS_PASSCODE"] else {
+            throw ContactsError(
+                .configuration,
+                "ContactsExplorer's session is behind its passcode: give it in CONTACTS_PASSCODE (or turn it off with `ContactsExplorer passcode off`)"
+            )
+        }
+        try store.open(passcode: passcode)
+        return store
     }
 
     /// The contacts store, in the app group's container.

@@ -125,6 +125,44 @@ import Testing
     }
 
     @Test(
+        "passcode set moves the session's tokens out of the shared keychain behind the passcode; the app syncs only with it; change keeps them; off shares them again"
+    )
+    func passcode() async throws {
+        let server = try TestServer.start()
+        let user = try await TestServer.newAccount(contacts: 10, hostile: false)
+        #expect(try logIn(user, server: server).status == 0)
+        let quick = ["CONTACTS_SCRYPT_ROUNDS": "1024"]
+        let keychain = try SharedKeychain(context: .owner, environment: world.environment)
+        func sharedTokens() throws -> Int { try keychain.items(matching: KeychainQuery(service: "appex.oauth")).count }
+        #expect(try sharedTokens() > 0)
+        let set = try run(["passcode", "set"], server: server, input: "first passcode 1\n", variables: quick)
+        #expect(set.status == 0 && set.out.contains("passcode set"), "\(set.out) \(set.err)")
+        #expect(try sharedTokens() == 0, "the tokens left the shared keychain")
+        let locked = try run(["sync"], server: server, variables: quick)
+        #expect(locked.status == 1 && locked.err.contains("CONTACTS_PASSCODE"), "\(locked.err)")
+        var withPasscode = quick
+        withPasscode["CONTACTS_PASSCODE"] = "first passcode 1"
+        let sync = try run(["sync"], server: server, variables: withPasscode)
+        #expect(sync.status == 0 && sync.out.contains("synced: 10 contacts"), "\(sync.out) \(sync.err)")
+        withPasscode["CONTACTS_PASSCODE"] = "wrong passcode 9"
+        let wrong = try run(["sync"], server: server, variables: withPasscode)
+        #expect(wrong.status == 1 && wrong.err.contains("wrong-passcode"), "\(wrong.err)")
+        let change = try run(
+            ["passcode", "change"],
+            server: server,
+            input: "first passcode 1\nsecond passcode 2\n",
+            variables: quick
+        )
+        #expect(change.status == 0, "\(change.err)")
+        withPasscode["CONTACTS_PASSCODE"] = "second passcode 2"
+        #expect(try run(["sync"], server: server, variables: withPasscode).status == 0)
+        let off = try run(["passcode", "off"], server: server, input: "second passcode 2\n", variables: quick)
+        #expect(off.status == 0 && off.out.contains("shared again"), "\(off.err)")
+        #expect(try sharedTokens() > 0)
+        #expect(try run(["sync"], server: server).status == 0)
+    }
+
+    @Test(
         "login --pkce prints the URL to open; signing in there (the server's login form) logs the app in and publishes it"
     )
     func loginWithPKCE() async throws {
