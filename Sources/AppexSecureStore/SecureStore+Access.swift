@@ -16,6 +16,11 @@ extension SecureStore {
             try store.value(key, as: Value.self, dataKey: self.key, storeID: storeID)
         }
 
+        /// Removes the value under `key`.
+        public func remove(_ key: String) throws(AppexError) {
+            try store.remove(key, dataKey: self.key, storeID: storeID)
+        }
+
         /// Stores `value` under `key`.
         ///
         /// - Throws: as ``SecureStore/put(_:forKey:)``.

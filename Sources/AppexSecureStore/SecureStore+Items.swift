@@ -108,9 +108,14 @@ extension SecureStore {
     /// there is none.
     public func remove(_ key: String) throws(AppexError) {
         let opened = try openedState()
-        let identifier = opened.dataKey.identifier(of: key)
+        try remove(key, dataKey: opened.dataKey, storeID: opened.storeID)
+    }
+
+    /// Removes the value under `key` with `dataKey`, if the file still holds the store `storeID`.
+    func remove(_ key: String, dataKey: DataKey, storeID: Data) throws(AppexError) {
+        let identifier = dataKey.identifier(of: key)
         try write("remove a value") { db in
-            try checkSameStore(db, opened.storeID)
+            try checkSameStore(db, storeID)
             try db.cachedStatement(sql: "DELETE FROM item WHERE id = ?").execute(arguments: [identifier])
         }
     }

@@ -14,26 +14,43 @@ public import Foundation
 /// The store must be open when the tokens are read or written (`store-locked` otherwise); an
 /// extension never reads them: it asks the host with an auxiliary data request.
 public struct SecureStoreTokenStorage: TokenStorage {
-    /// The store.
-    public let store: SecureStore
+    private enum Opened: Sendable {
+        case store(SecureStore)
+        case access(SecureStore.Access)
+    }
+
+    private let opened: Opened
     /// What the store's keys begin with.
     public static let keyPrefix = "oauth."
 
-    /// Tokens in `store`.
-    public init(store: SecureStore) { self.store = store }
+    /// Tokens in `store` (open when they are used).
+    public init(store: SecureStore) { opened = .store(store) }
+
+    /// Tokens in the store opened for one data request (``SecureStore/withAccess(eSPAKAuxiliary:isolation:_:)``):
+    /// how a host answering a widget in the background uses and refreshes the session.
+    public init(access: SecureStore.Access) { opened = .access(access) }
 
     /// The bytes stored under `key`, or `nil`.
     public func read(key: String) throws(AppexError) -> Data? {
-        try store.get(Self.keyPrefix + key, as: Data.self)
+        switch opened {
+        case .store(let store): try store.get(Self.keyPrefix + key, as: Data.self)
+        case .access(let access): try access.get(Self.keyPrefix + key, as: Data.self)
+        }
     }
 
     /// Stores `data` under `key`.
     public func write(key: String, data: Data) throws(AppexError) {
-        try store.put(data, forKey: Self.keyPrefix + key)
+        switch opened {
+        case .store(let store): try store.put(data, forKey: Self.keyPrefix + key)
+        case .access(let access): try access.put(data, forKey: Self.keyPrefix + key)
+        }
     }
 
     /// Removes `key`.
     public func delete(key: String) throws(AppexError) {
-        try store.remove(Self.keyPrefix + key)
+        switch opened {
+        case .store(let store): try store.remove(Self.keyPrefix + key)
+        case .access(let access): try access.remove(Self.keyPrefix + key)
+        }
     }
 }

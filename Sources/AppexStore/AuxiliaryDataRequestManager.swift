@@ -126,6 +126,26 @@ public struct AuxiliaryDataRequestManager: Sendable {
         return request
     }
 
+    /// The newest answer (not a failure) to a request like `request` — same kind, same info —
+    /// still kept (``answerRetention``); `nil` when there is none. What a widget shows while its
+    /// new request waits for a host that is not running.
+    public func latestAnswer<T>(to request: AuxiliaryDataRequest<T>) throws(AppexError) -> AuxiliaryDataRequest<T>? {
+        let info = try Self.encode(request.info, what: "the info of a \(request.kind) request")
+        let digest = try dataStore.digest(kind: request.kind, info: info)
+        let id = try dataStore.read("find the latest answer") { db in
+            try String.fetchOne(
+                db,
+                sql: """
+                    SELECT id FROM request WHERE digest = ? AND completed IS NOT NULL AND failure IS NULL
+                    ORDER BY completed DESC LIMIT 1
+                    """,
+                arguments: [digest]
+            )
+        }
+        guard let id else { return nil }
+        return try getDataRequest(id, infoType: T.self)
+    }
+
     /// Waits until the host answers `request`, and returns it answered. Lossless: the queue is
     /// read at once and again after every commit to it (and every 100 ms), so an answer that
     /// came before the wait began, or between two looks, is found.

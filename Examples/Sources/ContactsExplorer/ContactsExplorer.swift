@@ -1,3 +1,4 @@
+import AppexSecureStore
 import AppexStore
 import ArgumentParser
 import ContactsKit
@@ -17,6 +18,21 @@ struct ContactsExplorer: AsyncParsableCommand {
             Extensions.self, Run.self, Passcode.self,
         ]
     )
+
+    /// A background run (`appex background run`) answers the widget's pending requests and ends;
+    /// otherwise the command line is parsed as usual.
+    static func main() async {
+        if BackgroundTaskScheduler.isBackgroundLaunch {
+            do {
+                try await App.launched().backgroundRun()
+                Foundation.exit(EXIT_SUCCESS)
+            } catch {
+                FileHandle.standardError.write(Data("ContactsExplorer: \(error)\n".utf8))
+                Foundation.exit(EXIT_FAILURE)
+            }
+        }
+        await main(nil)
+    }
 }
 
 /// Runs `body`, printing a failure on standard error as one line and exiting 1.

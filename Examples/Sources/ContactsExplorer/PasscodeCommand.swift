@@ -55,6 +55,8 @@ struct PasscodeSet: AsyncParsableCommand {
             for item in items {
                 try keychain.delete(service: item.service, account: item.account, accessGroup: item.accessGroup)
             }
+            // The widget now asks the app; while the app is not running a background run answers.
+            try app.scheduleBackgroundRun()
             app.reloadWidget()
             print(
                 "passcode set; the session's tokens are behind it (\(items.count) item\(items.count == 1 ? "" : "s") moved)"

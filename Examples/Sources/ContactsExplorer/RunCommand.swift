@@ -53,6 +53,13 @@ struct Run: AsyncParsableCommand {
                     }
                 }
                 group.addTask {
+                    // The widget's data requests, answered as they arrive (while the session is
+                    // behind the passcode; no request comes otherwise).
+                    do { try await app.serveUntilCancelled() } catch  where !Task.isCancelled {
+                        say("cannot answer the widget's requests: \(error)")
+                    } catch {}
+                }
+                group.addTask {
                     // The contacts, synced while a user is logged in; the widget reloads after a change.
                     var lastProblem: String?
                     while !Task.isCancelled {

@@ -16,6 +16,9 @@ struct RecentContactsEntry: TimelineEntry {
         case contacts([Contact])
         /// The store or the server failed: what went wrong, in a line.
         case unavailable(String)
+        /// The session is behind the app passcode and ContactsExplorer has not answered yet (it
+        /// is not running): the stored contacts, until its next run answers.
+        case waitingForApp([Contact])
     }
 
     var date: Date
@@ -69,6 +72,10 @@ struct RecentContactsProvider: TimelineProvider {
                 clientID: shared.settings.string(forKey: SharedConfiguration.clientIDKey)
                     ?? SharedConfiguration.defaultClientID
             )
+            // Behind the app passcode (seed 002) the widget reads no token: it asks the app.
+            if try manager.storedTokens() == nil, let asked = await askApp(about: recent, shared: shared) {
+                return asked
+            }
             let api = ContactsAPI(server: server, isTransient: { ($0 as? AppexError)?.code == .retryable }) {
                 request in try await manager.data(for: request)
             }
@@ -79,6 +86,54 @@ struct RecentContactsProvider: TimelineProvider {
             return .logInAgain
         } catch {
             return .unavailable("\(error)")
+        }
+    }
+}
+
+extension RecentContactsProvider {
+    /// The contacts, asked of ContactsExplorer through an auxiliary data request carrying the
+    /// widget's share of the app's paired key; `nil` when the app has no secure store (its
+    /// session is simply gone). While the app does not answer (it is not running), the latest
+    /// answer it gave, or the stored contacts, "waiting".
+    func askApp(about recent: [Contact], shared: OpenedStores) async -> RecentContactsEntry.Content? {
+        do throws(AppexError) {
+            let security = try AuxiliarySecurityManager(
+                hostBundleIdentifier: SharedConfiguration.bundleIdentifier,
+                context: shared.context,
+                environment: shared.environment
+            )
+            let share: Data
+            do { share = try security.getESPAKAuxiliary() } catch  where error.code == .notOnboarded { return nil }
+            let requests = AuxiliaryDataRequestManager(
+                dataStore: try AuxiliaryDataStore(
+                    group: AppGroup(
+                        SharedConfiguration.appGroup,
+                        context: shared.context,
+                        environment: shared.environment
+                    ),
+                    encryptionKey: security.getAuxiliaryDataEncryptionKey()
+                )
+            )
+            let question = AuxiliaryDataRequest(
+                info: RecentContactsQuestion(ids: recent.map(\.id)),
+                eSPAKAux: share,
+                kind: RecentContactsQuestion.kind
+            )
+            let asked = try requests.putDataRequest(question)
+            do {
+                let answered = try await requests.completion(of: asked, within: .milliseconds(1500))
+                if let failure = answered.failure { return .unavailable(failure) }
+                return .contacts(try answered.response(as: [Contact].self))
+            } catch  where error.code == .deadlineExceeded {
+                if let latest = try requests.latestAnswer(to: question),
+                    let contacts = try? latest.response(as: [Contact].self)
+                {
+                    return .contacts(contacts)
+                }
+                return .waitingForApp(recent)
+            }
+        } catch {
+            return .unavailable(error.message)
         }
     }
 }
@@ -97,6 +152,14 @@ struct RecentContactsView: View {
                 Text("Log in again").foregroundStyle(.secondary)
             case .unavailable(let reason):
                 Text("Unavailable: \(reason)").font(.caption).foregroundStyle(.secondary)
+            case .waitingForApp(let contacts):
+                Text("Waiting for ContactsExplorer").font(.caption).foregroundStyle(.secondary)
+                ForEach(contacts) { contact in
+                    HStack {
+                        Image(systemName: "person.crop.circle")
+                        Text(contact.name)
+                    }
+                }
             case .contacts(let contacts):
                 if contacts.isEmpty {
                     Text("No contacts yet: sync in ContactsExplorer").foregroundStyle(.secondary)

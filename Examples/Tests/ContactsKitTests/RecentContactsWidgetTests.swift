@@ -100,6 +100,61 @@ import Testing
         #expect(still.refreshes == once.refreshes && still.requests == once.requests)
     }
 
+    @Test(
+        "behind the app passcode the widget reads no token and asks the app: waiting while it is not running, answered by a background run, at once while it runs, and still after a passcode change"
+    )
+    func behindThePasscode() async throws {
+        let server = try TestServer.start()
+        let user = try await TestServer.newAccount(contacts: 12)
+        #expect(try explorer.logIn(user, server: server).status == 0)
+        #expect(try explorer.run(["sync"], server: server).status == 0)
+        let quick = ["CONTACTS_SCRYPT_ROUNDS": "1024"]
+        let set = try explorer.run(["passcode", "set"], server: server, input: "first passcode 1\n", variables: quick)
+        #expect(set.status == 0, "\(set.err)")
+        // The widget's own view of the shared keychain: no token there any more.
+        let widget = try ProcessContext(bundleAt: explorer.app + "/Extensions/RecentContacts.appex")
+        let keychain = try SharedKeychain(context: widget, environment: explorer.world.environment)
+        #expect(try keychain.items(matching: KeychainQuery(service: "appex.oauth")).isEmpty)
+        let stored = try explorer.store().recent(limit: 8).map(\.name)
+        let host = try WidgetHost(configuration: WidgetHost.Configuration(environment: environment))
+        let waiting = try await drawn(host)
+        #expect(waiting.contains("Waiting for ContactsExplorer"), "\(waiting)")
+        #expect(waiting.contains(TerminalText.safe(stored[0])), "the stored contacts meanwhile: \(waiting)")
+        // A background run (what `appex background run` launches) answers it; the widget shows it.
+        var background = quick
+        background["APPEX_BACKGROUND_RUN"] = "1"
+        background["APPEX_BUNDLE_PATH"] = explorer.app
+        let ran = try explorer.run([], server: server, variables: background)
+        #expect(ran.status == 0 && ran.out.contains("answered 1 data request"), "OUT[\(ran.out)] ERR[\(ran.err)]")
+        let answered = try await drawn(host)
+        #expect(!answered.contains("Waiting") && answered.contains(TerminalText.safe(stored[0])), "\(answered)")
+        // While the app runs, the widget's request is answered at once.
+        var running = quick
+        running["CONTACTS_PASSCODE"] = "first passcode 1"
+        let app = try explorer.start(["run", "--sync-interval", "3600"], server: server, variables: running)
+        defer {
+            kill(app.processIdentifier, SIGTERM)
+            app.waitUntilExit()
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(
+            try explorer.run(["show", try explorer.store().contacts()[5].id], server: server, variables: running).status
+                == 0
+        )
+        let live = try await drawn(host)
+        #expect(!live.contains("Waiting") && !live.contains("Unavailable"), "\(live)")
+        // A passcode change renews the widget's share: it keeps working.
+        let change = try explorer.run(
+            ["passcode", "change"],
+            server: server,
+            input: "first passcode 1\nsecond passcode 2\n",
+            variables: quick
+        )
+        #expect(change.status == 0, "\(change.err)")
+        let afterChange = try await drawn(host)
+        #expect(!afterChange.contains("Unavailable") && !afterChange.contains("stale"), "\(afterChange)")
+    }
+
     @Test("contact names with markup and control characters are drawn as text by both renderers")
     func hostileNames() async throws {
         let server = try TestServer.start()

@@ -1,0 +1,115 @@
+import AppexAuth
+import AppexSecureStore
+import AppexStore
+import ContactsKit
+import Foundation
+
+/// ContactsExplorer's side of its widget's data requests (seed 002): while the session is behind
+/// the app passcode, the widget asks, and the app answers — running (``serveUntilCancelled()``)
+/// or in a background run (``backgroundRun()``) — with its secure store opened by the request's
+/// share, the session's tokens from it, and one GET of the contacts.
+extension App {
+    /// The group's data requests, as the app serves them.
+    func dataRequests() throws(AppexError) -> AuxiliaryDataRequestManager {
+        let security = try AuxiliarySecurityManager(
+            hostBundleIdentifier: SharedConfiguration.bundleIdentifier,
+            context: context,
+            environment: environment
+        )
+        return AuxiliaryDataRequestManager(
+            dataStore: try AuxiliaryDataStore(
+                group: AppGroup(AppConfiguration.appGroup, context: context, environment: environment),
+                encryptionKey: security.getAuxiliaryDataEncryptionKey()
+            )
+        )
+    }
+
+    /// The answer to one recent-contacts request: the contacts, JSON.
+    func answerRecentContacts(
+        _ claim: AuxiliaryDataRequestClaim,
+        _ access: SecureStore.Access
+    ) async throws(AppexError)
+        -> Data
+    {
+        let question = try claim.info(as: RecentContactsQuestion.self)
+        let group = try AppGroup(AppConfiguration.appGroup, context: context, environment: environment)
+        let manager = try OAuthTokenManager(
+            configuration: configuration,
+            storage: SecureStoreTokenStorage(access: access),
+            group: group
+        )
+        let api = ContactsAPI(server: server, isTransient: { ($0 as? AppexError)?.code == .retryable }) { request in
+            try await manager.data(for: request)
+        }
+        do {
+            let contacts = try await api.contacts(ids: question.ids)
+            return try JSONEncoder().encode(contacts)
+        } catch let error as AppexError {
+            throw error
+        } catch {
+            throw AppexError(.remoteFailure, "the recent contacts could not be fetched: \(error)")
+        }
+    }
+
+    /// Answers one pending request.
+    func answer(_ claim: AuxiliaryDataRequestClaim) async throws(AppexError) -> Data {
+        let store: SecureStore
+        do { store = try secureStore() } catch let error as AppexError { throw error } catch {
+            throw AppexError(.configuration, "cannot open ContactsExplorer's secure store: \(error)")
+        }
+        return try await store.withAccess(eSPAKAuxiliary: claim.eSPAKAux) { access throws(AppexError) in
+            try await answerRecentContacts(claim, access)
+        }
+    }
+
+    /// Answers the widget's requests as they arrive, until cancelled (`ContactsExplorer run`).
+    /// Until a passcode is set there is no secure store and no request: it waits for one.
+    func serveUntilCancelled() async throws(AppexError) {
+        while !Task.isCancelled {
+            do {
+                try await dataRequests().serveDataRequestsUntilCancelled(kinds: [RecentContactsQuestion.kind]) {
+                    claim throws(AppexError) in try await answer(claim)
+                }
+                return
+            } catch  where error.code == .notOnboarded {
+                try? await Task.sleep(for: .seconds(2))
+            }
+        }
+    }
+
+    /// Asks for a background run soon (`appex background run --host ContactsExplorer.app`
+    /// launches the app when it is due), so that requests put while the app is not running are
+    /// answered.
+    func scheduleBackgroundRun(after delay: TimeInterval = 0) throws(AppexError) {
+        let scheduler = try BackgroundTaskScheduler(context: context, environment: environment)
+        scheduler.register(forTaskWithIdentifier: RecentContactsQuestion.refreshTask) { _ in }
+        try scheduler.submit(
+            AppRefreshTaskRequest(identifier: RecentContactsQuestion.refreshTask, earliestBeginDate: Date() + delay)
+        )
+    }
+
+    /// The app launched for a background run: answers every pending request and asks for the
+    /// next run in five minutes.
+    func backgroundRun() async throws(AppexError) {
+        let scheduler = try BackgroundTaskScheduler(context: context, environment: environment)
+        let app = self
+        scheduler.register(forTaskWithIdentifier: RecentContactsQuestion.refreshTask) { task in
+            do throws(AppexError) {
+                let answered = try await app.dataRequests().serveDataRequests(kinds: [RecentContactsQuestion.kind]) {
+                    claim throws(AppexError) in try await app.answer(claim)
+                }
+                print("answered \(answered) data request\(answered == 1 ? "" : "s")")
+                // The widget shows the answer at its next timeline.
+                if answered > 0 { app.reloadWidget() }
+                try scheduler.submit(
+                    AppRefreshTaskRequest(identifier: task.identifier, earliestBeginDate: Date() + 300)
+                )
+                task.setTaskCompleted(success: true)
+            } catch {
+                FileHandle.standardError.write(Data("ContactsExplorer: background run: \(error)\n".utf8))
+                task.setTaskCompleted(success: false)
+            }
+        }
+        _ = try await scheduler.runDueTasks()
+    }
+}
