@@ -4,11 +4,13 @@
 # a person would type (printed with `$`), and checks what came out: a step that does not hold
 # stops the story with "demo: step N did not hold" and exit 1.
 #
-#   1. the widget before login           6. the access token expires: the widget refreshes it, once
-#   2. login                             7. another team's translator and widget: off until enabled
-#   3. sync, with progress               8. the session revoked at the server: "Log in again"
-#   4. the widget shows contacts         9. logout
-#   5. show a contact: it comes first    then every widget, in the terminal and as an HTML page
+#   1. the widget before login           7. another team's translator and widget: off until enabled
+#   2. login                             8. a passcode: the tokens go behind it, the widget asks the
+#   3. sync, with progress                  app (waiting until a background run answers)
+#   4. the widget shows contacts         9. a new passcode: the widget's share renewed; then off
+#   5. show a contact: it comes first   10. the session revoked at the server: "Log in again"
+#   6. the access token expires: the    11. logout
+#      widget refreshes it, once         then every widget, in the terminal and as an HTML page
 #
 # It starts the server (installing it on first use), builds the examples and `appex` (release),
 # installs ContactsExplorer.app on a temporary apps path and Lingua Labs' bundles (another team,
@@ -172,6 +174,38 @@ expect "Lingua (de):" "the translator the owner just enabled"
 run appex widgets enable com.lingualabs.widgets
 run appex widgets show
 expect "Word of the Day" "Lingua's widget, now enabled"
+
+step "a passcode (seed 002): the session's tokens go behind it, and the widget asks the app for its data"
+printf '$ ContactsExplorer passcode set    (the passcode on standard input)\n'
+out="$(printf 'correct horse 7\n' | ContactsExplorer passcode set 2>&1)" || fail "$out"
+printf '%s\n' "$out"
+expect "passcode set" "the passcode set"
+run appex widgets show RecentContacts
+expect "Waiting for ContactsExplorer" "the widget waiting for the app, which is not running"
+run appex background run --host "$app"
+expect "ran in the background" "a background run of the app (a systemd timer runs it)"
+expect "answered 1 data request" "the widget's request answered"
+run appex widgets show RecentContacts
+refuse "Waiting" "the widget still waiting"
+expect "$picked" "the contacts, fresh from the server through the app"
+run appex aux list --group group.com.myapp.MyApp
+expect "answered" "the request answered"
+
+step "a new passcode: the widget's share of the paired key is renewed, and it keeps working; then off"
+printf '$ ContactsExplorer passcode change    (the current passcode, then the new one)\n'
+out="$(printf 'correct horse 7\nbattery staple 9\n' | ContactsExplorer passcode change 2>&1)" || fail "$out"
+printf '%s\n' "$out"
+expect "passcode changed" "the passcode changed"
+run appex widgets show RecentContacts
+expect "$picked" "the contacts (the app's last answer, while its new one waits)"
+run appex background run --host "$app"
+expect "answered 1 data request" "the request made with the renewed share answered"
+run appex aux list --group group.com.myapp.MyApp
+refuse "failed" "a request refused (a stale share)"
+printf '$ ContactsExplorer passcode off    (the passcode on standard input)\n'
+out="$(printf 'battery staple 9\n' | ContactsExplorer passcode off 2>&1)" || fail "$out"
+printf '%s\n' "$out"
+expect "shared again" "the tokens shared again"
 
 step "the session is revoked at the server: the widget says \"Log in again\", and stops asking"
 printf '$ (at the server) revoke every token of %s\n' "$user"

@@ -78,6 +78,8 @@ struct PasscodeChange: AsyncParsableCommand {
             let old = readLine(strippingNewline: true) ?? ""
             let new = readLine(strippingNewline: true) ?? ""
             try app.secureStore().changePasscode(from: old, to: new)
+            // Requests put with the old share are refused; the widget asks again with its new one.
+            try app.scheduleBackgroundRun()
             app.reloadWidget()
             print("passcode changed; the widget's share was renewed")
         }
