@@ -120,7 +120,10 @@ public struct ContactsAPI: Sendable {
 
     /// The contacts `ids` names, in that order, in one request; those the server no longer has
     /// (deleted since) are left out.
-    public func contacts(ids: [String]) async throws -> [Contact] {
+    ///
+    /// - Parameter idempotencyKey: sent as `Idempotency-Key` (a data request's id: the server
+    ///   counts a request served twice — a host killed before it could record the answer — once).
+    public func contacts(ids: [String], idempotencyKey: String? = nil) async throws -> [Contact] {
         guard !ids.isEmpty else { return [] }
         var components = URLComponents(
             url: server.appendingPathComponent("api/contacts"),
@@ -130,7 +133,9 @@ public struct ContactsAPI: Sendable {
         guard let url = components?.url else {
             throw ContactsError(.server, "cannot make a contacts URL from \(server)")
         }
-        return try await decode(Page.self, URLRequest(url: url)).contacts
+        var request = URLRequest(url: url)
+        if let idempotencyKey { request.setValue(idempotencyKey, forHTTPHeaderField: "Idempotency-Key") }
+        return try await decode(Page.self, request).contacts
     }
 
     /// One contact.

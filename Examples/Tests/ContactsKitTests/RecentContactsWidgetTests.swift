@@ -155,6 +155,76 @@ import Testing
         #expect(!afterChange.contains("Unavailable") && !afterChange.contains("stale"), "\(afterChange)")
     }
 
+    @Test(
+        "ContactsExplorer's background runs killed with SIGKILL while answering 100 queued widget requests: each answered once, counted once at the server, none lost"
+    )
+    func backgroundRunsKilled() async throws {
+        let server = try TestServer.start()
+        let user = try await TestServer.newAccount(contacts: 120)
+        #expect(try explorer.logIn(user, server: server).status == 0)
+        #expect(try explorer.run(["sync"], server: server).status == 0)
+        let quick = ["CONTACTS_SCRYPT_ROUNDS": "1024"]
+        #expect(
+            try explorer.run(["passcode", "set"], server: server, input: "first passcode 1\n", variables: quick).status
+                == 0
+        )
+        // 100 different questions, put as the widget puts them.
+        let widget = try ProcessContext(bundleAt: explorer.app + "/Extensions/RecentContacts.appex")
+        let security = try AuxiliarySecurityManager(
+            hostBundleIdentifier: SharedConfiguration.bundleIdentifier,
+            context: widget,
+            environment: explorer.world.environment
+        )
+        let requests = AuxiliaryDataRequestManager(
+            dataStore: try AuxiliaryDataStore(
+                group: AppGroup(SharedConfiguration.appGroup, context: widget, environment: explorer.world.environment),
+                encryptionKey: security.getAuxiliaryDataEncryptionKey()
+            )
+        )
+        let ids = try explorer.store().contacts().map(\.id).prefix(100)
+        var asked: [String: String] = [:]
+        for id in ids {
+            let request = try requests.putDataRequest(
+                AuxiliaryDataRequest(
+                    info: RecentContactsQuestion(ids: [id]),
+                    eSPAKAux: security.getESPAKAuxiliary(),
+                    kind: RecentContactsQuestion.kind
+                )
+            )
+            asked[request.id] = id
+        }
+        #expect(asked.count == 100)
+        var background = quick
+        background["APPEX_BACKGROUND_RUN"] = "1"
+        background["APPEX_BUNDLE_PATH"] = explorer.app
+        // Killed after 0.3-1.2 s, four times (a run serves all 100 in a few seconds); the kill
+        // comes from a thread of Dispatch's, whatever Swift's pool is doing.
+        for _ in 0..<4 {
+            let run = try explorer.start([], server: server, variables: background)
+            let pid = run.processIdentifier
+            DispatchQueue.global().asyncAfter(deadline: .now() + Double.random(in: 0.3...1.2)) { kill(pid, SIGKILL) }
+            run.waitUntilExit()
+        }
+        // The leases of killed runs run out (10 s); then a run answers the rest.
+        try await Task.sleep(for: .seconds(11))
+        let last = try explorer.run([], server: server, variables: background)
+        #expect(last.status == 0 && last.out.contains("answered"), "\(last.out) \(last.err)")
+        let statuses = try requests.listDataRequests()
+        #expect(
+            statuses.count == 100 && statuses.allSatisfy { $0.completionTime != nil && $0.failure == nil },
+            "\(statuses.filter { $0.completionTime == nil || $0.failure != nil })"
+        )
+        for (request, id) in asked {
+            let answered = try #require(try requests.getDataRequest(request, infoType: RecentContactsQuestion.self))
+            #expect(try answered.response(as: [Contact].self).map(\.id) == [id])
+        }
+        let stats = try await TestServer.stats()
+        #expect(
+            stats["\(user.username).contacts.idempotent.first"] == 100,
+            "each request counted once at the server: \(stats)"
+        )
+    }
+
     @Test("contact names with markup and control characters are drawn as text by both renderers")
     func hostileNames() async throws {
         let server = try TestServer.start()

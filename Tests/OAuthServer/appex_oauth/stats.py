@@ -3,7 +3,11 @@ client ("swift-race.refresh_token.200") and, for refreshes, per user ("ada.refre
 ("contacts.list.200", "contacts.get.200", "contacts.patch.200") and per user
 ("ada.contacts.list.200"), so tests prove from the server's side how many refreshes
 happened (GET /test/stats; POST /test/stats resets). GET /test/stats?slow=1 adds the requests
-that took more than 0.5 s. GET /test/instance names this server instance (see instance)."""
+that took more than 0.5 s. GET /test/instance names this server instance (see instance).
+A contacts request with an Idempotency-Key header is also counted once per key
+("contacts.idempotent.first", "ada.contacts.idempotent.first") and again for each repeat of a key
+("...idempotent.repeat"): what a host serving a widget's request sends, so tests count requests
+served, not attempts."""
 import os
 import threading
 import time
@@ -13,6 +17,7 @@ from django.http import JsonResponse
 _lock = threading.Lock()
 _counts = {}
 _slow = []
+_idempotency_keys = set()
 
 
 class TokenRequestCounter:
@@ -47,6 +52,13 @@ class TokenRequestCounter:
             what = "list" if request.path == "/api/contacts" else request.method.lower()
             owner = getattr(getattr(request, "resource_owner", None), "username", "?")
             keys = [f"contacts.{what}.{response.status_code}", f"{owner}.contacts.{what}.{response.status_code}"]
+            key = request.headers.get("Idempotency-Key")
+            if key and response.status_code == 200:
+                with _lock:
+                    seen = (owner, key) in _idempotency_keys
+                    _idempotency_keys.add((owner, key))
+                kind = "repeat" if seen else "first"
+                keys += [f"contacts.idempotent.{kind}", f"{owner}.contacts.idempotent.{kind}"]
         if keys:
             with _lock:
                 for key in keys:
@@ -59,6 +71,7 @@ def stats(request):
         with _lock:
             _counts.clear()
             _slow.clear()
+            _idempotency_keys.clear()
     with _lock:
         return JsonResponse(dict(_counts, slow=list(_slow)) if request.GET.get("slow") else dict(_counts))
 
