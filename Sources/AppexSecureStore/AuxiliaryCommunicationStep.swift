@@ -22,11 +22,11 @@ public struct AuxiliaryCommunicationStep: OnboardingStep {
     }
 
     /// Answers the pending requests (a host starting for the first time may find some).
-    public func onboard(_ context: inout OnboardingContext) async throws(AppexError) { try await serve(&context) }
+    public func onboard(context: inout OnboardingContext) async throws(AppexError) { try await serve(&context) }
     /// Answers the pending requests.
-    public func restore(_ context: inout OnboardingContext) async throws(AppexError) { try await serve(&context) }
+    public func restore(context: inout OnboardingContext) async throws(AppexError) { try await serve(&context) }
     /// Answers the pending requests, without the passcode: each opens the store with its share.
-    public func background(_ context: inout OnboardingContext) async throws(AppexError) { try await serve(&context) }
+    public func background(context: inout OnboardingContext) async throws(AppexError) { try await serve(&context) }
 
     /// The group's requests, as the host serves them.
     public func requests(

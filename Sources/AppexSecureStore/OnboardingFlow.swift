@@ -27,12 +27,12 @@ public struct OnboardingFlow: Sendable {
 
     /// Runs every step's `onboard`.
     public func onboard(_ context: inout OnboardingContext) async throws(AppexError) {
-        for step in steps { try await step.onboard(&context) }
+        for step in steps { try await step.onboard(context: &context) }
     }
 
     /// Runs every step's `restore`.
     public func restore(_ context: inout OnboardingContext) async throws(AppexError) {
-        for step in steps { try await step.restore(&context) }
+        for step in steps { try await step.restore(context: &context) }
     }
 
     /// Onboards when the host's secure store is not set up (`configuration`'s), else restores.
@@ -51,6 +51,6 @@ public struct OnboardingFlow: Sendable {
 
     /// Runs every background step's `background`.
     public func runInBackground(_ context: inout OnboardingContext) async throws(AppexError) {
-        for step in backgroundSteps { try await step.background(&context) }
+        for step in backgroundSteps { try await step.background(context: &context) }
     }
 }

@@ -16,7 +16,7 @@ public struct StoreManagerStep: OnboardingStep {
 
     /// Makes the store with a new passcode the user gives (`nil`: no passcode), or opens it if it
     /// exists; then sets the context's store and auxiliary parameters.
-    public func onboard(_ context: inout OnboardingContext) async throws(AppexError) {
+    public func onboard(context: inout OnboardingContext) async throws(AppexError) {
         let store = try makeStore(context)
         if try store.state == .uninitialized {
             try store.onboard(passcode: try await context.passcode(true))
@@ -28,14 +28,14 @@ public struct StoreManagerStep: OnboardingStep {
 
     /// Opens the store with the passcode the user gives (or the device key); then sets the
     /// context's store and auxiliary parameters.
-    public func restore(_ context: inout OnboardingContext) async throws(AppexError) {
+    public func restore(context: inout OnboardingContext) async throws(AppexError) {
         let store = try makeStore(context)
         try await open(store, context)
         try finish(store, &context)
     }
 
     /// Sets the context's store, locked: each request opens it with its own share.
-    public func background(_ context: inout OnboardingContext) async throws(AppexError) {
+    public func background(context: inout OnboardingContext) async throws(AppexError) {
         context.store = try makeStore(context)
     }
 

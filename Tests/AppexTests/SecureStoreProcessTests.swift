@@ -128,6 +128,21 @@ import Testing
     }
 
     @Test(
+        "an extension process is refused by name: opening the store (host-only), reading the host's primary share (missing-entitlement), host-only work (host-only); its share it may read"
+    )
+    func extensionProcessRefused() async throws {
+        let onboarded = try await fixture(["onboard", "right passcode 1", "secret=s3cret"])
+        #expect(onboarded.status == 0, "\(onboarded.standardError)")
+        let output = try await fixture(["as-extension"])
+        #expect(output.status == 0, "\(output.standardError)")
+        let lines = output.standardOutput.split(separator: "\n").map(String.init)
+        #expect(
+            lines == ["store: host-only", "primary: missing-entitlement", "scheduler: host-only", "share: allowed"],
+            "\(lines)"
+        )
+    }
+
+    @Test(
         "no plaintext: a stored token, password and contact, and the passcode, appear in no file under APPEX_HOME, the keys folder or TMPDIR, raw, base64 or hex"
     )
     func noPlaintext() async throws {

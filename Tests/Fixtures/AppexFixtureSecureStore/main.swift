@@ -18,6 +18,12 @@
 //                                                                   id answered; ends when no request is
 //                                                                   pending
 //
+//     AppexFixtureSecureStore TEAM as-extension                   — as the host's widget (an app extension of
+//                                                                   the same team and groups): tries to open
+//                                                                   the store, read the host's primary share
+//                                                                   and schedule host work; prints each
+//                                                                   refusal's code
+//
 // Launched by `appex background run` (APPEX_BACKGROUND_RUN=1) as the executable of a host app, it
 // runs as that app: task com.example.refresh answers the group's pending requests with the
 // background steps of an onboarding flow (kind "echo": "<value of KEY>:<n * 2>"), prints
@@ -123,6 +129,38 @@ func run() throws -> Int32 {
             try store.changePasscode(from: passcodes.0, to: passcodes.1)
             say(passcodes.1)
             passcodes = (passcodes.1, passcodes.0)
+        }
+    case "as-extension":
+        let widget = ProcessContext(
+            bundleIdentifier: "com.example.hostapp.widget",
+            team: TeamIdentifier(rawValue: arguments[1]),
+            entitlements: Entitlements(
+                applicationGroups: ["group.com.example.shared"],
+                keychainAccessGroups: ["com.example.shared"]
+            ),
+            kind: .appExtension
+        )
+        func refusal(_ what: String, _ body: () throws(AppexError) -> Void) {
+            do {
+                try body()
+                say("\(what): allowed")
+            } catch {
+                say("\(what): \(error.code)")
+            }
+        }
+        refusal("store") { () throws(AppexError) in _ = try SecureStore(context: widget, configuration: configuration) }
+        refusal("primary") { () throws(AppexError) in
+            let keychain = try SharedKeychain(context: widget)
+            _ = try keychain.item(
+                service: "appex.securestore.com.example.hostapp.SecureStore",
+                account: "spak.primary.1",
+                accessGroup: "private:com.example.hostapp"
+            )
+        }
+        refusal("scheduler") { () throws(AppexError) in _ = try BackgroundTaskScheduler(context: widget) }
+        refusal("share") { () throws(AppexError) in
+            _ = try AuxiliarySecurityManager(hostBundleIdentifier: "com.example.hostapp", context: widget)
+                .getESPAKAuxiliary()
         }
     case "serve":
         let host = context(team: arguments[1])
