@@ -111,8 +111,12 @@ extension App {
                 print("answered \(answered) data request\(answered == 1 ? "" : "s")")
                 // The widget shows the answer at its next timeline.
                 if answered > 0 { app.reloadWidget() }
+                // Requests still pending are held by a run that was killed: the next run comes
+                // once their leases have run out; otherwise in five minutes.
+                let waiting = try app.dataRequests().listDataRequests().contains { $0.completionTime == nil }
+                let next = waiting ? Double(Self.lease.components.seconds) + 1 : 300
                 try scheduler.submit(
-                    AppRefreshTaskRequest(identifier: task.identifier, earliestBeginDate: Date() + 300)
+                    AppRefreshTaskRequest(identifier: task.identifier, earliestBeginDate: Date() + next)
                 )
                 task.setTaskCompleted(success: true)
             } catch {
