@@ -1,4 +1,4 @@
-import AppexSystem
+package import AppexSystem
 import Foundation
 package import GRDB
 import GRDBSQLite
@@ -32,6 +32,56 @@ package enum SharedDatabase {
             }
             return result
         }
+    }
+
+    /// Runs `body` in an IMMEDIATE transaction on `queue` (committed when it returns). An
+    /// ``AppexError`` it throws passes through; any other failure is `storage`: "cannot `what`
+    /// in `path`", with `context`.
+    package static func write<Result>(
+        _ queue: DatabaseQueue,
+        _ what: String,
+        path: String,
+        context: AppexError.Context,
+        _ body: (Database) throws -> Result
+    ) throws(AppexError) -> Result {
+        do {
+            return try queue.inDatabase { db in
+                var result: Result?
+                try db.inTransaction(.immediate) {
+                    result = try body(db)
+                    return .commit
+                }
+                guard let result else {
+                    throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the transaction produced no result")
+                }
+                return result
+            }
+        } catch {
+            throw storageFailure(error, what, path: path, context: context)
+        }
+    }
+
+    /// ``snapshot(_:_:)`` with the errors of ``write(_:_:path:context:_:)``.
+    package static func read<Result>(
+        _ queue: DatabaseQueue,
+        _ what: String,
+        path: String,
+        context: AppexError.Context,
+        _ body: (Database) throws -> Result
+    ) throws(AppexError) -> Result {
+        do { return try snapshot(queue, body) } catch {
+            throw storageFailure(error, what, path: path, context: context)
+        }
+    }
+
+    private static func storageFailure(
+        _ error: any Error,
+        _ what: String,
+        path: String,
+        context: AppexError.Context
+    ) -> AppexError {
+        if let error = error as? AppexError { return error }
+        return AppexError(.storage, "cannot \(what) in \(path)", context: context, underlyingError: error)
     }
 
     package static func open(

@@ -156,38 +156,23 @@ public final class BackgroundTaskScheduler: Sendable {
 
     private static func requests(in database: DatabaseQueue, path: String) throws(AppexError) -> [AppRefreshTaskRequest]
     {
-        do {
-            return try SharedDatabase.snapshot(database) { db in
-                try Row.fetchAll(db, sql: "SELECT identifier, earliest FROM request ORDER BY identifier").map { row in
-                    AppRefreshTaskRequest(
-                        identifier: row["identifier"],
-                        earliestBeginDate: (row["earliest"] as Double?).map { Date(timeIntervalSince1970: $0) }
-                    )
+        let rows = try SharedDatabase.read(
+            database,
+            "read the background task requests",
+            path: path,
+            context: AppexError.Context(path: path)
+        ) { db in try Row.fetchAll(db, sql: "SELECT identifier, earliest FROM request ORDER BY identifier") }
+        return try rows.map { (row: Row) throws(AppexError) -> AppRefreshTaskRequest in
+            AppRefreshTaskRequest(
+                identifier: try row.field("identifier", in: path),
+                earliestBeginDate: try row.field("earliest", as: Double?.self, in: path).map {
+                    Date(timeIntervalSince1970: $0)
                 }
-            }
-        } catch {
-            throw AppexError(
-                .storage,
-                "cannot read the background task requests \(path)",
-                context: AppexError.Context(path: path),
-                underlyingError: error
             )
         }
     }
 
     private func write(_ what: String, _ body: (Database) throws -> Void) throws(AppexError) {
-        do {
-            try database.inTransaction(.immediate) { db in
-                try body(db)
-                return .commit
-            }
-        } catch {
-            throw AppexError(
-                .storage,
-                "cannot \(what) in \(path)",
-                context: context.errorContext(path: path),
-                underlyingError: error
-            )
-        }
+        try SharedDatabase.write(database, what, path: path, context: context.errorContext(path: path), body)
     }
 }

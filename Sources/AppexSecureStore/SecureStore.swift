@@ -185,19 +185,23 @@ public final class SecureStore: Sendable {
     /// An open store idle past ``PasscodePolicy/lockTimeout`` is locked when asked.
     public var state: State {
         get throws(AppexError) {
-            let record = try read("read the store's state") { db in try SecureStoreRecord.fetch(db, path: path) }
-            guard let record else { return .uninitialized }
-            let isOpen = opened.withLock { opened -> Bool in
-                guard let current = opened, current.storeID == record.storeID else { return false }
-                if ContinuousClock.now - current.lastUse > configuration.policy.lockTimeout {
-                    opened = nil
-                    cache.withLock { $0 = ValueCache() }
-                    return false
-                }
-                return true
-            }
-            return isOpen ? .unlocked : .locked
+            try state(of: read("read the store's state") { db in try SecureStoreRecord.fetch(db, path: path) })
         }
+    }
+
+    /// The state of the store whose row is `record` (`nil`: none).
+    private func state(of record: SecureStoreRecord?) -> State {
+        guard let record else { return .uninitialized }
+        let isOpen = opened.withLock { opened -> Bool in
+            guard let current = opened, current.storeID == record.storeID else { return false }
+            if ContinuousClock.now - current.lastUse > configuration.policy.lockTimeout {
+                opened = nil
+                cache.withLock { $0 = ValueCache() }
+                return false
+            }
+            return true
+        }
+        return isOpen ? .unlocked : .locked
     }
 
     /// What `appex securestore status` shows: where the store is, and nothing secret.
@@ -218,8 +222,8 @@ public final class SecureStore: Sendable {
 
     /// The store's status.
     public func status() throws(AppexError) -> Status {
-        let state = try self.state
         let record = try read("read the store's status") { db in try SecureStoreRecord.fetch(db, path: path) }
+        let state = state(of: record)
         let next = record.map { Date(timeIntervalSince1970: $0.nextAttemptAfter) }.flatMap { $0 > Date() ? $0 : nil }
         return Status(
             state: state,
@@ -355,39 +359,11 @@ public final class SecureStore: Sendable {
     // MARK: - The file
 
     func read<T>(_ what: String, _ body: (Database) throws -> T) throws(AppexError) -> T {
-        do {
-            return try SharedDatabase.snapshot(database, body)
-        } catch let error as AppexError {
-            throw error
-        } catch {
-            throw AppexError(
-                .storage,
-                "cannot \(what) in \(path)",
-                context: context.errorContext(path: path),
-                underlyingError: error
-            )
-        }
+        try SharedDatabase.read(database, what, path: path, context: context.errorContext(path: path), body)
     }
 
     func write<T>(_ what: String, _ body: (Database) throws -> T) throws(AppexError) -> T {
-        do {
-            var result: T?
-            try database.inTransaction(.immediate) { db in
-                result = try body(db)
-                return .commit
-            }
-            guard let result else { throw AppexError(.storage, "no result") }
-            return result
-        } catch let error as AppexError {
-            throw error
-        } catch {
-            throw AppexError(
-                .storage,
-                "cannot \(what) in \(path)",
-                context: context.errorContext(path: path),
-                underlyingError: error
-            )
-        }
+        try SharedDatabase.write(database, what, path: path, context: context.errorContext(path: path), body)
     }
 
     /// The keychain service of this store's shares and keys.

@@ -156,40 +156,15 @@ public final class AuxiliaryDataStore: Sendable {
 
     /// Runs `body` in an IMMEDIATE transaction, then signals the commit to waiters.
     func write<T>(_ what: String, _ body: (Database) throws -> T) throws(AppexError) -> T {
-        do {
-            var result: T?
-            try database.inTransaction(.immediate) { db in
-                result = try body(db)
-                return .commit
-            }
-            touchFile(commitSignal)
-            guard let result else { throw AppexError(.storage, "no result") }
-            return result
-        } catch let error as AppexError {
-            throw error
-        } catch {
-            throw AppexError(
-                .storage,
-                "cannot \(what) in \(path)",
-                context: AppexError.Context(path: path, group: group.identifier),
-                underlyingError: error
-            )
-        }
+        let result = try SharedDatabase.write(database, what, path: path, context: errorContext, body)
+        touchFile(commitSignal)
+        return result
     }
 
     /// Runs `body` in a read transaction.
     func read<T>(_ what: String, _ body: (Database) throws -> T) throws(AppexError) -> T {
-        do {
-            return try SharedDatabase.snapshot(database, body)
-        } catch let error as AppexError {
-            throw error
-        } catch {
-            throw AppexError(
-                .storage,
-                "cannot \(what) in \(path)",
-                context: AppexError.Context(path: path, group: group.identifier),
-                underlyingError: error
-            )
-        }
+        try SharedDatabase.read(database, what, path: path, context: errorContext, body)
     }
+
+    private var errorContext: AppexError.Context { AppexError.Context(path: path, group: group.identifier) }
 }
