@@ -28,26 +28,6 @@ public struct AuxiliaryCommunicationStep: OnboardingStep {
     /// Answers the pending requests, without the passcode: each opens the store with its share.
     public func background(context: inout OnboardingContext) async throws(AppexError) { try await serve(&context) }
 
-    /// The group's requests, as the host serves them.
-    public func requests(
-        _ context: OnboardingContext,
-        store: SecureStore
-    ) throws(AppexError) -> AuxiliaryDataRequestManager {
-        let security = try AuxiliarySecurityManager(
-            hostBundleIdentifier: store.hostBundleIdentifier,
-            storeName: store.configuration.name,
-            accessGroup: store.configuration.sharedAccessGroup,
-            context: context.host,
-            environment: context.environment
-        )
-        return AuxiliaryDataRequestManager(
-            dataStore: try AuxiliaryDataStore(
-                group: AppGroup(group, context: context.host, environment: context.environment),
-                encryptionKey: security.getAuxiliaryDataEncryptionKey()
-            )
-        )
-    }
-
     /// One request's answer: the kind's handler, given the store opened with the request's
     /// share for this answer alone (its state in the process does not change).
     public func answer(_ claim: AuxiliaryDataRequestClaim, store: SecureStore) async throws(AppexError) -> Data {
@@ -71,7 +51,7 @@ public struct AuxiliaryCommunicationStep: OnboardingStep {
                 context: AppexError.Context(bundleIdentifier: context.host.bundleIdentifier, group: group)
             )
         }
-        let requests = try requests(context, store: store)
+        let requests = try store.dataRequests(inGroup: group)
         context.answeredRequests += try await requests.serveDataRequests { claim throws(AppexError) in
             try await answer(claim, store: store)
         }

@@ -149,11 +149,21 @@ extension SecureStore {
     ///
     /// - Throws: ``AppexError`` `refused` when the store has a passcode; `notOnboarded`.
     public func openWithDeviceKey() throws(AppexError) {
+        let (record, dataKey) = try unlockWithDeviceKey(refusing: "open it with the passcode")
+        try completePairing(record: record, dataKey: dataKey)
+        remember(dataKey, storeID: record.storeID)
+    }
+
+    /// The record and data key of a store without a passcode, unwrapped with the device key.
+    ///
+    /// - Throws: ``AppexError`` `refused` when the store has a passcode (`instead` says what to
+    ///   do); `keyUnavailable` when the device key does not open it; `notOnboarded`.
+    func unlockWithDeviceKey(refusing instead: String) throws(AppexError) -> (SecureStoreRecord, DataKey) {
         let record = try onboardedRecord()
         guard record.mode == .device, let wrap = record.deviceWrap else {
             throw AppexError(
                 .refused,
-                "the secure store \(path) has a passcode: open it with the passcode",
+                "the secure store \(path) has a passcode: \(instead)",
                 context: context.errorContext(path: path)
             )
         }
@@ -166,8 +176,7 @@ extension SecureStore {
                 context: context.errorContext(path: path, group: privateGroup)
             )
         }
-        try completePairing(record: record, dataKey: dataKey)
-        remember(dataKey, storeID: record.storeID)
+        return (record, dataKey)
     }
 
     /// Opens the store with the auxiliary share an extension's data request carried (SAP's

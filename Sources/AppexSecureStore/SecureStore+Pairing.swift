@@ -29,28 +29,7 @@ extension SecureStore {
         if let old {
             (record, dataKey) = try attempt(old)
         } else {
-            record = try onboardedRecord()
-            guard record.mode == .device, let wrap = record.deviceWrap else {
-                throw AppexError(
-                    .refused,
-                    "the secure store \(path) has a passcode: give it to change it",
-                    context: context.errorContext(path: path)
-                )
-            }
-            guard
-                let opened = DataKey.unwrap(
-                    wrap,
-                    under: try deviceKey(creating: false),
-                    purpose: record.purpose("device")
-                )
-            else {
-                throw AppexError(
-                    .keyUnavailable,
-                    "the device key does not open the secure store \(path)",
-                    context: context.errorContext(path: path)
-                )
-            }
-            dataKey = opened
+            (record, dataKey) = try unlockWithDeviceKey(refusing: "give it to change it")
         }
         try rewrap(&record, dataKey: dataKey, passcode: new)
         let generation = max(record.generation, record.pendingGeneration ?? 0) + 1

@@ -62,17 +62,10 @@ public struct StoreManagerStep: OnboardingStep {
 
     private func finish(_ store: SecureStore, _ context: inout OnboardingContext) throws(AppexError) {
         context.store = store
-        let security = try AuxiliarySecurityManager(
-            hostBundleIdentifier: store.hostBundleIdentifier,
-            storeName: store.configuration.name,
-            accessGroup: store.configuration.sharedAccessGroup,
-            context: context.host,
-            environment: context.environment
-        )
         context.auxiliaryParameters = AuxiliaryParameters(
             sharedStoreName: store.configuration.name,
             sharedAccessGroup: try store.sharedGroup(),
-            eSPAKAuxiliary: try security.getESPAKAuxiliary()
+            eSPAKAuxiliary: try store.auxiliarySecurity().getESPAKAuxiliary()
         )
     }
 }

@@ -15,17 +15,14 @@ extension App {
 
     /// The group's data requests, as the app serves them.
     func dataRequests() throws(AppexError) -> AuxiliaryDataRequestManager {
-        let security = try AuxiliarySecurityManager(
-            hostBundleIdentifier: SharedConfiguration.bundleIdentifier,
-            context: context,
-            environment: environment
-        )
-        return AuxiliaryDataRequestManager(
-            dataStore: try AuxiliaryDataStore(
-                group: AppGroup(AppConfiguration.appGroup, context: context, environment: environment),
-                encryptionKey: security.getAuxiliaryDataEncryptionKey()
-            )
-        )
+        try appStore().dataRequests(inGroup: AppConfiguration.appGroup)
+    }
+
+    /// The app's secure store, its failure an ``AppexError``.
+    private func appStore() throws(AppexError) -> SecureStore {
+        do { return try secureStore() } catch let error as AppexError { throw error } catch {
+            throw AppexError(.configuration, "cannot open ContactsExplorer's secure store: \(error)")
+        }
     }
 
     /// The answer to one recent-contacts request: the contacts, JSON.
@@ -57,11 +54,7 @@ extension App {
 
     /// Answers one pending request.
     func answer(_ claim: AuxiliaryDataRequestClaim) async throws(AppexError) -> Data {
-        let store: SecureStore
-        do { store = try secureStore() } catch let error as AppexError { throw error } catch {
-            throw AppexError(.configuration, "cannot open ContactsExplorer's secure store: \(error)")
-        }
-        return try await store.withAccess(eSPAKAuxiliary: claim.eSPAKAux) { access throws(AppexError) in
+        return try await appStore().withAccess(eSPAKAuxiliary: claim.eSPAKAux) { access throws(AppexError) in
             try await answerRecentContacts(claim, access)
         }
     }
