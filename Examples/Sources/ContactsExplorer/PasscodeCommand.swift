@@ -16,11 +16,28 @@ struct Passcode: AsyncParsableCommand {
     )
 }
 
-/// The session's token items in the shared keychain, as the app's OAuth configuration keeps them.
-private func sharedTokenStorage(_ app: App) throws -> (SharedKeychain, String?) {
-    let keychain = try SharedKeychain(context: app.context, environment: app.environment)
-    let group = app.configuration.tokenAccessGroup(entitledTo: app.context.entitlements.keychainAccessGroups)
-    return (keychain, group)
+/// Where the session's items are kept without a passcode: the shared keychain, in the token
+/// group of the app's OAuth configuration.
+private func sharedTokenStorage(_ app: App) throws -> KeychainTokenStorage {
+    KeychainTokenStorage(
+        keychain: try SharedKeychain(context: app.context, environment: app.environment),
+        accessGroup: app.configuration.tokenAccessGroup(entitledTo: app.context.entitlements.keychainAccessGroups)
+    )
+}
+
+/// Moves the session's items — its token set and a registered client, under the keys the token
+/// manager uses — from `source` to `destination`; returns how many were there.
+private func moveSession(_ app: App, from source: any TokenStorage, to destination: any TokenStorage) throws -> Int {
+    let group = try AppGroup(AppConfiguration.appGroup, context: app.context, environment: app.environment)
+    let manager = try OAuthTokenManager(configuration: app.configuration, storage: source, group: group)
+    var moved = 0
+    for key in [RegisteredClient.storageKey, manager.storageKey] {
+        guard let data = try source.read(key: key) else { continue }
+        try destination.write(key: key, data: data)
+        try source.delete(key: key)
+        moved += 1
+    }
+    return moved
 }
 
 struct PasscodeSet: AsyncParsableCommand {
@@ -46,20 +63,12 @@ struct PasscodeSet: AsyncParsableCommand {
                 try store.changePasscode(from: nil, to: passcode)
             }
             // The tokens leave the shared keychain: the widget can no longer read them.
-            let (keychain, group) = try sharedTokenStorage(app)
-            let items = try keychain.items(
-                matching: KeychainQuery(service: KeychainTokenStorage.service, accessGroup: group)
-            )
-            let behind = SecureStoreTokenStorage(store: store)
-            for item in items { try behind.write(key: item.account, data: item.data) }
-            for item in items {
-                try keychain.delete(service: item.service, account: item.account, accessGroup: item.accessGroup)
-            }
+            let moved = try moveSession(app, from: sharedTokenStorage(app), to: SecureStoreTokenStorage(store: store))
             // The widget now asks the app; while the app is not running a background run answers.
             try app.scheduleBackgroundRun()
             app.reloadWidget()
             print(
-                "passcode set; the session's tokens are behind it (\(items.count) item\(items.count == 1 ? "" : "s") moved)"
+                "passcode set; the session's tokens are behind it (\(moved) item\(moved == 1 ? "" : "s") moved)"
             )
         }
     }
@@ -99,14 +108,7 @@ struct PasscodeOff: AsyncParsableCommand {
             let passcode = readLine(strippingNewline: true) ?? ""
             let store = try app.secureStore()
             try store.open(passcode: passcode)
-            let (keychain, group) = try sharedTokenStorage(app)
-            var moved = 0
-            for key in try store.keys() where key.hasPrefix(SecureStoreTokenStorage.keyPrefix) {
-                let account = String(key.dropFirst(SecureStoreTokenStorage.keyPrefix.count))
-                guard let data = try store.get(key, as: Data.self) else { continue }
-                try keychain.set(data, service: KeychainTokenStorage.service, account: account, accessGroup: group)
-                moved += 1
-            }
+            let moved = try moveSession(app, from: SecureStoreTokenStorage(store: store), to: sharedTokenStorage(app))
             try store.erase()
             app.reloadWidget()
             print("passcode off; the session's tokens are shared again (\(moved) item\(moved == 1 ? "" : "s") moved)")
