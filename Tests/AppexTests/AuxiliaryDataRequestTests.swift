@@ -136,9 +136,9 @@ import Testing
             AuxiliaryDataRequest(info: Question(key: "a", n: 1), eSPAKAux: Data([1]), kind: "k")
         )
         let host = try manager(self.host)
-        let first = try #require(try host.claimDataRequest(lease: .milliseconds(150)))
+        let first = try #require(try host.claimDataRequest(lease: .seconds(1)))
         #expect(try host.claimDataRequest() == nil, "taken while the lease holds")
-        Thread.sleep(forTimeInterval: 0.25)
+        Thread.sleep(forTimeInterval: 1.2)  // the lease running out is what is under test
         let second = try #require(try host.claimDataRequest(lease: .seconds(30)))
         #expect(second.id == first.id)
         let lost = try #require(throws: AppexError.self) {

@@ -136,7 +136,9 @@ import Testing
             kill(app.processIdentifier, SIGTERM)
             app.waitUntilExit()
         }
-        try await Task.sleep(for: .milliseconds(500))
+        // Ready once it says so (its output read all along, so it never blocks on a full pipe).
+        let printed = PrintedLines(try #require((app.standardOutput as? Pipe)?.fileHandleForReading))
+        try await printed.wait(for: "ContactsExplorer running")
         #expect(
             try explorer.run(["show", try explorer.store().contacts()[5].id], server: server, variables: running).status
                 == 0
