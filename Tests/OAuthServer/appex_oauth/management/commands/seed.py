@@ -6,10 +6,10 @@ from oauth2_provider.models import Application
 from appex_oauth.views import seed_contacts
 
 USERS = [("ada", "lovelace", "Ada", "Lovelace"), ("grace", "hopper", "Grace", "Hopper")]
-# Public clients (no secret), as a native app is. "-short": access tokens live 2 seconds.
+# Public clients (no secret), as a native app is. "-short": access tokens live 2 seconds, "-brief" 5.
 # Tests that count refreshes from the server's side use a client of their own.
 CLIENTS = [
-    "swift-public", "swift-short", "swift-race-short", "swift-expiry-short", "swift-revoke", "swift-401",
+    "swift-public", "swift-short", "swift-race-short", "swift-expiry-brief", "swift-revoke", "swift-401",
     "contacts-explorer", "contacts-explorer-short",
 ]
 
