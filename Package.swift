@@ -55,7 +55,8 @@ let package = Package(
         .target(
             name: "AppexStore",
             dependencies: [
-                "AppexCore", "AppexSQLite", "AppexSystem", .product(name: "Crypto", package: "swift-crypto"),
+                "AppexCore", "AppexSQLite", "AppexSystem", "AppexCoding",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift
@@ -117,6 +118,13 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .executableTarget(
+            name: "AppexFixtureHostile",
+            dependencies: ["AppexExtension", "AppexFixtureInterfaces", "AppexStore", "CAppexFixtureHostile"],
+            path: "Tests/Fixtures/AppexFixtureHostile",
+            swiftSettings: strictSwift
+        ),
+        .target(name: "CAppexFixtureHostile", path: "Tests/Fixtures/CAppexFixtureHostile"),
+        .executableTarget(
             name: "AppexFixtureShared",
             dependencies: ["AppexExtension", "AppexFixtureInterfaces", "AppexStore", "AppexAuth"],
             path: "Tests/Fixtures/AppexFixtureShared",
@@ -174,6 +182,7 @@ let package = Package(
             name: "AppexHost",
             dependencies: [
                 "AppexCore",
+                "AppexStore",
                 "AppexSQLite",
                 "AppexIPC",
                 "AppexSystem",
@@ -219,7 +228,8 @@ let package = Package(
             dependencies: [
                 "AppexCore", "AppexCoding", "AppexIPC", "AppexHost", "AppexSystem", "AppexTesting", "AppexCLI",
                 "AppexStore", "AppexSQLite", "AppexAuth", "AppexAuthLogin", "AppexFixtureStore", "AppexFixtureAuth",
-                "AppexFixtureEcho", "AppexFixtureShared", "AppexFixtureTranslate", "AppexFixtureHost",
+                "AppexFixtureEcho", "AppexFixtureHostile", "AppexFixtureShared", "AppexFixtureTranslate",
+                "AppexFixtureHost",
                 "AppexFixtureInterfaces", "AppexWidgetKit", "AppexWidgetHost", "AppexFixtureWidget",
                 "AppexFixtureWidgetApp", "AppexSecureStore", "AppexFixtureSecureStore",
                 .product(name: "Logging", package: "swift-log"),

@@ -24,6 +24,46 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
         /// A dictionary of limits every extension of the point runs under (Appex's own key):
         /// `MemoryBytes` (address space), `OpenFiles`, `CPUSeconds`, `Processes`, each an integer.
         public static let resourceLimits = "AppexResourceLimits"
+        /// A dictionary of what the point's sandbox lets its extensions do beyond the default
+        /// (Appex's own key): `AllowsHelperProcesses` (run programs outside the bundle),
+        /// `AllowsNetwork` (with enhanced security, which otherwise has none), `Required` (refuse
+        /// to launch where the kernel lacks a facility), each a boolean.
+        public static let sandbox = "AppexSandbox"
+    }
+
+    /// What a point's sandbox allows beyond the default, from its `AppexSandbox`.
+    public struct SandboxSettings: Sendable, Hashable {
+        /// `AllowsHelperProcesses`: extensions may execute programs outside their bundle.
+        public var allowsHelperProcesses: Bool
+        /// `AllowsNetwork`: with enhanced security, extensions keep the network their
+        /// entitlements give (enhanced security otherwise has none).
+        public var allowsNetwork: Bool
+        /// `Required`: a launch is refused where the kernel lacks a facility (always so with
+        /// enhanced security); otherwise it goes ahead with a warning.
+        public var isRequired: Bool
+
+        /// The default sandbox.
+        public init(allowsHelperProcesses: Bool = false, allowsNetwork: Bool = false, isRequired: Bool = false) {
+            self.allowsHelperProcesses = allowsHelperProcesses
+            self.allowsNetwork = allowsNetwork
+            self.isRequired = isRequired
+        }
+
+        static let keys = ["AllowsHelperProcesses", "AllowsNetwork", "Required"]
+    }
+
+    /// The point's sandbox settings (the default when it declares none).
+    public var sandbox: SandboxSettings {
+        guard case .dictionary(let settings)? = attributes[Key.sandbox] else { return SandboxSettings() }
+        func flag(_ key: String) -> Bool {
+            if case .boolean(let value)? = settings[key] { return value }
+            return false
+        }
+        return SandboxSettings(
+            allowsHelperProcesses: flag("AllowsHelperProcesses"),
+            allowsNetwork: flag("AllowsNetwork"),
+            isRequired: flag("Required") || requiresEnhancedSecurity
+        )
     }
 
     /// Limits an extension process runs under, from the point's `AppexResourceLimits`.
@@ -202,6 +242,44 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
                         file: file,
                         key: path,
                         message: "\(path) must be a dictionary, found \(limits.typeName)"
+                    )
+                )
+            }
+        }
+        if let sandbox = attributes[Key.sandbox] {
+            let path = "\(key).\(Key.sandbox)"
+            if case .dictionary(let entries) = sandbox {
+                for (name, value) in entries.sorted(by: { $0.key < $1.key }) {
+                    if !SandboxSettings.keys.contains(name) {
+                        problems.append(
+                            BundleProblem(
+                                .invalidValue,
+                                file: file,
+                                key: "\(path).\(name)",
+                                message:
+                                    "\(path).\(name) is not a sandbox setting (\(SandboxSettings.keys.joined(separator: ", ")))"
+                            )
+                        )
+                    } else if case .boolean = value {
+                        continue
+                    } else {
+                        problems.append(
+                            BundleProblem(
+                                .wrongType,
+                                file: file,
+                                key: "\(path).\(name)",
+                                message: "\(path).\(name) must be a boolean, found \(value.typeName)"
+                            )
+                        )
+                    }
+                }
+            } else {
+                problems.append(
+                    BundleProblem(
+                        .wrongType,
+                        file: file,
+                        key: path,
+                        message: "\(path) must be a dictionary, found \(sandbox.typeName)"
                     )
                 )
             }

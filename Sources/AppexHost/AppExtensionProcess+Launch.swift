@@ -1,5 +1,6 @@
 import AppexCore
 import AppexIPC
+import AppexStore
 import AppexSystem
 import Foundation
 import Logging
@@ -18,7 +19,7 @@ extension AppExtensionProcess {
         try checkMayRun()
         var (prepared, childEnds) = try prepareLaunch()
         let pid: Int32
-        do { pid = try await ProcessControl.spawnExtension(prepared.spawn(childEnds!)) } catch {
+        do { pid = try await prepared.spawn(childEnds!) } catch {
             throw spawnFailed(prepared, error)
         }
         // Close our copies of the child's ends now, before the handshake: only the child keeps
@@ -49,7 +50,7 @@ extension AppExtensionProcess {
         try checkMayRun()
         var (prepared, childEnds) = try prepareLaunch()
         let pid: Int32
-        do { pid = try ProcessControl.spawnExtension(prepared.spawn(childEnds!)) } catch {
+        do { pid = try prepared.spawnWaiting(childEnds!) } catch {
             throw spawnFailed(prepared, error)
         }
         childEnds = nil  // only the child keeps them (see the async path)
@@ -60,9 +61,10 @@ extension AppExtensionProcess {
 
     /// Why a launch failed at the spawn: the executable, the extension, and the C library's word.
     private func spawnFailed(_ prepared: PreparedLaunch, _ error: SystemError) -> AppexError {
-        AppexError(
+        prepared.sandbox?.cgroup?.remove()
+        return AppexError(
             .launchFailed,
-            "cannot launch \(prepared.executable)",
+            "cannot launch \(prepared.executable.path)",
             context: errorContext(),
             underlyingError: error
         )
@@ -149,21 +151,43 @@ extension AppExtensionProcess {
 
     /// Everything a launch needs before the spawn and keeps after it.
     struct PreparedLaunch: Sendable {
-        let executable: String
+        /// The executable, opened once and checked against the seal: what runs.
+        let executable: OpenedExecutable
         let channel: FrameChannel
         let outputReader: OwnedDescriptor
         let workingDirectory: String
         let variables: [String]
+        /// The sandbox made concrete for this launch.
+        let sandbox: Sandbox.Prepared?
+        /// The host's end of the keychain broker's socket, and who the extension is to it.
+        let broker: PacketSocket
+        let brokerContext: ProcessContext
 
-        /// The spawn of this launch, with the child's ends of its connection and output.
-        func spawn(_ ends: ChildEnds) -> ProcessControl.ExtensionSpawn {
-            ProcessControl.ExtensionSpawn(
-                path: executable,
-                arguments: [executable],
+        /// Spawns this launch, with the child's ends of its connection and output, holding no
+        /// thread while the spawner thread spawns.
+        func spawn(_ ends: ChildEnds) async throws(SystemError) -> Int32 {
+            try await Sandbox.spawn(
+                executable,
+                arguments: [executable.path],
                 environment: variables,
-                connection: ends.connection.rawValue,
+                inherited: [ends.connection.rawValue, ends.broker.rawValue],
                 output: ends.output.rawValue,
-                workingDirectory: workingDirectory
+                workingDirectory: workingDirectory,
+                sandbox: sandbox
+            )
+        }
+
+        /// As ``spawn(_:)``, waiting on this thread.
+        @available(*, noasync, message: "waits for the spawner thread; use the async spawn(_:)")
+        func spawnWaiting(_ ends: ChildEnds) throws(SystemError) -> Int32 {
+            try Sandbox.spawn(
+                executable,
+                arguments: [executable.path],
+                environment: variables,
+                inherited: [ends.connection.rawValue, ends.broker.rawValue],
+                output: ends.output.rawValue,
+                workingDirectory: workingDirectory,
+                sandbox: sandbox
             )
         }
     }
@@ -173,6 +197,8 @@ extension AppExtensionProcess {
     struct ChildEnds: Sendable {
         let connection: OwnedDescriptor
         let output: OwnedDescriptor
+        /// Descriptor 4 in the child: its keychain broker (`APPEX_KEYCHAIN_FD`).
+        let broker: OwnedDescriptor
     }
 
     func prepareLaunch() throws(AppexError) -> (PreparedLaunch, ChildEnds?) {
@@ -181,7 +207,7 @@ extension AppExtensionProcess {
         let bundle =
             discovery.currentBundle(at: identity.bundlePath)
             ?? AppexBundle.load(at: identity.bundlePath, as: .appExtension)
-        guard bundle.isValid, let executableName = bundle.info.executableName else {
+        guard bundle.isValid, bundle.info.executableName != nil else {
             throw AppexError(
                 .refused,
                 "cannot launch \(identity.bundleIdentifier): the bundle is not valid",
@@ -189,6 +215,30 @@ extension AppExtensionProcess {
                 problems: bundle.problems
             )
         }
+        let workingDirectory = configuration.environment.home + "/ExtensionData/" + identity.bundleIdentifier
+        let point = try discovery.host().extensionPoints.first { $0.identifier == identity.extensionPointIdentifier }
+        let executable: OpenedExecutable
+        do {
+            executable = try bundle.openSealedExecutable(always: point?.requiresEnhancedSecurity ?? false)
+        } catch {
+            throw AppexError(
+                .refused,
+                "cannot launch \(identity.bundleIdentifier): \(error.message)",
+                context: errorContext(),
+                underlyingError: error
+            )
+        }
+        let sandbox = ExtensionSandbox(
+            bundleIdentifier: identity.bundleIdentifier,
+            bundlePath: identity.bundlePath,
+            entitlements: bundle.entitlements,
+            point: point,
+            environment: configuration.environment,
+            workingDirectory: workingDirectory,
+            interpreter: executable.interpreter
+        )
+        let prepared = try prepareSandbox(sandbox)
+        configuration.beforeSpawn?()
         let (host, extensionEnd) = try makeSocketPair()
         // Before the child exists: the kernel stamps its hello with its real pid and uid.
         let channel = FrameChannel(owning: host, configuration: configuration.channel)
@@ -210,17 +260,42 @@ extension AppExtensionProcess {
                 underlyingError: error
             )
         }
-        let workingDirectory = configuration.environment.home + "/ExtensionData/" + identity.bundleIdentifier
-        try configuration.environment.makePrivateDirectory(workingDirectory)
+        let broker: (attesting: PacketSocket, other: PacketSocket)
+        do { broker = try PacketSocket.pair() } catch {
+            throw AppexError(
+                .launchFailed,
+                "cannot make the keychain broker's socket for \(identity.bundleIdentifier)",
+                context: errorContext(),
+                underlyingError: error
+            )
+        }
+        let brokerContext: ProcessContext
+        if let team = bundle.team {
+            brokerContext = ProcessContext(
+                bundleIdentifier: identity.bundleIdentifier,
+                team: team,
+                entitlements: bundle.entitlements,
+                kind: .appExtension
+            )
+        } else {
+            throw AppexError(
+                .refused,
+                "cannot launch \(identity.bundleIdentifier): it is not signed",
+                context: errorContext()
+            )
+        }
         return (
             PreparedLaunch(
-                executable: identity.bundlePath + "/" + executableName,
+                executable: executable,
                 channel: channel,
                 outputReader: outputReader,
                 workingDirectory: workingDirectory,
-                variables: childEnvironment(workingDirectory: workingDirectory)
+                variables: childEnvironment(workingDirectory: workingDirectory, sandbox: sandbox),
+                sandbox: prepared,
+                broker: broker.attesting,
+                brokerContext: brokerContext
             ),
-            ChildEnds(connection: extensionEnd, output: outputWriter)
+            ChildEnds(connection: extensionEnd, output: outputWriter, broker: broker.other.descriptor)
         )
     }
 
@@ -228,18 +303,12 @@ extension AppExtensionProcess {
     /// says why), applies the point's limits and sends the host's hello.
     func startHandshake(_ prepared: PreparedLaunch, pid: Int32) throws(AppexError) {
         guard forwardOutput(prepared.outputReader, pid: pid) else {
-            Self.abandonLaunch(pid)
+            Self.abandonLaunch(pid, cgroup: prepared.sandbox?.cgroup)
             throw AppexError(
                 .launchFailed,
                 "cannot log \(configuration.identity.bundleIdentifier)'s output (the event thread is not available); the process was killed",
                 context: errorContext(pid: pid)
             )
-        }
-        do {
-            try applyLimits(to: pid)
-        } catch {
-            Self.abandonLaunch(pid)
-            throw error
         }
         do {
             try Handshake.send(
@@ -252,7 +321,7 @@ extension AppExtensionProcess {
                 on: prepared.channel
             )
         } catch {
-            Self.abandonLaunch(pid)
+            Self.abandonLaunch(pid, cgroup: prepared.sandbox?.cgroup)
             throw handshakeFailed(error, pid: pid)
         }
     }
@@ -287,7 +356,7 @@ extension AppExtensionProcess {
         do {
             try handshake(on: prepared.channel, pid: launched, answered: answered)
         } catch {
-            Self.abandonLaunch(launched)
+            Self.abandonLaunch(launched, cgroup: prepared.sandbox?.cgroup)
             throw error
         }
         // Its pidfd is opened before the event thread reaps it: until then the pid names it alone.
@@ -303,8 +372,8 @@ extension AppExtensionProcess {
                 }
             )
         )
-        guard reap(child) else {
-            Self.abandonLaunch(launched)
+        guard reap(child, cgroup: prepared.sandbox?.cgroup) else {
+            Self.abandonLaunch(launched, cgroup: prepared.sandbox?.cgroup)
             throw AppexError(
                 .launchFailed,
                 "cannot watch \(configuration.identity.bundleIdentifier) for its exit (the event thread is not available); the process was killed",
@@ -312,40 +381,60 @@ extension AppExtensionProcess {
             )
         }
         child.connection.start()
+        KeychainBroker(
+            socket: prepared.broker,
+            pid: launched,
+            context: prepared.brokerContext,
+            environment: configuration.environment,
+            logger: configuration.logger
+        ).start()
         return child
     }
 
     /// Ends a child whose launch failed — its whole process group, so nothing it forked stays
     /// behind — and reaps it. Safe by pid: not yet reaped, the pid (and group id) cannot be reused.
-    static func abandonLaunch(_ pid: Int32) {
+    static func abandonLaunch(_ pid: Int32, cgroup: PidsCgroup?) {
         ProcessControl.signal(Signal.kill, toProcess: -pid)
         ProcessControl.signal(Signal.kill, toProcess: pid)
         _ = ProcessControl.waitForExit(of: pid)
+        cgroup?.remove()
     }
 
-    /// Applies the extension point's `AppexResourceLimits` to the new process (`prlimit`), before
-    /// it is spoken to.
-    func applyLimits(to pid: Int32) throws(AppexError) {
-        let point = configuration.identity.extensionPointIdentifier
-        guard let declaration = try discovery.host().extensionPoints.first(where: { $0.identifier == point }) else {
-            return
+    // MARK: - The sandbox
+
+    /// Makes the sandbox's directories and its kernel objects (Landlock ruleset, pids cgroup).
+    /// Where the kernel lacks a facility: refused with `sandboxUnavailable` when the point
+    /// requires the sandbox, else a warning naming what is missing.
+    func prepareSandbox(_ sandbox: ExtensionSandbox) throws(AppexError) -> Sandbox.Prepared? {
+        let name = configuration.identity.bundleIdentifier
+        for directory in sandbox.directories {
+            try configuration.environment.makePrivateDirectory(directory)
         }
-        let limits = declaration.resourceLimits
-        let wanted: [(ProcessControl.Resource, UInt64?, String)] = [
-            (.addressSpace, limits.memoryBytes, "MemoryBytes"), (.openFiles, limits.openFiles, "OpenFiles"),
-            (.cpuSeconds, limits.cpuSeconds, "CPUSeconds"), (.processes, limits.processes, "Processes"),
-        ]
-        for (resource, value, name) in wanted {
-            guard let value else { continue }
-            do { try ProcessControl.setLimit(resource, to: value, forProcess: pid) } catch {
+        let prepared: Sandbox.Prepared
+        do { prepared = try Sandbox.prepare(sandbox.profile) } catch {
+            throw AppexError(
+                .launchFailed,
+                "cannot prepare the sandbox of \(name)",
+                context: errorContext(),
+                underlyingError: error
+            )
+        }
+        if !prepared.missing.isEmpty {
+            let missing = prepared.missing.joined(separator: "; ")
+            if sandbox.profile.isRequired {
+                prepared.cgroup?.remove()
                 throw AppexError(
-                    .launchFailed,
-                    "cannot apply \(point)'s limit \(name) = \(value) to \(configuration.identity.bundleIdentifier) (pid \(pid))",
-                    context: errorContext(pid: pid),
-                    underlyingError: error
+                    .sandboxUnavailable,
+                    "cannot launch \(name): its point requires a sandbox this kernel cannot give: \(missing)",
+                    context: errorContext()
                 )
             }
+            configuration.logger.warning(
+                "launching \(name) with a weaker sandbox; this kernel lacks: \(missing)",
+                metadata: ["extension": "\(name)"]
+            )
         }
+        return prepared
     }
 
     /// Hello both ways: the extension must speak this protocol, be the bundle we launched,
@@ -414,15 +503,17 @@ extension AppExtensionProcess {
     }
 
     /// The documented minimal environment of an extension process (docs/DESIGN.md, "Launching").
-    func childEnvironment(workingDirectory: String) -> [String] {
+    /// Never the keys directory or the registry's path: an extension reaches the keychain through
+    /// its host's broker, and its `HOME` and `TMPDIR` are its container's, as in the App Sandbox.
+    func childEnvironment(workingDirectory: String, sandbox: ExtensionSandbox) -> [String] {
         let inherited = ProcessInfo.processInfo.environment
         var variables = [
             "PATH=/usr/local/bin:/usr/bin:/bin",
-            "HOME=\(inherited["HOME"] ?? "/")",
-            "TMPDIR=\(inherited["TMPDIR"] ?? "/tmp")",
+            "HOME=\(sandbox.container)",
+            "TMPDIR=\(sandbox.temporaryDirectory)",
             "APPEX_HOME=\(configuration.environment.home)",
-            "APPEX_KEYS_DIR=\(configuration.environment.keysDirectory)",
             "APPEX_CONNECTION_FD=3",
+            "APPEX_KEYCHAIN_FD=4",
             "APPEX_HOST_PID=\(ProcessControl.processIdentifier)",
             "APPEX_BUNDLE_PATH=\(configuration.identity.bundlePath)",
             "APPEX_BUNDLE_IDENTIFIER=\(configuration.identity.bundleIdentifier)",
@@ -444,10 +535,11 @@ extension AppExtensionProcess {
 
     /// Reaps the child when it ends, on the process's event thread (woken by its pidfd), so
     /// it is always reaped and no thread waits for it.
-    func reap(_ child: Child) -> Bool {
+    func reap(_ child: Child, cgroup: PidsCgroup?) -> Bool {
         child.process.whenExits { _ in
             // A child that died leaves its socket end closed; make sure the reader wakes anyway.
             child.connection.channel.shutdown()
+            cgroup?.remove()
         }
     }
 }

@@ -39,6 +39,9 @@ public final class AppExtensionProcess: Sendable {
         public var channel = FrameChannel.Configuration()
         /// How long a new process has to answer the handshake. Default 10 s.
         public var launchTimeout: Duration = .seconds(10)
+        /// Called after the executable was opened and checked and before it is spawned: the
+        /// tests swap the file there to prove that what runs is what was checked.
+        package var beforeSpawn: (@Sendable () -> Void)?
         /// The thread that reads the process's connection and runs its handlers. `nil`, the
         /// default: one of a few executors every process of the host shares (as many as cores,
         /// at most 4), so dozens of extensions cost a handful of threads. Give a process an
@@ -327,10 +330,10 @@ public final class AppExtensionProcess: Sendable {
         )
     }
 
-    /// On the connection's reader thread (never the cooperative pool): waits up to 20 ms for
+    /// On the connection's reader thread (never the cooperative pool): waits up to 250 ms for
     /// the reaper to record the child's exit, so errors can say how it ended.
     static func awaitExitStatus(_ child: Child) {
-        _ = child.process.exitStatus(within: .milliseconds(20))
+        _ = child.process.exitStatus(within: .milliseconds(250))
     }
 
     static func describe(_ status: ExitStatus?) -> String {

@@ -68,6 +68,7 @@ extension AppexError {
 
             // Extension processes and calls
             case launchFailed = "launch-failed"
+            case sandboxUnavailable = "sandbox-unavailable"
             case interrupted
             case invalidated
             case crashBudgetExhausted = "crash-budget-exhausted"
@@ -123,6 +124,13 @@ extension AppexError {
             self.storage = storage
         }
 
+        /// The code named `name` (its ``description``), as a peer sent it; `nil` for a name
+        /// this build does not know.
+        package init?(name: String) {
+            guard let storage = Storage(rawValue: name) else { return nil }
+            self.storage = storage
+        }
+
         /// The code's stable, kebab-case name, such as `missing-entitlement`.
         public var name: String { storage.rawValue }
 
@@ -170,6 +178,9 @@ extension AppexError.Code {
     public static var cancelled: Self { .init(.cancelled) }
     /// The peer's handler failed; the message carries its words.
     public static var remoteFailure: Self { .init(.remoteFailure) }
+    /// The extension's point requires a sandbox facility this kernel lacks (Landlock, seccomp,
+    /// user namespaces, a pids cgroup): the launch was refused; the message names what is missing.
+    public static var sandboxUnavailable: Self { .init(.sandboxUnavailable) }
     /// The peer broke the wire protocol; its connection was closed.
     public static var protocolViolation: Self { .init(.protocolViolation) }
     /// A message or value could not be encoded or decoded.

@@ -179,7 +179,7 @@ private func Glibc_or_Darwin_stat(_ path: String, _ st: inout Glibc.stat) -> Int
 #endif
 
 extension FileStatus {
-    fileprivate init(_ st: Glibc_or_Darwin_stat_t) {
+    init(_ st: Glibc_or_Darwin_stat_t) {
         let type = st.st_mode & S_IFMT
         switch type {
         case S_IFREG: kind = .regular

@@ -172,7 +172,7 @@ package enum ProcessControl {
 }
 
 /// Calls `body` with a NULL-terminated C array of the strings.
-private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
+func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
     let pointers = strings.map { strdup($0) } + [nil]
     defer { pointers.forEach { free($0) } }
     return body(pointers)
@@ -184,5 +184,32 @@ extension ProcessControl {
     package static func adoptInheritedDescriptor(_ fd: Int32) throws(SystemError) -> OwnedDescriptor {
         _ = try syscall("fcntl(F_SETFD)") { fcntl(fd, F_SETFD, FD_CLOEXEC) }
         return OwnedDescriptor(taking: fd)
+    }
+}
+
+extension ProcessControl {
+    /// The files mapped into this process (`/proc/self/maps`), each once, in order: where its
+    /// libraries and loader are.
+    package static func mappedFiles() -> [String] {
+        guard let bytes = try? Syscalls.readFile("/proc/self/maps", limit: 4 << 20) else { return [] }
+        var seen: Set<String> = []
+        var files: [String] = []
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            guard let slash = line.firstIndex(of: "/") else { continue }
+            let path = String(line[slash...])
+            if seen.insert(path).inserted { files.append(path) }
+        }
+        return files
+    }
+}
+
+extension ProcessControl {
+    /// A copy of descriptor `target` of the process `pidfd` names (`pidfd_getfd`; needs ptrace
+    /// access to it): how the tests play a process that got hold of an extension's broker socket.
+    package static func copyDescriptor(
+        _ target: Int32,
+        of pidfd: OwnedDescriptor
+    ) throws(SystemError) -> OwnedDescriptor {
+        OwnedDescriptor(taking: try syscall("pidfd_getfd") { cappex_pidfd_getfd(pidfd.rawValue, target) })
     }
 }

@@ -338,3 +338,61 @@ int cappex_wal_index_header(const void *shm, uint64_t header[6]) {
     }
     return 1;
 }
+
+ssize_t cappex_receive_packet(int socket, void *buffer, size_t capacity, int dont_wait,
+                              pid_t *pid, uid_t *uid, gid_t *gid, int *attested, int *truncated) {
+    struct iovec vector = { .iov_base = buffer, .iov_len = capacity };
+#ifdef SCM_CREDENTIALS
+    union { struct cmsghdr header; char space[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int) * CAPPEX_MAX_FDS)]; } control;
+#else
+    union { struct cmsghdr header; char space[CMSG_SPACE(sizeof(int) * CAPPEX_MAX_FDS)]; } control;
+#endif
+    memset(&control, 0, sizeof(control));
+    struct msghdr message;
+    memset(&message, 0, sizeof(message));
+    message.msg_iov = &vector;
+    message.msg_iovlen = 1;
+    message.msg_control = control.space;
+    message.msg_controllen = sizeof(control.space);
+    *attested = 0;
+    *truncated = 0;
+    int flags = MSG_TRUNC | (dont_wait ? MSG_DONTWAIT : 0);
+#ifdef MSG_CMSG_CLOEXEC
+    flags |= MSG_CMSG_CLOEXEC;
+#endif
+    ssize_t received = recvmsg(socket, &message, flags);
+    if (received < 0) return received;
+    if ((size_t)received > capacity || (message.msg_flags & MSG_TRUNC)) *truncated = 1;
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header != NULL; header = CMSG_NXTHDR(&message, header)) {
+#ifdef SCM_CREDENTIALS
+        if (header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_CREDENTIALS) {
+            struct ucred credentials;
+            memcpy(&credentials, CMSG_DATA(header), sizeof(credentials));
+            *pid = credentials.pid;
+            *uid = credentials.uid;
+            *gid = credentials.gid;
+            *attested = 1;
+        }
+#endif
+        if (header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_RIGHTS) {
+            // Nobody passes descriptors on a packet socket: close any that arrive.
+            int count = (int)((header->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+            for (int index = 0; index < count; index++) {
+                int fd;
+                memcpy(&fd, CMSG_DATA(header) + index * sizeof(int), sizeof(int));
+                close(fd);
+            }
+        }
+    }
+    return received;
+}
+
+int cappex_pidfd_getfd(int pidfd, int target) {
+#if defined(__linux__) && defined(SYS_pidfd_getfd)
+    return (int)syscall(SYS_pidfd_getfd, pidfd, target, 0);
+#else
+    (void)pidfd; (void)target;
+    errno = ENOSYS;
+    return -1;
+#endif
+}

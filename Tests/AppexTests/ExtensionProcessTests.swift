@@ -153,6 +153,8 @@ import Testing
             ( printf "$header\\000\\000\\001\\000\\000\\000\\000\\000\\000\\000\\000\\000\\000\\000%s" "$payload" >&3 )
             sleep 5
             """#
+        // The script runs `sleep`: a helper process, which its point must allow.
+        try fixture.declarePoint(["AppexSandbox": .dictionary(["AllowsHelperProcesses": .boolean(true)])])
         let identity = try installScript(script, name: "Impostor", id: "com.example.impostor")
         let process = try process(identity)
         defer { process.invalidate() }
@@ -243,7 +245,12 @@ import Testing
             appGroup: group,
             keychainAccessGroup: keychainGroup
         )
-        let path = fixture.world.root.appending("oauth.json")
+        // Where the extension can read it: its app group (its sandbox reaches nothing outside).
+        let path = fixture.world.environment.home + "/AppGroups/\(group)/oauth.json"
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent,
+            withIntermediateDirectories: true
+        )
         try JSONEncoder().encode(configuration).write(to: URL(fileURLWithPath: path))
         await #expect {
             _ = try await process.send(EchoRequest(command: "token", text: path), expecting: EchoReply.self)

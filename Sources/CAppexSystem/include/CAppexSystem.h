@@ -28,6 +28,13 @@ ssize_t cappex_try_send_with_fds(int socket, const void *bytes, size_t length, c
 /// Returns the bytes read (0 at end of stream) or -1 with errno.
 ssize_t cappex_receive_with_fds(int socket, void *buffer, size_t capacity, int *fds, int fd_capacity, int *fd_count, int *truncated);
 
+/// recvmsg of one packet (SOCK_SEQPACKET) into `buffer`, with its sender's kernel-attested
+/// credentials when SO_PASSCRED is on (`*attested` 1); `*truncated` 1 when the packet was larger
+/// than `capacity` (its rest is lost). Descriptors that arrive are closed. Returns the packet's
+/// length (0 at the end) or -1 with errno (EAGAIN with `dont_wait` when none is waiting).
+ssize_t cappex_receive_packet(int socket, void *buffer, size_t capacity, int dont_wait,
+                              pid_t *pid, uid_t *uid, gid_t *gid, int *attested, int *truncated);
+
 /// The peer's pid, uid and gid of a connected Unix socket (SO_PEERCRED); 0 or -1 with errno.
 int cappex_peer_credentials(int socket, pid_t *pid, uid_t *uid, gid_t *gid);
 
@@ -68,6 +75,10 @@ int cappex_pidfd_open(pid_t pid);
 /// after its pid was reaped and reused (then ESRCH). 0 or -1 with errno.
 int cappex_pidfd_send_signal(int pidfd, int signal);
 
+/// pidfd_getfd(pidfd, target, 0): a copy of another process's descriptor (needs ptrace access to
+/// it); the new descriptor or -1 with errno.
+int cappex_pidfd_getfd(int pidfd, int target);
+
 /// pipe2(fds, O_CLOEXEC | (nonblocking ? O_NONBLOCK : 0)); 0 or -1 with errno.
 int cappex_pipe_cloexec(int fds[2], int nonblocking);
 
@@ -91,5 +102,80 @@ int cappex_spawn_extension(const char *path, char *const argv[], char *const env
 /// is changing them (the caller must then read the database itself). Loads are atomic and
 /// ordered as SQLite's own readers order them.
 int cappex_wal_index_header(const void *shm, uint64_t header[6]);
+
+// MARK: - The sandbox (Sandbox.c)
+
+/// Landlock's ABI version the kernel offers; 0 when it has none (or it is disabled).
+int cappex_landlock_abi(void);
+
+/// Whether this kernel has seccomp (PR_GET_SECCOMP answers).
+int cappex_seccomp_available(void);
+
+/// A Landlock ruleset handling `handled_fs` and `handled_net` rights and the `scoped` scopes, as
+/// far as `abi` knows them; the descriptor or -1 with errno.
+int cappex_landlock_ruleset(int abi, uint64_t handled_fs, uint64_t handled_net, uint64_t scoped);
+
+/// Allows `access` beneath `path` (a directory, or a file for file rights); 0 or -1 with errno.
+int cappex_landlock_allow_path(int ruleset, const char *path, uint64_t access, int is_directory);
+
+/// Allows `access` (bind or connect) to TCP `port`; 0 or -1 with errno.
+int cappex_landlock_allow_port(int ruleset, uint64_t port, uint64_t access);
+
+/// Seccomp filter flags (0: no filter).
+#define CAPPEX_SECCOMP_BASE 1             /* the denied calls, namespace flags, packet sockets */
+#define CAPPEX_SECCOMP_NO_INET_DATAGRAM 2 /* internet sockets other than streams (Landlock rules TCP) */
+#define CAPPEX_SECCOMP_NO_INET 4          /* every internet socket */
+
+/// Namespaces the child is created in.
+#define CAPPEX_NAMESPACE_USER 1
+#define CAPPEX_NAMESPACE_MOUNT 2
+#define CAPPEX_NAMESPACE_PID 4
+
+/// The step of a sandboxed spawn that failed (`failed_step`).
+#define CAPPEX_STEP_CLONE 1
+#define CAPPEX_STEP_SIGNALS 2
+#define CAPPEX_STEP_PROCESS_GROUP 3
+#define CAPPEX_STEP_USER_NAMESPACE 4
+#define CAPPEX_STEP_MOUNT 5
+#define CAPPEX_STEP_PRIVATE_TMP 6
+#define CAPPEX_STEP_CGROUP 7
+#define CAPPEX_STEP_LIMITS 8
+#define CAPPEX_STEP_DIRECTORY 9
+#define CAPPEX_STEP_DESCRIPTORS 10
+#define CAPPEX_STEP_NO_NEW_PRIVS 11
+#define CAPPEX_STEP_DROP_ROOT 12
+#define CAPPEX_STEP_LANDLOCK 13
+#define CAPPEX_STEP_SECCOMP 14
+#define CAPPEX_STEP_EXEC 15
+
+/// What the child does to itself between clone and exec.
+struct cappex_sandbox {
+    int landlock_ruleset;       /* -1: none; the parent built it; the child restricts itself with it */
+    uint64_t proc_self_access;  /* rights the child adds on its own /proc/self before restricting */
+    int seccomp;                /* CAPPEX_SECCOMP_* flags; 0: no filter */
+    int no_new_privs;
+    int drop_root;              /* root keeps no capability over exec (SECBIT_NOROOT, locked) */
+    int cgroup_procs;           /* -1: none; else a cgroup's cgroup.procs, opened for writing */
+    int limit_count;
+    int limit_resource[4];      /* as cappex_set_limit: 0 address space, 1 open files, 2 CPU seconds, 3 processes */
+    uint64_t limit_value[4];
+    int namespaces;             /* CAPPEX_NAMESPACE_* */
+    int private_tmp;            /* a tmpfs on /tmp (needs the mount namespace) */
+    uint32_t outer_uid;
+    uint32_t outer_gid;
+};
+
+/// Spawns the executable open at `executable_fd` (execveat, AT_EMPTY_PATH: the file the caller
+/// verified, whatever its path names now), in a process group of its own, every signal at its
+/// default and none blocked: `inherit[i]` becomes descriptor 3 + i, `stdout_fd` and `stderr_fd`
+/// 1 and 2 (-1: /dev/null), standard input /dev/null, every other descriptor closed (but the
+/// executable's, after the inherited ones, when `keep_executable_open`: a script's interpreter
+/// reads it as /dev/fd/N). `sandbox` (NULL: none) is applied in the order namespaces, cgroup,
+/// limits, directory, descriptors, no_new_privs, root's capabilities, Landlock, seccomp.
+/// Returns 0 with `*pid` set, or an errno value with `*failed_step` (CAPPEX_STEP_*) saying where.
+int cappex_spawn_sandboxed(int executable_fd, int keep_executable_open, char *const argv[], char *const envp[],
+                           const int *inherit, int inherit_count, int stdout_fd, int stderr_fd,
+                           const char *directory, const struct cappex_sandbox *sandbox,
+                           pid_t *pid, int *failed_step);
 
 #endif

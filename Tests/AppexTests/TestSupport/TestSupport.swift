@@ -71,6 +71,20 @@ struct HostFixture {
 
     var hostExtensions: String { hostPath + "/Extensions" }
 
+    /// Declares the host's point `name` again with `attributes` (its sandbox, its limits) and
+    /// signs the host again.
+    func declarePoint(_ attributes: [String: PropertyListValue], name: String = "HostAppFeature") throws {
+        let declaration = ExtensionPointDeclaration(
+            identifier: ExtensionPointIdentifier(host: Self.hostIdentifier, name: name),
+            attributes: attributes
+        )
+        try FixtureBundles.write(
+            PropertyListFormat.xml.encode(declaration.propertyList),
+            to: hostPath + "/ExtensionPoints/\(name).appextensionpoint"
+        )
+        try AppexBundle.sign(at: hostPath, with: world.team)
+    }
+
     /// Adds an extension inside the host (`inHost`) or on the search path, signed by the world's team.
     @discardableResult
     func addExtension(

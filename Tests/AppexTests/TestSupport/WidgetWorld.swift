@@ -60,15 +60,23 @@ struct WidgetWorld {
     }
 
     /// How many timelines of `kind` the fixture extension has made.
+    /// The fixture writes its log in its own container (its `HOME`: all its sandbox lets it
+    /// write), so this adds up the logs of every widget bundle that runs it.
     func fetches(_ kind: String) -> Int {
-        let log = (try? String(contentsOfFile: environment.home + "/fixture-widget-fetches.log", encoding: .utf8)) ?? ""
-        return log.split(separator: "\n").filter { $0 == kind }.count
+        let containers = environment.home + "/Containers"
+        let bundles = (try? FileManager.default.contentsOfDirectory(atPath: containers)) ?? []
+        return bundles.reduce(0) { count, bundle in
+            let path = containers + "/" + bundle + "/fixture-widget-fetches.log"
+            let log = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            return count + log.split(separator: "\n").filter { $0 == kind }.count
+        }
     }
 
-    /// Sets how the fixture's Victim widget behaves from its next launch.
+    /// Sets how the fixture's Victim widget behaves from its next launch (a file in its container).
     func setVictimMode(_ mode: String) throws {
-        try FileManager.default.createDirectory(atPath: environment.home, withIntermediateDirectories: true)
-        try mode.write(toFile: environment.home + "/fixture-widget-mode", atomically: true, encoding: .utf8)
+        let container = environment.home + "/Containers/" + Self.widgetsIdentifier
+        try FileManager.default.createDirectory(atPath: container, withIntermediateDirectories: true)
+        try mode.write(toFile: container + "/fixture-widget-mode", atomically: true, encoding: .utf8)
     }
 
     /// Runs the containing app's process: `reload [KIND]` asks for new timelines with WidgetCenter.

@@ -6,9 +6,9 @@ import Glibc
 #endif
 
 /// A fixture widget extension with one widget per reload policy, a steady one, and a "victim"
-/// that misbehaves as `$APPEX_HOME/fixture-widget-mode` says (ok, crash, hang, garbage,
+/// that misbehaves as `$HOME/fixture-widget-mode` (its container) says (ok, crash, hang, garbage,
 /// oversize, hostile). Every timeline it makes is logged, a line per kind, to
-/// `$APPEX_HOME/fixture-widget-fetches.log`, so tests count launches; each entry says which
+/// `$HOME/fixture-widget-fetches.log` (its container), so tests count launches; each entry says which
 /// fetch of its kind it came from.
 @main
 struct FixtureWidgets: WidgetBundle {
@@ -23,7 +23,8 @@ struct FixtureWidgets: WidgetBundle {
 }
 
 enum Fixture {
-    static var home: String { ProcessInfo.processInfo.environment["APPEX_HOME"] ?? "/tmp" }
+    /// Its container (`HOME`, set by the launcher): the one place its sandbox lets it write.
+    static var home: String { ProcessInfo.processInfo.environment["HOME"] ?? "/tmp" }
 
     static var mode: String {
         let text = (try? String(contentsOfFile: home + "/fixture-widget-mode", encoding: .utf8)) ?? "ok"

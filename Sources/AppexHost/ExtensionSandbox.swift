@@ -1,0 +1,162 @@
+package import AppexCore
+package import AppexSystem
+
+/// The sandbox an extension runs in, derived from its entitlements and its point: the App
+/// Sandbox's analog (docs/DESIGN.md, "The sandbox"; docs/threat-model.md, "Tiers").
+///
+/// By default an extension reads its bundle and the system's libraries and certificates, reads
+/// and writes its own container and the app groups it is entitled to, and nothing else (not
+/// `$HOME`, not other groups, not the registry, not the keychain's files or keys); it connects to
+/// the network only with `com.apple.security.network.client` and listens only with
+/// `…network.server`; it runs no program outside its bundle unless its point's `AppexSandbox`
+/// allows helper processes. Enhanced security (`EXRequiresEnhancedSecurity`) adds no network
+/// unless the point allows it, a seal checked at every launch, and refuses to launch where the
+/// kernel lacks a facility.
+package struct ExtensionSandbox: Sendable {
+    /// The profile the launcher applies.
+    package var profile: SandboxProfile
+    /// The extension's own container (`$APPEX_HOME/Containers/<bundle id>`), its `HOME`.
+    package var container: String
+    /// Its temporary directory (`<container>/tmp`), its `TMPDIR`.
+    package var temporaryDirectory: String
+    /// The directories the launcher must create before the spawn (a rule needs its path).
+    package var directories: [String]
+    /// Whether the seal is hashed at every launch (enhanced security).
+    package var checksSealAtEveryLaunch: Bool
+
+    /// The entitlement that lets an extension connect out.
+    package static let networkClient = "com.apple.security.network.client"
+    /// The entitlement that lets an extension listen.
+    package static let networkServer = "com.apple.security.network.server"
+
+    /// The sandbox of the extension at `bundlePath` with `entitlements`, bound to `point`
+    /// (`nil`: a point its host does not declare here, such as the widget host's), working in
+    /// `workingDirectory`.
+    ///
+    /// A script's `interpreter` (its `#!` program) is part of its executable: it may run.
+    package init(
+        bundleIdentifier: String,
+        bundlePath: String,
+        entitlements: Entitlements,
+        point: ExtensionPointDeclaration?,
+        environment: AppexEnvironment,
+        workingDirectory: String,
+        interpreter: String? = nil
+    ) {
+        let settings = point?.sandbox ?? ExtensionPointDeclaration.SandboxSettings()
+        let enhanced = point?.requiresEnhancedSecurity ?? false
+        container = environment.home + "/Containers/" + bundleIdentifier
+        temporaryDirectory = container + "/tmp"
+        checksSealAtEveryLaunch = enhanced
+        var profile = SandboxProfile()
+        let system: SandboxProfile.Access = settings.allowsHelperProcesses ? .readExecute : .read
+        profile.rules.append(.init(bundlePath, .readExecute, "its bundle"))
+        for path in ["/usr", "/lib", "/lib64", "/lib32", "/bin"] {
+            profile.rules.append(.init(path, system, "the system's programs and libraries"))
+        }
+        for path in Self.runtimeDirectories() {
+            profile.rules.append(.init(path, system, "the Swift runtime"))
+        }
+        if let interpreter {
+            profile.rules.append(.init(interpreter, .readExecute, "its script's interpreter"))
+        }
+        if let loader = Self.dynamicLoader() {
+            profile.rules.append(.init(loader, .readExecute, "the dynamic loader"))
+        }
+        for path in Self.systemConfiguration {
+            profile.rules.append(.init(path, .read, "system configuration"))
+        }
+        // All of /proc, not only /proc/self: libdispatch reads its worker threads' /proc/<tid>/stat,
+        // which lies outside /proc/self. Another process's environ, memory or maps stay out of
+        // reach: Landlock refuses ptrace-mode access to any process outside the sandbox's domain.
+        profile.rules.append(.init("/proc", .read, "process information (libdispatch's thread monitor)"))
+        for path in ["/dev/urandom", "/dev/random", "/dev/zero", "/sys/devices/system/cpu"] {
+            profile.rules.append(.init(path, .read, "devices"))
+        }
+        profile.rules.append(.init("/dev/null", .readWrite, "devices"))
+        var directories = [container, temporaryDirectory, workingDirectory]
+        profile.rules.append(.init(container, .readWrite, "its container"))
+        if workingDirectory != container {
+            profile.rules.append(.init(workingDirectory, .readWrite, "its working directory"))
+        }
+        for group in entitlements.applicationGroups where Self.isPlainName(group) {
+            let path = environment.home + "/AppGroups/" + group
+            directories.append(path)
+            profile.rules.append(.init(path, .readWrite, "app group \(group)"))
+        }
+        self.directories = directories
+        let entitled = entitlements.values
+        let client = entitled[Self.networkClient] == .boolean(true)
+        let server = entitled[Self.networkServer] == .boolean(true)
+        if enhanced && !settings.allowsNetwork {
+            profile.network = .none
+        } else {
+            profile.network = server ? .clientAndServer : client ? .client : .none
+        }
+        profile.allowsHelperProcesses = settings.allowsHelperProcesses
+        let limits = point?.resourceLimits ?? ExtensionPointDeclaration.ResourceLimits()
+        profile.memoryBytes = limits.memoryBytes
+        profile.openFiles = limits.openFiles
+        profile.cpuSeconds = limits.cpuSeconds
+        profile.processes = limits.processes
+        profile.maximumTasks = limits.processes
+        // The namespaces are built into the launcher's child but not switched on yet: in a new PID
+        // namespace the extension's hello names pid 1, which the handshake must learn to accept
+        // (docs/DESIGN.md, "The sandbox").
+        profile.isolatesNamespaces = false
+        profile.isRequired = settings.isRequired
+        self.profile = profile
+    }
+
+    /// Files and folders of `/etc` a program needs to load libraries, resolve names, read the
+    /// time zone and trust certificates; nothing else of `/etc` (not `shadow`, not `sudoers`).
+    static let systemConfiguration = [
+        "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/timezone",
+        "/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/gai.conf", "/etc/host.conf",
+        "/etc/services", "/etc/protocols", "/etc/passwd", "/etc/group", "/etc/ssl", "/etc/ca-certificates",
+        "/etc/ca-certificates.conf", "/etc/pki", "/etc/crypto-policies", "/etc/gnutls", "/etc/pkcs11",
+        "/etc/mime.types",
+    ]
+
+    /// A group name that is one plain path component (AppGroup refuses others when opened).
+    private static func isPlainName(_ name: String) -> Bool {
+        !name.isEmpty && !name.contains("/") && name != "." && name != ".." && !name.hasPrefix(".")
+    }
+
+    /// The directories of the Swift runtime this host runs on (the extensions of a machine are
+    /// built with its toolchain): where `libswiftCore.so` and Foundation are mapped.
+    static func runtimeDirectories() -> [String] {
+        var directories: [String] = []
+        for path in ProcessControl.mappedFiles() {
+            guard path.hasSuffix("/libswiftCore.so") || path.hasSuffix("/libFoundation.so") else { continue }
+            let directory = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
+            if !directory.isEmpty && !directories.contains(directory) { directories.append(directory) }
+        }
+        return directories
+    }
+
+    /// The dynamic loader this host was loaded by (its real path).
+    static func dynamicLoader() -> String? {
+        ProcessControl.mappedFiles().first { $0.contains("/ld-linux") || $0.contains("/ld-musl") }
+    }
+
+    /// What the sandbox allows, a line each, for `appex doctor`.
+    package var lines: [String] {
+        var lines = profile.rules.map { "\($0.access.rawValue): \($0.path) (\($0.reason))" }
+        lines.append("network: \(profile.network.rawValue)")
+        lines.append("helper processes: \(profile.allowsHelperProcesses ? "allowed" : "refused")")
+        if let tasks = profile.maximumTasks { lines.append("tasks (processes and threads): at most \(tasks)") }
+        if let bytes = profile.memoryBytes { lines.append("address space: at most \(bytes) bytes") }
+        if let files = profile.openFiles { lines.append("open files: at most \(files)") }
+        if let seconds = profile.cpuSeconds { lines.append("CPU time: at most \(seconds) s") }
+        if profile.isolatesNamespaces {
+            lines.append(
+                "enhanced security: new user, mount and PID namespaces, a private /tmp, the seal hashed at every launch"
+            )
+        }
+        lines.append(
+            "seccomp: ptrace, mount, keyctl, bpf, perf_event_open, kexec, module loading and new namespaces refused (EPERM)"
+        )
+        return lines
+    }
+}

@@ -1,0 +1,102 @@
+import AppexCoding
+package import AppexSystem
+package import Foundation
+
+/// What a sandboxed extension asks its host's keychain broker, and the answer: one message each
+/// way over the broker's packet socket, in the compact coder. The broker answers with the
+/// extension's own context, so its entitlements decide exactly as they would in-process.
+package enum KeychainBrokerRequest: Codable, Sendable, Hashable {
+    /// ``SharedKeychain/items(matching:)``.
+    case items(service: String?, account: String?, accessGroup: String?)
+    /// ``SharedKeychain/add(_:service:account:label:accessGroup:)``, `update` or `set`.
+    case write(KeychainBrokerWrite, data: Data, service: String, account: String, label: String?, accessGroup: String?)
+    /// ``SharedKeychain/delete(service:account:accessGroup:)``.
+    case delete(service: String, account: String, accessGroup: String?)
+}
+
+/// Which write a ``KeychainBrokerRequest`` asks for.
+package enum KeychainBrokerWrite: String, Codable, Sendable, Hashable {
+    case add, update, set
+}
+
+/// The broker's answer.
+package enum KeychainBrokerReply: Codable, Sendable, Hashable {
+    /// The items found.
+    case items([KeychainBrokerItem])
+    /// The write or delete was done.
+    case done
+    /// It failed: the error's code (``AppexError/Code/description``) and message.
+    case failure(code: String, message: String)
+}
+
+/// A ``KeychainItem`` on the wire.
+package struct KeychainBrokerItem: Codable, Sendable, Hashable {
+    var service: String
+    var account: String
+    var accessGroup: String
+    var label: String?
+    var data: Data
+    var created: Double
+    var modified: Double
+
+    package init(_ item: KeychainItem) {
+        service = item.service
+        account = item.account
+        accessGroup = item.accessGroup
+        label = item.label
+        data = item.data
+        created = item.creationDate.timeIntervalSinceReferenceDate
+        modified = item.modificationDate.timeIntervalSinceReferenceDate
+    }
+
+    var item: KeychainItem {
+        KeychainItem(
+            service: service,
+            account: account,
+            accessGroup: accessGroup,
+            label: label,
+            data: data,
+            creationDate: Date(timeIntervalSinceReferenceDate: created),
+            modificationDate: Date(timeIntervalSinceReferenceDate: modified)
+        )
+    }
+}
+
+extension KeychainBrokerRequest {
+    /// The request the bytes hold.
+    ///
+    /// - Throws: ``AppexError`` `protocolViolation` for bytes that are no request.
+    package init(bytes: [UInt8]) throws(AppexError) {
+        do { self = try CompactDecoder().decode(KeychainBrokerRequest.self, from: bytes) } catch {
+            throw AppexError(.protocolViolation, "a keychain request that does not decode: \(error)")
+        }
+    }
+
+    /// The request's bytes.
+    package func encoded() throws(AppexError) -> [UInt8] {
+        do { return try CompactEncoder().encode(self) } catch {
+            throw AppexError(.coding, "cannot encode a keychain request: \(error)")
+        }
+    }
+}
+
+extension KeychainBrokerReply {
+    /// The reply the bytes hold.
+    package init(bytes: [UInt8]) throws(AppexError) {
+        do { self = try CompactDecoder().decode(KeychainBrokerReply.self, from: bytes) } catch {
+            throw AppexError(.protocolViolation, "a keychain broker reply that does not decode: \(error)")
+        }
+    }
+
+    /// The reply's bytes.
+    package func encoded() throws(AppexError) -> [UInt8] {
+        do { return try CompactEncoder().encode(self) } catch {
+            throw AppexError(.coding, "cannot encode a keychain broker reply: \(error)")
+        }
+    }
+
+    /// The failure that carries `error`.
+    package init(failure error: AppexError) {
+        self = .failure(code: error.code.description, message: error.message)
+    }
+}

@@ -1,0 +1,71 @@
+// An executable opened once: hashed through its descriptor and executed from it, so the file that
+// was checked is the file that runs, whatever its path names in between.
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Musl)
+@preconcurrency import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An executable file, open for reading.
+package struct OpenedExecutable: Sendable {
+    /// The descriptor (close-on-exec).
+    package let descriptor: OwnedDescriptor
+    /// The path it was opened by (for messages; never opened again).
+    package let path: String
+    /// What `fstat` said of the open file: its identity and times.
+    package let status: FileStatus
+    /// Whether it starts with `#!`: its interpreter reads it again as `/dev/fd/N`, so the
+    /// descriptor must stay open over exec.
+    package var isScript: Bool { interpreter != nil }
+    /// A script's interpreter: the program its `#!` line names.
+    package let interpreter: String?
+
+    /// Opens `path` (no symbolic link at its last component) and checks it is a regular,
+    /// executable file.
+    package static func open(_ path: String) throws(SystemError) -> OpenedExecutable {
+        let raw = try syscall("open(\(path))") { Glibc_or_Darwin_open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
+        let descriptor = OwnedDescriptor(taking: raw)
+        let status = try fileStatus(of: descriptor, path: path)
+        guard status.kind == .regular, status.isExecutable else {
+            throw SystemError("open(\(path)): not an executable regular file", .permissionDenied)
+        }
+        var head = [UInt8](repeating: 0, count: 256)
+        let read = head.withUnsafeMutableBytes { pread(raw, $0.baseAddress, 256, 0) }
+        var interpreter: String?
+        if read > 2 && head[0] == 0x23 && head[1] == 0x21 {
+            let line = head[2..<read].prefix { $0 != 0x0a }
+            let words = String(decoding: line, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\t" })
+            interpreter = words.first.map(String.init)
+        }
+        return OpenedExecutable(descriptor: descriptor, path: path, status: status, interpreter: interpreter)
+    }
+
+    /// What `fstat` says of the open file now.
+    package func currentStatus() throws(SystemError) -> FileStatus {
+        try Self.fileStatus(of: descriptor, path: path)
+    }
+
+    /// Streams the open file's bytes, from its start, through `body`.
+    package func readChunks(_ body: (UnsafeRawBufferPointer) -> Void) throws(SystemError) {
+        let size = 256 * 1024
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+        defer { buffer.deallocate() }
+        var offset: off_t = 0
+        while true {
+            let n = try syscall("read(\(path))") { pread(descriptor.rawValue, buffer.baseAddress, size, offset) }
+            if n == 0 { return }
+            body(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            offset += off_t(n)
+        }
+    }
+
+    private static func fileStatus(of descriptor: OwnedDescriptor, path: String) throws(SystemError) -> FileStatus {
+        var st = Glibc_or_Darwin_stat_t()
+        _ = try syscall("fstat(\(path))") { fstat(descriptor.rawValue, &st) }
+        return FileStatus(st)
+    }
+}
+
+private func Glibc_or_Darwin_open(_ path: String, _ flags: Int32) -> Int32 { open(path, flags) }

@@ -1,0 +1,356 @@
+import CAppexSystem
+import SystemPackage
+
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Musl)
+@preconcurrency import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The kernel's confinement facilities, and the sandboxed spawn that applies a
+/// ``SandboxProfile``: Landlock (paths, TCP ports, scopes), `no_new_privs`, a seccomp filter,
+/// resource limits, a pids cgroup, and for enhanced security user, mount and PID namespaces with
+/// a private `/tmp`.
+package enum Sandbox {
+    /// What this kernel offers.
+    package struct Facilities: Sendable, Hashable {
+        /// Landlock's ABI version; 0 without Landlock.
+        package var landlockABI: Int
+        /// Whether seccomp filters can be installed.
+        package var seccomp: Bool
+        /// Whether new user namespaces can be made.
+        package var userNamespaces: Bool
+        /// The pids cgroup directory the launcher makes per-process groups in, if writable.
+        package var pidsCgroup: String?
+        /// Whether this process runs as root (whose capabilities the sandbox drops).
+        package var isRoot: Bool
+    }
+
+    /// Probed once per process.
+    package static let facilities: Facilities = probe()
+
+    private static func probe() -> Facilities {
+        let seccomp = cappex_seccomp_available() != 0
+        var userNamespaces = false
+        if let bytes = try? Syscalls.readFile("/proc/sys/user/max_user_namespaces", limit: 64),
+            let count = Int(String(decoding: bytes, as: UTF8.self).filter { $0.isNumber })
+        {
+            userNamespaces = count > 0
+        }
+        return Facilities(
+            landlockABI: Int(cappex_landlock_abi()),
+            seccomp: seccomp,
+            userNamespaces: userNamespaces,
+            pidsCgroup: PidsCgroup.root(),
+            isRoot: geteuid() == 0
+        )
+    }
+
+    // MARK: - Landlock's rights
+
+    private static let execute: UInt64 = 1 << 0
+    private static let writeFile: UInt64 = 1 << 1
+    private static let readFile: UInt64 = 1 << 2
+    private static let readDirectory: UInt64 = 1 << 3
+    private static let truncate: UInt64 = 1 << 14
+    private static let ioctlDevice: UInt64 = 1 << 15
+    private static let bindTCP: UInt64 = 1 << 0
+    private static let connectTCP: UInt64 = 1 << 1
+
+    /// Every file-system right `abi` knows.
+    private static func handledFileSystem(_ abi: Int) -> UInt64 {
+        var rights: UInt64 = (1 << 13) - 1  // ABI 1: execute … make_sym
+        if abi >= 2 { rights |= 1 << 13 }  // refer
+        if abi >= 3 { rights |= truncate }
+        if abi >= 5 { rights |= ioctlDevice }
+        return rights
+    }
+
+    /// The rights `access` grants under `abi`; only file rights on a file.
+    private static func rights(_ access: SandboxProfile.Access, abi: Int, directory: Bool) -> UInt64 {
+        let all = handledFileSystem(abi)
+        var rights: UInt64
+        switch access {
+        case .read: rights = readFile | readDirectory
+        case .readExecute: rights = readFile | readDirectory | execute
+        case .readWrite:
+            // Everything but executing and making device nodes.
+            rights = all & ~(execute | (1 << 6) | (1 << 11))
+        }
+        if !directory { rights &= execute | writeFile | readFile | truncate | ioctlDevice }
+        return rights & all
+    }
+
+    // MARK: - Preparing
+
+    /// A profile made concrete for one spawn: the ruleset, the cgroup, the flags, and what the
+    /// kernel lacks.
+    package final class Prepared: Sendable {
+        let ruleset: OwnedDescriptor?
+        let procSelfAccess: UInt64
+        let seccompFlags: Int32
+        let limits: [(Int32, UInt64)]
+        let namespaces: Int32
+        let privateTemporary: Bool
+        let dropsRoot: Bool
+        /// The pids cgroup the child joins, removed once it ended.
+        package let cgroup: PidsCgroup?
+        /// What the kernel lacks for this profile, one phrase each ("Landlock (file-system
+        /// rules)"); empty when the profile applies whole.
+        package let missing: [String]
+
+        init(
+            ruleset: OwnedDescriptor?,
+            procSelfAccess: UInt64,
+            seccompFlags: Int32,
+            limits: [(Int32, UInt64)],
+            namespaces: Int32,
+            privateTemporary: Bool,
+            dropsRoot: Bool,
+            cgroup: PidsCgroup?,
+            missing: [String]
+        ) {
+            self.ruleset = ruleset
+            self.procSelfAccess = procSelfAccess
+            self.seccompFlags = seccompFlags
+            self.limits = limits
+            self.namespaces = namespaces
+            self.privateTemporary = privateTemporary
+            self.dropsRoot = dropsRoot
+            self.cgroup = cgroup
+            self.missing = missing
+        }
+    }
+
+    /// Builds what `profile` needs in the kernel: a Landlock ruleset with its rules (paths that do
+    /// not exist are skipped), a pids cgroup, the seccomp flags.
+    ///
+    /// - Throws: ``SystemError`` when a facility the kernel has fails.
+    package static func prepare(_ profile: SandboxProfile) throws(SystemError) -> Prepared {
+        let facilities = Self.facilities
+        let abi = facilities.landlockABI
+        var missing: [String] = []
+        var ruleset: OwnedDescriptor?
+        if abi > 0 {
+            var handledNetwork: UInt64 = 0
+            if abi >= 4 {
+                switch profile.network {
+                case .none: handledNetwork = bindTCP | connectTCP
+                case .client: handledNetwork = bindTCP
+                case .clientAndServer: handledNetwork = 0
+                }
+            }
+            let scoped: UInt64 = abi >= 6 ? 0b11 : 0  // abstract Unix sockets, signals
+            let raw = try syscall("landlock_create_ruleset") {
+                cappex_landlock_ruleset(Int32(abi), handledFileSystem(abi), handledNetwork, scoped)
+            }
+            let descriptor = OwnedDescriptor(taking: raw)
+            for rule in profile.rules {
+                guard let status = try? Syscalls.stat(rule.path) else { continue }  // absent here: nothing to allow
+                let access = rights(rule.access, abi: abi, directory: status.kind == .directory)
+                _ = try syscall("landlock_add_rule(\(rule.path))") {
+                    cappex_landlock_allow_path(raw, rule.path, access, status.kind == .directory ? 1 : 0)
+                }
+            }
+            ruleset = descriptor
+            if abi < 4 && profile.network != .clientAndServer {
+                missing.append(
+                    "Landlock's TCP rules (ABI 4; this kernel has \(abi)): internet sockets are refused by seccomp instead"
+                )
+            }
+            if abi < 6 {
+                missing.append("Landlock's signal and abstract-socket scopes (ABI 6; this kernel has \(abi))")
+            }
+        } else {
+            missing.append("Landlock (file-system and network rules)")
+        }
+        var seccompFlags: Int32 = 0
+        if facilities.seccomp {
+            seccompFlags = CAPPEX_SECCOMP_BASE
+            if profile.network == .none {
+                seccompFlags |= abi >= 4 ? CAPPEX_SECCOMP_NO_INET_DATAGRAM : CAPPEX_SECCOMP_NO_INET
+            }
+        } else {
+            missing.append("seccomp filters")
+        }
+        var limits: [(Int32, UInt64)] = []
+        if let value = profile.memoryBytes { limits.append((0, value)) }
+        if let value = profile.openFiles { limits.append((1, value)) }
+        if let value = profile.cpuSeconds { limits.append((2, value)) }
+        if let value = profile.processes { limits.append((3, value)) }
+        var cgroup: PidsCgroup?
+        if let tasks = profile.maximumTasks {
+            if let root = facilities.pidsCgroup {
+                cgroup = try PidsCgroup.make(in: root, maximumTasks: tasks)
+            } else {
+                missing.append(
+                    "a writable pids cgroup (the process limit then holds only through RLIMIT_NPROC, which root ignores)"
+                )
+            }
+        }
+        var namespaces: Int32 = 0
+        if profile.isolatesNamespaces {
+            if facilities.userNamespaces {
+                namespaces = CAPPEX_NAMESPACE_USER | CAPPEX_NAMESPACE_MOUNT | CAPPEX_NAMESPACE_PID
+            } else {
+                missing.append("user namespaces (no private /tmp, mount or PID namespace)")
+            }
+        }
+        return Prepared(
+            ruleset: ruleset,
+            procSelfAccess: profile.readsOwnProcessDirectory && abi > 0
+                ? rights(.read, abi: abi, directory: true) : 0,
+            seccompFlags: seccompFlags,
+            limits: limits,
+            namespaces: namespaces,
+            privateTemporary: namespaces != 0,
+            dropsRoot: facilities.isRoot,
+            cgroup: cgroup,
+            missing: missing
+        )
+    }
+
+    // MARK: - Spawning
+
+    /// Spawns `executable` (opened and verified by the caller) confined by `prepared` (`nil`:
+    /// unconfined), on the spawner thread; `inherited` become descriptors 3, 4, …
+    ///
+    /// - Returns: the child's pid.
+    /// - Throws: ``SystemError`` naming the step that failed (`landlock_restrict_self`, …).
+    package static func spawn(
+        _ executable: OpenedExecutable,
+        arguments: [String],
+        environment: [String],
+        inherited: [Int32],
+        output: Int32,
+        workingDirectory: String,
+        sandbox prepared: Prepared?
+    ) async throws(SystemError) -> Int32 {
+        let job = SpawnJob(
+            executable: executable,
+            arguments: arguments,
+            environment: environment,
+            inherited: inherited,
+            output: output,
+            workingDirectory: workingDirectory,
+            prepared: prepared
+        )
+        let (result, step, pid) = await SpawnerThread.shared.run { job.run() }
+        if result != 0 { throw SystemError(Self.stepName(step) + "(\(executable.path))", Errno(rawValue: result)) }
+        return pid
+    }
+
+    /// As the async ``spawn(_:arguments:environment:inherited:output:workingDirectory:sandbox:)``,
+    /// waiting on this thread.
+    @available(*, noasync, message: "waits for the spawner thread; use the async spawn")
+    package static func spawn(
+        _ executable: OpenedExecutable,
+        arguments: [String],
+        environment: [String],
+        inherited: [Int32],
+        output: Int32,
+        workingDirectory: String,
+        sandbox prepared: Prepared?
+    ) throws(SystemError) -> Int32 {
+        let job = SpawnJob(
+            executable: executable,
+            arguments: arguments,
+            environment: environment,
+            inherited: inherited,
+            output: output,
+            workingDirectory: workingDirectory,
+            prepared: prepared
+        )
+        let (result, step, pid) = SpawnerThread.shared.run { job.run() }
+        if result != 0 { throw SystemError(Self.stepName(step) + "(\(executable.path))", Errno(rawValue: result)) }
+        return pid
+    }
+
+    /// The call a failed step names.
+    private static func stepName(_ step: Int32) -> String {
+        switch step {
+        case CAPPEX_STEP_CLONE: "clone"
+        case CAPPEX_STEP_SIGNALS: "sigprocmask"
+        case CAPPEX_STEP_PROCESS_GROUP: "setpgid"
+        case CAPPEX_STEP_USER_NAMESPACE: "write(/proc/self/uid_map)"
+        case CAPPEX_STEP_MOUNT: "mount(/, MS_PRIVATE)"
+        case CAPPEX_STEP_PRIVATE_TMP: "mount(tmpfs, /tmp)"
+        case CAPPEX_STEP_CGROUP: "write(cgroup.procs)"
+        case CAPPEX_STEP_LIMITS: "setrlimit"
+        case CAPPEX_STEP_DIRECTORY: "chdir"
+        case CAPPEX_STEP_DESCRIPTORS: "dup2"
+        case CAPPEX_STEP_NO_NEW_PRIVS: "prctl(PR_SET_NO_NEW_PRIVS)"
+        case CAPPEX_STEP_DROP_ROOT: "prctl(PR_SET_SECUREBITS)"
+        case CAPPEX_STEP_LANDLOCK: "landlock_restrict_self"
+        case CAPPEX_STEP_SECCOMP: "seccomp(SECCOMP_SET_MODE_FILTER)"
+        case CAPPEX_STEP_EXEC: "execveat"
+        default: "spawn"
+        }
+    }
+}
+
+/// One spawn's inputs, handed to the spawner thread.
+private struct SpawnJob: Sendable {
+    let executable: OpenedExecutable
+    let arguments: [String]
+    let environment: [String]
+    let inherited: [Int32]
+    let output: Int32
+    let workingDirectory: String
+    let prepared: Sandbox.Prepared?
+
+    func run() -> (Int32, Int32, Int32) {
+        var pid: pid_t = 0
+        var step: Int32 = 0
+        var plan = cappex_sandbox()
+        plan.landlock_ruleset = -1
+        plan.cgroup_procs = -1
+        if let prepared {
+            plan.landlock_ruleset = prepared.ruleset?.rawValue ?? -1
+            plan.proc_self_access = prepared.procSelfAccess
+            plan.seccomp = prepared.seccompFlags
+            plan.no_new_privs = 1
+            plan.drop_root = prepared.dropsRoot ? 1 : 0
+            plan.cgroup_procs = prepared.cgroup?.procs.rawValue ?? -1
+            plan.namespaces = prepared.namespaces
+            plan.private_tmp = prepared.privateTemporary ? 1 : 0
+            plan.outer_uid = getuid()
+            plan.outer_gid = getgid()
+            let limits = prepared.limits.prefix(4)
+            plan.limit_count = Int32(limits.count)
+            withUnsafeMutableBytes(of: &plan.limit_resource) { resources in
+                withUnsafeMutableBytes(of: &plan.limit_value) { values in
+                    for (index, (resource, value)) in limits.enumerated() {
+                        resources.storeBytes(of: resource, toByteOffset: index * 4, as: Int32.self)
+                        values.storeBytes(of: value, toByteOffset: index * 8, as: UInt64.self)
+                    }
+                }
+            }
+        }
+        let result = withCStrings(arguments) { argv in
+            withCStrings(environment) { envp in
+                inherited.withUnsafeBufferPointer { fds in
+                    withUnsafePointer(to: plan) { sandbox in
+                        cappex_spawn_sandboxed(
+                            executable.descriptor.rawValue,
+                            executable.isScript ? 1 : 0,
+                            argv,
+                            envp,
+                            fds.baseAddress,
+                            Int32(fds.count),
+                            output,
+                            output,
+                            workingDirectory,
+                            prepared == nil ? nil : sandbox,
+                            &pid,
+                            &step
+                        )
+                    }
+                }
+            }
+        }
+        return (result, step, pid)
+    }
+}

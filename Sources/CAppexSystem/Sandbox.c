@@ -1,0 +1,482 @@
+// The sandboxed spawn: a vfork-style child (shared memory, the parent suspended until exec) that
+// enters its namespaces, joins its cgroup, sets its limits, drops root's privileges, restricts
+// itself with Landlock and seccomp, and execs the executable the parent opened and verified.
+// Everything the child does is a system call on data the parent prepared: nothing allocates and
+// no lock is taken between clone and exec.
+#define _GNU_SOURCE
+#include "CAppexSystem.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#ifdef __linux__
+#include <linux/close_range.h>
+#endif
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <pthread.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#endif
+
+// Landlock's ABI, declared here so an old linux/landlock.h does not limit what a new kernel offers.
+#define LL_CREATE_RULESET_VERSION (1U << 0)
+#define LL_RULE_PATH_BENEATH 1
+#define LL_RULE_NET_PORT 2
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_add_rule 445
+#define SYS_landlock_restrict_self 446
+#endif
+
+struct ll_ruleset_attr {
+    uint64_t handled_access_fs;
+    uint64_t handled_access_net;
+    uint64_t scoped;
+};
+
+struct ll_path_beneath_attr {
+    uint64_t allowed_access;
+    int32_t parent_fd;
+} __attribute__((packed));
+
+struct ll_net_port_attr {
+    uint64_t allowed_access;
+    uint64_t port;
+};
+
+int cappex_landlock_abi(void) {
+#ifdef __linux__
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
+    return abi < 0 ? 0 : (int)abi;
+#else
+    return 0;
+#endif
+}
+
+int cappex_seccomp_available(void) {
+#ifdef __linux__
+    return prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
+#else
+    return 0;
+#endif
+}
+
+int cappex_landlock_ruleset(int abi, uint64_t handled_fs, uint64_t handled_net, uint64_t scoped) {
+#ifdef __linux__
+    struct ll_ruleset_attr attr = { .handled_access_fs = handled_fs, .handled_access_net = handled_net, .scoped = scoped };
+    // The kernel reads as much of the structure as the size says: an older ABI knows fewer fields.
+    size_t size = abi >= 6 ? sizeof(attr) : abi >= 4 ? offsetof(struct ll_ruleset_attr, scoped)
+                                                     : offsetof(struct ll_ruleset_attr, handled_access_net);
+    return (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+#else
+    (void)abi; (void)handled_fs; (void)handled_net; (void)scoped;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int cappex_landlock_allow_path(int ruleset, const char *path, uint64_t access, int is_directory) {
+#ifdef __linux__
+    int fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0) return -1;
+    (void)is_directory;
+    struct ll_path_beneath_attr attr = { .allowed_access = access, .parent_fd = fd };
+    int result = (int)syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &attr, 0);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return result;
+#else
+    (void)ruleset; (void)path; (void)access; (void)is_directory;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int cappex_landlock_allow_port(int ruleset, uint64_t port, uint64_t access) {
+#ifdef __linux__
+    struct ll_net_port_attr attr = { .allowed_access = access, .port = port };
+    return (int)syscall(SYS_landlock_add_rule, ruleset, LL_RULE_NET_PORT, &attr, 0);
+#else
+    (void)ruleset; (void)port; (void)access;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+#ifdef __linux__
+
+#if defined(__x86_64__)
+#define CAPPEX_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define CAPPEX_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+#define CAPPEX_MAX_FILTER 160
+
+/// The seccomp program, built by the parent before the clone.
+struct filter_builder {
+    struct sock_filter code[CAPPEX_MAX_FILTER];
+    unsigned short length;
+    int overflow;
+};
+
+static void emit(struct filter_builder *builder, struct sock_filter instruction) {
+    if (builder->length >= CAPPEX_MAX_FILTER) { builder->overflow = 1; return; }
+    builder->code[builder->length++] = instruction;
+}
+
+#define LOAD_NR BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr))
+#define LOAD_ARG_LOW(n) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[n]))
+#define RETURN_ERRNO(e) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
+#define RETURN_ALLOW BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+
+/// `nr` fails with `error`: if (nr == number) return ERRNO(error). The accumulator holds nr.
+static void deny(struct filter_builder *builder, long number, int error) {
+    emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)number, 0, 1));
+    emit(builder, (struct sock_filter)RETURN_ERRNO(error));
+}
+
+static const long denied_calls[] = {
+    // Reaching into other processes.
+    SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev, SYS_kcmp,
+    // The file system's shape.
+    SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot,
+#ifdef SYS_open_tree
+    SYS_open_tree, SYS_move_mount, SYS_fsopen, SYS_fsconfig, SYS_fsmount, SYS_fspick,
+#endif
+#ifdef SYS_mount_setattr
+    SYS_mount_setattr,
+#endif
+    // The kernel's keyring, BPF, performance counters, kexec, modules.
+    SYS_keyctl, SYS_add_key, SYS_request_key, SYS_bpf, SYS_perf_event_open, SYS_kexec_load,
+#ifdef SYS_kexec_file_load
+    SYS_kexec_file_load,
+#endif
+    SYS_init_module, SYS_finit_module, SYS_delete_module,
+    // New namespaces (unshare, setns; clone's namespace flags are checked below).
+    SYS_unshare, SYS_setns,
+    // Ways around the filter or known escapes.
+    SYS_userfaultfd, SYS_open_by_handle_at,
+#ifdef SYS_io_uring_setup
+    SYS_io_uring_setup, SYS_io_uring_enter, SYS_io_uring_register,
+#endif
+    SYS_swapon, SYS_swapoff, SYS_reboot, SYS_acct, SYS_syslog, SYS_quotactl,
+#ifdef SYS_iopl
+    SYS_iopl, SYS_ioperm,
+#endif
+};
+
+/// The filter: a foreign architecture or ABI, the denied calls and namespace flags fail with
+/// EPERM; clone3 with ENOSYS (its flags sit behind a pointer the filter cannot read, and the C
+/// library then falls back to clone); with `flags & CAPPEX_SECCOMP_NO_INET_DATAGRAM`, an
+/// internet socket other than a stream (Landlock rules TCP), with `CAPPEX_SECCOMP_NO_INET` any
+/// internet socket, and raw packet sockets always.
+static int build_filter(struct filter_builder *builder, int flags) {
+    builder->length = 0;
+    builder->overflow = 0;
+#ifdef CAPPEX_AUDIT_ARCH
+    emit(builder, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
+    emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, CAPPEX_AUDIT_ARCH, 1, 0));
+    emit(builder, (struct sock_filter)RETURN_ERRNO(EPERM));
+#endif
+    emit(builder, (struct sock_filter)LOAD_NR);
+#if defined(__x86_64__)
+    // The x32 ABI's numbers (bit 30) alias x86-64's calls: refuse them all.
+    emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1));
+    emit(builder, (struct sock_filter)RETURN_ERRNO(EPERM));
+#endif
+    for (size_t index = 0; index < sizeof(denied_calls) / sizeof(denied_calls[0]); index++) {
+        deny(builder, denied_calls[index], EPERM);
+    }
+#ifdef SYS_clone3
+    deny(builder, SYS_clone3, ENOSYS);
+#endif
+    // clone with any namespace flag.
+    const uint32_t namespaces = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWUTS
+                                | CLONE_NEWIPC | CLONE_NEWCGROUP;
+    emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 4));
+    emit(builder, (struct sock_filter)LOAD_ARG_LOW(0));
+    emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, namespaces, 0, 1));
+    emit(builder, (struct sock_filter)RETURN_ERRNO(EPERM));
+    emit(builder, (struct sock_filter)RETURN_ALLOW);
+    // socket(domain, type, protocol).
+    emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 12));
+    emit(builder, (struct sock_filter)LOAD_ARG_LOW(0));
+    emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_PACKET, 0, 1));
+    emit(builder, (struct sock_filter)RETURN_ERRNO(EPERM));
+    emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET, 1, 0));
+    emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET6, 0, 6));
+    // An internet socket.
+    if (flags & CAPPEX_SECCOMP_NO_INET) {
+        emit(builder, (struct sock_filter)RETURN_ERRNO(EPERM));
+    } else {
+        emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, 0, 0, 0));  // no-op: keeps the offsets
+    }
+    emit(builder, (struct sock_filter)LOAD_ARG_LOW(1));
+    emit(builder, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xf));
+    emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SOCK_STREAM, 1, 0));
+    if (flags & CAPPEX_SECCOMP_NO_INET_DATAGRAM) {
+        emit(builder, (struct sock_filter)RETURN_ERRNO(EPERM));
+    } else {
+        emit(builder, (struct sock_filter)RETURN_ALLOW);
+    }
+    emit(builder, (struct sock_filter)RETURN_ALLOW);  // a stream
+    emit(builder, (struct sock_filter)RETURN_ALLOW);  // another family
+    emit(builder, (struct sock_filter)RETURN_ALLOW);  // another call
+    return builder->overflow ? -1 : 0;
+}
+
+#define CHILD_STACK_SIZE (256 * 1024)
+
+/// What the parent hands the child; the child writes `failed_step` and `error` on failure (the
+/// memory is shared until exec).
+struct child_plan {
+    int executable_fd;
+    int keep_executable_open;
+    char *const *argv;
+    char *const *envp;
+    const int *inherit;
+    int inherit_count;
+    int stdout_fd;
+    int stderr_fd;
+    const char *directory;
+    const struct cappex_sandbox *sandbox;
+    struct sock_fprog filter;
+    volatile int failed_step;
+    volatile int error;
+};
+
+static int fail(struct child_plan *plan, int step) {
+    plan->failed_step = step;
+    plan->error = errno;
+    _exit(127);
+}
+
+/// Writes `text` whole to the file at `path`; 0 or -1 with errno.
+static int write_file(const char *path, const char *text) {
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    size_t length = strlen(text);
+    ssize_t written = write(fd, text, length);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return written == (ssize_t)length ? 0 : -1;
+}
+
+/// Formats "N N 1\n" (an identity map of one id) into `out` without printf (not async-signal-safe).
+static void identity_map(char *out, uint32_t id) {
+    char digits[16];
+    int count = 0;
+    do { digits[count++] = (char)('0' + id % 10); id /= 10; } while (id > 0 && count < 15);
+    int at = 0;
+    for (int copy = 0; copy < 2; copy++) {
+        for (int index = count - 1; index >= 0; index--) out[at++] = digits[index];
+        out[at++] = ' ';
+    }
+    out[at++] = '1';
+    out[at++] = '\n';
+    out[at] = 0;
+}
+
+static int child_main(void *argument) {
+    struct child_plan *plan = argument;
+    const struct cappex_sandbox *sandbox = plan->sandbox;
+    // Every handler back to its default before any signal may arrive, then unblock: a handler of
+    // the parent's must never run on this shared memory.
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_handler = SIG_DFL;
+    for (int signal = 1; signal < NSIG; signal++) (void)sigaction(signal, &action, NULL);
+    sigset_t empty;
+    sigemptyset(&empty);
+    if (sigprocmask(SIG_SETMASK, &empty, NULL) != 0) return fail(plan, CAPPEX_STEP_SIGNALS);
+    if (setpgid(0, 0) != 0) return fail(plan, CAPPEX_STEP_PROCESS_GROUP);
+
+    if (sandbox != NULL && (sandbox->namespaces & CAPPEX_NAMESPACE_USER)) {
+        char map[48];
+        if (write_file("/proc/self/setgroups", "deny") != 0) return fail(plan, CAPPEX_STEP_USER_NAMESPACE);
+        identity_map(map, sandbox->outer_uid);
+        if (write_file("/proc/self/uid_map", map) != 0) return fail(plan, CAPPEX_STEP_USER_NAMESPACE);
+        identity_map(map, sandbox->outer_gid);
+        if (write_file("/proc/self/gid_map", map) != 0) return fail(plan, CAPPEX_STEP_USER_NAMESPACE);
+    }
+    if (sandbox != NULL && (sandbox->namespaces & CAPPEX_NAMESPACE_MOUNT)) {
+        if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) return fail(plan, CAPPEX_STEP_MOUNT);
+        if (sandbox->private_tmp
+            && mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=1777,size=64m") != 0) {
+            return fail(plan, CAPPEX_STEP_PRIVATE_TMP);
+        }
+    }
+    if (sandbox != NULL && sandbox->cgroup_procs >= 0) {
+        if (write(sandbox->cgroup_procs, "0", 1) != 1) return fail(plan, CAPPEX_STEP_CGROUP);
+    }
+    if (plan->directory != NULL && chdir(plan->directory) != 0) return fail(plan, CAPPEX_STEP_DIRECTORY);
+
+    // Descriptors: everything the child keeps moves above the contract's numbers first, so no
+    // dup2 overwrites a source another still needs; then 0, 1, 2, 3… as the contract says.
+    const int base = 64;
+    int moved[8];
+    int count = plan->inherit_count > 8 ? 8 : plan->inherit_count;
+    for (int index = 0; index < count; index++) {
+        moved[index] = fcntl(plan->inherit[index], F_DUPFD_CLOEXEC, base);
+        if (moved[index] < 0) return fail(plan, CAPPEX_STEP_DESCRIPTORS);
+    }
+    int out = plan->stdout_fd >= 0 ? fcntl(plan->stdout_fd, F_DUPFD_CLOEXEC, base) : -1;
+    int err = plan->stderr_fd >= 0 ? fcntl(plan->stderr_fd, F_DUPFD_CLOEXEC, base) : -1;
+    int executable = fcntl(plan->executable_fd, F_DUPFD_CLOEXEC, base);
+    int ruleset = sandbox != NULL && sandbox->landlock_ruleset >= 0
+                      ? fcntl(sandbox->landlock_ruleset, F_DUPFD_CLOEXEC, base) : -1;
+    if (executable < 0 || (plan->stdout_fd >= 0 && out < 0) || (plan->stderr_fd >= 0 && err < 0)
+        || (sandbox != NULL && sandbox->landlock_ruleset >= 0 && ruleset < 0)) {
+        return fail(plan, CAPPEX_STEP_DESCRIPTORS);
+    }
+    int null_in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int null_out = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (null_in < 0 || null_out < 0) return fail(plan, CAPPEX_STEP_DESCRIPTORS);
+    if (dup2(null_in, 0) < 0 || dup2(out >= 0 ? out : null_out, 1) < 0 || dup2(err >= 0 ? err : null_out, 2) < 0) {
+        return fail(plan, CAPPEX_STEP_DESCRIPTORS);
+    }
+    for (int index = 0; index < count; index++) {
+        if (dup2(moved[index], 3 + index) < 0) return fail(plan, CAPPEX_STEP_DESCRIPTORS);
+    }
+    // A script's interpreter opens it again as /dev/fd/N: then the descriptor stays open over exec.
+    int first_closed = 3 + count;
+    if (plan->keep_executable_open) {
+        if (dup2(executable, first_closed) < 0) return fail(plan, CAPPEX_STEP_DESCRIPTORS);
+        executable = first_closed++;
+    }
+    // Everything else closes at exec (the ruleset and the executable are still needed until then;
+    // all of ours above `base` are close-on-exec already, this catches what the parent leaked).
+#if defined(SYS_close_range) && defined(CLOSE_RANGE_CLOEXEC)
+    if (syscall(SYS_close_range, (unsigned)first_closed, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
+#endif
+    {
+        for (int fd = first_closed; fd < base; fd++) (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
+    // Limits last among the preparations: a low RLIMIT_NOFILE must not fail the moves above.
+    if (sandbox != NULL) {
+        for (int index = 0; index < sandbox->limit_count && index < 4; index++) {
+            struct rlimit limit = { .rlim_cur = sandbox->limit_value[index], .rlim_max = sandbox->limit_value[index] };
+            int resource;
+            switch (sandbox->limit_resource[index]) {
+            case 0: resource = RLIMIT_AS; break;
+            case 1: resource = RLIMIT_NOFILE; break;
+            case 2: resource = RLIMIT_CPU; break;
+            default: resource = RLIMIT_NPROC; break;
+            }
+            if (setrlimit(resource, &limit) != 0) return fail(plan, CAPPEX_STEP_LIMITS);
+        }
+    }
+    if (sandbox != NULL && sandbox->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+        return fail(plan, CAPPEX_STEP_NO_NEW_PRIVS);
+    }
+    if (sandbox != NULL && sandbox->drop_root) {
+        // Root keeps no capability over exec (SECBIT_NOROOT, locked), nor through a set-uid
+        // fix-up: the sandbox's rules then hold for root as for anyone.
+        const unsigned long bits = (1UL << 0) | (1UL << 1) | (1UL << 2) | (1UL << 3);  // NOROOT(+LOCKED), NO_SETUID_FIXUP(+LOCKED)
+        if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) != 0) return fail(plan, CAPPEX_STEP_DROP_ROOT);
+    }
+    if (ruleset >= 0) {
+        if (sandbox->proc_self_access != 0) {
+            int self = open("/proc/self", O_PATH | O_CLOEXEC | O_DIRECTORY);
+            if (self >= 0) {
+                struct ll_path_beneath_attr attr = { .allowed_access = sandbox->proc_self_access, .parent_fd = self };
+                (void)syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &attr, 0);
+                close(self);
+            }
+        }
+        if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) return fail(plan, CAPPEX_STEP_LANDLOCK);
+        close(ruleset);
+    }
+    if (plan->filter.len > 0
+        && syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &plan->filter) != 0) {
+        return fail(plan, CAPPEX_STEP_SECCOMP);
+    }
+    syscall(SYS_execveat, executable, "", plan->argv, plan->envp, AT_EMPTY_PATH);
+    return fail(plan, CAPPEX_STEP_EXEC);
+}
+
+#endif  // __linux__
+
+int cappex_spawn_sandboxed(int executable_fd, int keep_executable_open, char *const argv[], char *const envp[],
+                           const int *inherit, int inherit_count, int stdout_fd, int stderr_fd,
+                           const char *directory, const struct cappex_sandbox *sandbox,
+                           pid_t *pid, int *failed_step) {
+#ifdef __linux__
+    *failed_step = 0;
+    if (inherit_count < 0 || inherit_count > 8) return EINVAL;
+    struct filter_builder *builder = NULL;
+    struct child_plan plan;
+    memset(&plan, 0, sizeof(plan));
+    plan.executable_fd = executable_fd;
+    plan.keep_executable_open = keep_executable_open;
+    plan.argv = argv;
+    plan.envp = envp;
+    plan.inherit = inherit;
+    plan.inherit_count = inherit_count;
+    plan.stdout_fd = stdout_fd;
+    plan.stderr_fd = stderr_fd;
+    plan.directory = directory;
+    plan.sandbox = sandbox;
+    void *stack = mmap(NULL, CHILD_STACK_SIZE + sizeof(struct filter_builder), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (stack == MAP_FAILED) return errno;
+    if (sandbox != NULL && sandbox->seccomp) {
+        builder = (struct filter_builder *)((char *)stack + CHILD_STACK_SIZE);
+        if (build_filter(builder, sandbox->seccomp) != 0) {
+            munmap(stack, CHILD_STACK_SIZE + sizeof(struct filter_builder));
+            *failed_step = CAPPEX_STEP_SECCOMP;
+            return E2BIG;
+        }
+        plan.filter.len = builder->length;
+        plan.filter.filter = builder->code;
+    }
+    int flags = CLONE_VM | CLONE_VFORK | SIGCHLD;
+    if (sandbox != NULL) {
+        if (sandbox->namespaces & CAPPEX_NAMESPACE_USER) flags |= CLONE_NEWUSER;
+        if (sandbox->namespaces & CAPPEX_NAMESPACE_MOUNT) flags |= CLONE_NEWNS;
+        if (sandbox->namespaces & CAPPEX_NAMESPACE_PID) flags |= CLONE_NEWPID;
+    }
+    // No handler of ours may run in the child before it resets them: block everything across
+    // the clone (the child unblocks after resetting; the parent restores its mask after).
+    sigset_t all, saved;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &saved);
+    pid_t child = clone(child_main, (char *)stack + CHILD_STACK_SIZE, flags, &plan);
+    int clone_error = errno;
+    pthread_sigmask(SIG_SETMASK, &saved, NULL);
+    munmap(stack, CHILD_STACK_SIZE + sizeof(struct filter_builder));
+    if (child < 0) {
+        *failed_step = CAPPEX_STEP_CLONE;
+        return clone_error;
+    }
+    if (plan.failed_step != 0) {
+        // The child failed before exec and has exited (status 127): reap it and report why.
+        int status;
+        while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
+        *failed_step = plan.failed_step;
+        return plan.error != 0 ? plan.error : ECHILD;
+    }
+    *pid = child;
+    return 0;
+#else
+    (void)executable_fd; (void)keep_executable_open; (void)argv; (void)envp; (void)inherit; (void)inherit_count;
+    (void)stdout_fd; (void)stderr_fd; (void)directory; (void)sandbox; (void)pid;
+    *failed_step = 0;
+    return ENOSYS;
+#endif
+}

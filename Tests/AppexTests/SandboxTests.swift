@@ -1,0 +1,200 @@
+import AppexCore
+import AppexFixtureInterfaces
+import AppexHost
+import AppexStore
+import AppexSystem
+import AppexTesting
+import Foundation
+import Testing
+
+/// The hostile extension (Tests/Fixtures/AppexFixtureHostile).
+let hostileExecutable = URL(fileURLWithPath: echoExecutable).deletingLastPathComponent()
+    .appendingPathComponent("AppexFixtureHostile").path
+
+/// Every extension runs confined (docs/DESIGN.md, "The sandbox"): a hostile extension tries what
+/// its sandbox forbids, sees each attempt refused, and the host and other extensions go on.
+@Suite struct SandboxTests {
+    let fixture: HostFixture
+    let tests: ExtensionProcessTests
+    static let group = "group.com.example.app"
+    static let keychainGroup = "TEAMID.com.example.shared"
+
+    init() throws {
+        fixture = try HostFixture()
+        tests = ExtensionProcessTests(fixture: fixture)
+    }
+
+    func hostile(
+        networkClient: Bool = false,
+        id: String = "com.example.hostile"
+    ) throws -> AppExtensionProcess {
+        var values: [String: PropertyListValue] = [:]
+        if networkClient { values["com.apple.security.network.client"] = .boolean(true) }
+        let entitlements = Entitlements(
+            applicationGroups: [Self.group],
+            keychainAccessGroups: [Self.keychainGroup],
+            values: values
+        )
+        return try tests.process(
+            try tests.installEcho(id: id, entitlements: entitlements, executable: hostileExecutable)
+        )
+    }
+
+    func attempt(_ process: AppExtensionProcess, _ command: String, _ argument: String = "") async throws -> String {
+        try await process.send(EchoRequest(command: command, text: argument), expecting: EchoReply.self).text
+    }
+
+    @Test(
+        "a hostile extension is refused the keys, another group's container, $HOME, the registry, the host's environ, ptrace, signals to the host, exec of /bin/sh, a user namespace and the network; each refusal is an errno it sees, and the host and another extension go on"
+    )
+    func hostileRefused() async throws {
+        try fixture.declarePoint([
+            "AppexResourceLimits": .dictionary(["Processes": .integer(48), "MemoryBytes": .integer(2 << 30)])
+        ])
+        let environment = fixture.world.environment
+        // Things that exist, so a refusal is the sandbox's and not a missing file.
+        let other = environment.home + "/AppGroups/group.com.example.other"
+        try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
+        try Data("secret".utf8).write(to: URL(fileURLWithPath: other + "/data"))
+        let homeFile = FileManager.default.homeDirectoryForCurrentUser.path + "/.appex-sandbox-probe-\(UUID())"
+        try Data("private".utf8).write(to: URL(fileURLWithPath: homeFile))
+        defer { try? FileManager.default.removeItem(atPath: homeFile) }
+        let keychain = try SharedKeychain(context: .owner, environment: environment)
+        try keychain.set(Data("x".utf8), service: "sandbox", account: "seed", accessGroup: Self.keychainGroup)
+        let keys = try #require(try FileManager.default.contentsOfDirectory(atPath: environment.keysDirectory).first)
+        let registry = environment.registryDirectory + "/registry.sqlite"
+        try await OAuthServer.start()
+        let port = try #require(OAuthServer.issuer.port)
+        let host = ProcessControl.processIdentifier
+
+        let process = try hostile()
+        defer { process.invalidate() }
+        try fixture.discovery().setEnabled(true, bundleIdentifier: "com.example.hostile")  // the registry exists
+        #expect(FileManager.default.fileExists(atPath: registry))
+        let attempts: [(String, String)] = [
+            ("list", environment.keysDirectory), ("read", environment.keysDirectory + "/" + keys),
+            ("list", other), ("read", other + "/data"), ("read", homeFile), ("write", registry),
+            ("read", "/proc/\(host)/environ"), ("ptrace", "\(host)"), ("signal", "\(host)"),
+            ("connect", "\(port)"), ("udp", ""), ("exec", "/bin/sh"), ("unshare", ""),
+            ("read", "/etc/shadow"),
+        ]
+        for (command, argument) in attempts {
+            let outcome = try await attempt(process, command, argument)
+            #expect(outcome.hasPrefix("refused: "), "\(command) \(argument): \(outcome)")
+        }
+        // Its own container and its group are its to use.
+        let container = environment.home + "/Containers/com.example.hostile"
+        #expect(try await attempt(process, "create", container + "/mine").hasPrefix("allowed"))
+        #expect(
+            try await attempt(process, "create", environment.home + "/AppGroups/\(Self.group)/ours").hasPrefix(
+                "allowed"
+            )
+        )
+        // More processes than the point allows (threads count too): refused before 200.
+        let forks = try await attempt(process, "fork", "200")
+        #expect(forks.hasPrefix("refused: fork after"), "\(forks)")
+        // Past its memory limit: the allocation fails, the process lives on.
+        #expect(try await attempt(process, "allocate", "\(3 << 30)").hasPrefix("refused: malloc"))
+        #expect(try await attempt(process, "allocate", "\(1 << 20)").hasPrefix("allowed"))
+        // No key, no registry path in its environment.
+        let variables = try await attempt(process, "environment")
+        #expect(!variables.contains("APPEX_KEYS_DIR") && variables.contains("APPEX_KEYCHAIN_FD"))
+        // The host and another extension go on.
+        let echo = try tests.process(try tests.installEcho())
+        defer { echo.invalidate() }
+        #expect(
+            try await echo.send(EchoRequest(command: "echo", text: "still"), expecting: EchoReply.self).text == "still"
+        )
+        #expect(
+            try SharedKeychain(context: .owner, environment: environment).item(
+                service: "sandbox",
+                account: "seed",
+                accessGroup: Self.keychainGroup
+            ) != nil
+        )
+    }
+
+    @Test("the same extension with the network client entitlement reaches the loopback port")
+    func networkEntitlement() async throws {
+        try await OAuthServer.start()
+        let port = try #require(OAuthServer.issuer.port)
+        let process = try hostile(networkClient: true)
+        defer { process.invalidate() }
+        let outcome = try await attempt(process, "connect", "\(port)")
+        #expect(outcome.hasPrefix("allowed: connected"), "\(outcome)")
+    }
+
+    @Test(
+        "a sandboxed extension's keychain goes through its host's broker and answers for its own groups only; a process holding a copy of the broker's socket is refused"
+    )
+    func brokeredKeychain() async throws {
+        let environment = fixture.world.environment
+        let keychain = try SharedKeychain(context: .owner, environment: environment)
+        try keychain.set(
+            Data("shared-value".utf8),
+            service: "sandbox",
+            account: "test",
+            accessGroup: Self.keychainGroup
+        )
+        try keychain.set(
+            Data("other".utf8),
+            service: "sandbox",
+            account: "test",
+            accessGroup: "TEAMID.com.example.other"
+        )
+        let process = try hostile()
+        defer { process.invalidate() }
+        #expect(try await attempt(process, "keychain", Self.keychainGroup) == "allowed: brokered shared-value")
+        let refused = try await attempt(process, "keychain", "TEAMID.com.example.other")
+        #expect(refused.contains("missing-entitlement"), "\(refused)")
+
+        // Another process with the extension's broker socket (taken with pidfd_getfd) asks as if
+        // it were the extension: the kernel says who sent it, and the broker refuses.
+        let pid = try await process.send(EchoRequest(command: "environment", text: ""), expecting: EchoReply.self).pid
+        let pidfd = try #require(ProcessControl.openPidfd(pid))
+        let copy = PacketSocket(adopting: try ProcessControl.copyDescriptor(4, of: pidfd))
+        let request = KeychainBrokerRequest.items(service: "sandbox", account: "test", accessGroup: Self.keychainGroup)
+        try copy.send(try request.encoded())
+        let answer = try KeychainBrokerReply(bytes: try #require(try copy.receive()).bytes)
+        guard case .failure(let code, let message) = answer else {
+            Issue.record("an impostor was answered: \(answer)")
+            return
+        }
+        #expect(code == "untrusted-process" && message.contains("(pid \(pid))"))
+        // The extension itself is still served.
+        #expect(try await attempt(process, "keychain", Self.keychainGroup) == "allowed: brokered shared-value")
+    }
+
+    @Test("the checked file is the file that runs: an executable swapped between the check and the exec does not run")
+    func swappedExecutable() async throws {
+        let identity = try tests.installEcho()
+        let executable = identity.bundlePath + "/AppexFixtureEcho"
+        var configuration = AppExtensionProcess.Configuration(
+            identity: identity,
+            hostBundlePath: fixture.hostPath,
+            environment: fixture.world.environment
+        )
+        // Between the check and the spawn: a script that would say "swapped" takes the path.
+        configuration.beforeSpawn = {
+            let impostor = executable + ".new"
+            try? Data("#!/bin/sh\necho swapped\n".utf8).write(to: URL(fileURLWithPath: impostor))
+            chmod(impostor, 0o755)
+            rename(impostor, executable)
+        }
+        let process = try await AppExtensionProcess(configuration: configuration)
+        defer { process.invalidate() }
+        let reply = try await process.send(EchoRequest(command: "echo", text: "original"), expecting: EchoReply.self)
+        #expect(reply.text == "original")
+        // The next launch checks the file again: the script is not what the seal covers.
+        process.invalidate()
+        configuration.beforeSpawn = nil
+        await #expect {
+            let next = try await AppExtensionProcess(configuration: configuration)
+            defer { next.invalidate() }
+            _ = try await next.send(EchoRequest(command: "echo", text: "x"), expecting: EchoReply.self)
+        } throws: { error in
+            "\(error)".contains("modified after the bundle was signed")
+                || "\(error)".contains("not the executable its seal covers")
+        }
+    }
+}

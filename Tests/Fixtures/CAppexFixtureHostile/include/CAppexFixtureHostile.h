@@ -1,0 +1,15 @@
+// The hostile fixture's calls that Swift's Glibc module does not import (variadic or behind
+// _GNU_SOURCE). Each returns 0 on success or -1 with errno.
+#ifndef CAPPEX_FIXTURE_HOSTILE_H
+#define CAPPEX_FIXTURE_HOSTILE_H
+#include <sys/types.h>
+
+/// ptrace(PTRACE_ATTACH, pid), detaching again at once if it succeeded.
+int hostile_ptrace_attach(pid_t pid);
+
+/// unshare(CLONE_NEWUSER).
+int hostile_unshare_user(void);
+
+/// fork(); the child waits for a signal forever (never returns).
+pid_t hostile_fork_waiting(void);
+#endif
