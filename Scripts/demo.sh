@@ -91,10 +91,22 @@ cat >"$work/shared.entitlements" <<'PLIST'
 </dict>
 </plist>
 PLIST
+# The widget fetches contacts itself: its sandbox lets it connect only with the network entitlement.
+cat >"$work/widget.entitlements" <<'PLIST'
+<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+<plist version="1.0">
+<dict>
+  <key>com.apple.security.application-groups</key><array><string>group.com.myapp.MyApp</string></array>
+  <key>keychain-access-groups</key><array><string>com.myapp.MyApp</string></array>
+  <key>com.apple.security.network.client</key><true/>
+</dict>
+</plist>
+PLIST
 appex bundle --executable "$examples/ContactsExplorer" --output "$app" --identifier com.myapp.MyApp \
   --name ContactsExplorer --extension-point Translate --entitlements "$work/shared.entitlements" --key "$work/myapp.key"
 appex bundle --executable "$examples/RecentContacts" --output "$app/Extensions/RecentContacts.appex" \
-  --identifier com.myapp.MyApp.RecentContacts --entitlements "$work/shared.entitlements" --key "$work/myapp.key"
+  --identifier com.myapp.MyApp.RecentContacts --entitlements "$work/widget.entitlements" --key "$work/myapp.key"
 appex bundle --executable "$examples/Translate" --output "$app/Extensions/Translate.appex" \
   --identifier com.myapp.MyApp.Translate --key "$work/myapp.key"
 appex bundle --executable "$examples/LinguaTranslate" --output "$APPEX_EXTENSIONS_PATH/Lingua.appex" \

@@ -18,6 +18,14 @@ enum Product {
         keychainAccessGroups: [SharedConfiguration.keychainGroup]
     )
 
+    /// The widget's: the shared groups, and the network (its sandbox refuses connections
+    /// without `com.apple.security.network.client`).
+    static let widget = Entitlements(
+        applicationGroups: [SharedConfiguration.appGroup],
+        keychainAccessGroups: [SharedConfiguration.keychainGroup],
+        values: ["com.apple.security.network.client": .boolean(true)]
+    )
+
     /// The other developer's team.
     static let linguaLabs = SigningKey.generate()
 
@@ -41,7 +49,7 @@ enum Product {
             in: app + "/Extensions",
             name: "RecentContacts",
             bundleIdentifier: "com.myapp.MyApp.RecentContacts",
-            entitlements: shared,
+            entitlements: widget,
             signedBy: world.team
         )
         try FixtureBundles.bundle(
