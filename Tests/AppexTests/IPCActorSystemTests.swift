@@ -226,4 +226,27 @@ func recordedInvocation(
         let translator = try $Translator.resolve(id: IPCActorSystem.ActorID("translator"), using: systems.calling)
         #expect(try await translator.translate("still") == "STILL")
     }
+
+    @Test(
+        "a @Resolvable call on an actor that does not conform to the protocol is refused, and the serving process lives on"
+    )
+    func resolvableOnAnotherActor() async {
+        // In a child process: before registered types, the runtime ran the stub's body and the
+        // serving process died.
+        await #expect(processExitsWith: .success) {
+            let systems = try ConnectedSystems()
+            defer { systems.end() }
+            let exported = Echoer(actorSystem: systems.serving)
+            systems.serving.export(exported, as: "echoer")
+            let wrong = try $Translator.resolve(id: IPCActorSystem.ActorID("echoer"), using: systems.calling)
+            do {
+                _ = try await wrong.translate("hi")
+                exit(3)  // an Echoer cannot translate
+            } catch let error as AppexError where error.code == .remoteFailure {
+                // refused, as expected
+            }
+            let echoer = try Echoer.resolve(id: IPCActorSystem.ActorID("echoer"), using: systems.calling)
+            guard try await echoer.callCount() == 0 else { exit(4) }
+        }
+    }
 }
