@@ -77,6 +77,7 @@ extension AppexError {
             case remoteFailure = "remote-failure"
             case protocolViolation = "protocol-violation"
             case coding
+            case unregisteredType = "unregistered-type"
 
             // The IPC channel
             case closed
@@ -185,6 +186,10 @@ extension AppexError.Code {
     public static var protocolViolation: Self { .init(.protocolViolation) }
     /// A message or value could not be encoded or decoded.
     public static var coding: Self { .init(.coding) }
+    /// A distributed call named, as a generic argument, a type the serving side has not
+    /// registered (`IPCActorSystem.register(_:)`): the call was refused and the connection goes
+    /// on. The message names the type as the peer sent it, the target and the actor.
+    public static var unregisteredType: Self { .init(.unregisteredType) }
 
     // MARK: The IPC channel
 
