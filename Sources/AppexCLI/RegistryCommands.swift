@@ -112,10 +112,18 @@ struct Doctor: ParsableCommand {
     var bundleIdentifier: String
 
     func run() throws {
-        let diagnosis = try reporting { () throws(AppexError) in
-            try ExtensionDiscovery(hostBundleAt: hostOptions.host).diagnose(bundleIdentifier: bundleIdentifier)
+        let (diagnosis, sandbox) = try reporting { () throws(AppexError) in
+            let discovery = try ExtensionDiscovery(hostBundleAt: hostOptions.host)
+            return (
+                try discovery.diagnose(bundleIdentifier: bundleIdentifier),
+                try discovery.sandboxLines(bundleIdentifier: bundleIdentifier)
+            )
         }
         print(diagnosis)
+        if let sandbox {
+            print("sandbox (what \(bundleIdentifier) may do when launched):")
+            for line in sandbox { print("  " + line) }
+        }
         if !diagnosis.isAvailable { throw ExitCode.failure }
     }
 }

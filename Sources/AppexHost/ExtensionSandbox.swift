@@ -160,3 +160,39 @@ package struct ExtensionSandbox: Sendable {
         return lines
     }
 }
+
+extension ExtensionDiscovery {
+    /// What `appex doctor` says of the sandbox the extension `bundleIdentifier` would run in:
+    /// a line per rule and limit, then what this kernel offers and lacks; `nil` when no bundle of
+    /// that identifier was found.
+    package func sandboxLines(bundleIdentifier: String) throws(AppexError) -> [String]? {
+        guard let found = try snapshot().extensions.first(where: { $0.bundleIdentifier == bundleIdentifier }) else {
+            return nil
+        }
+        let bundle = currentBundle(at: found.path) ?? AppexBundle.load(at: found.path, as: .appExtension)
+        let point = try host().extensionPoints.first { $0.identifier.description == found.extensionPoint }
+        let sandbox = ExtensionSandbox(
+            bundleIdentifier: bundleIdentifier,
+            bundlePath: found.path,
+            entitlements: bundle.entitlements,
+            point: point,
+            environment: environment,
+            workingDirectory: environment.home + "/ExtensionData/" + bundleIdentifier
+        )
+        let facilities = Sandbox.facilities
+        var lines = sandbox.lines
+        var kernel = ["Landlock ABI \(facilities.landlockABI)"]
+        kernel.append(facilities.seccomp ? "seccomp" : "no seccomp")
+        kernel.append(facilities.pidsCgroup.map { "pids cgroups in \($0)" } ?? "no writable pids cgroup")
+        kernel.append(facilities.userNamespaces ? "user namespaces" : "no user namespaces")
+        lines.append("kernel: " + kernel.joined(separator: ", "))
+        if facilities.landlockABI == 0 || !facilities.seccomp {
+            lines.append(
+                sandbox.profile.isRequired
+                    ? "this kernel cannot give the sandbox its point requires: launches are refused (sandbox-unavailable)"
+                    : "this kernel lacks part of the sandbox: launches go ahead with a warning"
+            )
+        }
+        return lines
+    }
+}
