@@ -50,6 +50,7 @@ declare -A baseline_of=(
   [discovery.snapshot.1000.warm]=discovery.snapshot.1000.baseline
   [ipc.reply.64MiB.memfd]=ipc.reply.64MiB.baseline
   [aux.request.roundtrip]=defaults.notify
+  [launch.first-reply.sandboxed]=launch.first-reply
 )
 # The benchmarks to run: the figures the filter selects, and their baselines.
 bench_filter="$filter"
@@ -112,6 +113,7 @@ explicit = {
     "discovery.snapshot.1000.warm": "discovery.snapshot.1000.baseline",
     "ipc.reply.64MiB.memfd": "ipc.reply.64MiB.baseline",
     "aux.request.roundtrip": "defaults.notify",
+    "launch.first-reply.sandboxed": "launch.first-reply",
 }
 def show_bytes(count):
     return f"{count / 2**20:.3g}MB"
@@ -122,7 +124,7 @@ def show(ns):
 if not p50:
     sys.exit("bench.sh: the benchmark run exported no wall-clock percentiles")
 # Figures whose target is a difference from their baseline (docs/DESIGN.md, issue 12).
-differences = {"widget.timeline.first", "widget.host.rss.20", "widget.recentcontacts.reload"}
+differences = {"widget.timeline.first", "widget.host.rss.20", "widget.recentcontacts.reload", "launch.first-reply.sandboxed"}
 def figure(name, ours, base, unit=show):
     if base is None:
         print(f"figure: {name} ours={unit(ours)} baseline=missing ratio=n/a")

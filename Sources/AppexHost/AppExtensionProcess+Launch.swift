@@ -237,7 +237,7 @@ extension AppExtensionProcess {
             workingDirectory: workingDirectory,
             interpreter: executable.interpreter
         )
-        let prepared = try prepareSandbox(sandbox)
+        let prepared = configuration.isSandboxed ? try prepareSandbox(sandbox) : nil
         configuration.beforeSpawn?()
         let (host, extensionEnd) = try makeSocketPair()
         // Before the child exists: the kernel stamps its hello with its real pid and uid.

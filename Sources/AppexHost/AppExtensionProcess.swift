@@ -42,6 +42,9 @@ public final class AppExtensionProcess: Sendable {
         /// Called after the executable was opened and checked and before it is spawned: the
         /// tests swap the file there to prove that what runs is what was checked.
         package var beforeSpawn: (@Sendable () -> Void)?
+        /// Whether the process is sandboxed (always, but for the benchmark that measures what the
+        /// sandbox costs: `launch.first-reply.sandboxed` against this switched off).
+        @_spi(Measurement) public var isSandboxed = true
         /// The thread that reads the process's connection and runs its handlers. `nil`, the
         /// default: one of a few executors every process of the host shares (as many as cores,
         /// at most 4), so dozens of extensions cost a handful of threads. Give a process an

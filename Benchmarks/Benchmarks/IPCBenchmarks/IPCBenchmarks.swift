@@ -15,10 +15,14 @@
 // - ipc.reply.64MiB / ipc.reply.64MiB.memfd: 64 MiB answers through the socket (a process
 //   configured to keep everything in the socket) and in a sealed memfd. Baseline: the C child
 //   writing 64 MiB on the socket.
-// - launch.first-reply: a new extension process, launched, until its first reply. Baseline:
-//   posix_spawn of a C program that writes one byte to descriptor 3, until that byte is read.
+// - launch.first-reply: a new extension process, launched unsandboxed (the benchmark's switch),
+//   until its first reply. Baseline: posix_spawn of a C program that writes one byte to
+//   descriptor 3, until that byte is read.
+// - launch.first-reply.sandboxed: the same, sandboxed as every real launch is (Landlock ruleset,
+//   seccomp, no_new_privs, the child's steps). Baseline: launch.first-reply, measured in the
+//   same run: the figure is what the sandbox adds (target: at most 2 ms more).
 import AppexCore
-import AppexHost
+@_spi(Measurement) import AppexHost
 import AppexIPC
 import BenchInterfaces
 import Distributed
@@ -83,8 +87,11 @@ final class BenchWorld: Sendable {
     let cSocket: Int32
     let cPid: Int32
 
-    func process() throws -> AppExtensionProcess {
-        try AppExtensionProcess(configuration: .init(identity: identity, hostBundlePath: hostPath, environment: world.environment), discovery: discovery)
+    /// A new process of the extension; `sandboxed: false` only to measure what the sandbox costs.
+    func process(sandboxed: Bool = true) throws -> AppExtensionProcess {
+        var configuration = AppExtensionProcess.Configuration(identity: identity, hostBundlePath: hostPath, environment: world.environment)
+        configuration.isSandboxed = sandboxed
+        return try AppExtensionProcess(configuration: configuration, discovery: discovery)
     }
 }
 
@@ -173,7 +180,18 @@ let benchmarks: @Sendable () -> Void = {
         let world = BenchWorld.shared
         for _ in benchmark.scaledIterations {
             benchmark.startMeasurement()
-            let process = try world.process()
+            let process = try world.process(sandboxed: false)
+            _ = try await process.call([1])
+            benchmark.stopMeasurement()
+            process.invalidate()
+        }
+    }
+
+    Benchmark("launch.first-reply.sandboxed", configuration: .init(timeUnits: .milliseconds, warmupIterations: 2, maxIterations: 60)) { benchmark in
+        let world = BenchWorld.shared
+        for _ in benchmark.scaledIterations {
+            benchmark.startMeasurement()
+            let process = try world.process(sandboxed: true)
             _ = try await process.call([1])
             benchmark.stopMeasurement()
             process.invalidate()
