@@ -52,6 +52,16 @@ let package = Package(
             linkerSettings: staticallyLinked
         ),
         .executableTarget(
+            name: "BenchKeychainExtension",
+            // keychain.read.brokered's extension: sandboxed, its keychain goes through the broker.
+            dependencies: [
+                .product(name: "AppexExtension", package: appexFolder),
+                .product(name: "AppexStore", package: appexFolder),
+            ],
+            path: "Fixtures/BenchKeychainExtension",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
             name: "IPCBenchmarks",
             dependencies: [
                 "CPingPong", "BenchExtension", "FirstByte", "BenchInterfaces",
@@ -156,9 +166,10 @@ let package = Package(
         .executableTarget(
             name: "StoreBenchmarks",
             dependencies: [
-                "DefaultsObserver", "RawSQLite",
+                "DefaultsObserver", "RawSQLite", "BenchKeychainExtension",
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "AppexCore", package: appexFolder),
+                .product(name: "AppexHost", package: appexFolder),
                 .product(name: "AppexStore", package: appexFolder),
                 .product(name: "AppexTesting", package: appexFolder),
             ],

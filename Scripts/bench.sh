@@ -51,6 +51,7 @@ declare -A baseline_of=(
   [ipc.reply.64MiB.memfd]=ipc.reply.64MiB.baseline
   [aux.request.roundtrip]=defaults.notify
   [launch.first-reply.sandboxed]=launch.first-reply
+  [keychain.read.brokered]=keychain.read
 )
 # The benchmarks to run: the figures the filter selects, and their baselines.
 bench_filter="$filter"
@@ -114,6 +115,7 @@ explicit = {
     "ipc.reply.64MiB.memfd": "ipc.reply.64MiB.baseline",
     "aux.request.roundtrip": "defaults.notify",
     "launch.first-reply.sandboxed": "launch.first-reply",
+    "keychain.read.brokered": "keychain.read",
 }
 def show_bytes(count):
     return f"{count / 2**20:.3g}MB"

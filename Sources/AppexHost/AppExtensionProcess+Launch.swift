@@ -170,7 +170,8 @@ extension AppExtensionProcess {
                 executable,
                 arguments: [executable.path],
                 environment: variables,
-                inherited: [ends.connection.rawValue, ends.broker.rawValue],
+                inherited: [ends.connection.rawValue, ends.broker.rawValue]
+                    + (ends.keychainIndex.map { [$0.rawValue] } ?? []),
                 output: ends.output.rawValue,
                 workingDirectory: workingDirectory,
                 sandbox: sandbox
@@ -184,7 +185,8 @@ extension AppExtensionProcess {
                 executable,
                 arguments: [executable.path],
                 environment: variables,
-                inherited: [ends.connection.rawValue, ends.broker.rawValue],
+                inherited: [ends.connection.rawValue, ends.broker.rawValue]
+                    + (ends.keychainIndex.map { [$0.rawValue] } ?? []),
                 output: ends.output.rawValue,
                 workingDirectory: workingDirectory,
                 sandbox: sandbox
@@ -199,6 +201,9 @@ extension AppExtensionProcess {
         let output: OwnedDescriptor
         /// Descriptor 4 in the child: its keychain broker (`APPEX_KEYCHAIN_FD`).
         let broker: OwnedDescriptor
+        /// Descriptor 5: the keychain's WAL index, read-only (`APPEX_KEYCHAIN_INDEX_FD`), when it
+        /// exists: the extension's cached reads stay valid while it says nothing was committed.
+        let keychainIndex: OwnedDescriptor?
     }
 
     func prepareLaunch() throws(AppexError) -> (PreparedLaunch, ChildEnds?) {
@@ -260,6 +265,9 @@ extension AppExtensionProcess {
                 underlyingError: error
             )
         }
+        let keychainIndex = KeychainIndexFile.descriptor(
+            configuration.environment.home + "/Keychains/keychain.sqlite-shm"
+        )
         let broker: (attesting: PacketSocket, other: PacketSocket)
         do { broker = try PacketSocket.pair() } catch {
             throw AppexError(
@@ -290,12 +298,21 @@ extension AppExtensionProcess {
                 channel: channel,
                 outputReader: outputReader,
                 workingDirectory: workingDirectory,
-                variables: childEnvironment(workingDirectory: workingDirectory, sandbox: sandbox),
+                variables: childEnvironment(
+                    workingDirectory: workingDirectory,
+                    sandbox: sandbox,
+                    keychainIndex: keychainIndex != nil
+                ),
                 sandbox: prepared,
                 broker: broker.attesting,
                 brokerContext: brokerContext
             ),
-            ChildEnds(connection: extensionEnd, output: outputWriter, broker: broker.other.descriptor)
+            ChildEnds(
+                connection: extensionEnd,
+                output: outputWriter,
+                broker: broker.other.descriptor,
+                keychainIndex: keychainIndex
+            )
         )
     }
 
@@ -505,7 +522,7 @@ extension AppExtensionProcess {
     /// The documented minimal environment of an extension process (docs/DESIGN.md, "Launching").
     /// Never the keys directory or the registry's path: an extension reaches the keychain through
     /// its host's broker, and its `HOME` and `TMPDIR` are its container's, as in the App Sandbox.
-    func childEnvironment(workingDirectory: String, sandbox: ExtensionSandbox) -> [String] {
+    func childEnvironment(workingDirectory: String, sandbox: ExtensionSandbox, keychainIndex: Bool) -> [String] {
         let inherited = ProcessInfo.processInfo.environment
         var variables = [
             "PATH=/usr/local/bin:/usr/bin:/bin",
@@ -520,6 +537,7 @@ extension AppExtensionProcess {
             "APPEX_EXTENSION_POINT=\(configuration.identity.extensionPointIdentifier)",
             "APPEX_DATA_DIRECTORY=\(workingDirectory)",
         ]
+        if keychainIndex { variables.append("APPEX_KEYCHAIN_INDEX_FD=5") }
         if let language = inherited["LANG"] { variables.append("LANG=\(language)") }
         return variables
     }

@@ -12,18 +12,34 @@ final class KeychainBrokerClient: Sendable {
     private let connection: Connection
     private let context: ProcessContext
 
-    /// The socket, used by one request at a time.
+    /// The socket, used by one request at a time, and the answers to reads, kept while the
+    /// keychain's WAL index (mapped from the descriptor the host passed, `APPEX_KEYCHAIN_INDEX_FD`)
+    /// says nothing was committed: a repeated read costs what a local cached read costs.
     private final class Connection: Sendable {
         let socket: Mutex<PacketSocket?>
-        init(_ socket: PacketSocket) { self.socket = Mutex(socket) }
+        let index: SharedIndexMapping?
+        let cache = Mutex<(header: [UInt64]?, items: [KeychainQuery: [KeychainItem]])>((nil, [:]))
+        init(_ socket: PacketSocket, index: SharedIndexMapping?) {
+            self.socket = Mutex(socket)
+            self.index = index
+        }
     }
+
+    /// The variable that names the keychain's WAL index descriptor.
+    static let indexVariable = "APPEX_KEYCHAIN_INDEX_FD"
 
     /// The broker's socket this process inherited, adopted once (`nil` when not launched with one).
     private static let inheritedSocket: Connection? = {
         guard let value = ProcessControl.environmentVariable(variable), let fd = Int32(value), fd > 2,
             let adopted = try? ProcessControl.adoptInheritedDescriptor(fd)
         else { return nil }
-        return Connection(PacketSocket(adopting: adopted))
+        var index: SharedIndexMapping?
+        if let value = ProcessControl.environmentVariable(indexVariable), let fd = Int32(value), fd > 2,
+            let descriptor = try? ProcessControl.adoptInheritedDescriptor(fd)
+        {
+            index = SharedIndexMapping(descriptor: descriptor)
+        }
+        return Connection(PacketSocket(adopting: adopted), index: index)
     }()
 
     /// The broker this process was launched with, if any, asking as `context`.
@@ -68,9 +84,21 @@ final class KeychainBrokerClient: Sendable {
 
     /// The items matching the query.
     func items(_ query: KeychainQuery) throws(AppexError) -> [KeychainItem] {
+        // The header before asking: a commit after it makes the next read miss, never go stale.
+        let header = connection.index?.header()
+        if let header, let cached = connection.cache.withLock({ $0.header == header ? $0.items[query] : nil }) {
+            return cached
+        }
         let reply = try ask(.items(service: query.service, account: query.account, accessGroup: query.accessGroup))
-        guard case .items(let items) = reply else { throw Self.unexpected(reply, context) }
-        return items.map(\.item)
+        guard case .items(let wire) = reply else { throw Self.unexpected(reply, context) }
+        let items = wire.map(\.item)
+        if let header {
+            connection.cache.withLock { cache in
+                if cache.header != header { cache = (header, [:]) }
+                cache.items[query] = items
+            }
+        }
+        return items
     }
 
     /// A write or a delete.

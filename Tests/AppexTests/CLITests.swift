@@ -156,14 +156,20 @@ import Testing
         #expect(output.standardOutput.contains("is available"))
     }
 
-    @Test("doctor shows the sandbox an extension would get: its bundle, its container, no network, the kernel's facilities")
+    @Test(
+        "doctor shows the sandbox an extension would get: its bundle, its container, no network, the kernel's facilities"
+    )
     func doctorShowsSandbox() async throws {
         let path = try fixture.addExtension("Summarize", id: "com.example.summarize", inHost: true)
         let output = try await appex("doctor", "--host", fixture.hostPath, "com.example.summarize", in: fixture.world)
         let text = output.standardOutput
         #expect(text.contains("sandbox (what com.example.summarize may do when launched):"), "\(text)")
         #expect(text.contains("read+execute: \(path) (its bundle)"))
-        #expect(text.contains("read+write: \(fixture.world.environment.home)/Containers/com.example.summarize (its container)"))
+        #expect(
+            text.contains(
+                "read+write: \(fixture.world.environment.home)/Containers/com.example.summarize (its container)"
+            )
+        )
         #expect(text.contains("network: none") && text.contains("helper processes: refused"))
         #expect(text.contains("kernel: Landlock ABI"))
         #expect(!text.contains(fixture.world.environment.keysDirectory))

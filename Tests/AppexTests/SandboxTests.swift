@@ -145,6 +145,18 @@ let hostileExecutable = URL(fileURLWithPath: echoExecutable).deletingLastPathCom
         let process = try hostile()
         defer { process.invalidate() }
         #expect(try await attempt(process, "keychain", Self.keychainGroup) == "allowed: brokered shared-value")
+        // Its answers are cached while the keychain's WAL index says nothing was committed: a
+        // change by the host is seen at the next read, never a stale value.
+        #expect(try await attempt(process, "keychain", Self.keychainGroup) == "allowed: brokered shared-value")
+        try keychain.set(Data("changed".utf8), service: "sandbox", account: "test", accessGroup: Self.keychainGroup)
+        #expect(try await attempt(process, "keychain", Self.keychainGroup) == "allowed: brokered changed")
+        try keychain.set(
+            Data("shared-value".utf8),
+            service: "sandbox",
+            account: "test",
+            accessGroup: Self.keychainGroup
+        )
+        #expect(try await attempt(process, "keychain", Self.keychainGroup) == "allowed: brokered shared-value")
         let refused = try await attempt(process, "keychain", "TEAMID.com.example.other")
         #expect(refused.contains("missing-entitlement"), "\(refused)")
 

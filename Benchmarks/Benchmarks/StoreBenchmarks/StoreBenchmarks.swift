@@ -31,6 +31,9 @@
 // modified; primary key (access_group, service, account)) in a WAL database with
 // synchronous = FULL, in a directory of its own, holding the same item.
 //
+// - keychain.read.brokered: the same read in a sandboxed extension, through its host's broker
+//   (and the extension's cache, valid while the keychain's WAL index is unchanged). Baseline:
+//   keychain.read in the same run (target: at most 3x).
 // - keychain.read: SharedKeychain.item(service:account:accessGroup:) of the item (a read
 //   transaction, the row, the item key unwrapped and the data and label opened). Reads are timed
 //   100 at a time and each value is that time / 100. Baseline: the prepared
@@ -50,6 +53,7 @@
 // fdatasync per 100 writes, at checkpoints) while the baselines do. Until that is fixed,
 // defaults.write.durable and keychain.write compare unsynced commits with synced ones.
 import AppexCore
+import AppexHost
 import AppexStore
 import AppexTesting
 import Benchmark
@@ -96,6 +100,45 @@ final class StoreWorld: Sendable {
 
 /// A shared keychain and a raw SQLite table of the same columns side by side, made once per
 /// benchmark process (each holding the item the figures read and replace).
+/// A host app whose extension (BenchKeychainExtension) is entitled to KeychainWorld's group, in
+/// KeychainWorld's environment, launched once.
+final class BrokeredKeychainWorld: Sendable {
+    static let shared: BrokeredKeychainWorld = {
+        do { return try BrokeredKeychainWorld() } catch {
+            FileHandle.standardError.write(Data("cannot build the brokered keychain fixture: \(error)\n".utf8))
+            exit(1)
+        }
+    }()
+
+    let process: AppExtensionProcess
+
+    init() throws {
+        let keychain = KeychainWorld.shared
+        let world = keychain.world
+        let host = world.root.appending("HostApp.app")
+        try FixtureBundles.makeHostApp(at: host, bundleIdentifier: "com.example.hostapp", extensionPoints: ["HostAppFeature"], signedBy: world.team)
+        let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let executable = URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("BenchKeychainExtension").path
+        try FixtureBundles.bundle(
+            executable: executable,
+            in: host + "/Extensions",
+            name: "Reader",
+            bundleIdentifier: "com.example.reader",
+            extensionPoint: ExtensionPointIdentifier(host: "com.example.hostapp", name: "HostAppFeature"),
+            entitlements: Entitlements(applicationGroups: [], keychainAccessGroups: [KeychainWorld.group]),
+            signedBy: world.team
+        )
+        let discovery = try ExtensionDiscovery(hostBundleAt: host, environment: world.environment)
+        guard let identity = try discovery.snapshot().extensions.first?.identity else {
+            preconditionFailure("the brokered keychain benchmark's extension is not valid")
+        }
+        process = try AppExtensionProcess(
+            configuration: .init(identity: identity, hostBundlePath: host, environment: world.environment),
+            discovery: discovery
+        )
+    }
+}
+
 final class KeychainWorld: Sendable {
     static let shared: KeychainWorld = {
         do { return try KeychainWorld() } catch {
@@ -260,6 +303,19 @@ let benchmarks: @Sendable () -> Void = {
         precondition(item?.data == world.secret && item?.label == KeychainWorld.label)
         try timeReads(benchmark, units: 20, readsPerUnit: 100) {
             blackHole(try world.keychain.item(service: KeychainWorld.service, account: KeychainWorld.account, accessGroup: KeychainWorld.group))
+        }
+    }
+
+    // The same read in a sandboxed extension, through its host's broker: the extension times
+    // 100 reads at a time and answers the total (what crosses the process boundary is the
+    // first read of each keychain state; the rest are answered from the extension's cache while
+    // the keychain's WAL index is unchanged). Baseline: keychain.read, in the host.
+    Benchmark("keychain.read.brokered", configuration: reads) { benchmark in
+        let process = try BrokeredKeychainWorld.shared.process
+        for _ in 0..<20 {
+            let reply = try await process.call(Array("read:100".utf8))
+            let total = reply.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+            benchmark.measurement(latency, Int(total) / 100)
         }
     }
 
