@@ -45,64 +45,6 @@ package enum ProcessControl {
     /// The real user id.
     package static var userIdentifier: UInt32 { getuid() }
 
-    /// What to spawn as an extension process: `path` with `arguments` and `environment`;
-    /// `connection` becomes descriptor 3, `output` descriptors 1 and 2, standard input is
-    /// /dev/null, every other descriptor is closed, the signal mask is emptied and every
-    /// disposition reset, in a process group of its own, in `workingDirectory`.
-    package struct ExtensionSpawn: Sendable {
-        package var path: String
-        package var arguments: [String]
-        package var environment: [String]
-        package var connection: Int32
-        package var output: Int32
-        package var workingDirectory: String
-
-        package init(
-            path: String,
-            arguments: [String],
-            environment: [String],
-            connection: Int32,
-            output: Int32,
-            workingDirectory: String
-        ) {
-            self.path = path
-            self.arguments = arguments
-            self.environment = environment
-            self.connection = connection
-            self.output = output
-            self.workingDirectory = workingDirectory
-        }
-
-        /// Spawns it on the calling thread; returns `posix_spawn`'s result and the pid.
-        fileprivate func run() -> (Int32, Int32) {
-            var pid: pid_t = 0
-            let result = withCStrings(arguments) { argv in
-                withCStrings(environment) { envp in
-                    cappex_spawn_extension(path, argv, envp, connection, output, output, workingDirectory, &pid)
-                }
-            }
-            return (result, pid)
-        }
-    }
-
-    /// Spawns an extension process on the spawner thread (see ``SpawnerThread``: the
-    /// parent-death signal follows the spawning thread) and waits for it.
-    ///
-    /// - Returns: the child's pid.
-    @available(*, noasync, message: "waits for the spawner thread; use the async spawnExtension")
-    package static func spawnExtension(_ spawn: ExtensionSpawn) throws(SystemError) -> Int32 {
-        let (result, pid) = SpawnerThread.shared.run { spawn.run() }
-        try syscallReturningError("posix_spawn(\(spawn.path))") { result }
-        return pid
-    }
-
-    /// As the blocking ``spawnExtension(_:)``, holding no thread while the spawner thread spawns.
-    package static func spawnExtension(_ spawn: ExtensionSpawn) async throws(SystemError) -> Int32 {
-        let (result, pid) = await SpawnerThread.shared.run { spawn.run() }
-        try syscallReturningError("posix_spawn(\(spawn.path))") { result }
-        return pid
-    }
-
     /// A pidfd of `pid` (`pidfd_open`), or `nil` where the kernel has none: signals through it can
     /// never reach another process that reused the pid after the child was reaped.
     package static func openPidfd(_ pid: Int32) -> OwnedDescriptor? {
@@ -135,16 +77,6 @@ package enum ProcessControl {
             return nil
         }
         return ExitStatus(rawValue: status)
-    }
-
-    /// A resource limit `prlimit` sets on another process.
-    package enum Resource: Int32, Sendable {
-        case addressSpace = 0, openFiles = 1, cpuSeconds = 2, processes = 3
-    }
-
-    /// Sets `pid`'s soft and hard limit of `resource` to `value` (`prlimit`).
-    package static func setLimit(_ resource: Resource, to value: UInt64, forProcess pid: Int32) throws(SystemError) {
-        _ = try syscall("prlimit") { cappex_set_limit(pid, resource.rawValue, value, value) }
     }
 
     /// Asks the kernel to send `signal` to this process when its parent (thread) ends

@@ -264,68 +264,6 @@ int cappex_pipe_cloexec(int fds[2], int nonblocking) {
 #endif
 }
 
-int cappex_spawn_extension(const char *path, char *const argv[], char *const envp[],
-                           int connection_fd, int stdout_fd, int stderr_fd,
-                           const char *directory, pid_t *pid) {
-    posix_spawn_file_actions_t actions;
-    posix_spawnattr_t attributes;
-    int result = posix_spawn_file_actions_init(&actions);
-    if (result != 0) return result;
-    result = posix_spawnattr_init(&attributes);
-    if (result != 0) { posix_spawn_file_actions_destroy(&actions); return result; }
-
-    // Descriptors: 0 from /dev/null, 1 and 2 as given, 3 the connection; nothing else.
-    // dup2 onto a different number clears close-on-exec on the copy only.
-    if (!result) result = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    if (!result) result = stdout_fd >= 0 ? posix_spawn_file_actions_adddup2(&actions, stdout_fd, 1)
-                                         : posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    if (!result) result = stderr_fd >= 0 ? posix_spawn_file_actions_adddup2(&actions, stderr_fd, 2)
-                                         : posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-    if (!result) result = posix_spawn_file_actions_adddup2(&actions, connection_fd, 3);
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-    if (!result) result = posix_spawn_file_actions_addclosefrom_np(&actions, 4);
-#endif
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 29))
-    if (!result && directory != NULL) result = posix_spawn_file_actions_addchdir_np(&actions, directory);
-#else
-    (void)directory;
-#endif
-
-    // A child spawned from a Swift async or Dispatch thread would inherit that thread's blocked
-    // signals (and ignore SIGTERM): start it with none blocked and every handler at default.
-    sigset_t empty, all;
-    sigemptyset(&empty);
-    sigfillset(&all);
-    if (!result) result = posix_spawnattr_setsigmask(&attributes, &empty);
-    if (!result) result = posix_spawnattr_setsigdefault(&attributes, &all);
-    if (!result) result = posix_spawnattr_setpgroup(&attributes, 0);
-    if (!result) result = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
-    if (!result) result = posix_spawn(pid, path, &actions, &attributes, argv, envp);
-
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attributes);
-    return result;
-}
-
-int cappex_set_limit(pid_t pid, int resource, uint64_t soft, uint64_t hard) {
-#ifdef __linux__
-    int which;
-    switch (resource) {
-    case 0: which = RLIMIT_AS; break;
-    case 1: which = RLIMIT_NOFILE; break;
-    case 2: which = RLIMIT_CPU; break;
-    case 3: which = RLIMIT_NPROC; break;
-    default: errno = EINVAL; return -1;
-    }
-    struct rlimit limit = { .rlim_cur = soft, .rlim_max = hard };
-    return prlimit(pid, which, &limit, NULL);
-#else
-    (void)pid; (void)resource; (void)soft; (void)hard;
-    errno = ENOSYS;
-    return -1;
-#endif
-}
-
 int cappex_wal_index_header(const void *shm, uint64_t header[6]) {
     const uint64_t *first = (const uint64_t *)shm;
     const uint64_t *second = first + 6;

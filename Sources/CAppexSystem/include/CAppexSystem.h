@@ -83,19 +83,6 @@ int cappex_pidfd_getfd(int pidfd, int target);
 int cappex_pipe_cloexec(int fds[2], int nonblocking);
 
 
-/// prlimit(pid, resource, {soft, hard}, NULL): sets another process's resource limit.
-/// `resource` is 0 address space, 1 open files, 2 CPU seconds, 3 processes. 0 or -1 with errno.
-int cappex_set_limit(pid_t pid, int resource, uint64_t soft, uint64_t hard);
-
-/// Spawns `path` as an extension process: `connection_fd` becomes descriptor 3, `stdout_fd` and
-/// `stderr_fd` become 1 and 2 (-1: /dev/null), standard input is /dev/null, every other
-/// descriptor is closed, signal mask emptied and every signal's disposition reset to default,
-/// in a process group of its own, with `directory` as working directory (NULL: unchanged).
-/// Returns 0 with `*pid` set, or an errno value.
-int cappex_spawn_extension(const char *path, char *const argv[], char *const envp[],
-                           int connection_fd, int stdout_fd, int stderr_fd,
-                           const char *directory, pid_t *pid);
-
 /// Reads the WAL-index header at the start of a SQLite `-shm` file mapped at `shm` (the format is
 /// documented at sqlite.org/walformat.html: two 48-byte copies of the header, written by every
 /// commit). Copies the first into `header` and returns 1 when both copies agree, 0 when a writer
