@@ -9,7 +9,8 @@ import Foundation
 /// version first, then the fields in order. Protocol 1 spoke JSON; a hello that starts with `{`
 /// is read as protocol 1, so either side can say which versions met.
 public enum Handshake {
-    /// The wire protocol this build speaks: 2, the binary hello (1 was JSON).
+    /// The wire protocol this build speaks: 2, the binary hello (1 was JSON). No protocol is 123:
+    /// its varint is `{`, the first byte of protocol 1's JSON.
     public static let protocolVersion = 2
 
     /// What the host says.

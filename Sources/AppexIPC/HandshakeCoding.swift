@@ -19,6 +19,11 @@ extension HandshakeMessage {
         if payload.first == UInt8(ascii: "{") { return Self(otherProtocolVersion: 1) }
         var reader = WireReader(payload)
         let version = try reader.varint("the protocol version")
+        // 123's varint is `{`, which says protocol 1: no protocol is 123, so a hello that spells 123 another way
+        // (a varint with padding) is malformed, not a peer of protocol 123 that would encode as protocol 1.
+        guard version != UInt64(UInt8(ascii: "{")) else {
+            throw reader.error("the protocol version is 123, which no protocol has (its varint is protocol 1's `{`)")
+        }
         guard version == UInt64(Handshake.protocolVersion) else {
             return Self(otherProtocolVersion: Int(clamping: version))
         }
