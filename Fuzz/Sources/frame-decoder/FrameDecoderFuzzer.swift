@@ -40,10 +40,13 @@ enum FrameDecoderFuzzer {
     }
 
     /// Frames received must send and receive again unchanged; sent through the socket, they must be the bytes the
-    /// stream started with (unless one came in shared memory, which a channel sends through the socket when small).
+    /// stream started with, up to the first frame that came in shared memory (which a channel sends through the
+    /// socket when small; an empty one is not even `isShared`).
     static func checkRoundTrip(_ frames: [Frame], stream: ArraySlice<UInt8>) {
         let bytes = SocketStream.sent(frames)
-        if !frames.contains(where: \.contents.isShared) && !stream.starts(with: bytes) {
+        let inSocket = (SocketStream.sharedHeaders(in: stream).first ?? stream.endIndex) - stream.startIndex
+        let compared = min(bytes.count, inSocket)
+        guard stream.count >= compared, stream.prefix(compared).elementsEqual(bytes.prefix(compared)) else {
             fatalError("\(frames.count) frames that were received do not send as the bytes they came from")
         }
         let again = SocketStream.receive(bytes[...], passing: [])
