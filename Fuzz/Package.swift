@@ -31,5 +31,8 @@ let package = Package(
         fuzzTarget("bundle-load", [.product(name: "AppexCore", package: appexFolder)]),
         fuzzTarget("compact-decoder", [.product(name: "AppexCoding", package: appexFolder)]),
         fuzzTarget("view-tree", [.product(name: "AppexWidgetKit", package: appexFolder)]),
+        fuzzTarget("frame-decoder", [.product(name: "AppexIPC", package: appexFolder)]),
+        fuzzTarget("handshake", [.product(name: "AppexIPC", package: appexFolder)]),
+        fuzzTarget("token-response", [.product(name: "AppexAuth", package: appexFolder)]),
     ]
 )

@@ -139,28 +139,44 @@ public final class OAuthTokenManager: Sendable {
                     ("grant_type", "refresh_token"), ("refresh_token", refreshToken),
                 ] + clientCredentials
             )
-            if response.statusCode == 200, let tokens = try? JSONDecoder().decode(TokenResponse.self, from: data) {
-                return .success(TokenSet(response: tokens, previous: try? storedTokens()))
-            }
-            if (400..<500).contains(response.statusCode),
-                let error = try? JSONDecoder().decode(ErrorResponse.self, from: data)
-            {
-                return .errorResponse(
-                    error: error.error,
-                    description: error.error_description,
-                    status: response.statusCode
-                )
-            }
-            return .transportError(
-                AppexError(
-                    .retryable,
-                    "the token endpoint \(endpoints.token) answered HTTP \(response.statusCode)",
-                    context: AppexError.Context(httpStatus: response.statusCode)
-                )
+            return Self.refreshResult(
+                status: response.statusCode,
+                body: data,
+                endpoint: endpoints.token,
+                previous: try? storedTokens()
             )
         } catch {
             return .transportError(error)
         }
+    }
+
+    /// What a token endpoint's answer to a refresh request says: tokens (HTTP 200 with a token
+    /// response, RFC 6749 §5.1), the server's refusal (a 4xx with an error response, §5.2), or
+    /// `retryable` for anything else. `previous` is read only for tokens, whose answer may omit
+    /// the refresh token and scope.
+    ///
+    /// `@_spi(Fuzzing)`: the fuzz target `token-response` (`Fuzz/`) feeds it any bytes; not part of
+    /// the supported API.
+    @_spi(Fuzzing) public static func refreshResult(
+        status: Int,
+        body: Data,
+        endpoint: URL,
+        previous: @autoclosure () -> TokenSet?,
+        now: Date = Date()
+    ) -> RefreshResult {
+        if status == 200, let tokens = try? JSONDecoder().decode(TokenResponse.self, from: body) {
+            return .success(TokenSet(response: tokens, previous: previous(), now: now))
+        }
+        if (400..<500).contains(status), let error = try? JSONDecoder().decode(ErrorResponse.self, from: body) {
+            return .errorResponse(error: error.error, description: error.error_description, status: status)
+        }
+        return .transportError(
+            AppexError(
+                .retryable,
+                "the token endpoint \(endpoint) answered HTTP \(status)",
+                context: AppexError.Context(httpStatus: status)
+            )
+        )
     }
 
     /// A token set whose access token is not about to expire: the stored one, or one refreshed

@@ -68,7 +68,10 @@ public struct TokenSet: Codable, Sendable, Hashable {
     }
 
     /// Encodes for storage.
-    package func encoded() throws(AppexError) -> Data {
+    ///
+    /// `@_spi(Fuzzing)`, with ``decoded(from:key:)``: the fuzz target `token-response` (`Fuzz/`)
+    /// checks that what it reads survives storage; not part of the supported API.
+    @_spi(Fuzzing) public func encoded() throws(AppexError) -> Data {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
         do { return try encoder.encode(self) } catch {
@@ -80,7 +83,7 @@ public struct TokenSet: Codable, Sendable, Hashable {
     ///
     /// - Throws: ``AppexError`` `storage` when the bytes are not a token set, or are of a newer
     ///   format this Appex cannot read (naming both versions).
-    package static func decoded(from data: Data, key: String) throws(AppexError) -> TokenSet {
+    @_spi(Fuzzing) public static func decoded(from data: Data, key: String) throws(AppexError) -> TokenSet {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
         struct Version: Decodable { var version: Int }

@@ -346,10 +346,33 @@ public final class FrameChannel: Sendable {
             payload = Payload(Array(state.buffer[state.start..<(state.start + length)]))
             state.start += length
         }
-        if !state.descriptors.isEmpty {
+        // The kernel hands a descriptor over with the first byte of the header it was sent with, and one read may
+        // take the bytes of several frames: a descriptor read with this frame may belong to a shared-memory frame
+        // whose header is buffered after it. More than those headers can use is a peer passing descriptors it has no
+        // frames for.
+        if !state.descriptors.isEmpty && state.descriptors.count > Self.sharedHeaders(buffered: state) {
             throw AppexError(.protocolViolation, "a descriptor arrived with a frame that carries none")
         }
         return Frame(kind: kind, requestID: requestID, contents: payload)
+    }
+
+    /// How many shared-memory frames may start in the bytes buffered after `state.start`: the complete headers among
+    /// them that say shared memory, and one more for a header cut short (its descriptor comes with its first byte).
+    private static func sharedHeaders(buffered state: borrowing ReadState) -> Int {
+        var headers = 0
+        var offset = state.start
+        while offset < state.buffer.count {
+            guard state.buffer.count - offset >= Frame.headerSize else { return headers + 1 }
+            if state.buffer[offset + 5] & Frame.sharedMemoryFlag != 0 {
+                headers += 1
+                offset += Frame.headerSize
+            } else {
+                var length = 0
+                for index in 0..<4 { length |= Int(state.buffer[offset + index]) << (8 * index) }
+                offset += Frame.headerSize + length
+            }
+        }
+        return headers
     }
 
     /// A payload larger than the scratch buffer: what is buffered, then the rest read straight

@@ -1,4 +1,3 @@
-import AppexCoding
 import Foundation
 
 /// The first frames on every connection: each side says who it is and which protocol it speaks.
@@ -10,7 +9,8 @@ import Foundation
 /// version first, then the fields in order. Protocol 1 spoke JSON; a hello that starts with `{`
 /// is read as protocol 1, so either side can say which versions met.
 public enum Handshake {
-    /// The wire protocol this build speaks: 2, the binary hello (1 was JSON).
+    /// The wire protocol this build speaks: 2, the binary hello (1 was JSON). No protocol is 123:
+    /// its varint is `{`, the first byte of protocol 1's JSON.
     public static let protocolVersion = 2
 
     /// What the host says.
@@ -66,10 +66,7 @@ public enum Handshake {
 
     /// Sends `hello` as a hello frame.
     package static func send(_ hello: some HandshakeMessage, on channel: FrameChannel) throws(AppexError) {
-        var writer = WireWriter()
-        writer.write(count: hello.protocolVersion)
-        if hello.protocolVersion == Handshake.protocolVersion { hello.write(to: &writer) }
-        try channel.send(Frame(kind: .hello, requestID: 0, payload: writer.bytes))
+        try channel.send(Frame(kind: .hello, requestID: 0, payload: hello.payload))
     }
 
     /// Waits up to `timeout` for the peer's hello frame and decodes it. A hello of another
@@ -89,10 +86,6 @@ public enum Handshake {
         guard frame.kind == .hello else {
             throw AppexError(.protocolViolation, "the peer's first frame was a \(frame.kind), not hello")
         }
-        do throws(WireFormatError) {
-            return try Hello.decoding(frame.payload)
-        } catch {
-            throw AppexError(.protocolViolation, "the peer's hello is malformed: \(error)")
-        }
+        return try Hello.received(frame.payload)
     }
 }

@@ -19,6 +19,11 @@ extension HandshakeMessage {
         if payload.first == UInt8(ascii: "{") { return Self(otherProtocolVersion: 1) }
         var reader = WireReader(payload)
         let version = try reader.varint("the protocol version")
+        // 123's varint is `{`, which says protocol 1: no protocol is 123, so a hello that spells 123 another way
+        // (a varint with padding) is malformed, not a peer of protocol 123 that would encode as protocol 1.
+        guard version != UInt64(UInt8(ascii: "{")) else {
+            throw reader.error("the protocol version is 123, which no protocol has (its varint is protocol 1's `{`)")
+        }
         guard version == UInt64(Handshake.protocolVersion) else {
             return Self(otherProtocolVersion: Int(clamping: version))
         }
@@ -26,6 +31,51 @@ extension HandshakeMessage {
         try reader.expectEnd(of: "the hello")
         return hello
     }
+
+    /// Decodes a hello frame's payload as ``Handshake`` receives it: one that is malformed is a
+    /// `protocolViolation`.
+    static func received(_ payload: [UInt8]) throws(AppexError) -> Self {
+        do throws(WireFormatError) {
+            return try decoding(payload)
+        } catch {
+            throw AppexError(.protocolViolation, "the peer's hello is malformed: \(error)")
+        }
+    }
+
+    /// A hello frame's payload: the version, then (for this build's version) the fields.
+    var payload: [UInt8] {
+        var writer = WireWriter()
+        writer.write(count: protocolVersion)
+        if protocolVersion == Handshake.protocolVersion { write(to: &writer) }
+        return writer.bytes
+    }
+}
+
+// The hello's wire form on its own, without a channel, for the fuzz target `handshake` (`Fuzz/`): not part of the
+// supported API (`@_spi(Fuzzing) import AppexIPC`).
+
+extension Handshake.HostHello {
+    /// Decodes a host hello frame's payload as an extension reads it.
+    ///
+    /// - Throws: ``AppexError`` `protocolViolation` when the bytes are not a hello.
+    @_spi(Fuzzing) public init(decoding payload: [UInt8]) throws(AppexError) {
+        self = try .received(payload)
+    }
+
+    /// The payload of the hello frame the host sends.
+    @_spi(Fuzzing) public func encoded() -> [UInt8] { payload }
+}
+
+extension Handshake.ExtensionHello {
+    /// Decodes an extension hello frame's payload as the host reads it.
+    ///
+    /// - Throws: ``AppexError`` `protocolViolation` when the bytes are not a hello.
+    @_spi(Fuzzing) public init(decoding payload: [UInt8]) throws(AppexError) {
+        self = try .received(payload)
+    }
+
+    /// The payload of the hello frame the extension sends.
+    @_spi(Fuzzing) public func encoded() -> [UInt8] { payload }
 }
 
 extension Handshake.HostHello: HandshakeMessage {

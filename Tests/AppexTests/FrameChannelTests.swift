@@ -94,6 +94,48 @@ import Testing
         #expect(error.code == .closed)
     }
 
+    @Test(
+        "a shared-memory frame sent right after a small one arrives: one read may take both, its descriptor included (found with the fuzz target frame-decoder)"
+    )
+    func sharedAfterSmall() throws {
+        var configuration = FrameChannel.Configuration()
+        configuration.sharedMemoryThreshold = 64
+        let (a, b) = try FrameChannel.pair(configuration: configuration)
+        let shared = Array(repeating: UInt8(7), count: 100)
+        try a.send(Frame(kind: .request, requestID: 1, payload: [1, 2, 3]))
+        try a.send(Frame(kind: .reply, requestID: 2, payload: shared))
+        try a.send(Frame(kind: .reply, requestID: 3, payload: [4]))
+        a.shutdown()
+        #expect(try b.receive() == Frame(kind: .request, requestID: 1, payload: [1, 2, 3]))
+        let frame = try #require(try b.receive())
+        #expect(frame.contents.isShared)
+        #expect(frame == Frame(kind: .reply, requestID: 2, payload: shared))
+        #expect(try b.receive() == Frame(kind: .reply, requestID: 3, payload: [4]))
+        #expect(try b.receive() == nil)
+    }
+
+    @Test(
+        "a descriptor no shared-memory frame claims is a protocol violation, whether it comes alone or before such a frame"
+    )
+    func unclaimedDescriptor() throws {
+        // A request of 3 bytes; the header of a 5-byte reply in shared memory.
+        let small: [UInt8] = [3, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0] + [1, 2, 3]
+        let sharedHeader: [UInt8] = [5, 0, 0, 0, 3, 1, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0]
+        for (stream, descriptors) in [(small, 1), (small + sharedHeader, 2), (sharedHeader + small, 2)] {
+            let (a, b) = try FrameChannel.pair()
+            let memory = try (0..<descriptors).map { _ in
+                try [UInt8](repeating: 9, count: 5).withUnsafeBytes { try SharedMemory.make($0, name: "test") }
+            }
+            try stream.withUnsafeBytes { try Socket.send(a.socket.rawValue, $0, descriptors: memory.map(\.rawValue)) }
+            a.shutdown()
+            let error = try #require(throws: AppexError.self) {
+                while try b.receive() != nil {}
+            }
+            #expect(error.code == .protocolViolation)
+            #expect(error.message == "a descriptor arrived with a frame that carries none")
+        }
+    }
+
     @Test("sending to a closed peer is a closed error, not SIGPIPE")
     func closedPeer() throws {
         var (a, b): (FrameChannel, FrameChannel?) = try FrameChannel.pair()

@@ -216,4 +216,29 @@ import Testing
         try Handshake.send(hostHello, on: host)
         #expect(try Handshake.receive(Handshake.HostHello.self, on: extensionEnd, timeout: .seconds(5)) == hostHello)
     }
+
+    @Test(
+        "a hello of protocol 123, whose varint is protocol 1's `{`, written with padding is refused by name, never read as another protocol (found by the fuzz target handshake)"
+    )
+    func reservedProtocolVersion() throws {
+        // 0xFB 0x00: 123 as a two-byte varint; then what could be fields.
+        let padded: [UInt8] = [0xFB, 0x00, 0, 0, 0, 0, 0x09]
+        let (host, extensionEnd) = try FrameChannel.pair()
+        try extensionEnd.send(Frame(kind: .hello, requestID: 0, payload: padded))
+        let refused = try #require(throws: AppexError.self) {
+            try Handshake.receive(Handshake.ExtensionHello.self, on: host, timeout: .seconds(5))
+        }
+        #expect(refused.code == .protocolViolation)
+        #expect(refused.message.contains("the protocol version is 123, which no protocol has"), "\(refused.message)")
+        try host.send(Frame(kind: .hello, requestID: 0, payload: padded))
+        let alsoRefused = try #require(throws: AppexError.self) {
+            try Handshake.receive(Handshake.HostHello.self, on: extensionEnd, timeout: .seconds(5))
+        }
+        #expect(alsoRefused.code == .protocolViolation)
+        // Another version still comes back as that version, for the receiver to refuse by name.
+        try extensionEnd.send(Frame(kind: .hello, requestID: 0, payload: [124]))
+        #expect(
+            try Handshake.receive(Handshake.ExtensionHello.self, on: host, timeout: .seconds(5)).protocolVersion == 124
+        )
+    }
 }

@@ -14,30 +14,9 @@ enum BundleLoadFuzzer {
     static func main() {
         let bundle = FuzzBundle()
         LibFuzzer.run { input in
-            bundle.replaceFiles(with: parts(of: input))
+            bundle.replaceFiles(with: FuzzInput.parts(of: input, limit: 3))
             _ = AppexBundle.load(at: bundle.path)
         }
-    }
-
-    /// What separates the parts of an input.
-    static let separator = Array("\n%%\n".utf8)
-
-    /// The input split on the separator into at most three parts: the third holds the rest, separators included.
-    static func parts(of input: [UInt8]) -> [ArraySlice<UInt8>] {
-        var parts: [ArraySlice<UInt8>] = []
-        var start = 0
-        var index = 0
-        while parts.count < 2 && index + separator.count <= input.count {
-            if input[index..<index + separator.count].elementsEqual(separator) {
-                parts.append(input[start..<index])
-                index += separator.count
-                start = index
-            } else {
-                index += 1
-            }
-        }
-        parts.append(input[start...])
-        return parts
     }
 }
 
