@@ -33,6 +33,10 @@ let package = Package(
         fuzzTarget("view-tree", [.product(name: "AppexWidgetKit", package: appexFolder)]),
         fuzzTarget("frame-decoder", [.product(name: "AppexIPC", package: appexFolder)]),
         fuzzTarget("handshake", [.product(name: "AppexIPC", package: appexFolder)]),
+        fuzzTarget(
+            "keychain-broker",
+            [.product(name: "AppexStore", package: appexFolder), .product(name: "AppexCore", package: appexFolder)]
+        ),
         fuzzTarget("token-response", [.product(name: "AppexAuth", package: appexFolder)]),
     ]
 )

@@ -1,5 +1,5 @@
 import AppexCore
-import AppexStore
+@_spi(Fuzzing) import AppexStore
 import AppexSystem
 import Logging
 

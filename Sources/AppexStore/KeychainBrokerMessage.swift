@@ -1,11 +1,13 @@
 import AppexCoding
-package import AppexSystem
-package import Foundation
+public import AppexSystem
+public import Foundation
 
+/// (`@_spi(Fuzzing)`: the fuzz target `keychain-broker` decodes it; not supported API.)
+///
 /// What a sandboxed extension asks its host's keychain broker, and the answer: one message each
 /// way over the broker's packet socket, in the compact coder. The broker answers with the
 /// extension's own context, so its entitlements decide exactly as they would in-process.
-package enum KeychainBrokerRequest: Codable, Sendable, Hashable {
+@_spi(Fuzzing) public enum KeychainBrokerRequest: Codable, Sendable, Hashable {
     /// ``SharedKeychain/items(matching:)``.
     case items(service: String?, account: String?, accessGroup: String?)
     /// ``SharedKeychain/add(_:service:account:label:accessGroup:)``, `update` or `set`.
@@ -15,12 +17,12 @@ package enum KeychainBrokerRequest: Codable, Sendable, Hashable {
 }
 
 /// Which write a ``KeychainBrokerRequest`` asks for.
-package enum KeychainBrokerWrite: String, Codable, Sendable, Hashable {
+@_spi(Fuzzing) public enum KeychainBrokerWrite: String, Codable, Sendable, Hashable {
     case add, update, set
 }
 
 /// The broker's answer.
-package enum KeychainBrokerReply: Codable, Sendable, Hashable {
+@_spi(Fuzzing) public enum KeychainBrokerReply: Codable, Sendable, Hashable {
     /// The items found.
     case items([KeychainBrokerItem])
     /// The write or delete was done.
@@ -30,7 +32,7 @@ package enum KeychainBrokerReply: Codable, Sendable, Hashable {
 }
 
 /// A ``KeychainItem`` on the wire.
-package struct KeychainBrokerItem: Codable, Sendable, Hashable {
+@_spi(Fuzzing) public struct KeychainBrokerItem: Codable, Sendable, Hashable {
     var service: String
     var account: String
     var accessGroup: String
@@ -39,7 +41,27 @@ package struct KeychainBrokerItem: Codable, Sendable, Hashable {
     var created: Double
     var modified: Double
 
-    package init(_ item: KeychainItem) {
+    /// An item on the wire from its parts (the fuzz target's seeds).
+    public init(
+        service: String,
+        account: String,
+        accessGroup: String,
+        label: String?,
+        data: Data,
+        created: Double,
+        modified: Double
+    ) {
+        self.service = service
+        self.account = account
+        self.accessGroup = accessGroup
+        self.label = label
+        self.data = data
+        self.created = created
+        self.modified = modified
+    }
+
+    /// `item` on the wire.
+    public init(_ item: KeychainItem) {
         service = item.service
         account = item.account
         accessGroup = item.accessGroup
@@ -66,14 +88,14 @@ extension KeychainBrokerRequest {
     /// The request the bytes hold.
     ///
     /// - Throws: ``AppexError`` `protocolViolation` for bytes that are no request.
-    package init(bytes: [UInt8]) throws(AppexError) {
+    public init(bytes: [UInt8]) throws(AppexError) {
         do { self = try CompactDecoder().decode(KeychainBrokerRequest.self, from: bytes) } catch {
             throw AppexError(.protocolViolation, "a keychain request that does not decode: \(error)")
         }
     }
 
     /// The request's bytes.
-    package func encoded() throws(AppexError) -> [UInt8] {
+    public func encoded() throws(AppexError) -> [UInt8] {
         do { return try CompactEncoder().encode(self) } catch {
             throw AppexError(.coding, "cannot encode a keychain request: \(error)")
         }
@@ -82,21 +104,21 @@ extension KeychainBrokerRequest {
 
 extension KeychainBrokerReply {
     /// The reply the bytes hold.
-    package init(bytes: [UInt8]) throws(AppexError) {
+    public init(bytes: [UInt8]) throws(AppexError) {
         do { self = try CompactDecoder().decode(KeychainBrokerReply.self, from: bytes) } catch {
             throw AppexError(.protocolViolation, "a keychain broker reply that does not decode: \(error)")
         }
     }
 
     /// The reply's bytes.
-    package func encoded() throws(AppexError) -> [UInt8] {
+    public func encoded() throws(AppexError) -> [UInt8] {
         do { return try CompactEncoder().encode(self) } catch {
             throw AppexError(.coding, "cannot encode a keychain broker reply: \(error)")
         }
     }
 
     /// The failure that carries `error`.
-    package init(failure error: AppexError) {
+    public init(failure error: AppexError) {
         self = .failure(code: error.code.description, message: error.message)
     }
 }

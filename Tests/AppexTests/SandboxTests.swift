@@ -1,7 +1,7 @@
 import AppexCore
 import AppexFixtureInterfaces
 import AppexHost
-import AppexStore
+@_spi(Fuzzing) import AppexStore
 import AppexSystem
 import AppexTesting
 import Foundation
