@@ -89,7 +89,6 @@ package enum Sandbox {
     /// kernel lacks.
     package final class Prepared: Sendable {
         let ruleset: OwnedDescriptor?
-        let procSelfAccess: UInt64
         let seccompFlags: Int32
         let limits: [(Int32, UInt64)]
         let namespaces: Int32
@@ -103,7 +102,6 @@ package enum Sandbox {
 
         init(
             ruleset: OwnedDescriptor?,
-            procSelfAccess: UInt64,
             seccompFlags: Int32,
             limits: [(Int32, UInt64)],
             namespaces: Int32,
@@ -113,7 +111,6 @@ package enum Sandbox {
             missing: [String]
         ) {
             self.ruleset = ruleset
-            self.procSelfAccess = procSelfAccess
             self.seccompFlags = seccompFlags
             self.limits = limits
             self.namespaces = namespaces
@@ -151,7 +148,7 @@ package enum Sandbox {
                 guard let status = try? Syscalls.stat(rule.path) else { continue }  // absent here: nothing to allow
                 let access = rights(rule.access, abi: abi, directory: status.kind == .directory)
                 _ = try syscall("landlock_add_rule(\(rule.path))") {
-                    cappex_landlock_allow_path(raw, rule.path, access, status.kind == .directory ? 1 : 0)
+                    cappex_landlock_allow_path(raw, rule.path, access)
                 }
             }
             ruleset = descriptor
@@ -200,8 +197,6 @@ package enum Sandbox {
         }
         return Prepared(
             ruleset: ruleset,
-            procSelfAccess: profile.readsOwnProcessDirectory && abi > 0
-                ? rights(.read, abi: abi, directory: true) : 0,
             seccompFlags: seccompFlags,
             limits: limits,
             namespaces: namespaces,
@@ -309,7 +304,6 @@ private struct SpawnJob: Sendable {
         plan.cgroup_procs = -1
         if let prepared {
             plan.landlock_ruleset = prepared.ruleset?.rawValue ?? -1
-            plan.proc_self_access = prepared.procSelfAccess
             plan.seccomp = prepared.seccompFlags
             plan.no_new_privs = 1
             plan.drop_root = prepared.dropsRoot ? 1 : 0

@@ -38,8 +38,6 @@ package struct SandboxProfile: Sendable, Hashable {
 
     /// The paths the process reaches; nothing else.
     package var rules: [Rule] = []
-    /// Whether its own `/proc/self` is readable (the Swift runtime reads `/proc/self/exe`).
-    package var readsOwnProcessDirectory = true
     package var network: Network = .none
     /// Whether it may execute programs beyond its bundle (helper processes).
     package var allowsHelperProcesses = false

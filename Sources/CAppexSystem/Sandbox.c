@@ -87,11 +87,10 @@ int cappex_landlock_ruleset(int abi, uint64_t handled_fs, uint64_t handled_net, 
 #endif
 }
 
-int cappex_landlock_allow_path(int ruleset, const char *path, uint64_t access, int is_directory) {
+int cappex_landlock_allow_path(int ruleset, const char *path, uint64_t access) {
 #ifdef __linux__
     int fd = open(path, O_PATH | O_CLOEXEC);
     if (fd < 0) return -1;
-    (void)is_directory;
     struct ll_path_beneath_attr attr = { .allowed_access = access, .parent_fd = fd };
     int result = (int)syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &attr, 0);
     int saved = errno;
@@ -99,7 +98,7 @@ int cappex_landlock_allow_path(int ruleset, const char *path, uint64_t access, i
     errno = saved;
     return result;
 #else
-    (void)ruleset; (void)path; (void)access; (void)is_directory;
+    (void)ruleset; (void)path; (void)access;
     errno = ENOSYS;
     return -1;
 #endif
@@ -391,14 +390,6 @@ static int child_main(void *argument) {
         if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) != 0) return fail(plan, CAPPEX_STEP_DROP_ROOT);
     }
     if (ruleset >= 0) {
-        if (sandbox->proc_self_access != 0) {
-            int self = open("/proc/self", O_PATH | O_CLOEXEC | O_DIRECTORY);
-            if (self >= 0) {
-                struct ll_path_beneath_attr attr = { .allowed_access = sandbox->proc_self_access, .parent_fd = self };
-                (void)syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &attr, 0);
-                close(self);
-            }
-        }
         if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) return fail(plan, CAPPEX_STEP_LANDLOCK);
         close(ruleset);
     }

@@ -103,7 +103,7 @@ int cappex_seccomp_available(void);
 int cappex_landlock_ruleset(int abi, uint64_t handled_fs, uint64_t handled_net, uint64_t scoped);
 
 /// Allows `access` beneath `path` (a directory, or a file for file rights); 0 or -1 with errno.
-int cappex_landlock_allow_path(int ruleset, const char *path, uint64_t access, int is_directory);
+int cappex_landlock_allow_path(int ruleset, const char *path, uint64_t access);
 
 /// Allows `access` (bind or connect) to TCP `port`; 0 or -1 with errno.
 int cappex_landlock_allow_port(int ruleset, uint64_t port, uint64_t access);
@@ -138,7 +138,6 @@ int cappex_landlock_allow_port(int ruleset, uint64_t port, uint64_t access);
 /// What the child does to itself between clone and exec.
 struct cappex_sandbox {
     int landlock_ruleset;       /* -1: none; the parent built it; the child restricts itself with it */
-    uint64_t proc_self_access;  /* rights the child adds on its own /proc/self before restricting */
     int seccomp;                /* CAPPEX_SECCOMP_* flags; 0: no filter */
     int no_new_privs;
     int drop_root;              /* root keeps no capability over exec (SECBIT_NOROOT, locked) */
