@@ -54,13 +54,13 @@ package struct ExtensionSandbox: Sendable {
         for path in ["/usr", "/lib", "/lib64", "/lib32", "/bin"] {
             profile.rules.append(.init(path, system, "the system's programs and libraries"))
         }
-        for path in Self.runtimeDirectories() {
+        for path in Self.runtimeDirectories {
             profile.rules.append(.init(path, system, "the Swift runtime"))
         }
         if let interpreter {
             profile.rules.append(.init(interpreter, .readExecute, "its script's interpreter"))
         }
-        if let loader = Self.dynamicLoader() {
+        if let loader = Self.dynamicLoader {
             profile.rules.append(.init(loader, .readExecute, "the dynamic loader"))
         }
         for path in Self.systemConfiguration {
@@ -125,20 +125,22 @@ package struct ExtensionSandbox: Sendable {
 
     /// The directories of the Swift runtime this host runs on (the extensions of a machine are
     /// built with its toolchain): where `libswiftCore.so` and Foundation are mapped.
-    static func runtimeDirectories() -> [String] {
+    static let runtimeDirectories: [String] = {
         var directories: [String] = []
-        for path in ProcessControl.mappedFiles() {
+        for path in mappedFiles {
             guard path.hasSuffix("/libswiftCore.so") || path.hasSuffix("/libFoundation.so") else { continue }
             let directory = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
             if !directory.isEmpty && !directories.contains(directory) { directories.append(directory) }
         }
         return directories
-    }
+    }()
 
     /// The dynamic loader this host was loaded by (its real path).
-    static func dynamicLoader() -> String? {
-        ProcessControl.mappedFiles().first { $0.contains("/ld-linux") || $0.contains("/ld-musl") }
-    }
+    static let dynamicLoader: String? = mappedFiles.first { $0.contains("/ld-linux") || $0.contains("/ld-musl") }
+
+    /// The files mapped when first asked: the libraries and loader are mapped at start and stay,
+    /// so `/proc/self/maps` is read once per process, not at every launch.
+    private static let mappedFiles = ProcessControl.mappedFiles()
 
     /// What the sandbox allows, a line each, for `appex doctor`.
     package var lines: [String] {
