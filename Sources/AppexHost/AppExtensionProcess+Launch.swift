@@ -19,7 +19,7 @@ extension AppExtensionProcess {
         try checkMayRun()
         var (prepared, childEnds) = try prepareLaunch()
         let pid: Int32
-        do { pid = try await prepared.spawn(childEnds!) } catch {
+        do { pid = try await prepared.spawn(childEnds!).run() } catch {
             throw spawnFailed(prepared, error)
         }
         // Close our copies of the child's ends now, before the handshake: only the child keeps
@@ -50,7 +50,7 @@ extension AppExtensionProcess {
         try checkMayRun()
         var (prepared, childEnds) = try prepareLaunch()
         let pid: Int32
-        do { pid = try prepared.spawnWaiting(childEnds!) } catch {
+        do { pid = try prepared.spawn(childEnds!).runWaiting() } catch {
             throw spawnFailed(prepared, error)
         }
         childEnds = nil  // only the child keeps them (see the async path)
@@ -163,30 +163,14 @@ extension AppExtensionProcess {
         let broker: PacketSocket
         let brokerContext: ProcessContext
 
-        /// Spawns this launch, with the child's ends of its connection and output, holding no
-        /// thread while the spawner thread spawns.
-        func spawn(_ ends: ChildEnds) async throws(SystemError) -> Int32 {
-            try await Sandbox.spawn(
-                executable,
+        /// The spawn of this launch, with the child's ends of its connection, output, broker
+        /// and keychain index.
+        func spawn(_ ends: ChildEnds) -> SandboxedSpawn {
+            SandboxedSpawn(
+                executable: executable,
                 arguments: [executable.path],
                 environment: variables,
-                inherited: [ends.connection.rawValue, ends.broker.rawValue]
-                    + (ends.keychainIndex.map { [$0.rawValue] } ?? []),
-                output: ends.output.rawValue,
-                workingDirectory: workingDirectory,
-                sandbox: sandbox
-            )
-        }
-
-        /// As ``spawn(_:)``, waiting on this thread.
-        @available(*, noasync, message: "waits for the spawner thread; use the async spawn(_:)")
-        func spawnWaiting(_ ends: ChildEnds) throws(SystemError) -> Int32 {
-            try Sandbox.spawn(
-                executable,
-                arguments: [executable.path],
-                environment: variables,
-                inherited: [ends.connection.rawValue, ends.broker.rawValue]
-                    + (ends.keychainIndex.map { [$0.rawValue] } ?? []),
+                inherited: [ends.connection.rawValue, ends.broker.rawValue] + (ends.keychainIndex.map { [$0.rawValue] } ?? []),
                 output: ends.output.rawValue,
                 workingDirectory: workingDirectory,
                 sandbox: sandbox

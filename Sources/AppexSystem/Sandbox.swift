@@ -209,62 +209,8 @@ package enum Sandbox {
 
     // MARK: - Spawning
 
-    /// Spawns `executable` (opened and verified by the caller) confined by `prepared` (`nil`:
-    /// unconfined), on the spawner thread; `inherited` become descriptors 3, 4, …
-    ///
-    /// - Returns: the child's pid.
-    /// - Throws: ``SystemError`` naming the step that failed (`landlock_restrict_self`, …).
-    package static func spawn(
-        _ executable: OpenedExecutable,
-        arguments: [String],
-        environment: [String],
-        inherited: [Int32],
-        output: Int32,
-        workingDirectory: String,
-        sandbox prepared: Prepared?
-    ) async throws(SystemError) -> Int32 {
-        let job = SpawnJob(
-            executable: executable,
-            arguments: arguments,
-            environment: environment,
-            inherited: inherited,
-            output: output,
-            workingDirectory: workingDirectory,
-            prepared: prepared
-        )
-        let (result, step, pid) = await SpawnerThread.shared.run { job.run() }
-        if result != 0 { throw SystemError(Self.stepName(step) + "(\(executable.path))", Errno(rawValue: result)) }
-        return pid
-    }
-
-    /// As the async ``spawn(_:arguments:environment:inherited:output:workingDirectory:sandbox:)``,
-    /// waiting on this thread.
-    @available(*, noasync, message: "waits for the spawner thread; use the async spawn")
-    package static func spawn(
-        _ executable: OpenedExecutable,
-        arguments: [String],
-        environment: [String],
-        inherited: [Int32],
-        output: Int32,
-        workingDirectory: String,
-        sandbox prepared: Prepared?
-    ) throws(SystemError) -> Int32 {
-        let job = SpawnJob(
-            executable: executable,
-            arguments: arguments,
-            environment: environment,
-            inherited: inherited,
-            output: output,
-            workingDirectory: workingDirectory,
-            prepared: prepared
-        )
-        let (result, step, pid) = SpawnerThread.shared.run { job.run() }
-        if result != 0 { throw SystemError(Self.stepName(step) + "(\(executable.path))", Errno(rawValue: result)) }
-        return pid
-    }
-
     /// The call a failed step names.
-    private static func stepName(_ step: Int32) -> String {
+    fileprivate static func stepName(_ step: Int32) -> String {
         switch step {
         case CAPPEX_STEP_CLONE: "clone"
         case CAPPEX_STEP_SIGNALS: "sigprocmask"
@@ -286,17 +232,62 @@ package enum Sandbox {
     }
 }
 
-/// One spawn's inputs, handed to the spawner thread.
-private struct SpawnJob: Sendable {
-    let executable: OpenedExecutable
-    let arguments: [String]
-    let environment: [String]
-    let inherited: [Int32]
-    let output: Int32
-    let workingDirectory: String
-    let prepared: Sandbox.Prepared?
+/// One spawn: `executable` (opened and verified by the caller) confined by `sandbox` (`nil`:
+/// unconfined), run on the spawner thread (``SpawnerThread``: the parent-death signal follows
+/// the spawning thread); `inherited` become descriptors 3, 4, …, `output` 1 and 2.
+package struct SandboxedSpawn: Sendable {
+    package var executable: OpenedExecutable
+    package var arguments: [String]
+    package var environment: [String]
+    package var inherited: [Int32]
+    package var output: Int32
+    package var workingDirectory: String
+    package var sandbox: Sandbox.Prepared?
 
-    func run() -> (Int32, Int32, Int32) {
+    package init(
+        executable: OpenedExecutable,
+        arguments: [String],
+        environment: [String],
+        inherited: [Int32],
+        output: Int32,
+        workingDirectory: String,
+        sandbox: Sandbox.Prepared?
+    ) {
+        self.executable = executable
+        self.arguments = arguments
+        self.environment = environment
+        self.inherited = inherited
+        self.output = output
+        self.workingDirectory = workingDirectory
+        self.sandbox = sandbox
+    }
+
+    /// Spawns it, holding no thread while the spawner thread works.
+    ///
+    /// - Returns: the child's pid.
+    /// - Throws: ``SystemError`` naming the step that failed (`landlock_restrict_self`, …).
+    package func run() async throws(SystemError) -> Int32 {
+        let spawn = self
+        return try check(await SpawnerThread.shared.run { spawn.spawnHere() })
+    }
+
+    /// As the async ``run()``, waiting on this thread.
+    @available(*, noasync, message: "waits for the spawner thread; use the async run()")
+    package func runWaiting() throws(SystemError) -> Int32 {
+        let spawn = self
+        return try check(SpawnerThread.shared.run { spawn.spawnHere() })
+    }
+
+    private func check(_ outcome: (result: Int32, step: Int32, pid: Int32)) throws(SystemError) -> Int32 {
+        guard outcome.result == 0 else {
+            throw SystemError(Sandbox.stepName(outcome.step) + "(\(executable.path))", Errno(rawValue: outcome.result))
+        }
+        return outcome.pid
+    }
+
+    /// The C spawn, on the calling thread: (errno or 0, the failed step, the pid).
+    private func spawnHere() -> (result: Int32, step: Int32, pid: Int32) {
+        let prepared = sandbox
         var pid: pid_t = 0
         var step: Int32 = 0
         var plan = cappex_sandbox()
