@@ -208,82 +208,22 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
                 )
             }
         }
-        if let limits = attributes[Key.resourceLimits] {
-            let path = "\(key).\(Key.resourceLimits)"
-            if case .dictionary(let entries) = limits {
-                for (name, value) in entries.sorted(by: { $0.key < $1.key }) {
-                    if !ResourceLimits.keys.contains(name) {
-                        problems.append(
-                            BundleProblem(
-                                .invalidValue,
-                                file: file,
-                                key: "\(path).\(name)",
-                                message:
-                                    "\(path).\(name) is not a known limit (\(ResourceLimits.keys.joined(separator: ", ")))"
-                            )
-                        )
-                    } else if case .integer(let number) = value, number > 0 {
-                        continue
-                    } else {
-                        problems.append(
-                            BundleProblem(
-                                .wrongType,
-                                file: file,
-                                key: "\(path).\(name)",
-                                message: "\(path).\(name) must be a positive integer, found \(value.typeName)"
-                            )
-                        )
-                    }
-                }
-            } else {
-                problems.append(
-                    BundleProblem(
-                        .wrongType,
-                        file: file,
-                        key: path,
-                        message: "\(path) must be a dictionary, found \(limits.typeName)"
-                    )
-                )
-            }
-        }
-        if let sandbox = attributes[Key.sandbox] {
-            let path = "\(key).\(Key.sandbox)"
-            if case .dictionary(let entries) = sandbox {
-                for (name, value) in entries.sorted(by: { $0.key < $1.key }) {
-                    if !SandboxSettings.keys.contains(name) {
-                        problems.append(
-                            BundleProblem(
-                                .invalidValue,
-                                file: file,
-                                key: "\(path).\(name)",
-                                message:
-                                    "\(path).\(name) is not a sandbox setting (\(SandboxSettings.keys.joined(separator: ", ")))"
-                            )
-                        )
-                    } else if case .boolean = value {
-                        continue
-                    } else {
-                        problems.append(
-                            BundleProblem(
-                                .wrongType,
-                                file: file,
-                                key: "\(path).\(name)",
-                                message: "\(path).\(name) must be a boolean, found \(value.typeName)"
-                            )
-                        )
-                    }
-                }
-            } else {
-                problems.append(
-                    BundleProblem(
-                        .wrongType,
-                        file: file,
-                        key: path,
-                        message: "\(path) must be a dictionary, found \(sandbox.typeName)"
-                    )
-                )
-            }
-        }
+        problems += Self.settingsProblems(
+            attributes[Key.resourceLimits],
+            at: "\(key).\(Key.resourceLimits)",
+            in: file,
+            known: ResourceLimits.keys,
+            kind: "limit",
+            expected: "a positive integer"
+        ) { if case .integer(let number) = $0 { number > 0 } else { false } }
+        problems += Self.settingsProblems(
+            attributes[Key.sandbox],
+            at: "\(key).\(Key.sandbox)",
+            in: file,
+            known: SandboxSettings.keys,
+            kind: "sandbox setting",
+            expected: "a boolean"
+        ) { if case .boolean = $0 { true } else { false } }
         if !problems.isEmpty { return .failure(ProblemList(problems)) }
         return .success(
             ExtensionPointDeclaration(
@@ -293,6 +233,53 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
                 attributes: attributes
             )
         )
+    }
+
+    /// What is wrong with a settings dictionary at `path` (`AppexResourceLimits`,
+    /// `AppexSandbox`): not a dictionary, a key not in `known`, or a value `isValid` refuses.
+    private static func settingsProblems(
+        _ value: PropertyListValue?,
+        at path: String,
+        in file: String,
+        known: [String],
+        kind: String,
+        expected: String,
+        isValid: (PropertyListValue) -> Bool
+    ) -> [BundleProblem] {
+        guard let value else { return [] }
+        guard case .dictionary(let entries) = value else {
+            return [
+                BundleProblem(
+                    .wrongType,
+                    file: file,
+                    key: path,
+                    message: "\(path) must be a dictionary, found \(value.typeName)"
+                )
+            ]
+        }
+        var problems: [BundleProblem] = []
+        for (name, entry) in entries.sorted(by: { $0.key < $1.key }) {
+            if !known.contains(name) {
+                problems.append(
+                    BundleProblem(
+                        .invalidValue,
+                        file: file,
+                        key: "\(path).\(name)",
+                        message: "\(path).\(name) is not a known \(kind) (\(known.joined(separator: ", ")))"
+                    )
+                )
+            } else if !isValid(entry) {
+                problems.append(
+                    BundleProblem(
+                        .wrongType,
+                        file: file,
+                        key: "\(path).\(name)",
+                        message: "\(path).\(name) must be \(expected), found \(entry.typeName)"
+                    )
+                )
+            }
+        }
+        return problems
     }
 }
 

@@ -170,7 +170,8 @@ extension AppExtensionProcess {
                 executable: executable,
                 arguments: [executable.path],
                 environment: variables,
-                inherited: [ends.connection.rawValue, ends.broker.rawValue] + (ends.keychainIndex.map { [$0.rawValue] } ?? []),
+                inherited: [ends.connection.rawValue, ends.broker.rawValue]
+                    + (ends.keychainIndex.map { [$0.rawValue] } ?? []),
                 output: ends.output.rawValue,
                 workingDirectory: workingDirectory,
                 sandbox: sandbox

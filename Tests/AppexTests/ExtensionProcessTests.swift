@@ -858,6 +858,18 @@ import Testing
         #expect(cpu?[3] == "600")
     }
 
+    @Test("a malformed AppexSandbox makes the host invalid, naming the key")
+    func badSandboxSettings() throws {
+        let fixture = try HostFixture()
+        try fixture.declarePoint([
+            "AppexSandbox": .dictionary(["Required": .string("yes"), "AllowsEverything": .boolean(true)])
+        ])
+        let problems = AppexBundle.load(at: fixture.hostPath).problems
+        let point = "com.example.hostapp.HostAppFeature.AppexSandbox"
+        #expect(problems.contains { $0.key == point + ".Required" && $0.kind == .wrongType })
+        #expect(problems.contains { $0.key == point + ".AllowsEverything" && $0.kind == .invalidValue })
+    }
+
     @Test("a malformed limit makes the host invalid, naming the key")
     func badLimits() throws {
         let fixture = try HostFixture()
