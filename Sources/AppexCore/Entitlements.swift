@@ -15,6 +15,10 @@ public struct Entitlements: Sendable, Hashable {
     public enum Key {
         public static let applicationGroups = "com.apple.security.application-groups"
         public static let keychainAccessGroups = "keychain-access-groups"
+        /// `com.apple.security.network.client` (a boolean): the sandbox lets the bundle connect out.
+        public static let networkClient = "com.apple.security.network.client"
+        /// `com.apple.security.network.server` (a boolean): the sandbox lets the bundle listen.
+        public static let networkServer = "com.apple.security.network.server"
     }
 
     /// No entitlements at all: what a bundle without an `Entitlements.plist` has.

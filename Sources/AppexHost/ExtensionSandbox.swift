@@ -24,11 +24,6 @@ package struct ExtensionSandbox: Sendable {
     /// Whether the seal is hashed at every launch (enhanced security).
     package var checksSealAtEveryLaunch: Bool
 
-    /// The entitlement that lets an extension connect out.
-    package static let networkClient = "com.apple.security.network.client"
-    /// The entitlement that lets an extension listen.
-    package static let networkServer = "com.apple.security.network.server"
-
     /// The sandbox of the extension at `bundlePath` with `entitlements`, bound to `point`
     /// (`nil`: a point its host does not declare here, such as the widget host's), working in
     /// `workingDirectory`.
@@ -86,8 +81,8 @@ package struct ExtensionSandbox: Sendable {
         }
         self.directories = directories
         let entitled = entitlements.values
-        let client = entitled[Self.networkClient] == .boolean(true)
-        let server = entitled[Self.networkServer] == .boolean(true)
+        let client = entitled[Entitlements.Key.networkClient] == .boolean(true)
+        let server = entitled[Entitlements.Key.networkServer] == .boolean(true)
         if enhanced && !settings.allowsNetwork {
             profile.network = .none
         } else {

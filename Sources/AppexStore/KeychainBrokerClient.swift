@@ -16,7 +16,7 @@ final class KeychainBrokerClient: Sendable {
     /// keychain's WAL index (mapped from the descriptor the host passed, `APPEX_KEYCHAIN_INDEX_FD`)
     /// says nothing was committed: a repeated read costs what a local cached read costs.
     private final class Connection: Sendable {
-        let socket: Mutex<PacketSocket?>
+        let socket: Mutex<PacketSocket>
         let index: SharedIndexMapping?
         let cache = Mutex<(header: [UInt64]?, items: [KeychainQuery: [KeychainItem]])>((nil, [:]))
         init(_ socket: PacketSocket, index: SharedIndexMapping?) {
@@ -59,7 +59,6 @@ final class KeychainBrokerClient: Sendable {
     func ask(_ request: KeychainBrokerRequest) throws(AppexError) -> KeychainBrokerReply {
         let bytes = try request.encoded()
         let result = connection.socket.withLock { socket -> Result<KeychainBrokerReply, AppexError> in
-            guard let socket else { return .failure(Self.closed(context)) }
             do {
                 try socket.send(bytes)
                 guard let message = try socket.receive() else { return .failure(Self.closed(context)) }

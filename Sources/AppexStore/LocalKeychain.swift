@@ -158,21 +158,14 @@ final class LocalKeychain: Sendable {
         }
     }
 
-    /// The access group items go to when none is named: the first of the process's
-    /// `keychain-access-groups` (`nil` for the owner and for bundles without the entitlement).
-    var defaultAccessGroup: String? {
-        context.entitlements.keychainAccessGroups.first { !$0.hasPrefix(Self.privateGroupPrefix) }
-    }
+    /// ``SharedKeychain/defaultAccessGroup`` of this context (one definition, there).
+    var defaultAccessGroup: String? { SharedKeychain.defaultAccessGroup(of: context) }
 
-    /// The access group that only this bundle reaches, without any entitlement: `private:`
-    /// followed by its bundle identifier (the analog of the application-identifier group every
-    /// Apple app has). No entitlement grants another bundle's private group, so a host's
-    /// extensions never reach it, whatever groups they share with it; the owner reaches every
-    /// group. Searches without a named group do not include it. `nil` for the owner.
-    var privateAccessGroup: String? { context.bundleIdentifier.map { Self.privateGroupPrefix + $0 } }
+    /// ``SharedKeychain/privateAccessGroup`` of this context.
+    var privateAccessGroup: String? { SharedKeychain.privateAccessGroup(of: context) }
 
     /// What begins every bundle's private access group.
-    static let privateGroupPrefix = "private:"
+    static var privateGroupPrefix: String { SharedKeychain.privateGroupPrefix }
 
     // MARK: - Writing
 

@@ -68,8 +68,10 @@ public final class SharedKeychain: Sendable {
 
     /// The access group items go to when none is named: the first of the process's
     /// `keychain-access-groups` (`nil` for the owner and for bundles without the entitlement).
-    public var defaultAccessGroup: String? {
-        context.entitlements.keychainAccessGroups.first { !$0.hasPrefix(LocalKeychain.privateGroupPrefix) }
+    public var defaultAccessGroup: String? { Self.defaultAccessGroup(of: context) }
+
+    static func defaultAccessGroup(of context: ProcessContext) -> String? {
+        context.entitlements.keychainAccessGroups.first { !$0.hasPrefix(privateGroupPrefix) }
     }
 
     /// The access group that only this bundle reaches, without any entitlement: `private:`
@@ -77,9 +79,14 @@ public final class SharedKeychain: Sendable {
     /// Apple app has). No entitlement grants another bundle's private group, so a host's
     /// extensions never reach it, whatever groups they share with it; the owner reaches every
     /// group. Searches without a named group do not include it. `nil` for the owner.
-    public var privateAccessGroup: String? {
-        context.bundleIdentifier.map { LocalKeychain.privateGroupPrefix + $0 }
+    public var privateAccessGroup: String? { Self.privateAccessGroup(of: context) }
+
+    static func privateAccessGroup(of context: ProcessContext) -> String? {
+        context.bundleIdentifier.map { privateGroupPrefix + $0 }
     }
+
+    /// What begins every bundle's private access group.
+    static let privateGroupPrefix = "private:"
 
     // MARK: - Writing
 

@@ -206,13 +206,25 @@ extension Syscalls {
     package static func readChunks(_ path: String, _ body: (UnsafeRawBufferPointer) -> Void) throws(SystemError) {
         let fd = try syscall("open") { open(path, O_RDONLY | O_CLOEXEC) }
         defer { close(fd) }
+        try readChunks(descriptor: fd, named: path, body)
+    }
+
+    /// Streams the bytes of the open file `descriptor` from its start (`pread`: its offset is
+    /// left alone) through `body`; `name` is for errors.
+    package static func readChunks(
+        descriptor fd: Int32,
+        named name: String,
+        _ body: (UnsafeRawBufferPointer) -> Void
+    ) throws(SystemError) {
         let size = 256 * 1024
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
         defer { buffer.deallocate() }
+        var offset: off_t = 0
         while true {
-            let n = try syscall("read") { read(fd, buffer.baseAddress, size) }
+            let n = try syscall("read(\(name))") { pread(fd, buffer.baseAddress, size, offset) }
             if n == 0 { return }
             body(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            offset += off_t(n)
         }
     }
 }

@@ -49,16 +49,7 @@ package struct OpenedExecutable: Sendable {
 
     /// Streams the open file's bytes, from its start, through `body`.
     package func readChunks(_ body: (UnsafeRawBufferPointer) -> Void) throws(SystemError) {
-        let size = 256 * 1024
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
-        defer { buffer.deallocate() }
-        var offset: off_t = 0
-        while true {
-            let n = try syscall("read(\(path))") { pread(descriptor.rawValue, buffer.baseAddress, size, offset) }
-            if n == 0 { return }
-            body(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
-            offset += off_t(n)
-        }
+        try Syscalls.readChunks(descriptor: descriptor.rawValue, named: path, body)
     }
 
     private static func fileStatus(of descriptor: OwnedDescriptor, path: String) throws(SystemError) -> FileStatus {

@@ -29,7 +29,7 @@ let hostileExecutable = URL(fileURLWithPath: echoExecutable).deletingLastPathCom
         id: String = "com.example.hostile"
     ) throws -> AppExtensionProcess {
         var values: [String: PropertyListValue] = [:]
-        if networkClient { values["com.apple.security.network.client"] = .boolean(true) }
+        if networkClient { values[Entitlements.Key.networkClient] = .boolean(true) }
         let entitlements = Entitlements(
             applicationGroups: [Self.group],
             keychainAccessGroups: [Self.keychainGroup],
