@@ -227,8 +227,6 @@ extension AppExtensionProcess {
             workingDirectory: workingDirectory,
             interpreter: executable.interpreter
         )
-        let prepared = configuration.isSandboxed ? try prepareSandbox(sandbox) : nil
-        configuration.beforeSpawn?()
         let (host, extensionEnd) = try makeSocketPair()
         // Before the child exists: the kernel stamps its hello with its real pid and uid.
         let channel = FrameChannel(owning: host, configuration: configuration.channel)
@@ -277,6 +275,9 @@ extension AppExtensionProcess {
                 context: errorContext()
             )
         }
+        // Last, so no failure above leaves a cgroup behind.
+        let prepared = configuration.isSandboxed ? try prepareSandbox(sandbox) : nil
+        configuration.beforeSpawn?()
         return (
             PreparedLaunch(
                 executable: executable,

@@ -53,7 +53,8 @@ struct KeychainBroker: Sendable {
         guard let sender = message.sender else {
             throw AppexError(
                 .untrustedProcess,
-                "a keychain request for \(name) came without the kernel's word on its sender"
+                "a keychain request for \(name) came without the kernel's word on its sender",
+                context: AppexError.Context(bundleIdentifier: name)
             )
         }
         guard sender.processIdentifier == pid, sender.userIdentifier == ProcessControl.userIdentifier else {
@@ -70,7 +71,8 @@ struct KeychainBroker: Sendable {
         if message.truncated {
             throw AppexError(
                 .frameTooLarge,
-                "a keychain request from \(name) is larger than \(PacketSocket.messageLimit) bytes"
+                "a keychain request from \(name) is larger than \(PacketSocket.messageLimit) bytes",
+                context: AppexError.Context(bundleIdentifier: name, peer: pid)
             )
         }
     }
