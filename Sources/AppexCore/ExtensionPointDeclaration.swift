@@ -111,13 +111,19 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
     /// The file name extension of a declaration file.
     public static let fileExtension = "appextensionpoint"
 
-    /// Declares a point.
+    /// Declares a point. A flag given here wins over the same key in `attributes`; a flag given
+    /// neither way is `false`.
     public init(
         identifier: ExtensionPointIdentifier,
-        presentsUserInterface: Bool = false,
-        requiresEnhancedSecurity: Bool = false,
+        presentsUserInterface: Bool? = nil,
+        requiresEnhancedSecurity: Bool? = nil,
         attributes: [String: PropertyListValue] = [:]
     ) {
+        func flag(_ key: String) -> Bool {
+            if case .boolean(let value) = attributes[key] { value } else { false }
+        }
+        let presentsUserInterface = presentsUserInterface ?? flag(Key.presentsUserInterface)
+        let requiresEnhancedSecurity = requiresEnhancedSecurity ?? flag(Key.requiresEnhancedSecurity)
         self.identifier = identifier
         self.presentsUserInterface = presentsUserInterface
         self.requiresEnhancedSecurity = requiresEnhancedSecurity

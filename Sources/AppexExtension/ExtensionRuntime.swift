@@ -23,8 +23,11 @@ struct ExtensionRuntime {
         do { try ProcessControl.setParentDeathSignal(Signal.kill) } catch {
             throw AppexError(.launchFailed, "cannot arm the parent-death signal", underlyingError: error)
         }
+        // In a PID namespace of its own (enhanced security) the host lies outside it and the
+        // parent reads as 0: then the connection alone says whether the host is there.
+        let parent = ProcessControl.parentProcessIdentifier
         if let hostText = ProcessControl.environmentVariable("APPEX_HOST_PID"), let host = Int32(hostText),
-            ProcessControl.parentProcessIdentifier != host
+            parent != 0, parent != host
         {
             ProcessControl.exitImmediately(0)  // the host died before we could arm the signal
         }

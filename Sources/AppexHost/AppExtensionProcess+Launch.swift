@@ -357,7 +357,12 @@ extension AppExtensionProcess {
         answered: Bool
     ) throws(AppexError) -> Child {
         do {
-            try handshake(on: prepared.channel, pid: launched, answered: answered)
+            try handshake(
+                on: prepared.channel,
+                pid: launched,
+                inOwnProcessNamespace: prepared.sandbox?.hasOwnProcessNamespace ?? false,
+                answered: answered
+            )
         } catch {
             Self.abandonLaunch(launched, cgroup: prepared.sandbox?.cgroup)
             throw error
@@ -441,8 +446,15 @@ extension AppExtensionProcess {
     }
 
     /// Hello both ways: the extension must speak this protocol, be the bundle we launched,
-    /// bind in code to the point its Info.plist names, and be the process we spawned.
-    func handshake(on channel: FrameChannel, pid: Int32, answered: Bool) throws(AppexError) {
+    /// bind in code to the point its Info.plist names, and be the process we spawned. In a PID
+    /// namespace of its own it sees itself as process 1: the kernel's attestation of the sender
+    /// (in our namespace's numbers) then says it is the process we spawned.
+    func handshake(
+        on channel: FrameChannel,
+        pid: Int32,
+        inOwnProcessNamespace: Bool,
+        answered: Bool
+    ) throws(AppexError) {
         let identity = configuration.identity
         let name = identity.bundleIdentifier
         let answer: Handshake.ExtensionHello
@@ -453,6 +465,12 @@ extension AppExtensionProcess {
             // The kernel's word on who wrote the hello: the process we launched, as our user.
             let sender = try channel.peekSenderCredentials()
             try channel.attestSenders(false)
+            if inOwnProcessNamespace && sender == nil {
+                throw AppexError(
+                    .protocolViolation,
+                    "the hello carried no credentials, and in its own PID namespace the launched process (pid \(pid)) can be known by them alone"
+                )
+            }
             if let sender, sender.processIdentifier != pid || sender.userIdentifier != ProcessControl.userIdentifier {
                 throw AppexError(
                     .protocolViolation,
@@ -478,7 +496,8 @@ extension AppExtensionProcess {
                 context: context
             )
         }
-        if answer.extensionBundleIdentifier != name || answer.processIdentifier != pid {
+        let ownNumber = inOwnProcessNamespace ? 1 : pid
+        if answer.extensionBundleIdentifier != name || answer.processIdentifier != ownNumber {
             throw AppexError(
                 .launchFailed,
                 "the process that answered (\(answer.extensionBundleIdentifier), pid \(answer.processIdentifier)) is not \(name), pid \(pid)",

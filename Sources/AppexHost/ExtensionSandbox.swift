@@ -95,10 +95,7 @@ package struct ExtensionSandbox: Sendable {
         profile.cpuSeconds = limits.cpuSeconds
         profile.processes = limits.processes
         profile.maximumTasks = limits.processes
-        // The namespaces are built into the launcher's child but not switched on yet: in a new PID
-        // namespace the extension's hello names pid 1, which the handshake must learn to accept
-        // (docs/DESIGN.md, "The sandbox").
-        profile.isolatesNamespaces = false
+        profile.isolatesNamespaces = enhanced
         profile.isRequired = settings.isRequired
         self.profile = profile
     }
@@ -148,12 +145,16 @@ package struct ExtensionSandbox: Sendable {
         if let seconds = profile.cpuSeconds { lines.append("CPU time: at most \(seconds) s") }
         if profile.isolatesNamespaces {
             lines.append(
-                "enhanced security: new user, mount and PID namespaces, a private /tmp, the seal hashed at every launch"
+                "enhanced security: new user, mount and PID namespaces, a private /tmp and /proc, the seal hashed at every launch"
+            )
+            lines.append(
+                "seccomp: an allowlist (files, memory, threads, signals, time, sockets); every other call refused (EPERM)"
+            )
+        } else {
+            lines.append(
+                "seccomp: ptrace, mount, keyctl, bpf, perf_event_open, kexec, module loading and new namespaces refused (EPERM)"
             )
         }
-        lines.append(
-            "seccomp: ptrace, mount, keyctl, bpf, perf_event_open, kexec, module loading and new namespaces refused (EPERM)"
-        )
         return lines
     }
 }

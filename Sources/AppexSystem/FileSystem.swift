@@ -29,6 +29,13 @@ package enum Syscalls {
         return FileStatus(st)
     }
 
+    /// `realpath(3)`: the path with every symbolic link and `.`/`..` resolved.
+    package static func realPath(_ path: String) throws(SystemError) -> String {
+        guard let resolved = realpath(path, nil) else { throw SystemError("realpath(\(path))", .current) }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// `stat(2)` (follows links), retried on `EINTR`.
     package static func stat(_ path: String) throws(SystemError) -> FileStatus {
         var st = Glibc_or_Darwin_stat_t()

@@ -93,7 +93,16 @@ package enum Sandbox {
         let limits: [(Int32, UInt64)]
         let namespaces: Int32
         let privateTemporary: Bool
+        /// The Landlock rights on the private `/tmp` and `/proc` (their inodes exist only in the
+        /// child, which adds the rules itself).
+        let temporaryAccess: UInt64
+        let processAccess: UInt64
+        /// The paths under `/tmp` the process needs, bound into its private `/tmp` (read-only
+        /// when it may only read them).
+        let temporaryKeeps: [(path: String, readOnly: Bool)]
         let dropsRoot: Bool
+        /// Whether the child gets a PID namespace of its own, where it is process 1.
+        package var hasOwnProcessNamespace: Bool { namespaces & CAPPEX_NAMESPACE_PID != 0 }
         /// The pids cgroup the child joins, removed once it ended.
         package let cgroup: PidsCgroup?
         /// What the kernel lacks for this profile, one phrase each ("Landlock (file-system
@@ -106,6 +115,9 @@ package enum Sandbox {
             limits: [(Int32, UInt64)],
             namespaces: Int32,
             privateTemporary: Bool,
+            temporaryAccess: UInt64,
+            processAccess: UInt64,
+            temporaryKeeps: [(path: String, readOnly: Bool)],
             dropsRoot: Bool,
             cgroup: PidsCgroup?,
             missing: [String]
@@ -115,6 +127,9 @@ package enum Sandbox {
             self.limits = limits
             self.namespaces = namespaces
             self.privateTemporary = privateTemporary
+            self.temporaryAccess = temporaryAccess
+            self.processAccess = processAccess
+            self.temporaryKeeps = temporaryKeeps
             self.dropsRoot = dropsRoot
             self.cgroup = cgroup
             self.missing = missing
@@ -166,7 +181,11 @@ package enum Sandbox {
         var seccompFlags: Int32 = 0
         if facilities.seccomp {
             seccompFlags = CAPPEX_SECCOMP_BASE
-            if profile.network == .none {
+            if profile.isolatesNamespaces {
+                // Enhanced: the allowlist, and without network no internet socket at all.
+                seccompFlags |= CAPPEX_SECCOMP_ALLOWLIST
+                if profile.network == .none { seccompFlags |= CAPPEX_SECCOMP_NO_INET }
+            } else if profile.network == .none {
                 seccompFlags |= abi >= 4 ? CAPPEX_SECCOMP_NO_INET_DATAGRAM : CAPPEX_SECCOMP_NO_INET
             }
         } else {
@@ -201,10 +220,30 @@ package enum Sandbox {
             limits: limits,
             namespaces: namespaces,
             privateTemporary: namespaces != 0,
+            temporaryAccess: abi > 0 ? rights(.readWrite, abi: abi, directory: true) : 0,
+            processAccess: abi > 0 ? rights(.read, abi: abi, directory: true) : 0,
+            temporaryKeeps: namespaces != 0 ? temporaryKeeps(profile.rules) : [],
             dropsRoot: facilities.isRoot,
             cgroup: cgroup,
             missing: missing
         )
+    }
+
+    /// The rules' paths that lie under `/tmp` (links resolved), outermost only: a private
+    /// `/tmp` would hide them, so the child binds them back in.
+    private static func temporaryKeeps(_ rules: [SandboxProfile.Rule]) -> [(path: String, readOnly: Bool)] {
+        var keeps: [(path: String, readOnly: Bool)] = []
+        for rule in rules {
+            guard let path = try? Syscalls.realPath(rule.path), path.hasPrefix("/tmp/") else { continue }
+            keeps.append((path, rule.access != .readWrite))
+        }
+        keeps.sort { $0.path.count < $1.path.count }
+        var outermost: [(path: String, readOnly: Bool)] = []
+        for keep in keeps
+        where !outermost.contains(where: { keep.path.hasPrefix($0.path + "/") || keep.path == $0.path }) {
+            outermost.append(keep)
+        }
+        return Array(outermost.prefix(16))
     }
 
     // MARK: - Spawning
@@ -301,6 +340,9 @@ package struct SandboxedSpawn: Sendable {
             plan.cgroup_procs = prepared.cgroup?.procs.rawValue ?? -1
             plan.namespaces = prepared.namespaces
             plan.private_tmp = prepared.privateTemporary ? 1 : 0
+            plan.private_proc = prepared.privateTemporary ? 1 : 0
+            plan.tmp_access = prepared.temporaryAccess
+            plan.proc_access = prepared.processAccess
             plan.outer_uid = getuid()
             plan.outer_gid = getgid()
             let limits = prepared.limits.prefix(4)
@@ -314,24 +356,36 @@ package struct SandboxedSpawn: Sendable {
                 }
             }
         }
+        let keeps = prepared?.temporaryKeeps ?? []
         let result = withCStrings(arguments) { argv in
             withCStrings(environment) { envp in
-                inherited.withUnsafeBufferPointer { fds in
-                    withUnsafePointer(to: plan) { sandbox in
-                        cappex_spawn_sandboxed(
-                            executable.descriptor.rawValue,
-                            executable.isScript ? 1 : 0,
-                            argv,
-                            envp,
-                            fds.baseAddress,
-                            Int32(fds.count),
-                            output,
-                            output,
-                            workingDirectory,
-                            prepared == nil ? nil : sandbox,
-                            &pid,
-                            &step
-                        )
+                withCStrings(keeps.map(\.path)) { keptPaths in
+                    inherited.withUnsafeBufferPointer { fds in
+                        keeps.map { $0.readOnly ? Int32(1) : 0 }.withUnsafeBufferPointer { readOnly in
+                            keptPaths.withUnsafeBufferPointer { paths in
+                                paths.withMemoryRebound(to: UnsafePointer<CChar>?.self) { paths in
+                                    plan.tmp_keep = paths.baseAddress
+                                    plan.tmp_keep_read_only = readOnly.baseAddress
+                                    plan.tmp_keep_count = Int32(keeps.count)
+                                    return withUnsafePointer(to: plan) { sandbox in
+                                        cappex_spawn_sandboxed(
+                                            executable.descriptor.rawValue,
+                                            executable.isScript ? 1 : 0,
+                                            argv,
+                                            envp,
+                                            fds.baseAddress,
+                                            Int32(fds.count),
+                                            output,
+                                            output,
+                                            workingDirectory,
+                                            prepared == nil ? nil : sandbox,
+                                            &pid,
+                                            &step
+                                        )
+                                    }
+                                }
+                            }
+                        }
                     }
                 }
             }

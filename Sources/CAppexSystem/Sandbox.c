@@ -19,6 +19,7 @@
 #endif
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <pthread.h>
@@ -27,6 +28,7 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <sys/statfs.h>
 #include <sys/prctl.h>
 #endif
 
@@ -123,7 +125,7 @@ int cappex_landlock_allow_port(int ruleset, uint64_t port, uint64_t access) {
 #define CAPPEX_AUDIT_ARCH AUDIT_ARCH_AARCH64
 #endif
 
-#define CAPPEX_MAX_FILTER 160
+#define CAPPEX_MAX_FILTER 640
 
 /// The seccomp program, built by the parent before the clone.
 struct filter_builder {
@@ -176,6 +178,101 @@ static const long denied_calls[] = {
 #ifdef SYS_iopl
     SYS_iopl, SYS_ioperm,
 #endif
+};
+
+/// Enhanced security's allowlist: what a program of the Swift runtime (Foundation, Dispatch,
+/// SQLite, URLSession) calls, and nothing that reaches past the process, its files and its
+/// sockets. Not here, so refused: the deny list above, set*id and setgroups, SysV and POSIX
+/// message IPC, clock and host settings, personality, mknod, fanotify, NUMA page moves, and any
+/// call newer than this list.
+static const long allowed_calls[] = {
+    // Files and directories.
+    SYS_read, SYS_write, SYS_readv, SYS_writev, SYS_pread64, SYS_pwrite64, SYS_preadv, SYS_pwritev,
+#ifdef SYS_preadv2
+    SYS_preadv2, SYS_pwritev2,
+#endif
+    SYS_openat, SYS_close, SYS_lseek, SYS_fstat, SYS_newfstatat, SYS_statfs, SYS_fstatfs, SYS_getdents64,
+    SYS_readlinkat, SYS_faccessat, SYS_mkdirat, SYS_unlinkat, SYS_linkat, SYS_symlinkat,
+    SYS_fchmod, SYS_fchmodat, SYS_fchown, SYS_fchownat, SYS_utimensat, SYS_ftruncate, SYS_truncate,
+    SYS_fallocate, SYS_fsync, SYS_fdatasync, SYS_sync_file_range, SYS_flock, SYS_fcntl, SYS_ioctl, SYS_dup,
+    SYS_dup3, SYS_pipe2, SYS_getcwd, SYS_chdir, SYS_fchdir, SYS_umask, SYS_sendfile, SYS_splice, SYS_tee,
+    SYS_copy_file_range, SYS_fadvise64, SYS_readahead, SYS_getxattr, SYS_lgetxattr, SYS_fgetxattr,
+    SYS_listxattr, SYS_llistxattr, SYS_flistxattr, SYS_memfd_create, SYS_inotify_init1,
+    SYS_inotify_add_watch, SYS_inotify_rm_watch,
+#ifdef SYS_renameat
+    SYS_renameat,
+#endif
+#ifdef SYS_renameat2
+    SYS_renameat2,
+#endif
+    SYS_sync, SYS_syncfs,
+#ifdef SYS_statx
+    SYS_statx,
+#endif
+#ifdef SYS_faccessat2
+    SYS_faccessat2,
+#endif
+#ifdef SYS_openat2
+    SYS_openat2,
+#endif
+#ifdef SYS_close_range
+    SYS_close_range,
+#endif
+#ifdef SYS_open
+    SYS_open, SYS_stat, SYS_lstat, SYS_access, SYS_readlink, SYS_mkdir, SYS_rmdir, SYS_unlink, SYS_rename,
+    SYS_link, SYS_symlink, SYS_chmod, SYS_chown, SYS_lchown, SYS_creat, SYS_dup2, SYS_pipe, SYS_getdents,
+    SYS_utimes, SYS_utime, SYS_futimesat, SYS_inotify_init,
+#endif
+    // Memory.
+    SYS_brk, SYS_mmap, SYS_munmap, SYS_mprotect, SYS_mremap, SYS_madvise, SYS_msync, SYS_mincore,
+    SYS_mlock, SYS_munlock, SYS_membarrier,
+#ifdef SYS_mlock2
+    SYS_mlock2,
+#endif
+    // Threads, processes (clone's namespace flags are refused above), waiting, scheduling.
+    SYS_clone, SYS_execve, SYS_execveat, SYS_exit, SYS_exit_group, SYS_wait4, SYS_waitid, SYS_futex,
+    SYS_set_robust_list, SYS_get_robust_list, SYS_set_tid_address, SYS_gettid, SYS_getpid, SYS_getppid,
+    SYS_getpgid, SYS_setpgid, SYS_getsid, SYS_setsid, SYS_sched_yield, SYS_sched_getaffinity,
+    SYS_sched_setaffinity, SYS_sched_getparam, SYS_sched_getscheduler, SYS_sched_get_priority_max,
+    SYS_sched_get_priority_min, SYS_getpriority, SYS_setpriority, SYS_prctl, SYS_getrlimit, SYS_setrlimit,
+    SYS_prlimit64, SYS_getrusage, SYS_times, SYS_getcpu, SYS_capget, SYS_uname, SYS_sysinfo,
+    SYS_getuid, SYS_geteuid, SYS_getgid, SYS_getegid, SYS_getresuid, SYS_getresgid, SYS_getgroups,
+    SYS_get_mempolicy, SYS_restart_syscall, SYS_seccomp, SYS_landlock_create_ruleset, SYS_landlock_add_rule,
+    SYS_landlock_restrict_self,
+#ifdef SYS_rseq
+    SYS_rseq,
+#endif
+#ifdef SYS_futex_waitv
+    SYS_futex_waitv,
+#endif
+#ifdef SYS_pidfd_open
+    SYS_pidfd_open, SYS_pidfd_send_signal,
+#endif
+#ifdef SYS_arch_prctl
+    SYS_arch_prctl,
+#endif
+#ifdef SYS_fork
+    SYS_fork, SYS_vfork, SYS_getpgrp, SYS_alarm, SYS_pause, SYS_time,
+#endif
+    // Signals (Landlock scopes them to the sandbox), time, timers.
+    SYS_rt_sigaction, SYS_rt_sigprocmask, SYS_rt_sigreturn, SYS_rt_sigsuspend, SYS_rt_sigpending,
+    SYS_rt_sigtimedwait, SYS_rt_sigqueueinfo, SYS_rt_tgsigqueueinfo, SYS_sigaltstack, SYS_kill, SYS_tkill,
+    SYS_tgkill, SYS_nanosleep, SYS_clock_nanosleep, SYS_clock_gettime, SYS_clock_getres, SYS_gettimeofday,
+    SYS_getitimer, SYS_setitimer, SYS_timer_create, SYS_timer_settime, SYS_timer_gettime,
+    SYS_timer_getoverrun, SYS_timer_delete, SYS_timerfd_create, SYS_timerfd_settime, SYS_timerfd_gettime,
+    SYS_signalfd4, SYS_eventfd2, SYS_getrandom,
+    // Waiting on descriptors.
+    SYS_epoll_create1, SYS_epoll_ctl, SYS_epoll_pwait, SYS_ppoll, SYS_pselect6,
+#ifdef SYS_epoll_pwait2
+    SYS_epoll_pwait2,
+#endif
+#ifdef SYS_epoll_wait
+    SYS_epoll_wait, SYS_epoll_create, SYS_poll, SYS_select, SYS_eventfd, SYS_signalfd,
+#endif
+    // Sockets (socket itself is checked above; Landlock rules TCP).
+    SYS_socketpair, SYS_connect, SYS_bind, SYS_listen, SYS_accept, SYS_accept4, SYS_shutdown,
+    SYS_getsockname, SYS_getpeername, SYS_getsockopt, SYS_setsockopt, SYS_sendto, SYS_recvfrom,
+    SYS_sendmsg, SYS_recvmsg, SYS_sendmmsg, SYS_recvmmsg,
 };
 
 /// The filter: a foreign architecture or ABI, the denied calls and namespace flags fail with
@@ -234,7 +331,17 @@ static int build_filter(struct filter_builder *builder, int flags) {
     }
     emit(builder, (struct sock_filter)RETURN_ALLOW);  // a stream
     emit(builder, (struct sock_filter)RETURN_ALLOW);  // another family
-    emit(builder, (struct sock_filter)RETURN_ALLOW);  // another call
+    if (!(flags & CAPPEX_SECCOMP_ALLOWLIST)) {
+        emit(builder, (struct sock_filter)RETURN_ALLOW);  // another call
+        return builder->overflow ? -1 : 0;
+    }
+    // Another call: allowed only when listed. Each test leaves the call's number in the
+    // accumulator, and the kernel's action cache lets listed calls skip the filter entirely.
+    for (size_t index = 0; index < sizeof(allowed_calls) / sizeof(allowed_calls[0]); index++) {
+        emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)allowed_calls[index], 0, 1));
+        emit(builder, (struct sock_filter)RETURN_ALLOW);
+    }
+    emit(builder, (struct sock_filter)RETURN_ERRNO(EPERM));
     return builder->overflow ? -1 : 0;
 }
 
@@ -291,6 +398,71 @@ static void identity_map(char *out, uint32_t id) {
     out[at] = 0;
 }
 
+/// Writes "/proc/self/fd/N" into `out` (at least 32 bytes) without printf.
+static void descriptor_path(char *out, int fd) {
+    const char prefix[] = "/proc/self/fd/";
+    int at = 0;
+    for (; prefix[at] != 0; at++) out[at] = prefix[at];
+    char digits[12];
+    int count = 0;
+    unsigned value = (unsigned)fd;
+    do { digits[count++] = (char)('0' + value % 10); value /= 10; } while (value > 0 && count < 11);
+    while (count > 0) out[at++] = digits[--count];
+    out[at] = 0;
+}
+
+/// Makes `path` inside the fresh /tmp, its parents as directories and itself as a directory or
+/// an empty file (a mount point for what `source` names); 0 or -1 with errno.
+static int make_mount_point(const char *path, int directory) {
+    char buffer[4096];
+    size_t length = strlen(path);
+    if (length >= sizeof(buffer)) { errno = ENAMETOOLONG; return -1; }
+    memcpy(buffer, path, length + 1);
+    for (size_t index = 1; index < length; index++) {
+        if (buffer[index] != '/') continue;
+        buffer[index] = 0;
+        if (mkdir(buffer, 0755) != 0 && errno != EEXIST) return -1;
+        buffer[index] = '/';
+    }
+    if (directory) return mkdir(buffer, 0755) != 0 && errno != EEXIST ? -1 : 0;
+    int fd = open(buffer, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) return -1;
+    close(fd);
+    return 0;
+}
+
+/// The private /tmp: a fresh tmpfs, with the paths under /tmp the process needs (its bundle,
+/// container, groups, when the user keeps them there) bound back in at the same paths, those it
+/// may only read read-only. They are opened before the tmpfs hides them.
+static int mount_private_tmp(const struct cappex_sandbox *sandbox) {
+    int kept[16];
+    int count = sandbox->tmp_keep_count > 16 ? 16 : sandbox->tmp_keep_count;
+    for (int index = 0; index < count; index++) {
+        kept[index] = open(sandbox->tmp_keep[index], O_PATH | O_CLOEXEC);
+    }
+    if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=1777,size=64m") != 0) return -1;
+    for (int index = 0; index < count; index++) {
+        if (kept[index] < 0) continue;  // absent: nothing to keep
+        struct stat status;
+        if (fstat(kept[index], &status) != 0) return -1;
+        const char *path = sandbox->tmp_keep[index];
+        if (make_mount_point(path, S_ISDIR(status.st_mode)) != 0) return -1;
+        char source[32];
+        descriptor_path(source, kept[index]);
+        if (mount(source, path, NULL, MS_BIND | MS_REC, NULL) != 0) return -1;
+        if (sandbox->tmp_keep_read_only[index]) {
+            // A remount must keep the flags the kernel locked on the source mount.
+            struct statfs filesystem;
+            if (statfs(path, &filesystem) != 0) return -1;
+            unsigned long kept_flags = (unsigned long)filesystem.f_flags
+                                       & (MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME);
+            if (mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | kept_flags, NULL) != 0) return -1;
+        }
+        close(kept[index]);
+    }
+    return 0;
+}
+
 static int child_main(void *argument) {
     struct child_plan *plan = argument;
     const struct cappex_sandbox *sandbox = plan->sandbox;
@@ -304,6 +476,9 @@ static int child_main(void *argument) {
     sigemptyset(&empty);
     if (sigprocmask(SIG_SETMASK, &empty, NULL) != 0) return fail(plan, CAPPEX_STEP_SIGNALS);
     if (setpgid(0, 0) != 0) return fail(plan, CAPPEX_STEP_PROCESS_GROUP);
+    if (sandbox != NULL && sandbox->cgroup_procs >= 0) {
+        if (write(sandbox->cgroup_procs, "0", 1) != 1) return fail(plan, CAPPEX_STEP_CGROUP);
+    }
 
     if (sandbox != NULL && (sandbox->namespaces & CAPPEX_NAMESPACE_USER)) {
         char map[48];
@@ -315,13 +490,23 @@ static int child_main(void *argument) {
     }
     if (sandbox != NULL && (sandbox->namespaces & CAPPEX_NAMESPACE_MOUNT)) {
         if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) return fail(plan, CAPPEX_STEP_MOUNT);
-        if (sandbox->private_tmp
-            && mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=1777,size=64m") != 0) {
-            return fail(plan, CAPPEX_STEP_PRIVATE_TMP);
+        if (sandbox->private_tmp) {
+            if (mount_private_tmp(sandbox) != 0) return fail(plan, CAPPEX_STEP_PRIVATE_TMP);
+            // The new mount's root is an inode no rule of the parent's names: allow it here.
+            if (sandbox->landlock_ruleset >= 0
+                && cappex_landlock_allow_path(sandbox->landlock_ruleset, "/tmp", sandbox->tmp_access) != 0) {
+                return fail(plan, CAPPEX_STEP_PRIVATE_TMP);
+            }
         }
-    }
-    if (sandbox != NULL && sandbox->cgroup_procs >= 0) {
-        if (write(sandbox->cgroup_procs, "0", 1) != 1) return fail(plan, CAPPEX_STEP_CGROUP);
+        // A /proc that shows only the new PID namespace's processes. The kernel refuses it where
+        // the outer /proc is partly hidden (a container's masked paths): the outer one then stays,
+        // and Landlock still keeps other processes' files out of reach.
+        if (sandbox->private_proc && (sandbox->namespaces & CAPPEX_NAMESPACE_PID)
+            && mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0
+            && sandbox->landlock_ruleset >= 0
+            && cappex_landlock_allow_path(sandbox->landlock_ruleset, "/proc", sandbox->proc_access) != 0) {
+            return fail(plan, CAPPEX_STEP_MOUNT);
+        }
     }
     if (plan->directory != NULL && chdir(plan->directory) != 0) return fail(plan, CAPPEX_STEP_DIRECTORY);
 

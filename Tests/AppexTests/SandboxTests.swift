@@ -1,6 +1,7 @@
 import AppexCore
 import AppexFixtureInterfaces
 import AppexHost
+import AppexIPC
 @_spi(Fuzzing) import AppexStore
 import AppexSystem
 import AppexTesting
@@ -96,6 +97,20 @@ let hostileExecutable = URL(fileURLWithPath: echoExecutable).deletingLastPathCom
         // Past its memory limit: the allocation fails, the process lives on.
         #expect(try await attempt(process, "allocate", "\(3 << 30)").hasPrefix("refused: malloc"))
         #expect(try await attempt(process, "allocate", "\(1 << 20)").hasPrefix("allowed"))
+        // A type name the host never registered: refused by name; the next call is served.
+        process.actorSystem.register(String.self)
+        process.actorSystem.export(
+            FixtureInspector(actorSystem: process.actorSystem),
+            as: IPCActorSystem.ActorID.exportedObject.name
+        )
+        let smuggled = try await attempt(process, "unregistered")
+        #expect(
+            smuggled.hasPrefix("refused: ") && smuggled.contains("unregistered-type")
+                && smuggled.contains("Smuggled") && smuggled.hasSuffix("then: String: still served"),
+            "\(smuggled)"
+        )
+        // Outside enhanced security, the default filter lets through what it does not name.
+        #expect(try await attempt(process, "personality") == "allowed: personality")
         // No key, no registry path in its environment.
         let variables = try await attempt(process, "environment")
         #expect(!variables.contains("APPEX_KEYS_DIR") && variables.contains("APPEX_KEYCHAIN_FD"))
@@ -112,6 +127,57 @@ let hostileExecutable = URL(fileURLWithPath: echoExecutable).deletingLastPathCom
                 accessGroup: Self.keychainGroup
             ) != nil
         )
+    }
+
+    @Test(
+        "enhanced security: the extension is process 1 of its own PID namespace with a private /tmp and /proc, has no network even with the entitlement, and meets the seccomp allowlist; the host still knows it and brokers its keychain"
+    )
+    func enhancedSecurity() async throws {
+        try fixture.declarePoint(["EXRequiresEnhancedSecurity": .boolean(true)])
+        try await OAuthServer.start()
+        let port = try #require(OAuthServer.issuer.port)
+        let keychain = try SharedKeychain(context: .owner, environment: fixture.world.environment)
+        try keychain.set(Data("kept".utf8), service: "sandbox", account: "test", accessGroup: Self.keychainGroup)
+        let process = try hostile(networkClient: true)
+        defer { process.invalidate() }
+        // Its own PID namespace: it is process 1, its parent outside, and /proc shows its own.
+        let identity = try await attempt(process, "identity")
+        #expect(identity.hasPrefix("allowed: pid 1 ppid 0 processes "), "\(identity)")
+        let shown = Int(identity.split(separator: " ").last ?? "") ?? -1
+        #expect((1...4).contains(shown), "its /proc shows \(shown) processes: \(identity)")
+        // The host knows it by its pid in the host's namespace.
+        #expect(process.processIdentifier.map { $0 > 1 } == true)
+        // A private /tmp: its file is not in the host's /tmp.
+        let name = "appex-enhanced-\(UUID())"
+        #expect(try await attempt(process, "create", "/tmp/" + name) == "allowed: created")
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/" + name))
+        // What it needs under the host's /tmp (this test's world lives there) is bound back in:
+        // its group writable, its bundle not.
+        let environment = fixture.world.environment
+        let shared = environment.home + "/AppGroups/\(Self.group)/enhanced"
+        #expect(try await attempt(process, "create", shared) == "allowed: created")
+        #expect(FileManager.default.fileExists(atPath: shared))
+        let bundle = fixture.hostPath + "/Extensions/Hostile.appex"
+        #expect(FileManager.default.fileExists(atPath: bundle))
+        #expect(try await attempt(process, "create", bundle + "/planted").hasPrefix("refused"))
+        #expect(!FileManager.default.fileExists(atPath: bundle + "/planted"))
+        // No network, the entitlement notwithstanding; a call off the allowlist is refused.
+        #expect(try await attempt(process, "connect", "\(port)").hasPrefix("refused: socket"))
+        #expect(try await attempt(process, "personality").hasPrefix("refused: personality"))
+        #expect(try await attempt(process, "unshare").hasPrefix("refused: "))
+        // The broker still knows it by the kernel's word.
+        #expect(try await attempt(process, "keychain", Self.keychainGroup) == "allowed: brokered kept")
+
+        // A point that allows the network lets the entitled extension connect.
+        process.invalidate()
+        try fixture.declarePoint([
+            "EXRequiresEnhancedSecurity": .boolean(true),
+            "AppexSandbox": .dictionary(["AllowsNetwork": .boolean(true)]),
+        ])
+        let networked = try hostile(networkClient: true)
+        defer { networked.invalidate() }
+        let connected = try await attempt(networked, "connect", "\(port)")
+        #expect(connected.hasPrefix("allowed: connected"), "\(connected)")
     }
 
     @Test("the same extension with the network client entitlement reaches the loopback port")

@@ -112,6 +112,7 @@ int cappex_landlock_allow_port(int ruleset, uint64_t port, uint64_t access);
 #define CAPPEX_SECCOMP_BASE 1             /* the denied calls, namespace flags, packet sockets */
 #define CAPPEX_SECCOMP_NO_INET_DATAGRAM 2 /* internet sockets other than streams (Landlock rules TCP) */
 #define CAPPEX_SECCOMP_NO_INET 4          /* every internet socket */
+#define CAPPEX_SECCOMP_ALLOWLIST 8        /* enhanced: only the calls on the allowlist; any other EPERM */
 
 /// Namespaces the child is created in.
 #define CAPPEX_NAMESPACE_USER 1
@@ -147,6 +148,12 @@ struct cappex_sandbox {
     uint64_t limit_value[4];
     int namespaces;             /* CAPPEX_NAMESPACE_* */
     int private_tmp;            /* a tmpfs on /tmp (needs the mount namespace) */
+    int private_proc;           /* a /proc of the new PID namespace, where the kernel allows it */
+    uint64_t tmp_access;        /* the Landlock rights on the private /tmp */
+    uint64_t proc_access;       /* the Landlock rights on the private /proc */
+    const char *const *tmp_keep;   /* paths under /tmp the process needs: bound into the private /tmp */
+    const int *tmp_keep_read_only; /* per path: bound read-only */
+    int tmp_keep_count;            /* at most 16 */
     uint32_t outer_uid;
     uint32_t outer_gid;
 };

@@ -17,7 +17,33 @@ struct HostileExtension: AppExtension {
 
     var configuration: some AppExtensionConfiguration {
         ConnectionHandler { (request: EchoRequest) -> EchoReply in
-            EchoReply(text: Self.attempt(request.command, request.text), pid: getpid())
+            if request.command == "unregistered" {
+                return EchoReply(text: await Self.sendUnregisteredType(), pid: getpid())
+            }
+            return EchoReply(text: Self.attempt(request.command, request.text), pid: getpid())
+        }
+    }
+
+    /// A type the host never registered (nor has: it lives in this executable alone).
+    struct Smuggled: Codable, Sendable {
+        var payload = "from the hostile extension"
+    }
+
+    /// Calls the host's inspector with a value of a type the host did not register, then with a
+    /// String: the first is refused by name, the second answered.
+    static func sendUnregisteredType() async -> String {
+        do {
+            let inspector = try FixtureInspector.resolve(id: .exportedObject, using: AppExtensionContext.actorSystem)
+            var outcome: String
+            do {
+                outcome = "allowed: \(try await inspector.describe(Smuggled()))"
+            } catch {
+                outcome = "refused: \(error)"
+            }
+            let after = (try? await inspector.describe("still served")) ?? "no answer"
+            return outcome + " | then: " + after
+        } catch {
+            return "cannot resolve the host's inspector: \(error)"
         }
     }
 
@@ -105,6 +131,14 @@ struct HostileExtension: AppExtension {
         case "unshare":
             guard hostile_unshare_user() == 0 else { return refused("unshare(CLONE_NEWUSER)") }
             return "allowed: a new user namespace"
+        case "personality":
+            guard hostile_personality_query() == 0 else { return refused("personality") }
+            return "allowed: personality"
+        case "identity":  // its pid and parent as it sees them, and the processes /proc shows
+            let processes =
+                (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?
+                .filter { Int($0) != nil }.count ?? -1
+            return "allowed: pid \(getpid()) ppid \(getppid()) processes \(processes)"
         case "environment":
             return ProcessInfo.processInfo.environment.keys.sorted().joined(separator: ",")
         default:

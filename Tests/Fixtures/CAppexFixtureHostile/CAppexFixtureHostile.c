@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "CAppexFixtureHostile.h"
 #include <sched.h>
+#include <sys/personality.h>
 #include <sys/ptrace.h>
 #include <unistd.h>
 
@@ -19,3 +20,5 @@ pid_t hostile_fork_waiting(void) {
     }
     return child;
 }
+
+int hostile_personality_query(void) { return personality(0xffffffff) < 0 ? -1 : 0; }

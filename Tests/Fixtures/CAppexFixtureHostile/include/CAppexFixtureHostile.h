@@ -12,4 +12,8 @@ int hostile_unshare_user(void);
 
 /// fork(); the child waits for a signal forever (never returns).
 pid_t hostile_fork_waiting(void);
+
+/// personality(0xffffffff): asks the execution domain, changes nothing (not on enhanced
+/// security's seccomp allowlist).
+int hostile_personality_query(void);
 #endif
