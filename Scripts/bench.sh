@@ -51,6 +51,7 @@ declare -A baseline_of=(
   [ipc.reply.64MiB.memfd]=ipc.reply.64MiB.baseline
   [aux.request.roundtrip]=defaults.notify
   [launch.first-reply.sandboxed]=launch.first-reply
+  [launch.first-reply.enhanced]=launch.first-reply.sandboxed
   [keychain.read.brokered]=keychain.read
 )
 # The benchmarks to run: the figures the filter selects, and their baselines.
@@ -115,6 +116,7 @@ explicit = {
     "ipc.reply.64MiB.memfd": "ipc.reply.64MiB.baseline",
     "aux.request.roundtrip": "defaults.notify",
     "launch.first-reply.sandboxed": "launch.first-reply",
+    "launch.first-reply.enhanced": "launch.first-reply.sandboxed",
     "keychain.read.brokered": "keychain.read",
 }
 def show_bytes(count):
@@ -126,7 +128,8 @@ def show(ns):
 if not p50:
     sys.exit("bench.sh: the benchmark run exported no wall-clock percentiles")
 # Figures whose target is a difference from their baseline (docs/DESIGN.md, issue 12).
-differences = {"widget.timeline.first", "widget.host.rss.20", "widget.recentcontacts.reload", "launch.first-reply.sandboxed"}
+differences = {"widget.timeline.first", "widget.host.rss.20", "widget.recentcontacts.reload", "launch.first-reply.sandboxed",
+               "launch.first-reply.enhanced"}
 def figure(name, ours, base, unit=show):
     if base is None:
         print(f"figure: {name} ours={unit(ours)} baseline=missing ratio=n/a")

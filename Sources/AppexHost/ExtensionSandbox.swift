@@ -21,8 +21,6 @@ package struct ExtensionSandbox: Sendable {
     package var temporaryDirectory: String
     /// The directories the launcher must create before the spawn (a rule needs its path).
     package var directories: [String]
-    /// Whether the seal is hashed at every launch (enhanced security).
-    package var checksSealAtEveryLaunch: Bool
 
     /// The sandbox of the extension at `bundlePath` with `entitlements`, bound to `point`
     /// (`nil`: a point its host does not declare here, such as the widget host's), working in
@@ -42,7 +40,6 @@ package struct ExtensionSandbox: Sendable {
         let enhanced = point?.requiresEnhancedSecurity ?? false
         container = environment.home + "/Containers/" + bundleIdentifier
         temporaryDirectory = container + "/tmp"
-        checksSealAtEveryLaunch = enhanced
         var profile = SandboxProfile()
         let system: SandboxProfile.Access = settings.allowsHelperProcesses ? .readExecute : .read
         profile.rules.append(.init(bundlePath, .readExecute, "its bundle"))

@@ -21,6 +21,10 @@
 // - launch.first-reply.sandboxed: the same, sandboxed as every real launch is (Landlock ruleset,
 //   seccomp, no_new_privs, the child's steps). Baseline: launch.first-reply, measured in the
 //   same run: the figure is what the sandbox adds (target: at most 2 ms more).
+// - launch.first-reply.enhanced: the same extension under a point with EXRequiresEnhancedSecurity
+//   (user, mount and PID namespaces, a private /tmp and /proc, the seccomp allowlist, the seal
+//   hashed at every launch). Baseline: launch.first-reply.sandboxed: the figure is what enhanced
+//   security adds.
 import AppexCore
 @_spi(Measurement) import AppexHost
 import AppexIPC
@@ -52,19 +56,16 @@ final class BenchWorld: Sendable {
         try FixtureBundles.makeHostApp(at: hostPath, bundleIdentifier: "com.example.hostapp", extensionPoints: ["HostAppFeature"], signedBy: world.team)
         let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         binDirectory = URL(fileURLWithPath: me).deletingLastPathComponent().path
-        let bundle = try FixtureBundles.makeExtension(in: hostPath + "/Extensions", name: "Bench", bundleIdentifier: "com.example.bench",
-                                                      extensionPoint: "com.example.hostapp.HostAppFeature",
-                                                      info: ["CFBundleExecutable": .string("BenchExtension")])
-        // Replace the fixture's shell-script executable with the real extension.
-        try FileManager.default.removeItem(atPath: bundle + "/BenchExtension")
-        try FileManager.default.copyItem(atPath: binDirectory + "/BenchExtension", toPath: bundle + "/BenchExtension")
-        try AppexBundle.sign(at: bundle, with: world.team)
-        discovery = try ExtensionDiscovery(hostBundleAt: hostPath, environment: world.environment)
-        let found = try discovery.snapshot().extensions
-        guard let identity = found.first?.identity else {
-            preconditionFailure("the benchmark extension is not valid: \(found)")
-        }
-        self.identity = identity
+        (discovery, identity) = try Self.install(in: hostPath, world: world, binDirectory: binDirectory)
+        // The same host and extension, its point declared with enhanced security.
+        enhancedHostPath = world.root.appending("EnhancedHostApp.app")
+        _ = try FixtureBundles.makeHostApp(at: enhancedHostPath, bundleIdentifier: "com.example.hostapp", extensionPoints: [])
+        let enhanced = ExtensionPointDeclaration(identifier: ExtensionPointIdentifier(host: "com.example.hostapp", name: "HostAppFeature"),
+                                                 requiresEnhancedSecurity: true)
+        try FixtureBundles.write(PropertyListFormat.xml.encode(enhanced.propertyList),
+                                 to: enhancedHostPath + "/ExtensionPoints/HostAppFeature.appextensionpoint")
+        try AppexBundle.sign(at: enhancedHostPath, with: world.team)
+        (enhancedDiscovery, enhancedIdentity) = try Self.install(in: enhancedHostPath, world: world, binDirectory: binDirectory)
         running = try AppExtensionProcess(configuration: .init(identity: identity, hostBundlePath: hostPath, environment: world.environment), discovery: discovery)
         var socketOnly = AppExtensionProcess.Configuration(identity: identity, hostBundlePath: hostPath, environment: world.environment)
         socketOnly.channel.maximumFrameSize = 128 << 20
@@ -87,11 +88,37 @@ final class BenchWorld: Sendable {
     let cSocket: Int32
     let cPid: Int32
 
-    /// A new process of the extension; `sandboxed: false` only to measure what the sandbox costs.
-    func process(sandboxed: Bool = true) throws -> AppExtensionProcess {
-        var configuration = AppExtensionProcess.Configuration(identity: identity, hostBundlePath: hostPath, environment: world.environment)
+    let enhancedHostPath: String
+    let enhancedIdentity: AppExtensionIdentity
+    let enhancedDiscovery: ExtensionDiscovery
+
+    /// Installs the benchmark extension (the real executable, signed) in the host at `hostPath`.
+    static func install(in hostPath: String, world: AppexTestEnvironment, binDirectory: String) throws
+        -> (ExtensionDiscovery, AppExtensionIdentity)
+    {
+        let bundle = try FixtureBundles.makeExtension(in: hostPath + "/Extensions", name: "Bench", bundleIdentifier: "com.example.bench",
+                                                      extensionPoint: "com.example.hostapp.HostAppFeature",
+                                                      info: ["CFBundleExecutable": .string("BenchExtension")])
+        // Replace the fixture's shell-script executable with the real extension.
+        try FileManager.default.removeItem(atPath: bundle + "/BenchExtension")
+        try FileManager.default.copyItem(atPath: binDirectory + "/BenchExtension", toPath: bundle + "/BenchExtension")
+        try AppexBundle.sign(at: bundle, with: world.team)
+        let discovery = try ExtensionDiscovery(hostBundleAt: hostPath, environment: world.environment)
+        let found = try discovery.snapshot().extensions
+        guard let identity = found.first?.identity else {
+            preconditionFailure("the benchmark extension is not valid in \(hostPath): \(found)")
+        }
+        return (discovery, identity)
+    }
+
+    /// A new process of the extension; `sandboxed: false` only to measure what the sandbox costs,
+    /// `enhanced` under the point that requires enhanced security.
+    func process(sandboxed: Bool = true, enhanced: Bool = false) throws -> AppExtensionProcess {
+        var configuration = AppExtensionProcess.Configuration(identity: enhanced ? enhancedIdentity : identity,
+                                                              hostBundlePath: enhanced ? enhancedHostPath : hostPath,
+                                                              environment: world.environment)
         configuration.isSandboxed = sandboxed
-        return try AppExtensionProcess(configuration: configuration, discovery: discovery)
+        return try AppExtensionProcess(configuration: configuration, discovery: enhanced ? enhancedDiscovery : discovery)
     }
 }
 
@@ -192,6 +219,17 @@ let benchmarks: @Sendable () -> Void = {
         for _ in benchmark.scaledIterations {
             benchmark.startMeasurement()
             let process = try world.process(sandboxed: true)
+            _ = try await process.call([1])
+            benchmark.stopMeasurement()
+            process.invalidate()
+        }
+    }
+
+    Benchmark("launch.first-reply.enhanced", configuration: .init(timeUnits: .milliseconds, warmupIterations: 2, maxIterations: 60)) { benchmark in
+        let world = BenchWorld.shared
+        for _ in benchmark.scaledIterations {
+            benchmark.startMeasurement()
+            let process = try world.process(enhanced: true)
             _ = try await process.call([1])
             benchmark.stopMeasurement()
             process.invalidate()
