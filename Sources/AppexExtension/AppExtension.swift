@@ -9,7 +9,11 @@ import Synchronization
 /// ```swift
 /// @main
 /// struct TranslateExtension: AppExtension {
-///     static let boundAppExtensionPoint = ExtensionPointIdentifier(host: "com.example.hostapp", name: "HostAppFeature")
+///     @AppExtensionPoint.Bind
+///     var boundAppExtensionPoint: AppExtensionPoint {
+///         AppExtensionPoint.Identifier("com.example.hostapp", name: "HostAppFeature")
+///     }
+///
 ///     var configuration: some AppExtensionConfiguration {
 ///         ConnectionHandler { (request: TranslationRequest) in
 ///             TranslationReply(text: request.text.uppercased())
@@ -22,21 +26,57 @@ import Synchronization
 /// code, and `appex bundle` writes the bundle's Info.plist from it.
 ///
 /// ### Implementing
-/// Provide ``boundAppExtensionPoint``, ``configuration`` and `init()`; mark the type `@main`.
+/// Provide the binding, ``configuration`` and `init()`; mark the type `@main`. The binding is
+/// either ExtensionKit's instance property (`var boundAppExtensionPoint: AppExtensionPoint`,
+/// with `@AppExtensionPoint.Bind`) or a static one (`static let boundAppExtensionPoint =
+/// ExtensionPointIdentifier(host:name:)`); give one of them.
 /// The process talks to its host over an inherited socket (descriptor 3), never standard
 /// output, so stray `print`s cannot corrupt the channel.
 public protocol AppExtension {
     /// The configuration's type.
     associatedtype Configuration: AppExtensionConfiguration
 
-    /// The extension point this extension binds to.
+    /// The extension point this extension binds to (the static form).
     static var boundAppExtensionPoint: ExtensionPointIdentifier { get }
+
+    /// The extension point this extension binds to, as ExtensionKit declares it:
+    /// `@AppExtensionPoint.Bind var boundAppExtensionPoint: AppExtensionPoint { … }`.
+    var boundAppExtensionPoint: AppExtensionPoint { get }
 
     /// How the extension serves its host's connection.
     var configuration: Configuration { get }
 
     /// Makes the extension; called once per process.
     init()
+}
+
+extension AppExtension {
+    /// The static form of the binding, read from the instance property.
+    public static var boundAppExtensionPoint: ExtensionPointIdentifier {
+        BindingResolution.resolve(Self.self) { Self().boundAppExtensionPoint.identifier }
+    }
+
+    /// The instance form of the binding, read from the static property.
+    public var boundAppExtensionPoint: AppExtensionPoint {
+        AppExtensionPoint(identifier: BindingResolution.resolve(Self.self) { Self.boundAppExtensionPoint })
+    }
+}
+
+/// Breaks the loop of the two default bindings when a type gives neither: the inner call answers
+/// ``unbound``, which the runtime refuses by name.
+enum BindingResolution {
+    /// What a type that declares no binding binds to: no point (empty host and name).
+    static let unbound = ExtensionPointIdentifier(host: "", name: "")
+
+    /// `body`'s answer, or ``unbound`` when this thread is already inside it for `type`.
+    static func resolve(_ type: Any.Type, _ body: () -> ExtensionPointIdentifier) -> ExtensionPointIdentifier {
+        let key = "appex.binding.\(ObjectIdentifier(type).hashValue)"
+        let thread = Thread.current.threadDictionary
+        if thread[key] != nil { return unbound }
+        thread[key] = true
+        defer { thread.removeObject(forKey: key) }
+        return body()
+    }
 }
 
 extension AppExtension {
@@ -59,21 +99,29 @@ extension AppExtension {
 
     /// What ``main()`` does, its failure thrown.
     private static func serveHost() async throws(AppexError) {
+        let instance = Self()
+        let binding = instance.boundAppExtensionPoint.identifier
+        if binding == BindingResolution.unbound {
+            throw AppexError(
+                .launchFailed,
+                "\(Self.self) binds to no extension point: declare `@AppExtensionPoint.Bind var boundAppExtensionPoint: AppExtensionPoint { AppExtensionPoint.Identifier(\"HOST\", name: \"POINT\") }`"
+            )
+        }
         if CommandLine.arguments.dropFirst().first == "--print-binding" {
-            print(boundAppExtensionPoint.description)
+            print(binding.description)
             return
         }
         let runtime = try ExtensionRuntime.fromEnvironment()
         let hello = try runtime.receiveHello()
         let connection = HostConnection(hostBundleIdentifier: hello.hostBundleIdentifier)
-        var accepted = Self().configuration.accept(connection: connection)
+        var accepted = instance.configuration.accept(connection: connection)
         var declined =
             accepted ? nil : connection.declineReason ?? "its configuration's accept(connection:) returned false"
         if accepted, let problem = connection.configurationProblem {
             accepted = false
             declined = problem
         }
-        try runtime.answerHello(boundExtensionPoint: boundAppExtensionPoint, declined: declined)
+        try runtime.answerHello(boundExtensionPoint: binding, declined: declined)
         guard accepted else { return }
         await runtime.serve(connection)
     }

@@ -18,6 +18,12 @@ public struct ExtensionPointIdentifier: Hashable, Sendable, Comparable, CustomSt
         self.name = name
     }
 
+    /// Makes an identifier from its two parts, as ExtensionKit spells it:
+    /// `AppExtensionPoint.Identifier("com.example.hostapp", name: "HostAppFeature")`.
+    public init(_ hostBundleIdentifier: String, name: String) {
+        self.init(host: hostBundleIdentifier, name: name)
+    }
+
     /// Parses `host.name`; `nil` when there is no dot or either side is empty.
     public init?(_ string: String) {
         guard let dot = string.lastIndex(of: "."),

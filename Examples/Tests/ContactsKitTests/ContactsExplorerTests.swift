@@ -130,7 +130,8 @@ import Testing
     func passcode() async throws {
         let server = try TestServer.start()
         let user = try await TestServer.newAccount(contacts: 10, hostile: false)
-        #expect(try logIn(user, server: server).status == 0)
+        let login = try logIn(user, server: server)
+        try #require(login.status == 0, "login: \(login.out) \(login.err)")
         let quick = ["CONTACTS_SCRYPT_ROUNDS": "1024"]
         let keychain = try SharedKeychain(context: .owner, environment: world.environment)
         func sharedTokens() throws -> Int { try keychain.items(matching: KeychainQuery(service: "appex.oauth")).count }

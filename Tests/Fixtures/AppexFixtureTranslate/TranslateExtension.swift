@@ -12,7 +12,11 @@ import Foundation
 
 @main
 struct TranslateExtension: AppExtension {
-    static let boundAppExtensionPoint = ExtensionPointIdentifier(host: "com.example.hostapp", name: "HostAppFeature")
+    // Seed 001's binding, verbatim.
+    @AppExtensionPoint.Bind
+    var boundAppExtensionPoint: AppExtensionPoint {
+        AppExtensionPoint.Identifier("com.example.hostapp", name: "HostAppFeature")
+    }
 
     var configuration: ConnectionHandler {
         switch Self.style {
