@@ -68,14 +68,15 @@ enum BindingResolution {
     /// What a type that declares no binding binds to: no point (empty host and name).
     static let unbound = ExtensionPointIdentifier(host: "", name: "")
 
-    /// `body`'s answer, or ``unbound`` when this thread is already inside it for `type`.
+    /// The types whose binding is being read on this task (or thread).
+    @TaskLocal static var resolving: Set<ObjectIdentifier> = []
+
+    /// `body`'s answer, or ``unbound`` when already inside it for `type`. (A task-local, not
+    /// Foundation's thread dictionary: an extension links no Foundation it does not use.)
     static func resolve(_ type: Any.Type, _ body: () -> ExtensionPointIdentifier) -> ExtensionPointIdentifier {
-        let key = "appex.binding.\(ObjectIdentifier(type).hashValue)"
-        let thread = Thread.current.threadDictionary
-        if thread[key] != nil { return unbound }
-        thread[key] = true
-        defer { thread.removeObject(forKey: key) }
-        return body()
+        let key = ObjectIdentifier(type)
+        if resolving.contains(key) { return unbound }
+        return $resolving.withValue(resolving.union([key])) { body() }
     }
 }
 
