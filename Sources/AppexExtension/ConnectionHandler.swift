@@ -30,7 +30,9 @@ public struct ConnectionHandler: AppExtensionConfiguration {
     }
 
     /// Decides on the host's session request with `onSessionRequest`: accept it with a
-    /// ``PeerHandler`` that answers each message, or reject it.
+    /// ``PeerHandler`` or an ``XPCPeerHandler`` that answers each message, or reject it.
+    /// ExtensionKit's trailing-closure form, `ConnectionHandler { request in … return
+    /// request.accept { session in … } }`, calls this.
     public init(onSessionRequest: @escaping @Sendable (IncomingSessionRequest) -> IncomingSessionRequest.Decision) {
         decide = { connection in
             let decision = onSessionRequest(

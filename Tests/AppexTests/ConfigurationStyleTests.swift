@@ -34,9 +34,12 @@ import Testing
         )
     }
 
-    @Test("session style: the host's session sends typed messages to the extension's PeerHandler")
-    func sessionStyle() async throws {
-        let process = try installTranslate(style: "session")
+    @Test(
+        "session style: the host's session sends typed messages to the extension's handler, seed 001's XPCPeerHandler (any Encodable) or Appex's PeerHandler",
+        arguments: ["session", "peer-handler"]
+    )
+    func sessionStyle(_ style: String) async throws {
+        let process = try installTranslate(style: style)
         defer { process.invalidate() }
         let session = try await process.makeSession()
         let reply = try await session.send(TranslationRequest(text: "hello"), expecting: TranslationReply?.self)

@@ -3,7 +3,8 @@
 // Which style serves is read from the file `style` in the extension's data directory (the
 // tests write it): `connection` — `accept(connection:)` with an exported distributed actor;
 // `connection-and-session` — both: the exported actor and `answerRequests(with:)`; `decline` — refuse the host; `both-handlers` — set requestHandler and payloadHandler (a
-// mistake the runtime must name); anything else — an XPC-style session with a `PeerHandler`.
+// mistake the runtime must name); `peer-handler` — a session with Appex's `PeerHandler`; anything else — seed 001's
+// XPC-style session, verbatim.
 import AppexExtension
 import AppexFixtureInterfaces
 import AppexIPC
@@ -44,12 +45,20 @@ struct TranslateExtension: AppExtension {
             ConnectionHandler(onSessionRequest: { request in
                 request.reject(reason: "translations for \(request.hostBundleIdentifier) are switched off")
             })
-        default:
+        case "peer-handler":
             ConnectionHandler(onSessionRequest: { request in
                 request.accept { session in
                     TranslationHandler()
                 }
             })
+        default:
+            // Seed 001's translate example, verbatim: the unlabelled handler and XPC's handler.
+            ConnectionHandler { request in
+                let handler = XPCTranslationHandler()
+                return request.accept { session in
+                    return handler
+                }
+            }
         }
     }
 
@@ -64,6 +73,13 @@ struct TranslateExtension: AppExtension {
 
 struct TranslationHandler: PeerHandler {
     func handleIncomingRequest(_ message: TranslationRequest) -> TranslationReply? {
+        TranslationReply(text: message.text.uppercased())
+    }
+}
+
+/// Seed 001's handler, written against XPC's protocol.
+struct XPCTranslationHandler: XPCPeerHandler {
+    func handleIncomingRequest(_ message: TranslationRequest) -> (any Encodable)? {
         TranslationReply(text: message.text.uppercased())
     }
 }
