@@ -118,7 +118,9 @@ extension AppExtension {
         var accepted = instance.configuration.accept(connection: connection)
         var declined =
             accepted ? nil : connection.declineReason ?? "its configuration's accept(connection:) returned false"
-        if accepted, let problem = connection.configurationProblem {
+        // A connection resumed in accept(connection:) is checked now, so the host's launch is
+        // refused with the reason; one resumed later is checked when it resumes.
+        if accepted, connection.isResumed, let problem = connection.configurationProblem {
             accepted = false
             declined = problem
         }
@@ -134,8 +136,10 @@ public protocol AppExtensionConfiguration: Sendable {
     /// Decides whether to serve the host, once per process, before any request.
     ///
     /// To accept, set up what the connection serves — ``HostConnection/exportedObject`` (a
-    /// `distributed actor` the host reaches as the connection's remote object), and/or
-    /// ``HostConnection/requestHandler`` — call ``HostConnection/resume()``, and return `true`.
-    /// Returning `false` refuses: the host's launch fails with `refused`, saying so.
+    /// `distributed actor` the host reaches as the connection's remote object, optionally with
+    /// its ``HostConnection/exportedInterface``), and/or ``HostConnection/requestHandler`` —
+    /// call ``HostConnection/resume()``, and return `true`. Nothing is delivered before
+    /// `resume()`, which may also come later. Returning `false` refuses: the host's launch fails
+    /// with `refused`, saying so.
     func accept(connection: HostConnection) -> Bool
 }

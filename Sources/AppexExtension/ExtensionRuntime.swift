@@ -73,6 +73,29 @@ struct ExtensionRuntime {
     }
 
     /// Serves until the host closes the connection.
+    /// Waits for the extension's `resume()`: until then the host's messages stay unread in the
+    /// connection, as XPC's suspended connection keeps them. After five seconds without it, says
+    /// so on standard error (the host logs it). `false` when the connection, resumed late, turns
+    /// out unservable (its exported object does not serve its exported interface): the reason is
+    /// written and nothing is served.
+    static func waitForResume(of host: HostConnection) async -> Bool {
+        if host.isResumed { return true }
+        let warning = Task {
+            try? await Task.sleep(for: .seconds(5))
+            guard !Task.isCancelled, !host.isResumed else { return }
+            Terminal.writeStandardError(
+                "\(host.extensionName): accepted its connection but has not called resume(); the host's messages wait until it does\n"
+            )
+        }
+        await host.waitUntilResumed()
+        warning.cancel()
+        if let problem = host.configurationProblem {
+            Terminal.writeStandardError("\(host.extensionName): not served: \(problem)\n")
+            return false
+        }
+        return true
+    }
+
     func serve(_ host: HostConnection) async {
         let (closed, signal) = AsyncStream<Void>.makeStream()
         let connection = IPCConnection(
@@ -94,6 +117,7 @@ struct ExtensionRuntime {
         )
         AppExtensionContext.connection.withLock { $0 = connection }
         AppExtensionContext.actorSystem.attach(connection)
+        guard await Self.waitForResume(of: host) else { return }
         connection.start()
         for await _ in closed { break }
     }

@@ -7,13 +7,17 @@ import Synchronization
 /// The host's connection, as an extension's ``AppExtensionConfiguration`` receives it.
 ///
 /// Mirrors `NSXPCConnection` in an extension's `accept(connection:)`: set what it serves, then
-/// ``resume()``. (Unlike XPC, forgetting `resume()` does not leave the host hanging: a
-/// connection accepted with `true` is resumed anyway.)
+/// ``resume()``. As with XPC, nothing is delivered until ``resume()``: the host's calls wait
+/// (under their deadlines), and an extension that never resumes says so on standard error,
+/// which its host logs.
 public final class HostConnection: Sendable {
     private struct State {
         var requestHandler: (@Sendable ([UInt8]) async throws -> [UInt8])?
         var payloadHandler: IPCConnection.PayloadHandler?
+        var exportedInterface: ExportedInterface?
         var declineReason: String?
+        var isResumed = false
+        var resumeWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     /// The host app's bundle identifier, as the host said it in the handshake.
@@ -42,6 +46,14 @@ public final class HostConnection: Sendable {
         }
     }
 
+    /// The protocol ``exportedObject`` serves, as `NSXPCConnection.exportedInterface` says it:
+    /// when set, a connection whose exported object does not conform is not served, and the
+    /// refusal names both. `nil` (the default) checks nothing.
+    public var exportedInterface: ExportedInterface? {
+        get { state.withLock { $0.exportedInterface } }
+        set { state.withLock { $0.exportedInterface = newValue } }
+    }
+
     /// Serves the host's messages (``ExtensionSession``'s `send` on the host): takes a
     /// request's bytes, returns the reply's. Set this or ``payloadHandler``, not both: a
     /// connection with both is declined, naming them (neither silently wins).
@@ -58,11 +70,38 @@ public final class HostConnection: Sendable {
         set { state.withLock { $0.payloadHandler = newValue } }
     }
 
-    /// Marks the connection ready, for XPC-style code. Serving starts when `accept(connection:)`
-    /// returns `true` — no message arrives before that — so set the handlers and exported object
-    /// before returning; a handler set later misses the messages that came first.
+    /// Starts delivering the host's messages and calls, as `NSXPCConnection.resume()` does.
+    ///
+    /// Nothing reaches ``exportedObject`` or the handlers before this call (the host's requests
+    /// wait in the connection), so set them first. Call it in `accept(connection:)` before
+    /// returning `true`, or later — from a task that finishes getting ready — and the waiting
+    /// messages are delivered then. Calling it again does nothing.
     public func resume() {
-        // Nothing to do: the runtime serves once accept(connection:) returns true.
+        let waiters = state.withLock { state in
+            state.isResumed = true
+            defer { state.resumeWaiters = [] }
+            return state.resumeWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// The extension's bundle identifier, for what it writes on standard error.
+    var extensionName: String {
+        ProcessControl.environmentVariable("APPEX_BUNDLE_IDENTIFIER") ?? "extension"
+    }
+
+    /// Whether ``resume()`` was called.
+    var isResumed: Bool { state.withLock { $0.isResumed } }
+
+    /// Returns once ``resume()`` was called.
+    func waitUntilResumed() async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let resumed = state.withLock { state in
+                if !state.isResumed { state.resumeWaiters.append(waiter) }
+                return state.isResumed
+            }
+            if resumed { waiter.resume() }
+        }
     }
 
     /// The handler that serves the host's messages: whichever of the two was set.
@@ -74,12 +113,21 @@ public final class HostConnection: Sendable {
         }
     }
 
-    /// Why the connection cannot be served as configured (both handlers set), or `nil`.
+    /// Why the connection cannot be served as configured (both handlers set, or an exported
+    /// object that does not serve the exported interface), or `nil`.
     var configurationProblem: String? {
-        state.withLock { state in
-            state.requestHandler != nil && state.payloadHandler != nil
-                ? "its HostConnection sets both requestHandler and payloadHandler; set one" : nil
+        let (bothHandlers, interface) = state.withLock { state in
+            (state.requestHandler != nil && state.payloadHandler != nil, state.exportedInterface)
         }
+        if bothHandlers { return "its HostConnection sets both requestHandler and payloadHandler; set one" }
+        guard let interface else { return nil }
+        guard let object = exportedObject else {
+            return "its HostConnection's exportedInterface is \(interface), but it sets no exportedObject"
+        }
+        guard interface.isServed(by: object) else {
+            return "its exportedObject, a \(type(of: object)), does not conform to its exportedInterface, \(interface)"
+        }
+        return nil
     }
 
     /// Why the connection was refused, when a rejected session request said so.

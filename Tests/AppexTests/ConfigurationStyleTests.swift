@@ -4,6 +4,7 @@ import AppexHost
 import AppexIPC
 import AppexTesting
 import Foundation
+import Logging
 import Testing
 
 /// ExtensionKit's configuration styles, with the seed's translate extension in a real process.
@@ -12,7 +13,7 @@ import Testing
     init() throws { fixture = try HostFixture() }
 
     /// Installs the translate fixture, with the style its data directory names.
-    func installTranslate(style: String) throws -> AppExtensionProcess {
+    func installTranslate(style: String, logger: Logger? = nil) throws -> AppExtensionProcess {
         let id = "com.example.translate"
         let path = try fixture.addExtension("Translate", id: id, inHost: true, unsigned: true)
         try FileManager.default.removeItem(atPath: path + "/Extension")
@@ -29,7 +30,8 @@ import Testing
             configuration: .init(
                 identity: identity,
                 hostBundlePath: fixture.hostPath,
-                environment: fixture.world.environment
+                environment: fixture.world.environment,
+                logger: logger ?? Logger(label: "appex.extension", factory: { _ in SwiftLogNoOpLogHandler() })
             )
         )
     }
@@ -65,6 +67,61 @@ import Testing
         } throws: { error in
             (error as? AppexError)?.code == .remoteFailure && "\(error)".contains("serves no messages")
         }
+    }
+
+    @Test(
+        "seed 001's accept(connection:) as written: NSXPCConnection, exportedInterface = NSXPCInterface(with:), exportedObject, resume()"
+    )
+    func xpcConnectionStyle() async throws {
+        let process = try installTranslate(style: "xpc-connection")
+        defer { process.invalidate() }
+        let translator = try await process.makeConnection().remoteObject(as: $FixtureTranslator.self)
+        #expect(try await translator.translate("hola").text == "HOLA")
+    }
+
+    @Test("an exported object that does not serve its exportedInterface: the launch is refused, naming both")
+    func wrongInterface() async throws {
+        let process = try installTranslate(style: "wrong-interface")
+        defer { process.invalidate() }
+        await #expect {
+            _ = try await process.makeConnection()
+        } throws: { error in
+            guard let error = error as? AppexError else { return false }
+            return error.code == .refused && error.message.contains("does not conform to its exportedInterface")
+                && error.message.contains("Translator") && error.message.contains("UnrelatedService")
+        }
+    }
+
+    @Test("resume() gates delivery: a call made before the extension resumes is answered only after it does")
+    func lateResume() async throws {
+        let process = try installTranslate(style: "late-resume")
+        defer { process.invalidate() }
+        let translator = try await process.makeConnection().remoteObject(as: $FixtureTranslator.self)
+        // The extension accepted at launch and resumes 500 ms later; the host's call, sent at
+        // once, cannot be answered sooner (a lower bound: load only makes it later).
+        let clock = ContinuousClock()
+        let started = clock.now
+        #expect(try await translator.translate("tard").text == "TARD")
+        #expect(clock.now - started >= .milliseconds(400))
+        // Once resumed, calls are served as usual.
+        #expect(try await translator.translate("ok").text == "OK")
+    }
+
+    @Test(
+        "an extension that never resumes: the host's call waits, the extension says why in the host's log, and invalidating ends the call"
+    )
+    func neverResumed() async throws {
+        let log = InMemoryLogHandler()
+        let process = try installTranslate(style: "never-resume", logger: log.logger)
+        defer { process.invalidate() }
+        let translator = try await process.makeConnection().remoteObject(as: $FixtureTranslator.self)
+        let call = Task { try await translator.translate("jamais") }
+        let entries = await log.waitForEntries(within: 30) { entries in
+            entries.contains { $0.message.contains("has not called resume()") }
+        }
+        #expect(entries.contains { $0.message.contains("com.example.translate") })
+        process.invalidate()
+        await #expect(throws: AppexError.self) { _ = try await call.value }
     }
 
     @Test(
