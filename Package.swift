@@ -172,6 +172,13 @@ let package = Package(
             path: "Tests/Fixtures/AppexFixtureSecureStore",
             swiftSettings: strictSwift
         ),
+        // Seed 004's host: points defined in code, a monitor with no host path, Observations.
+        .executableTarget(
+            name: "AppexFixtureSeedHost",
+            dependencies: ["AppexHost"],
+            path: "Tests/Fixtures/AppexFixtureSeedHost",
+            swiftSettings: strictSwift
+        ),
         .executableTarget(
             name: "AppexFixtureHost",
             dependencies: ["AppexCore", "AppexHost", "AppexFixtureInterfaces"],
@@ -229,7 +236,7 @@ let package = Package(
                 "AppexCore", "AppexCoding", "AppexIPC", "AppexHost", "AppexSystem", "AppexTesting", "AppexCLI",
                 "AppexStore", "AppexSQLite", "AppexAuth", "AppexAuthLogin", "AppexFixtureStore", "AppexFixtureAuth",
                 "AppexFixtureEcho", "AppexFixtureHostile", "AppexFixtureShared", "AppexFixtureTranslate",
-                "AppexFixtureHost",
+                "AppexFixtureHost", "AppexFixtureSeedHost",
                 "AppexFixtureInterfaces", "AppexWidgetKit", "AppexWidgetHost", "AppexFixtureWidget",
                 "AppexFixtureWidgetApp", "AppexSecureStore", "AppexFixtureSecureStore",
                 .product(name: "Logging", package: "swift-log"),

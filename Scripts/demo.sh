@@ -104,7 +104,7 @@ cat >"$work/widget.entitlements" <<'PLIST'
 </plist>
 PLIST
 appex bundle --executable "$examples/ContactsExplorer" --output "$app" --identifier com.myapp.MyApp \
-  --name ContactsExplorer --extension-point Translate --entitlements "$work/shared.entitlements" --key "$work/myapp.key"
+  --name ContactsExplorer --open-extension-point Translate --entitlements "$work/shared.entitlements" --key "$work/myapp.key"
 appex bundle --executable "$examples/RecentContacts" --output "$app/Extensions/RecentContacts.appex" \
   --identifier com.myapp.MyApp.RecentContacts --entitlements "$work/widget.entitlements" --key "$work/myapp.key"
 appex bundle --executable "$examples/Translate" --output "$app/Extensions/Translate.appex" \

@@ -12,7 +12,9 @@ struct MakeBundle: ParsableCommand {
             prints the extension point it binds to and exits); nobody types the Info.plist. A widget binds \
             to the system point com.apple.widgetkit-extension: make it inside its app's Extensions/ folder \
             (its identifier then defaults to the app's, a dot, its name) or give --identifier. \
-            For an .app, --identifier is required; --extension-point NAME declares a point (repeatable); the app gets an Extensions/ folder for its widgets, and \
+            With --binding HOST.NAME or --sources DIR the binding is read from the command or the sources instead. \
+            For an .app, --identifier is required; --extension-point NAME declares a point taking only extensions inside the app, \
+            --open-extension-point NAME one taking extensions from elsewhere too, --sources DIR every @Definition point in DIR (each repeatable); the app gets an Extensions/ folder for its widgets, and \
             replacing an app with --force keeps the extensions inside it. With --key the bundle is signed.
             """
     )
@@ -54,6 +56,31 @@ struct MakeBundle: ParsableCommand {
     )
     var extensionPoints: [String] = []
 
+    @Option(
+        name: .customLong("open-extension-point"),
+        help: ArgumentHelp(
+            "For an .app: a point that also takes extensions from elsewhere (APPEX_EXTENSIONS_PATH), each unapproved until enabled (Scope(restriction: .none)); repeatable.",
+            valueName: "NAME"
+        )
+    )
+    var openExtensionPoints: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "For an .appex: the point it binds to (HOST.NAME), instead of running the executable with --print-binding.",
+            valueName: "ID"
+        )
+    )
+    var binding: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The product's Swift sources: an .appex's binding, or an .app's @Definition points, read from them (not by running the executable).",
+            valueName: "DIR"
+        )
+    )
+    var sources: String?
+
     @Option(help: ArgumentHelp("A team key: sign the bundle with it.", valueName: "FILE"))
     var key: String?
 
@@ -66,6 +93,7 @@ struct MakeBundle: ParsableCommand {
             return
         }
         var recipe = AppexBundle.ExtensionRecipe(executable: executable)
+        recipe.extensionPoint = try declaredBinding()
         recipe.bundleIdentifier = identifier
         recipe.name = name
         recipe.version = version
@@ -91,18 +119,54 @@ struct MakeBundle: ParsableCommand {
         recipe.version = version
         recipe.shortVersion = shortVersion
         recipe.replacesExisting = force
-        recipe.extensionPoints = extensionPoints.map {
-            ExtensionPointDeclaration(identifier: ExtensionPointIdentifier(host: identifier, name: $0))
+        recipe.extensionPoints =
+            extensionPoints.map {
+                ExtensionPointDeclaration(identifier: ExtensionPointIdentifier(host: identifier, name: $0))
+            }
+            + openExtensionPoints.map {
+                ExtensionPointDeclaration(
+                    identifier: ExtensionPointIdentifier(host: identifier, name: $0),
+                    scope: AppExtensionPoint.Scope.Restriction.none
+                )
+            }
+        if let sources {
+            let read = try reporting { () throws(AppexError) in try SourceDeclarations(directory: sources) }
+            recipe.extensionPoints += read.definitions.map { ExtensionPointDeclaration($0, host: identifier) }
         }
         if let entitlements { recipe.entitlements = try readEntitlements(entitlements) }
         recipe.signingKey = try signingKey()
         let bundle = try reporting { () throws(AppexError) in try AppexBundle.makeApp(at: output, from: recipe) }
         let declares =
-            extensionPoints.isEmpty
+            recipe.extensionPoints.isEmpty
             ? "" : "; declares \(recipe.extensionPoints.map(\.identifier.description).joined(separator: ", "))"
         print(
             "made \(bundle.path): app \(identifier)\(key == nil ? " (unsigned)" : ", signed")\(declares); put its extensions in \(bundle.path)/Extensions"
         )
+    }
+
+    /// The point an extension binds to when the command says it (`--binding`, or `--sources`
+    /// that say it); `nil` to ask the executable.
+    private func declaredBinding() throws -> ExtensionPointIdentifier? {
+        if let binding {
+            guard let point = ExtensionPointIdentifier(binding) else {
+                throw fail(
+                    AppexError(.invalidValue, "--binding \(binding) is not an extension point identifier (HOST.NAME)")
+                )
+            }
+            return point
+        }
+        guard let sources else { return nil }
+        let read = try reporting { () throws(AppexError) in try SourceDeclarations(directory: sources) }
+        guard let point = read.binding else {
+            throw fail(
+                AppexError(
+                    .notFound,
+                    "the sources at \(sources) bind to no point Appex can read (write AppExtensionPoint.Identifier(\"HOST\", name: \"NAME\") with literal strings, or give --binding HOST.NAME)",
+                    context: AppexError.Context(path: sources)
+                )
+            )
+        }
+        return point
     }
 
     /// The entitlements file at `path`, read and checked.

@@ -13,6 +13,11 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
     public var presentsUserInterface: Bool
     /// `EXRequiresEnhancedSecurity`; `false` when absent. Extensions of such a point run sandboxed.
     public var requiresEnhancedSecurity: Bool
+    /// Which extensions may bind (`AppexScopeRestriction`: `application` or `none`);
+    /// `.application` when absent — only extensions inside the host app, as ExtensionKit's
+    /// default. With `.none`, extensions found on `APPEX_EXTENSIONS_PATH` bind too, each
+    /// unapproved until the owner enables it.
+    public var scope: AppExtensionPoint.Scope.Restriction
     /// Every attribute of the point, including the two above and any policy (resource limits,
     /// idle timeout) later issues define.
     public var attributes: [String: PropertyListValue]
@@ -21,6 +26,9 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
     public enum Key {
         public static let presentsUserInterface = "EXPresentsUserInterface"
         public static let requiresEnhancedSecurity = "EXRequiresEnhancedSecurity"
+        /// Which extensions may bind (Appex's own key, `Scope(restriction:)` of a definition in
+        /// code): the string `application` (the default) or `none`.
+        public static let scope = "AppexScopeRestriction"
         /// A dictionary of limits every extension of the point runs under (Appex's own key):
         /// `MemoryBytes` (address space), `OpenFiles`, `CPUSeconds`, `Processes`, each an integer.
         public static let resourceLimits = "AppexResourceLimits"
@@ -111,12 +119,13 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
     /// The file name extension of a declaration file.
     public static let fileExtension = "appextensionpoint"
 
-    /// Declares a point. A flag given here wins over the same key in `attributes`; a flag given
-    /// neither way is `false`.
+    /// Declares a point. A flag or scope given here wins over the same key in `attributes`; a
+    /// flag given neither way is `false`, a scope `.application`.
     public init(
         identifier: ExtensionPointIdentifier,
         presentsUserInterface: Bool? = nil,
         requiresEnhancedSecurity: Bool? = nil,
+        scope: AppExtensionPoint.Scope.Restriction? = nil,
         attributes: [String: PropertyListValue] = [:]
     ) {
         func flag(_ key: String) -> Bool {
@@ -124,13 +133,34 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
         }
         let presentsUserInterface = presentsUserInterface ?? flag(Key.presentsUserInterface)
         let requiresEnhancedSecurity = requiresEnhancedSecurity ?? flag(Key.requiresEnhancedSecurity)
+        var declaredScope = AppExtensionPoint.Scope.Restriction.application
+        if case .string(let text) = attributes[Key.scope],
+            let named = AppExtensionPoint.Scope.Restriction(rawValue: text)
+        {
+            declaredScope = named
+        }
+        let scope = scope ?? declaredScope
         self.identifier = identifier
         self.presentsUserInterface = presentsUserInterface
         self.requiresEnhancedSecurity = requiresEnhancedSecurity
+        self.scope = scope
         var attributes = attributes
         attributes[Key.presentsUserInterface] = .boolean(presentsUserInterface)
         attributes[Key.requiresEnhancedSecurity] = .boolean(requiresEnhancedSecurity)
+        attributes[Key.scope] = .string(scope.rawValue)
         self.attributes = attributes
+    }
+
+    /// Declares a point defined in code (``AppExtensionPoint/Definition``) for the host
+    /// `hostBundleIdentifier`: its name, and its traits (the defaults when it has none).
+    public init(_ point: AppExtensionPoint, host hostBundleIdentifier: String) {
+        let traits = point.traits ?? AppExtensionPoint.Traits()
+        self.init(
+            identifier: ExtensionPointIdentifier(host: hostBundleIdentifier, name: point.identifier.name),
+            presentsUserInterface: traits.presentsUserInterface,
+            requiresEnhancedSecurity: traits.requiresEnhancedSecurity,
+            scope: traits.scope
+        )
     }
 
     /// The declaration file's contents.
@@ -210,6 +240,30 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
                         file: file,
                         key: "\(key).\(flag)",
                         message: "\(key).\(flag) must be a boolean, found \(flagValue.typeName)"
+                    )
+                )
+            }
+        }
+        if let scopeValue = attributes[Key.scope] {
+            let names = "\"application\" or \"none\""
+            if case .string(let text) = scopeValue {
+                if AppExtensionPoint.Scope.Restriction(rawValue: text) == nil {
+                    problems.append(
+                        BundleProblem(
+                            .invalidValue,
+                            file: file,
+                            key: "\(key).\(Key.scope)",
+                            message: "\(key).\(Key.scope) is \"\(text)\"; expected \(names)"
+                        )
+                    )
+                }
+            } else {
+                problems.append(
+                    BundleProblem(
+                        .wrongType,
+                        file: file,
+                        key: "\(key).\(Key.scope)",
+                        message: "\(key).\(Key.scope) must be a string (\(names)), found \(scopeValue.typeName)"
                     )
                 )
             }

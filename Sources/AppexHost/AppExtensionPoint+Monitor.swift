@@ -2,6 +2,7 @@ public import AppexCore
 import AppexSystem
 import Foundation
 public import Logging
+public import Observation
 import Synchronization
 
 extension AppExtensionPoint {
@@ -13,12 +14,18 @@ extension AppExtensionPoint {
     /// a file changed, or the owner's decision changed from any process (the `appex` CLI
     /// included). Changes are seen through inotify on Linux (polling elsewhere).
     ///
+    /// The monitor is `Observable`: `Observations { monitor.identities }` (the Observation
+    /// framework) yields each new list, as SwiftUI would redraw on it.
+    ///
     /// Keep the monitor alive while you use it: when it is released it stops watching and its
     /// update sequences finish.
-    public final class Monitor: Sendable {
-        /// How many extensions of the monitored points are in each state.
+    public final class Monitor: Sendable, Observable {
+        /// The extensions of the monitored points: the enabled ones, and how many are not.
         public struct State: Hashable, Sendable {
-            /// Valid and enabled: what ``Monitor/identities`` lists.
+            /// The enabled, valid extensions, sorted by bundle identifier (as
+            /// ``Monitor/identities``).
+            public var identities: [AppExtensionIdentity]
+            /// Valid and enabled: how many ``identities`` lists.
             public var enabledCount: Int
             /// Valid, disabled by the owner.
             public var disabledCount: Int
@@ -27,8 +34,15 @@ extension AppExtensionPoint {
             /// Found but invalid (bad signature, bad Info.plist, ...); never run.
             public var invalidCount: Int
 
-            /// Makes a state from its counts.
-            public init(enabledCount: Int, disabledCount: Int, unapprovedCount: Int, invalidCount: Int) {
+            /// Makes a state from its list and counts.
+            public init(
+                identities: [AppExtensionIdentity] = [],
+                enabledCount: Int,
+                disabledCount: Int,
+                unapprovedCount: Int,
+                invalidCount: Int
+            ) {
+                self.identities = identities
                 self.enabledCount = enabledCount
                 self.disabledCount = disabledCount
                 self.unapprovedCount = unapprovedCount
@@ -47,6 +61,7 @@ extension AppExtensionPoint {
         }
 
         private let core: MonitorCore
+        private let registrar = ObservationRegistrar()
 
         /// Starts monitoring `appExtensionPoint` of the host at `hostPath`.
         ///
@@ -61,21 +76,64 @@ extension AppExtensionPoint {
             logger: Logger = Logger(label: "appex.monitor", factory: { _ in SwiftLogNoOpLogHandler() })
         ) async throws(AppexError) {
             let discovery = try ExtensionDiscovery(hostBundleAt: hostPath, environment: environment)
-            try Self.checkDeclared(appExtensionPoint, in: discovery)
-            core = try MonitorCore(discovery: discovery, points: [appExtensionPoint.identifier], logger: logger)
+            let point = try Self.checkDeclared(appExtensionPoint, in: discovery)
+            core = try MonitorCore(discovery: discovery, points: [point], logger: logger)
+            core.onChange = { [weak self] in self?.changed() }
             try await core.start()
+        }
+
+        /// Starts monitoring `appExtensionPoint` of the running app, as ExtensionKit's
+        /// `AppExtensionPoint.Monitor(point)` does: the host is found as `Bundle.main` is
+        /// (``AppexBundle/mainBundlePath()``: the `.app` holding the running executable, or
+        /// `APPEX_MAIN_BUNDLE`).
+        ///
+        /// ```swift
+        /// let monitor = try await AppExtensionPoint.Monitor(.myExampleExtensionPoint)
+        /// for identity in monitor.identities { print(identity.localizedName) }
+        /// ```
+        ///
+        /// - Throws: ``AppexError`` `not-found` when the process runs from no app bundle; as
+        ///   ``init(appExtensionPoint:hostBundleAt:environment:logger:)`` otherwise.
+        public convenience init(
+            _ appExtensionPoint: AppExtensionPoint,
+            environment: AppexEnvironment = .current(),
+            logger: Logger = Logger(label: "appex.monitor", factory: { _ in SwiftLogNoOpLogHandler() })
+        ) async throws(AppexError) {
+            try await self.init(
+                appExtensionPoint: appExtensionPoint,
+                hostBundleAt: try AppexBundle.mainBundlePath(),
+                environment: environment,
+                logger: logger
+            )
         }
 
         deinit { core.stop() }
 
-        /// The enabled, valid extensions of the monitored points.
-        public var identities: [AppExtensionIdentity] { core.latest.identities }
+        /// The enabled, valid extensions of the monitored points (observable).
+        public var identities: [AppExtensionIdentity] {
+            registrar.access(self, keyPath: \.identities)
+            return core.latest.identities
+        }
 
-        /// Counts of extensions by state.
-        public var state: State { core.latest.state }
+        /// The enabled extensions and the counts of the others (observable).
+        public var state: State {
+            registrar.access(self, keyPath: \.state)
+            return core.latest.state
+        }
 
-        /// Everything the monitor sees now.
-        public var snapshot: Snapshot { core.latest }
+        /// Everything the monitor sees now (observable).
+        public var snapshot: Snapshot {
+            registrar.access(self, keyPath: \.snapshot)
+            return core.latest
+        }
+
+        /// Tells observers that what the monitor sees changed (called on the watcher thread,
+        /// after the new snapshot is in place).
+        private func changed() {
+            registrar.withMutation(of: self, keyPath: \.identities) {}
+            registrar.withMutation(of: self, keyPath: \.state) {}
+            registrar.withMutation(of: self, keyPath: \.snapshot) {}
+        }
 
         /// The points monitored.
         public var appExtensionPoints: [AppExtensionPoint] { core.points.map(AppExtensionPoint.init(identifier:)) }
@@ -84,8 +142,7 @@ extension AppExtensionPoint {
         ///
         /// - Throws: ``AppexError`` `undeclaredExtensionPoint` when the host does not declare it.
         public func addAppExtensionPoint(_ point: AppExtensionPoint) async throws(AppexError) {
-            try Self.checkDeclared(point, in: core.discovery)
-            core.add(point.identifier)
+            core.add(try Self.checkDeclared(point, in: core.discovery))
         }
 
         /// Every change, as a new snapshot. Iteration starts with the current snapshot; when
@@ -109,11 +166,18 @@ extension AppExtensionPoint {
             }
         }
 
+        /// The identifier of `point` in the host `discovery` reads — a point defined in code
+        /// outside an app bundle (empty host part) is the host's point of that name — checked
+        /// to be one the host declares.
         private static func checkDeclared(
             _ point: AppExtensionPoint,
             in discovery: ExtensionDiscovery
-        ) throws(AppexError) {
+        ) throws(AppexError) -> ExtensionPointIdentifier {
             let host = try discovery.host()
+            var point = point
+            if point.identifier.hostBundleIdentifier.isEmpty, let hostIdentifier = host.bundleIdentifier {
+                point = AppExtensionPoint(host: hostIdentifier, name: point.identifier.name)
+            }
             let declared = host.extensionPoints.map(\.identifier)
             guard declared.contains(point.identifier) else {
                 let list = declared.sorted().map(\.description).joined(separator: ", ")
@@ -127,6 +191,7 @@ extension AppExtensionPoint {
                     )
                 )
             }
+            return point.identifier
         }
     }
 }
@@ -151,6 +216,12 @@ final class MonitorCore: Sendable {
     }
 
     let discovery: ExtensionDiscovery
+    /// Called after each new snapshot is published (the monitor tells its observers).
+    var onChange: (@Sendable () -> Void)? {
+        get { changeHandler.withLock { $0 } }
+        set { changeHandler.withLock { $0 = newValue } }
+    }
+    private let changeHandler = Mutex<(@Sendable () -> Void)?>(nil)
     private let watcher: DirectoryWatcher
     private let logger: Logger
     private let state: Mutex<State>
@@ -272,6 +343,7 @@ final class MonitorCore: Sendable {
             let snapshot = Snapshot(
                 identities: extensions.compactMap { $0.state == .enabled ? $0.identity : nil },
                 state: .init(
+                    identities: extensions.compactMap { $0.state == .enabled ? $0.identity : nil },
                     enabledCount: extensions.count { $0.state == .enabled },
                     disabledCount: extensions.count { $0.state == .disabled },
                     unapprovedCount: extensions.count { $0.state == .unapproved },
@@ -284,6 +356,7 @@ final class MonitorCore: Sendable {
             return (snapshot, Array(state.subscribers.values))
         }
         guard let snapshot else { return }
+        onChange?()
         for subscriber in subscribers { subscriber.yield(snapshot) }
     }
 }

@@ -120,6 +120,9 @@ public final class ExtensionDiscovery: Sendable {
             }
             var problems = bundle.problems
             problems += bundle.bindingProblems(against: host)
+            if candidate.origin == .searchPath, let problem = Self.scopeProblem(of: bundle, host: host) {
+                problems.append(problem)
+            }
             if let identifier = bundle.bundleIdentifier {
                 if let winner = claimed[identifier] {
                     problems.append(
@@ -177,6 +180,23 @@ public final class ExtensionDiscovery: Sendable {
         let app = AppexBundle.load(at: path, as: .hostApp)
         appCache.withLock { $0[path] = app }
         return app.team
+    }
+
+    /// The problem of an extension found outside the host app (on `APPEX_EXTENSIONS_PATH`)
+    /// whose point takes only extensions inside it (`Scope(restriction: .application)`, the
+    /// default), or `nil`.
+    private static func scopeProblem(of bundle: AppexBundle, host: AppexBundle) -> BundleProblem? {
+        guard let point = bundle.info.extensionPoint,
+            let declaration = host.extensionPoints.first(where: { $0.identifier == point }),
+            declaration.scope == .application
+        else { return nil }
+        return BundleProblem(
+            .outsideScope,
+            file: bundle.path + "/" + AppexBundle.File.info,
+            key: BundleInfo.Key.extensionAttributes + "." + BundleInfo.Key.extensionPointIdentifier,
+            message:
+                "extension point \(point) takes only extensions inside \(host.path) (its scope is application), and this one lies outside it; the host declares Scope(restriction: .none) (AppexScopeRestriction none) to take extensions from elsewhere"
+        )
     }
 
     private static func belongs(_ bundle: AppexBundle, to host: String) -> Bool {

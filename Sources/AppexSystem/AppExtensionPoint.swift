@@ -4,21 +4,128 @@
 /// (``AppExtensionPoint/Bind``), and a host makes a `Monitor` (AppexHost) for one or more points
 /// to learn which extensions are available.
 public struct AppExtensionPoint: Hashable, Sendable, CustomStringConvertible {
-    /// The point's identifier (`com.example.hostapp.HostAppFeature`).
+    /// The point's identifier (`com.example.hostapp.HostAppFeature`). A point defined in code
+    /// (``Definition``) outside any app bundle has an empty host part: a monitor reads it as
+    /// its host's point of that name.
     public let identifier: ExtensionPointIdentifier
+
+    /// What a host's definition says of the point (``Definition``); `nil` for a point named by
+    /// its identifier alone.
+    public let traits: Traits?
 
     /// The point with this identifier.
     public init(identifier: ExtensionPointIdentifier) {
         self.identifier = identifier
+        self.traits = nil
+    }
+
+    /// The point named by `identifier` (`com.example.hostapp.HostAppFeature`), as
+    /// ExtensionKit's `AppExtensionPoint(identifier:)` takes it.
+    ///
+    /// - Throws: ``AppexError`` `invalid-value` when `identifier` is not a host bundle
+    ///   identifier, a dot and a name.
+    public init(identifier: String) throws(AppexError) {
+        guard let parsed = ExtensionPointIdentifier(identifier) else {
+            throw AppexError(
+                .invalidValue,
+                "\"\(identifier)\" is not an extension point identifier (a host bundle identifier, a dot, the point's name)"
+            )
+        }
+        self.init(identifier: parsed)
     }
 
     /// The point `name` of the host `hostBundleIdentifier`.
     public init(host hostBundleIdentifier: String, name: String) {
         self.identifier = ExtensionPointIdentifier(host: hostBundleIdentifier, name: name)
+        self.traits = nil
+    }
+
+    /// A point as a host defines it: its identifier and its traits.
+    public init(identifier: ExtensionPointIdentifier, traits: Traits) {
+        self.identifier = identifier
+        self.traits = traits
     }
 
     /// The identifier's string form.
     public var description: String { identifier.description }
+}
+
+extension AppExtensionPoint {
+    /// What a host says of one of its points when it defines it.
+    public struct Traits: Hashable, Sendable {
+        /// Whether extensions of the point present user interface (`EXPresentsUserInterface`).
+        public var presentsUserInterface: Bool
+        /// Whether extensions of the point run with enhanced security
+        /// (`EXRequiresEnhancedSecurity`).
+        public var requiresEnhancedSecurity: Bool
+        /// Which extensions may bind to the point.
+        public var scope: Scope.Restriction
+
+        /// Traits; by default no user interface, no enhanced security, and only extensions
+        /// inside the host app (as ExtensionKit's default).
+        public init(
+            presentsUserInterface: Bool = false,
+            requiresEnhancedSecurity: Bool = false,
+            scope: Scope.Restriction = .application
+        ) {
+            self.presentsUserInterface = presentsUserInterface
+            self.requiresEnhancedSecurity = requiresEnhancedSecurity
+            self.scope = scope
+        }
+    }
+
+    /// A point's name, in a ``Definition``.
+    public struct Name: Hashable, Sendable {
+        /// The name: the identifier's last part.
+        public let name: String
+        /// The name `name`.
+        public init(_ name: String) { self.name = name }
+    }
+
+    /// Whether a point's extensions present user interface, in a ``Definition``.
+    public struct UserInterface: Hashable, Sendable {
+        /// `EXPresentsUserInterface`.
+        public let presentsUserInterface: Bool
+        /// Presents user interface when `presentsUserInterface`.
+        public init(_ presentsUserInterface: Bool) { self.presentsUserInterface = presentsUserInterface }
+    }
+
+    /// Whether a point's extensions run with enhanced security, in a ``Definition``.
+    public struct EnhancedSecurity: Hashable, Sendable {
+        /// `EXRequiresEnhancedSecurity`.
+        public let requiresEnhancedSecurity: Bool
+        /// Requires enhanced security when `requiresEnhancedSecurity`.
+        public init(_ requiresEnhancedSecurity: Bool) { self.requiresEnhancedSecurity = requiresEnhancedSecurity }
+    }
+
+    /// Which extensions may bind to a point, in a ``Definition``.
+    public struct Scope: Hashable, Sendable {
+        /// The restriction on where a point's extensions come from.
+        public enum Restriction: String, Hashable, Sendable {
+            /// Only extensions inside the host app (the default, as ExtensionKit's).
+            case application
+            /// Extensions from elsewhere (`APPEX_EXTENSIONS_PATH`) too, each unapproved until
+            /// the owner enables it.
+            case none
+        }
+
+        /// The restriction.
+        public let restriction: Restriction
+        /// The scope `restriction`.
+        public init(restriction: Restriction) { self.restriction = restriction }
+    }
+
+    /// One line of a ``Definition``.
+    public enum DefinitionComponent: Hashable, Sendable {
+        /// ``Name``.
+        case name(String)
+        /// ``UserInterface``.
+        case userInterface(Bool)
+        /// ``EnhancedSecurity``.
+        case enhancedSecurity(Bool)
+        /// ``Scope``.
+        case scope(Scope.Restriction)
+    }
 }
 
 extension AppExtensionPoint {

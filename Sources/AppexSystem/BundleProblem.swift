@@ -31,6 +31,9 @@ public struct BundleProblem: Hashable, Sendable, CustomStringConvertible {
         public static let notExecutable = Kind("not-executable")
         /// The extension binds to a point its host does not declare.
         public static let undeclaredExtensionPoint = Kind("undeclared-extension-point")
+        /// The extension lies outside its host app, and its point takes only extensions inside
+        /// (`Scope(restriction: .application)`, the default).
+        public static let outsideScope = Kind("outside-scope")
         /// The bundle carries no `_CodeSignature/CodeResources`.
         public static let unsigned = Kind("unsigned")
         /// The seal is unreadable or its signature does not verify.

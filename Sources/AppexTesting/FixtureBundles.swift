@@ -27,13 +27,18 @@ public enum FixtureBundles {
         ]
     }
 
-    /// Writes a host app bundle at `path` declaring `extensionPoints` (names), signed by
-    /// `key` when given.
+    /// Writes a host app bundle at `path` declaring `extensionPoints` (names) with `scope`,
+    /// signed by `key` when given.
+    ///
+    /// The fixture's points take extensions from elsewhere (`.none`) unless told otherwise:
+    /// most tests of discovery install extensions on `APPEX_EXTENSIONS_PATH`. A real host's
+    /// points default to `.application`.
     @discardableResult
     public static func makeHostApp(
         at path: String,
         bundleIdentifier: String,
         extensionPoints: [String],
+        scope: AppExtensionPoint.Scope.Restriction = .none,
         format: PropertyListFormat = .xml,
         signedBy key: SigningKey? = nil
     ) throws -> String {
@@ -54,7 +59,8 @@ public enum FixtureBundles {
         try writeExecutable(at: path + "/" + executable)
         for name in extensionPoints {
             let declaration = ExtensionPointDeclaration(
-                identifier: ExtensionPointIdentifier(host: bundleIdentifier, name: name)
+                identifier: ExtensionPointIdentifier(host: bundleIdentifier, name: name),
+                scope: scope
             )
             try write(format.encode(declaration.propertyList), to: path + "/ExtensionPoints/\(name).appextensionpoint")
         }

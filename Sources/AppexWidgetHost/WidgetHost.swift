@@ -69,7 +69,8 @@ public final class WidgetHost: Sendable {
     public init(configuration: Configuration = Configuration()) throws(AppexError) {
         self.configuration = configuration
         let points = [Self.widgetKitPoint, Self.todayPoint].map {
-            ExtensionPointDeclaration(identifier: $0)
+            // Widgets come from every installed app and from APPEX_EXTENSIONS_PATH.
+            ExtensionPointDeclaration(identifier: $0, scope: AppExtensionPoint.Scope.Restriction.none)
         }
         let system = AppexBundle.systemHost(
             identifier: "com.apple",

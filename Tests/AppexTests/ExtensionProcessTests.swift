@@ -833,6 +833,7 @@ import Testing
         let fixture = try HostFixture()
         let declaration = ExtensionPointDeclaration(
             identifier: ExtensionPointIdentifier(host: HostFixture.hostIdentifier, name: "HostAppFeature"),
+            scope: AppExtensionPoint.Scope.Restriction.none,
             attributes: ["AppexResourceLimits": .dictionary(["OpenFiles": .integer(64), "CPUSeconds": .integer(600)])]
         )
         try FixtureBundles.write(
@@ -875,6 +876,7 @@ import Testing
         let fixture = try HostFixture()
         let declaration = ExtensionPointDeclaration(
             identifier: ExtensionPointIdentifier(host: HostFixture.hostIdentifier, name: "HostAppFeature"),
+            scope: AppExtensionPoint.Scope.Restriction.none,
             attributes: ["AppexResourceLimits": .dictionary(["OpenFiles": .string("many"), "Bananas": .integer(3)])]
         )
         let file = fixture.hostPath + "/ExtensionPoints/HostAppFeature.appextensionpoint"

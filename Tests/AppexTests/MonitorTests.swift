@@ -33,7 +33,17 @@ import Testing
         try fixture.discovery().setEnabled(false, bundleIdentifier: "com.example.disabled")
         let monitor = try await makeMonitor()
         #expect(monitor.identities.map(\.bundleIdentifier) == ["com.example.translate"])
-        #expect(monitor.state == .init(enabledCount: 1, disabledCount: 1, unapprovedCount: 1, invalidCount: 1))
+        #expect(
+            monitor.state
+                == .init(
+                    identities: monitor.identities,
+                    enabledCount: 1,
+                    disabledCount: 1,
+                    unapprovedCount: 1,
+                    invalidCount: 1
+                )
+        )
+        #expect(monitor.state.identities.map(\.bundleIdentifier) == ["com.example.translate"])
 
         try await monitor.addAppExtensionPoint(AppExtensionPoint(host: HostFixture.hostIdentifier, name: "Second"))
         #expect(monitor.identities.map(\.bundleIdentifier) == ["com.example.second", "com.example.translate"])

@@ -99,7 +99,9 @@ import Testing
             )
             """
         try manifest.write(to: folder.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
-        try sample.code.write(to: sources.appendingPathComponent("Sample.swift"), atomically: true, encoding: .utf8)
+        // A sample with top-level code (a host's) is the program's main.swift.
+        let file = sample.code.contains("@main") ? "Sample.swift" : "main.swift"
+        try sample.code.write(to: sources.appendingPathComponent(file), atomically: true, encoding: .utf8)
         let swift = ProcessInfo.processInfo.environment["SWIFT_EXEC_PATH"] ?? "/usr/bin/env"
         let output = try await run(
             swift,

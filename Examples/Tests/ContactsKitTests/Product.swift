@@ -39,7 +39,11 @@ enum Product {
         recipe.name = "ContactsExplorer"
         recipe.entitlements = shared
         recipe.extensionPoints = [
-            ExtensionPointDeclaration(identifier: ExtensionPointIdentifier(host: "com.myapp.MyApp", name: "Translate"))
+            // Lingua Labs' translator comes from elsewhere (seed 004): the point takes outside extensions.
+            ExtensionPointDeclaration(
+                identifier: ExtensionPointIdentifier(host: "com.myapp.MyApp", name: "Translate"),
+                scope: AppExtensionPoint.Scope.Restriction.none
+            )
         ]
         recipe.signingKey = world.team
         let app = try AppexBundle.makeApp(at: world.root.appending("Applications/ContactsExplorer.app"), from: recipe)

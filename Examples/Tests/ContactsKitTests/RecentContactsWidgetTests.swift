@@ -277,13 +277,20 @@ import Testing
         let before = try await TestServer.stats()
         let refreshedBefore = before["\(user.username).refresh_token.200"] ?? 0
         // The app syncs while the widget refreshes: both need a fresh token.
+        let clock = ContinuousClock()
+        let started = clock.now
         let app = Task.detached { try explorer.run(["sync"], server: server) }
         let shown = try await drawn(host)
         let synced = try await app.value
+        let elapsed = clock.now - started
         #expect(synced.status == 0, "\(synced.err)")
         #expect(!shown.contains("Log in"), "\(shown)")
         let stats = try await TestServer.stats()
-        #expect((stats["\(user.username).refresh_token.200"] ?? 0) - refreshedBefore == 1, "\(stats)")
+        // One refresh for the two at once. Only a loaded machine, on which the sync outlasts the
+        // 2-second token, may need one more per 2 seconds it ran (each later, never together).
+        let refreshes = (stats["\(user.username).refresh_token.200"] ?? 0) - refreshedBefore
+        let allowed = 1 + Int(elapsed / .seconds(2))
+        #expect(refreshes >= 1 && refreshes <= allowed, "\(refreshes) refreshes in \(elapsed): \(stats)")
         #expect(stats["\(user.username).refresh_token.400"] == nil, "\(stats)")
     }
 

@@ -72,10 +72,15 @@ struct HostFixture {
     var hostExtensions: String { hostPath + "/Extensions" }
 
     /// Declares the host's point `name` again with `attributes` (its sandbox, its limits) and
-    /// signs the host again.
-    func declarePoint(_ attributes: [String: PropertyListValue], name: String = "HostAppFeature") throws {
+    /// `scope` (by default, extensions from elsewhere too), and signs the host again.
+    func declarePoint(
+        _ attributes: [String: PropertyListValue],
+        name: String = "HostAppFeature",
+        scope: AppExtensionPoint.Scope.Restriction = .none
+    ) throws {
         let declaration = ExtensionPointDeclaration(
             identifier: ExtensionPointIdentifier(host: Self.hostIdentifier, name: name),
+            scope: scope,
             attributes: attributes
         )
         try FixtureBundles.write(

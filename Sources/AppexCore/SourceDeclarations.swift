@@ -1,0 +1,137 @@
+public import AppexSystem
+import Foundation
+
+/// What a package's Swift sources declare about extension points, read without building or
+/// running them: the build plugin's way to write Info.plists and `.appextensionpoint` files at
+/// build time (Xcode's `EX_ENABLE_EXTENSION_POINT_GENERATION`).
+///
+/// It reads the forms Appex documents, with literal strings:
+/// - an extension's binding: `AppExtensionPoint.Identifier("HOST", name: "NAME")`,
+///   `ExtensionPointIdentifier(host: "HOST", name: "NAME")`, `AppExtensionPoint(host: "HOST",
+///   name: "NAME")` or `AppExtensionPoint(identifier: "HOST.NAME")` after
+///   `boundAppExtensionPoint`; a `@main` type that is a `Widget` or `WidgetBundle` binds to
+///   WidgetKit's point;
+/// - a host's points: `@Definition static var X: AppExtensionPoint { Name("…") … }`.
+///
+/// Comments are skipped. A binding written any other way (computed, or named through a
+/// constant) is not guessed at: ``binding(in:)`` answers `nil`, and the tool says to give it.
+public struct SourceDeclarations: Sendable {
+    /// The point the sources' extension binds to, if they say it in a readable form.
+    public let binding: ExtensionPointIdentifier?
+    /// The points the sources define (``AppExtensionPoint/Definition``), with an empty host
+    /// part, in the order they appear.
+    public let definitions: [AppExtensionPoint]
+
+    /// WidgetKit's extension point, which a widget's `@main` binds to.
+    public static let widgetPoint = ExtensionPointIdentifier(host: "com.apple", name: "widgetkit-extension")
+
+    /// Reads `text`, the contents of Swift source files.
+    public init(source text: String) {
+        let code = Self.strippingComments(text)
+        binding = Self.binding(in: code)
+        definitions = Self.definitions(in: code)
+    }
+
+    /// Reads every `.swift` file under `directory`, in path order.
+    ///
+    /// - Throws: ``AppexError`` `file-system` naming the folder or file that cannot be read.
+    public init(directory: String) throws(AppexError) {
+        guard let enumerator = FileManager.default.enumerator(atPath: directory) else {
+            throw AppexError(.fileSystem, "cannot read the sources at \(directory)", context: .init(path: directory))
+        }
+        var files: [String] = []
+        while let relative = enumerator.nextObject() as? String {
+            if relative.hasSuffix(".swift") { files.append(relative) }
+        }
+        var text = ""
+        for relative in files.sorted() {
+            let path = directory + "/" + relative
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw AppexError(.fileSystem, "cannot read \(path)", context: .init(path: path))
+            }
+            text += String(decoding: data, as: UTF8.self) + "\n"
+        }
+        self.init(source: text)
+    }
+
+    // MARK: - Reading
+
+    private static func binding(in code: String) -> ExtensionPointIdentifier? {
+        if let range = code.range(of: "boundAppExtensionPoint") {
+            let rest = code[range.upperBound...]
+            let pair =
+                /(?:Identifier|ExtensionPointIdentifier|AppExtensionPoint)\(\s*(?:host:\s*)?"([^"]+)"\s*,\s*name:\s*"([^"]+)"\s*\)/
+            let whole = /AppExtensionPoint\(\s*identifier:\s*"([^"]+)"\s*\)/
+            let first = [
+                rest.firstMatch(of: pair).map {
+                    ($0.range.lowerBound, ExtensionPointIdentifier(host: String($0.1), name: String($0.2)))
+                },
+                rest.firstMatch(of: whole).flatMap { match in
+                    ExtensionPointIdentifier(String(match.1)).map { (match.range.lowerBound, $0) }
+                },
+            ].compactMap { $0 }.min { $0.0 < $1.0 }
+            if let first { return first.1 }
+        }
+        if code.firstMatch(
+            of: /@main\s+(?:public\s+)?struct\s+\w+\s*:\s*(?:[\w.]+\s*,\s*)*(?:WidgetKit\.)?(?:Widget|WidgetBundle)\b/
+        ) != nil {
+            return widgetPoint
+        }
+        return nil
+    }
+
+    private static func definitions(in code: String) -> [AppExtensionPoint] {
+        var points: [AppExtensionPoint] = []
+        let head =
+            /@(?:AppExtensionPoint\.)?Definition\s+(?:(?:public|package|internal|fileprivate|private|nonisolated)\s+)*static\s+var\s+\w+\s*:\s*AppExtensionPoint\s*\{/
+        for match in code.matches(of: head) {
+            guard let body = block(in: code, from: match.range.upperBound) else { continue }
+            var components: [AppExtensionPoint.DefinitionComponent] = []
+            for line in body.matches(
+                of: /(Name|UserInterface|EnhancedSecurity|Scope)\(\s*(?:restriction:\s*)?([^)]*?)\s*\)/
+            ) {
+                let value = String(line.2)
+                switch line.1 {
+                case "Name":
+                    if let name = value.firstMatch(of: /^"([^"]*)"$/) { components.append(.name(String(name.1))) }
+                case "UserInterface":
+                    if let flag = Bool(value) { components.append(.userInterface(flag)) }
+                case "EnhancedSecurity":
+                    if let flag = Bool(value) { components.append(.enhancedSecurity(flag)) }
+                default:
+                    let name = value.split(separator: ".").last.map(String.init) ?? ""
+                    if let restriction = AppExtensionPoint.Scope.Restriction(rawValue: name) {
+                        components.append(.scope(restriction))
+                    }
+                }
+            }
+            points.append(AppExtensionPoint(definedBy: components, host: ""))
+        }
+        return points
+    }
+
+    /// The text from `start` (just inside an opening brace) to its matching closing brace.
+    private static func block(in code: String, from start: String.Index) -> Substring? {
+        var depth = 1
+        var index = start
+        while index < code.endIndex {
+            switch code[index] {
+            case "{": depth += 1
+            case "}":
+                depth -= 1
+                if depth == 0 { return code[start..<index] }
+            default: break
+            }
+            index = code.index(after: index)
+        }
+        return nil
+    }
+
+    /// `text` without `//` and `/* */` comments (string literals with `//` inside are rare in
+    /// these declarations; a URL in a string is kept by requiring no `:` before `//`).
+    private static func strippingComments(_ text: String) -> String {
+        var result = text.replacing(/\/\*[\s\S]*?\*\//, with: "")
+        result = result.replacing(/(?m)(^|[^:"])\/\/.*$/) { match in String(match.1) }
+        return result
+    }
+}

@@ -1,0 +1,60 @@
+import AppexCore
+import Testing
+
+/// Reading bindings and point definitions from Swift sources, as the build plugin does.
+@Suite struct SourceDeclarationsTests {
+    @Test(
+        "an extension's binding is read in each documented form, the first after boundAppExtensionPoint; comments are skipped",
+        arguments: [
+            #"@AppExtensionPoint.Bind var boundAppExtensionPoint: AppExtensionPoint { AppExtensionPoint.Identifier("com.example.hostapp", name: "HostAppFeature") }"#,
+            #"static let boundAppExtensionPoint = ExtensionPointIdentifier(host: "com.example.hostapp", name: "HostAppFeature")"#,
+            #"var boundAppExtensionPoint: AppExtensionPoint { AppExtensionPoint(identifier: "com.example.hostapp.HostAppFeature") }"#,
+            """
+            // AppExtensionPoint.Identifier("com.example.old", name: "Gone")
+            var boundAppExtensionPoint: AppExtensionPoint {
+                /* ExtensionPointIdentifier(host: "com.example.older", name: "Gone") */
+                AppExtensionPoint.Identifier(host: "com.example.hostapp", name: "HostAppFeature")
+            }
+            """,
+        ]
+    )
+    func binding(_ source: String) {
+        #expect(
+            SourceDeclarations(source: source).binding
+                == ExtensionPointIdentifier(host: "com.example.hostapp", name: "HostAppFeature")
+        )
+    }
+
+    @Test(
+        "a @main Widget or WidgetBundle binds to WidgetKit's point; a binding written through a constant is not guessed"
+    )
+    func widgetAndUnreadable() {
+        #expect(
+            SourceDeclarations(source: "@main\nstruct Widgets: WidgetBundle { var body: some Widget { A() } }").binding
+                == SourceDeclarations.widgetPoint
+        )
+        #expect(SourceDeclarations(source: "var boundAppExtensionPoint: AppExtensionPoint { .shared }").binding == nil)
+    }
+
+    @Test("@Definition points are read with their lines; unsaid traits take the defaults")
+    func definitions() {
+        let source = """
+            extension AppExtensionPoint {
+                @Definition
+                static var MySecureFeature: AppExtensionPoint {
+                    Name("MySecureFeature")
+                    UserInterface(false)
+                    EnhancedSecurity(true)
+                }
+                @Definition public static var open: AppExtensionPoint {
+                    Name("Open") // a comment
+                    Scope(restriction: .none)
+                }
+            }
+            """
+        let points = SourceDeclarations(source: source).definitions
+        #expect(points.map(\.identifier.name) == ["MySecureFeature", "Open"])
+        #expect(points.first?.traits == AppExtensionPoint.Traits(requiresEnhancedSecurity: true))
+        #expect(points.last?.traits == AppExtensionPoint.Traits(scope: .none))
+    }
+}
