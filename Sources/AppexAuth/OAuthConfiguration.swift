@@ -47,6 +47,10 @@ public struct OAuthConfiguration: Codable, Sendable, Hashable {
     /// An endpoint that answers a bearer `GET` with the user (`sub` or `id`, and `name` or
     /// `username`): how the host learns who logged in.
     public var userInfoEndpoint: URL?
+    /// The key of the Boolean login status in the app group's own suite, which login and
+    /// logout set (``LoginStatus/Configuration/userLoggedInKey``). Default: `"userLoggedIn"`,
+    /// seed 000's.
+    public var userLoggedInKey: String
 
     /// A configuration.
     public init(
@@ -57,7 +61,8 @@ public struct OAuthConfiguration: Codable, Sendable, Hashable {
         storage: Storage = .keychain,
         keychainAccessGroup: String? = nil,
         endpoints: Endpoints? = nil,
-        userInfoEndpoint: URL? = nil
+        userInfoEndpoint: URL? = nil,
+        userLoggedInKey: String = "userLoggedIn"
     ) {
         self.issuer = issuer
         self.clientID = clientID
@@ -67,13 +72,15 @@ public struct OAuthConfiguration: Codable, Sendable, Hashable {
         self.keychainAccessGroup = keychainAccessGroup
         self.endpoints = endpoints
         self.userInfoEndpoint = userInfoEndpoint
+        self.userLoggedInKey = userLoggedInKey
     }
 
     private enum CodingKeys: String, CodingKey {
         case issuer, clientID, scopes, appGroup, storage, keychainAccessGroup, endpoints, userInfoEndpoint
+        case userLoggedInKey
     }
 
-    /// Decodes a configuration; `scopes` and `storage` may be left out.
+    /// Decodes a configuration; `scopes`, `storage` and `userLoggedInKey` may be left out.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         issuer = try container.decode(URL.self, forKey: .issuer)
@@ -84,6 +91,7 @@ public struct OAuthConfiguration: Codable, Sendable, Hashable {
         keychainAccessGroup = try container.decodeIfPresent(String.self, forKey: .keychainAccessGroup)
         endpoints = try container.decodeIfPresent(Endpoints.self, forKey: .endpoints)
         userInfoEndpoint = try container.decodeIfPresent(URL.self, forKey: .userInfoEndpoint)
+        userLoggedInKey = try container.decodeIfPresent(String.self, forKey: .userLoggedInKey) ?? "userLoggedIn"
     }
 
     /// Reads the JSON form from `path`.

@@ -67,7 +67,12 @@ public final class OAuthTokenManager: Sendable {
         self.storage = storage
         self.leeway = leeway
         self.clientIDOverride = clientID
-        do { loginStatus = try LoginStatus(group: group) } catch {
+        do {
+            loginStatus = try LoginStatus(
+                group: group,
+                configuration: LoginStatus.Configuration(userLoggedInKey: configuration.userLoggedInKey)
+            )
+        } catch {
             throw AppexError(
                 .storage,
                 "cannot open the login status of \(group.identifier)",

@@ -6,7 +6,7 @@ struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check a bundle: Info.plist, entitlements, executable, extension points and seal.",
         discussion:
-            "A host app is checked with every extension in its Extensions/ folder, each against the points the host declares. Exit code 0 when valid, 1 with every problem listed otherwise."
+            "A host app is checked with every extension in its Extensions/ folder, each against the points the host declares and the host's app groups and keychain access groups, which it must list exactly. Exit code 0 when valid, 1 with every problem listed otherwise."
     )
 
     @Argument(help: ArgumentHelp("A .app or .appex bundle.", valueName: "PATH"))
@@ -29,7 +29,7 @@ struct Validate: ParsableCommand {
 }
 
 /// Validation of a path as a whole: a host with its own extensions, or one extension (checked
-/// against its host's points when it sits in a host's `Extensions/`).
+/// against its host's points and sharing entitlements when it sits in a host's `Extensions/`).
 enum BundleValidation {
     static func validate(path: String) -> [(AppexBundle, [BundleProblem])] {
         let bundle = AppexBundle.load(at: path)
@@ -39,7 +39,7 @@ enum BundleValidation {
             let folder = bundle.path + "/" + AppexBundle.File.extensions
             for name in AppexBundle.sortedEntries(of: folder) where name.hasSuffix(".appex") {
                 let nested = AppexBundle.load(at: folder + "/" + name, as: .appExtension)
-                report.append((nested, nested.problems + nested.bindingProblems(against: bundle)))
+                report.append((nested, nested.problems + againstHost(nested, bundle)))
             }
             return report
         case .appExtension:
@@ -47,13 +47,18 @@ enum BundleValidation {
             if (parent as NSString).lastPathComponent == AppexBundle.File.extensions {
                 let host = AppexBundle.load(at: (parent as NSString).deletingLastPathComponent, as: .hostApp)
                 if host.bundleIdentifier != nil {
-                    return [(bundle, bundle.problems + bundle.bindingProblems(against: host))]
+                    return [(bundle, bundle.problems + againstHost(bundle, host))]
                 }
             }
             return [(bundle, bundle.problems)]
         }
     }
 
+    /// What is wrong with `bundle` as an extension of `host`: a point the host does not declare,
+    /// app groups or keychain access groups that are not the host's.
+    static func againstHost(_ bundle: AppexBundle, _ host: AppexBundle) -> [BundleProblem] {
+        bundle.bindingProblems(against: host) + bundle.sharedEntitlementProblems(against: host)
+    }
 }
 
 struct Inspect: ParsableCommand {

@@ -3,8 +3,9 @@ import Foundation
 import GRDB
 
 /// Whether a process keeps its defaults to itself or shares them through an app group — the
-/// Salesforce SDK's `SFSDKDatasharingHelper` (`appGroupName`, `appGroupEnabled`) and
-/// `msdkUserDefaults`, without its data-loss bugs.
+/// engine under the Salesforce SDK's `SFSDKDatasharingHelper` (``DataSharingHelper``, whose
+/// `appGroupName` and `appGroupEnabled` are settable) and `msdkUserDefaults`, without the SDK's
+/// data-loss bugs.
 ///
 /// ```swift
 /// let sharing = try DataSharing(context: try .current())
@@ -228,9 +229,45 @@ public final class DataSharing: Sendable {
         }
     }
 
+    /// Records `name` (`nil`: none) as the app group of this process while sharing is off, moving
+    /// no key: ``enableAppGroup(_:)`` with no name later uses it (``DataSharingHelper``'s
+    /// `appGroupName` setter). Checks the entitlement first: a refusal changes nothing.
+    ///
+    /// - Throws: ``AppexError`` `missingEntitlement`/`teamMismatch`/`invalidName` for a group
+    ///   the process may not open; `conflict` when sharing is on (turn it off first, or switch
+    ///   with ``enableAppGroup(_:)``); `storage`.
+    func recordAppGroupName(_ name: String?) throws(AppexError) {
+        if let name { _ = try AppGroup(name, context: context, environment: environment) }
+        do {
+            try standard.database.inTransaction(.immediate) { db in
+                if try DefaultsTable.meta(Self.groupEnabled, in: db) == "1",
+                    let current = try DefaultsTable.meta(Self.groupName, in: db), current != name
+                {
+                    throw AppexError(
+                        .conflict,
+                        "data sharing is on with app group \(current): \(context.name) cannot name another group without switching to it; nothing was changed",
+                        context: context.errorContext(path: standard.path, group: current)
+                    )
+                }
+                try DefaultsTable.setMeta(Self.groupName, name, in: db)
+                return .commit
+            }
+        } catch let error as AppexError {
+            throw error
+        } catch {
+            throw AppexError(
+                .storage,
+                "cannot record app group \(name ?? "(none)") in \(standard.path)",
+                context: context.errorContext(path: standard.path, group: name),
+                underlyingError: error
+            )
+        }
+    }
+
     // MARK: - Steps
 
-    private func state() throws(AppexError) -> (name: String?, enabled: Bool) {
+    /// The recorded group and whether sharing is on, read together.
+    func state() throws(AppexError) -> (name: String?, enabled: Bool) {
         do {
             return try standard.database.unsafeReentrantRead { db in
                 (

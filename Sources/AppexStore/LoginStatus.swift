@@ -22,17 +22,41 @@ public struct UserAccount: Codable, Sendable, Hashable {
 /// The host calls ``publish(_:)`` when its user changes (`nil` at logout); an extension reads
 /// ``isUserLoggedIn``/``currentUser``, observes ``changes``, and uses ``requireUser()`` at the
 /// entry points that need a user: before login they refuse with ``AppexError/Code/notLoggedIn``
-/// instead of crashing or guessing. Stored in the group's suite `appex.login`.
+/// instead of crashing or guessing. The account is stored in the group's suite `appex.login`.
+///
+/// Publishing also sets a Boolean, as seed 000 (MobileSyncExplorer) keeps its login status:
+/// ``Configuration/userLoggedInKey`` (default `userLoggedIn`) in the group's own suite — the
+/// suite `UserDefaults.msdkUserDefaults()` is once the process shares its defaults through the
+/// group — so a widget's `msdkUserDefaults().bool(forKey: "userLoggedIn")` reads it, and a host
+/// that sets that Boolean itself is heard by ``isUserLoggedIn``.
 public final class LoginStatus: Sendable {
+    /// Where the status is kept.
+    public struct Configuration: Sendable, Hashable {
+        /// The key of the Boolean "a user is logged in" in the group's own suite. Default:
+        /// `"userLoggedIn"` (seed 000's `MobileSyncExplorerConfig.userLogInStatusKey`).
+        public var userLoggedInKey: String
+
+        /// A configuration; the default is seed 000's.
+        public init(userLoggedInKey: String = "userLoggedIn") {
+            self.userLoggedInKey = userLoggedInKey
+        }
+    }
+
     /// The group the status is shared in.
     public let group: AppGroup
+    /// Where the status is kept.
+    public let configuration: Configuration
     private let defaults: SharedDefaults
+    /// The group's own suite (named as the group), which holds the Boolean.
+    private let flags: SharedDefaults
     private static let key = "currentUser"
 
-    /// The status shared in `group`.
-    public init(group: AppGroup) throws(AppexError) {
+    /// The status shared in `group`, its Boolean under `configuration`'s key.
+    public init(group: AppGroup, configuration: Configuration = Configuration()) throws(AppexError) {
         self.group = group
+        self.configuration = configuration
         defaults = try SharedDefaults(suiteName: "appex.login", group: group)
+        flags = try SharedDefaults(group: group)
     }
 
     /// Publishes the signed-in user (`nil`: logged out); durable when this returns.
@@ -49,19 +73,35 @@ public final class LoginStatus: Sendable {
                 context: group.context.errorContext(group: group.identifier)
             )
         }
+        // Two suites, two commits: in the order that never shows a user after a logout (the
+        // Boolean false hides the account, see currentUser).
         if let user {
             try defaults.set(encoded: user, forKey: Self.key)
+            try flags.set(true, forKey: configuration.userLoggedInKey)
         } else {
+            try flags.set(false, forKey: configuration.userLoggedInKey)
             try defaults.removeObject(forKey: Self.key)
         }
     }
 
     /// The signed-in user, or `nil` (also when the stored account cannot be read: entry points
-    /// that need a user then refuse with `notLoggedIn` rather than act for a guessed one).
-    public var currentUser: UserAccount? { try? defaults.decoded(UserAccount.self, forKey: Self.key) }
+    /// that need a user then refuse with `notLoggedIn` rather than act for a guessed one; and
+    /// when the Boolean says logged out, whoever set it).
+    public var currentUser: UserAccount? {
+        if flag == false { return nil }
+        return try? defaults.decoded(UserAccount.self, forKey: Self.key)
+    }
 
-    /// Whether a user is signed in.
-    public var isUserLoggedIn: Bool { currentUser != nil }
+    /// The Boolean, `nil` when it was never set.
+    private var flag: Bool? {
+        flags.object(forKey: configuration.userLoggedInKey) == nil
+            ? nil : flags.bool(forKey: configuration.userLoggedInKey)
+    }
+
+    /// Whether a user is signed in: the Boolean under ``Configuration/userLoggedInKey`` when it
+    /// is set (by ``publish(_:)`` or by the host itself, as seed 000 does), else whether an
+    /// account was published (a status published before the Boolean existed).
+    public var isUserLoggedIn: Bool { flag ?? (currentUser != nil) }
 
     /// The signed-in user. - Throws: ``AppexError`` `notLoggedIn` before login.
     public func requireUser() throws(AppexError) -> UserAccount {

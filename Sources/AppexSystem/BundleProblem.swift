@@ -49,6 +49,8 @@ public struct BundleProblem: Hashable, Sendable, CustomStringConvertible {
         public static let unsupportedFile = Kind("unsupported-file")
         /// Another bundle claims the same bundle identifier and takes precedence.
         public static let duplicateBundleIdentifier = Kind("duplicate-bundle-identifier")
+        /// An extension's app groups or keychain access groups are not its host's.
+        public static let entitlementMismatch = Kind("entitlement-mismatch")
     }
 
     /// What kind of problem this is.

@@ -344,6 +344,33 @@ import Testing
         #expect(error.code == .hostOnly && error.message.contains("com.example.hostapp.widget"))
         #expect(!status.isUserLoggedIn)
     }
+
+    @Test(
+        "publish sets the login Boolean under the configured key in the group's own suite; a Boolean the host sets itself is heard, and false hides a published account"
+    )
+    func booleanUnderConfiguredKey() throws {
+        let world = try AppexTestEnvironment()
+        let group = try AppGroup("group.com.example.app", context: .owner, environment: world.environment)
+        let custom = LoginStatus.Configuration(userLoggedInKey: "mseLoggedIn")
+        #expect(LoginStatus.Configuration().userLoggedInKey == "userLoggedIn")
+        let host = try LoginStatus(group: group, configuration: custom)
+        let reader = try LoginStatus(group: group, configuration: custom)  // another connection, as a widget
+        let groupSuite = try SharedDefaults(group: group)  // what msdkUserDefaults() is once sharing is on
+        let ada = UserAccount(identifier: "005xx", name: "Ada", instanceURL: URL(fileURLWithPath: "/"))
+
+        try host.publish(ada)
+        #expect(groupSuite.bool(forKey: "mseLoggedIn"))
+        #expect(groupSuite.object(forKey: "userLoggedIn") == nil)
+        #expect(reader.isUserLoggedIn && reader.currentUser == ada)
+        // MobileSyncExplorer writes the Boolean itself at logout: the account is hidden.
+        try groupSuite.set(false, forKey: "mseLoggedIn")
+        #expect(!reader.isUserLoggedIn && reader.currentUser == nil)
+        #expect(throws: AppexError.self) { try reader.requireUser() }
+        try groupSuite.set(true, forKey: "mseLoggedIn")
+        #expect(reader.isUserLoggedIn && reader.currentUser == ada)
+        try host.publish(nil)
+        #expect(!groupSuite.bool(forKey: "mseLoggedIn") && !reader.isUserLoggedIn)
+    }
 }
 
 /// The SQLite files every store shares.

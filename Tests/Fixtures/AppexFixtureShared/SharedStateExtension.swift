@@ -35,6 +35,23 @@ struct SharedStateExtension: AppExtension {
                     UserAccount(identifier: "intruder", name: "Mallory", instanceURL: URL(fileURLWithPath: "/"))
                 )
                 return EchoReply(text: "published", pid: pid)
+            case "seed-widget":
+                // Seed 000's widget: shares its defaults through the group (the text's first
+                // word) with the SDK's words, then reads the login Boolean under the key (the
+                // second word) through msdkUserDefaults and through LoginStatus. The shared
+                // helper finds this process's context itself (its bundle, APPEX_BUNDLE_PATH).
+                let words = request.text.split(separator: " ").map(String.init)
+                guard words.count == 2 else { return EchoReply(text: "usage: GROUP KEY", pid: pid) }
+                SFSDKDatasharingHelper.sharedInstance().appGroupName = words[0]
+                SFSDKDatasharingHelper.sharedInstance().appGroupEnabled = true
+                if let refusal = SFSDKDatasharingHelper.sharedInstance().lastRefusal { throw refusal }
+                let viaDefaults = UserDefaults.msdkUserDefaults().bool(forKey: words[1])
+                let status = try LoginStatus(
+                    group: AppGroup(words[0], context: try ProcessContext.current()),
+                    configuration: LoginStatus.Configuration(userLoggedInKey: words[1])
+                )
+                let suite = try UserDefaults.msdkUserDefaults().suite().group?.identifier ?? "own"
+                return EchoReply(text: "\(viaDefaults) \(status.isUserLoggedIn) \(suite)", pid: pid)
             default:
                 return EchoReply(text: request.text, pid: pid)
             }

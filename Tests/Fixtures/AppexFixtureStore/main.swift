@@ -7,6 +7,10 @@
 //                                                     once, then forever increments "counter" in
 //                                                     its defaults (printing each committed value)
 //                                                     and turns data sharing on and off
+//     AppexFixtureStore sharing-read GROUP BUNDLE TEAM KEY... — as BUNDLE of TEAM (entitled to GROUP):
+//                                                     prints its data-sharing helper's settings
+//                                                     (name=, enabled=) and KEY=VALUE for each KEY
+//                                                     in the defaults they name (nothing: absent)
 //     AppexFixtureStore keychain-add GROUP PREFIX COUNT — adds COUNT items PREFIX-0... to access
 //                                                     group GROUP, then updates each once
 //     AppexFixtureStore keychain-loop GROUP ACCOUNT — stores secret-N+1, secret-N+2, ... as the
@@ -27,6 +31,14 @@ import Foundation
     if arguments[1].hasPrefix("keychain-") { return try keychain(arguments) }
     if arguments[1] == "sharing-loop", arguments.count >= 5 {
         return try sharingLoop(group: arguments[2], bundle: arguments[3], team: arguments[4])
+    }
+    if arguments[1] == "sharing-read", arguments.count >= 5 {
+        return try sharingRead(
+            group: arguments[2],
+            bundle: arguments[3],
+            team: arguments[4],
+            keys: Array(arguments.dropFirst(5))
+        )
     }
     let defaults = try SharedDefaults(group: AppGroup(arguments[2], context: .owner))
     let key = arguments[3]
@@ -115,6 +127,24 @@ func sharingLoop(group: String, bundle: String, team: String) throws -> Int32 {
         if case .integer(let value) = value { FileHandle.standardOutput.write(Data("\(value)\n".utf8)) }
         if round % 2 == 1 { try sharing.enableAppGroup(group) } else { try sharing.disableAppGroup() }
     }
+}
+
+/// Reads, as a new process of `bundle`, what its data-sharing helper says and the defaults it names.
+func sharingRead(group: String, bundle: String, team: String, keys: [String]) throws -> Int32 {
+    let context = ProcessContext(
+        bundleIdentifier: bundle,
+        team: TeamIdentifier(rawValue: team),
+        entitlements: Entitlements(applicationGroups: [group], keychainAccessGroups: [])
+    )
+    let helper = try DataSharingHelper(context: context)
+    var lines = ["name=\(helper.appGroupName ?? "")", "enabled=\(helper.appGroupEnabled)"]
+    let defaults = try helper.defaults.suite()
+    lines.append("suite=\(defaults.group?.identifier ?? "own")")
+    for key in keys {
+        if let value = defaults.string(forKey: key) { lines.append("\(key)=\(value)") }
+    }
+    FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+    return 0
 }
 
 do { exit(try run()) } catch {

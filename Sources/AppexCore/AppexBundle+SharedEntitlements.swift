@@ -1,0 +1,43 @@
+extension AppexBundle {
+    /// The problems of this extension's sharing entitlements against `host`'s: one for each of
+    /// `com.apple.security.application-groups` and `keychain-access-groups` whose groups are not
+    /// exactly the host's, naming the extension's `Entitlements.plist`, the key and both lists.
+    ///
+    /// App groups are compared as sets. Keychain access groups must also list the same group
+    /// first: the first is the default access group, where a process that names none keeps its
+    /// items (seed 000's tokens), so a different first group splits host and extension.
+    /// Empty for a host app, and when both sides list the same groups (none counts).
+    public func sharedEntitlementProblems(against host: AppexBundle) -> [BundleProblem] {
+        guard kind == .appExtension else { return [] }
+        var problems: [BundleProblem] = []
+        let file = path + "/" + File.entitlements
+        func list(_ groups: [String]) -> String { groups.isEmpty ? "none" : groups.joined(separator: ", ") }
+        let mine = entitlements.applicationGroups
+        let hosts = host.entitlements.applicationGroups
+        if Set(mine) != Set(hosts) {
+            problems.append(
+                BundleProblem(
+                    .entitlementMismatch,
+                    file: file,
+                    key: Entitlements.Key.applicationGroups,
+                    message:
+                        "this extension has app groups \(list(mine)) but its host \(host.bundleIdentifier ?? host.path) has \(list(hosts)) (\(Entitlements.Key.applicationGroups)): list the same groups in both so that they share defaults and containers"
+                )
+            )
+        }
+        let myKeychain = entitlements.keychainAccessGroups
+        let hostKeychain = host.entitlements.keychainAccessGroups
+        if Set(myKeychain) != Set(hostKeychain) || myKeychain.first != hostKeychain.first {
+            problems.append(
+                BundleProblem(
+                    .entitlementMismatch,
+                    file: file,
+                    key: Entitlements.Key.keychainAccessGroups,
+                    message:
+                        "this extension has keychain access groups \(list(myKeychain)) but its host \(host.bundleIdentifier ?? host.path) has \(list(hostKeychain)) (\(Entitlements.Key.keychainAccessGroups)): list the same groups, the same one first, so that they share keychain items"
+                )
+            )
+        }
+        return problems
+    }
+}
