@@ -22,7 +22,8 @@ let package = Package(
         .library(name: "AppexTesting", targets: ["AppexTesting"]),
         .library(name: "AppexWidgetKit", targets: ["AppexWidgetKit"]),
         .library(name: "AppexWidgetHost", targets: ["AppexWidgetHost"]),
-        .executable(name: "appex", targets: ["AppexCLI"]),
+        .executable(name: "appex", targets: ["appex"]),
+        .plugin(name: "AppexBundlePlugin", targets: ["AppexBundlePlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
@@ -32,6 +33,19 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
+        // `swift package appex-bundle`: a product's bundle, its Info.plist or extension points
+        // read from its sources at build time (runs `appex bundle`).
+        .plugin(
+            name: "AppexBundlePlugin",
+            capability: .command(
+                intent: .custom(
+                    verb: "appex-bundle",
+                    description:
+                        "Build a product in release mode (static Swift runtime) and make its signed .appex or .app from its sources' binding or @Definition points"
+                )
+            ),
+            dependencies: ["appex"]
+        ),
         // The only module that touches the OS: syscalls, descriptors, locks, threads, spawn.
         .target(
             name: "AppexSystem",
@@ -215,7 +229,7 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .executableTarget(
-            name: "AppexCLI",
+            name: "appex",
             dependencies: [
                 "AppexCore",
                 "AppexHost",
@@ -228,12 +242,13 @@ let package = Package(
                 "AppexWidgetKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            path: "Sources/AppexCLI",
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "AppexTests",
             dependencies: [
-                "AppexCore", "AppexCoding", "AppexIPC", "AppexHost", "AppexSystem", "AppexTesting", "AppexCLI",
+                "AppexCore", "AppexCoding", "AppexIPC", "AppexHost", "AppexSystem", "AppexTesting", "appex",
                 "AppexStore", "AppexSQLite", "AppexAuth", "AppexAuthLogin", "AppexFixtureStore", "AppexFixtureAuth",
                 "AppexFixtureEcho", "AppexFixtureHostile", "AppexFixtureShared", "AppexFixtureTranslate",
                 "AppexFixtureHost", "AppexFixtureSeedHost",

@@ -81,12 +81,13 @@ public enum PropertyListFormat: String, Sendable, CaseIterable {
     /// `bplist00`, as Xcode writes built bundles.
     case binary
 
-    /// Encodes a dictionary in this format.
+    /// Encodes a dictionary in this format. The binary form's bytes depend only on the value
+    /// (keys sorted), so a bundle made twice is the same bundle.
     public func encode(_ dictionary: [String: PropertyListValue]) throws -> Data {
-        let format: PropertyListSerialization.PropertyListFormat = self == .xml ? .xml : .binary
+        if self == .binary { return Data(BinaryPropertyListWriter.encode(.dictionary(dictionary))) }
         return try PropertyListSerialization.data(
             fromPropertyList: PropertyListValue.dictionary(dictionary).foundationObject,
-            format: format,
+            format: .xml,
             options: 0
         )
     }

@@ -57,6 +57,32 @@ import Testing
         #expect(try Self.foundationValue(ofTrusted: bytes) == value)
     }
 
+    @Test(
+        "Appex's own writer: every type and size reads back the same through Appex's reader and Foundation's, and the same value gives the same bytes whatever the dictionary's order"
+    )
+    func writer() throws {
+        let value = PropertyListValue.dictionary([
+            "string": .string("plain"), "unicode": .string("Café © 日本 🎉"), "empty": .string(""),
+            "small": .integer(7), "byte": .integer(200), "short": .integer(40_000), "int": .integer(3_000_000_000),
+            "negative": .integer(-5), "large": .integer(Int.max), "smallest": .integer(Int.min), "real": .real(2.5),
+            "true": .boolean(true), "false": .boolean(false),
+            "date": .date(Date(timeIntervalSinceReferenceDate: 123_456)), "data": .data(Data(repeating: 7, count: 40)),
+            "array": .array((0..<300).map { .integer($0) }), "nested": .dictionary(["a": .array([.dictionary([:])])]),
+            "long": .string(String(repeating: "x", count: 300)),
+        ])
+        let bytes = BinaryPropertyListWriter.encode(value)
+        #expect(try BinaryPropertyList.parse(bytes) == value)
+        #expect(try Self.foundationValue(ofTrusted: bytes) == value)
+        // Dictionaries built in other orders (other capacities, so other iteration orders).
+        guard case .dictionary(let entries) = value else { return }
+        for capacity in [0, 64, 1024] {
+            var rebuilt = [String: PropertyListValue](minimumCapacity: capacity)
+            for (key, entry) in entries.sorted(by: { $0.key > $1.key }) { rebuilt[key] = entry }
+            #expect(BinaryPropertyListWriter.encode(.dictionary(rebuilt)) == bytes)
+        }
+        #expect(try Array(PropertyListFormat.binary.encode(entries)) == bytes)
+    }
+
     @Test("scalars of every width: integers of 1 to 16 bytes, reals of 4 and 8, dates, UTF-16 strings")
     func scalars() throws {
         #expect(try BinaryPropertyList.parse(Self.inDictionary([0x10, 0xFF])) == .dictionary(["k": .integer(255)]))

@@ -1,0 +1,96 @@
+import Foundation
+import PackagePlugin
+
+/// `swift package appex-bundle`: builds a product in release mode with the static Swift standard
+/// library and makes its bundle — an `.appex` whose Info.plist comes from the binding in its
+/// sources (read at build time, not by running it), or an `.app` whose extension points come
+/// from its `@Definition`s — with its entitlements, signed. Xcode's
+/// `EX_ENABLE_EXTENSION_POINT_GENERATION`, for SwiftPM. The bundle itself is made by `appex
+/// bundle`, which this plugin runs.
+@main
+struct AppexBundlePlugin: CommandPlugin {
+    func performCommand(context: PluginContext, arguments: [String]) async throws {
+        var extractor = ArgumentExtractor(arguments)
+        let options = Options(
+            product: extractor.extractOption(named: "product").last,
+            host: extractor.extractOption(named: "host").last,
+            key: extractor.extractOption(named: "key").last,
+            output: extractor.extractOption(named: "output").last,
+            identifier: extractor.extractOption(named: "identifier").last,
+            entitlements: extractor.extractOption(named: "entitlements").last,
+            isApp: extractor.extractFlag(named: "app") > 0
+        )
+        guard extractor.remainingArguments.isEmpty else {
+            throw PluginFailure("unknown arguments \(extractor.remainingArguments); \(Options.usage)")
+        }
+        guard let productName = options.product else { throw PluginFailure("give --product NAME; \(Options.usage)") }
+        guard let product = context.package.products.first(where: { $0.name == productName }) as? ExecutableProduct
+        else {
+            let names = context.package.products.compactMap { $0 as? ExecutableProduct }.map(\.name)
+            throw PluginFailure(
+                "\(productName) is not an executable product of \(context.package.displayName) (it has: \(names.joined(separator: ", ")))"
+            )
+        }
+
+        // Release, with the Swift runtime linked in: the bundle runs on a machine without a toolchain.
+        var parameters = PackageManager.BuildParameters(configuration: .release, logging: .concise)
+        parameters.otherSwiftcFlags = ["-static-stdlib"]
+        let build = try packageManager.build(.product(productName), parameters: parameters)
+        guard build.succeeded else {
+            throw PluginFailure("building \(productName) failed:\n\(build.logText)")
+        }
+        guard let executable = build.builtArtifacts.first(where: { $0.kind == .executable })?.url else {
+            throw PluginFailure("building \(productName) made no executable")
+        }
+
+        let sources = product.mainTarget.directoryURL.path
+        let output: String
+        if let explicit = options.output {
+            output = explicit
+        } else if let host = options.host, !options.isApp {
+            output = host + "/Extensions/" + productName + ".appex"
+        } else {
+            output =
+                context.pluginWorkDirectoryURL.appendingPathComponent(productName + (options.isApp ? ".app" : ".appex"))
+                .path
+        }
+        var bundle = ["bundle", "--executable", executable.path, "--output", output, "--sources", sources, "--force"]
+        if let identifier = options.identifier { bundle += ["--identifier", identifier] }
+        if let key = options.key { bundle += ["--key", key] }
+        let entitlements = options.entitlements ?? Self.defaultEntitlements(in: sources, product: productName)
+        if let entitlements { bundle += ["--entitlements", entitlements] }
+
+        let appex = try (try? context.tool(named: "appex")) ?? context.tool(named: "AppexCLI")
+        let process = try Process.run(appex.url, arguments: bundle)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw PluginFailure("appex bundle exited \(process.terminationStatus) for \(productName)")
+        }
+    }
+
+    /// `NAME.entitlements` beside the product's sources, when there is one.
+    static func defaultEntitlements(in sources: String, product: String) -> String? {
+        let path = sources + "/" + product + ".entitlements"
+        return FileManager.default.fileExists(atPath: path) ? path : nil
+    }
+}
+
+/// What the command was asked.
+struct Options {
+    var product: String?
+    var host: String?
+    var key: String?
+    var output: String?
+    var identifier: String?
+    var entitlements: String?
+    var isApp: Bool
+
+    static let usage =
+        "usage: swift package appex-bundle --product NAME [--host HOST.app] [--key team.key] [--output PATH] [--entitlements FILE] [--identifier ID], or --app --identifier ID for a host app"
+}
+
+/// A failure the plugin reports in words.
+struct PluginFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
