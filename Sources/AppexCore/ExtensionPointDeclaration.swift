@@ -19,7 +19,10 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
 
     /// The attribute keys Appex reads.
     public enum Key {
+        /// `EXPresentsUserInterface` (a boolean): whether the point's extensions show a user interface.
         public static let presentsUserInterface = "EXPresentsUserInterface"
+        /// `EXRequiresEnhancedSecurity` (a boolean): the point's extensions run with enhanced
+        /// security (their own namespaces, a seccomp allowlist, no network unless allowed).
         public static let requiresEnhancedSecurity = "EXRequiresEnhancedSecurity"
         /// A dictionary of limits every extension of the point runs under (Appex's own key):
         /// `MemoryBytes` (address space), `OpenFiles`, `CPUSeconds`, `Processes`, each an integer.
