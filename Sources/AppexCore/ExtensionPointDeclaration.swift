@@ -11,7 +11,8 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
     public var identifier: ExtensionPointIdentifier
     /// `EXPresentsUserInterface`; `false` when absent.
     public var presentsUserInterface: Bool
-    /// `EXRequiresEnhancedSecurity`; `false` when absent. Extensions of such a point run sandboxed.
+    /// `EXRequiresEnhancedSecurity`; `false` when absent. Extensions of such a point run with
+    /// enhanced security, on top of the sandbox every extension gets.
     public var requiresEnhancedSecurity: Bool
     /// Every attribute of the point, including the two above and any policy (resource limits,
     /// idle timeout) later issues define.
