@@ -3,7 +3,9 @@
 # packages, the OAuth server's virtualenv), builds
 # the package and its tests once, and runs them (Swift Testing, real processes and files).
 #
-# Then the product's tests (Examples/), then each fuzz target runs for 15 seconds.
+# Before the tests, the checks that need no test build: formatting, imports, and the
+# documentation (DocC, warnings as errors). After them, the product's tests (Examples/), then
+# each fuzz target runs for 15 seconds.
 #
 # Three suites run on their own: the 500-launch soak (beside the others it keeps both cores busy),
 # the host-death check ("extension gone within 1 s of its host"), which beside dozens of tests
@@ -29,6 +31,10 @@ if grep -rlnE 'import (Glibc|Musl|Darwin)|CAppexSystem' Sources --include='*.swi
   echo "test.sh: the files above import the C library or CAppexSystem; only Sources/AppexSystem may (docs/DESIGN.md, \"Modules\")" >&2
   exit 1
 fi
+# The documentation builds with no warning: a DocC catalog for every library module, built with
+# swift-docc-plugin, warnings as errors (its own scratch path, .build-docs; docs/DESIGN.md,
+# "Documentation").
+Scripts/docs.sh
 # The real OAuth server the token tests use (installed on first use into .build-oauth/), stopped
 # when the tests end; the tests start it themselves too when run alone.
 Scripts/oauth-server.sh start >/dev/null

@@ -14,7 +14,7 @@ package struct RefreshLock: Sendable {
 
     /// Runs `body` holding the lock; waits at most `timeout` for it.
     ///
-    /// - Throws: ``AppexError`` `retryable` when the lock stays held (naming the file), `storage`
+    /// - Throws: ``/AppexSystem/AppexError`` `retryable` when the lock stays held (naming the file), `storage`
     ///   when the file cannot be opened; and what `body` throws.
     package func withLock<Result: Sendable>(
         timeout: Duration = .seconds(60),

@@ -14,7 +14,7 @@ extension OAuthLogin {
     ///   - name: the client's name.
     ///   - grantTypes: what it will use (besides `refresh_token`, some servers allow one).
     ///   - redirectURIs: its redirect URIs (loopback ones for code + PKCE).
-    /// - Throws: ``AppexError`` `configuration` when the server has no registration endpoint,
+    /// - Throws: ``/AppexSystem/AppexError`` `configuration` when the server has no registration endpoint,
     ///   `rejected` with the server's error, `retryable`, `storage`.
     @discardableResult
     public func registerClient(

@@ -30,7 +30,7 @@ final class LoopbackRedirect: Sendable {
     /// The callback's query parameters: waits (on a thread of its own) for a request to
     /// `/callback`, answers it with a page the user can close, and returns.
     ///
-    /// Fails with ``AppexError`` `retryable` when no callback came within `timeout`.
+    /// Fails with ``/AppexSystem/AppexError`` `retryable` when no callback came within `timeout`.
     func callback(timeout: Duration) async -> Result<[String: String], AppexError> {
         let result: Result<[String: String], AppexError> = await withCheckedContinuation { continuation in
             let started = startDetachedThread(name: "appex.loopback") { [self] in

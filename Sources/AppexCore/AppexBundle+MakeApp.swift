@@ -37,7 +37,7 @@ extension AppexBundle {
     /// place whole. An app replaced keeps the extensions it had.
     ///
     /// - Returns: the bundle, loaded and checked.
-    /// - Throws: ``AppexError`` `refused` (a path that is not `.app`, an existing app, an
+    /// - Throws: ``/AppexSystem/AppexError`` `refused` (a path that is not `.app`, an existing app, an
     ///   identifier that is not reverse-DNS), `invalidBundle` (entitlements with problems),
     ///   `fileSystem`, `invalidKey`.
     @discardableResult

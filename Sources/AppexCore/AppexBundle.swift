@@ -52,10 +52,15 @@ public struct AppexBundle: Sendable {
 
     /// The file names Appex reads inside every bundle.
     public enum File {
+        /// `Info.plist`: the bundle's identity, executable and, for an extension, its point.
         public static let info = "Info.plist"
+        /// `Entitlements.plist`: what the bundle may touch.
         public static let entitlements = "Entitlements.plist"
+        /// `_CodeSignature/CodeResources`: the seal (team, key, a hash of every file, signature).
         public static let seal = "_CodeSignature/CodeResources"
+        /// `ExtensionPoints`: a host's folder of `.appextensionpoint` declarations.
         public static let extensionPoints = "ExtensionPoints"
+        /// `Extensions`: a host's folder of the `.appex` bundles it ships.
         public static let extensions = "Extensions"
     }
 
@@ -82,7 +87,7 @@ public struct AppexBundle: Sendable {
     /// Reads and validates the bundle the running process was launched from: as
     /// ``load(at:as:)``, except that the bundle's executable is not hashed but must be this
     /// process's own image (`/proc/self/exe`: the same file, by device and inode). Its launcher
-    /// hashed it against the seal before exec (``AppExtensionProcess`` refuses a bundle whose
+    /// hashed it against the seal before exec (AppexHost's `AppExtensionProcess` refuses a bundle whose
     /// seal does not hold), and a running executable cannot be written; every other file is
     /// hashed as usual. A widget or extension asking who it is so no longer reads its whole
     /// executable at each launch.

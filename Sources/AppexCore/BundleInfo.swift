@@ -2,7 +2,7 @@ import Foundation
 
 /// What a bundle's `Info.plist` says, read with Apple's keys.
 ///
-/// Reading never throws: whatever is missing or wrong becomes a ``BundleProblem`` in
+/// Reading never throws: whatever is missing or wrong becomes a ``/AppexSystem/BundleProblem`` in
 /// ``problems``, and the keys that could be read are still filled in.
 public struct BundleInfo: Sendable, Hashable {
     /// `CFBundleIdentifier`.
@@ -34,21 +34,33 @@ public struct BundleInfo: Sendable, Hashable {
 
     /// The keys every bundle needs.
     public enum Key {
+        /// `CFBundleIdentifier`: the bundle's reverse-DNS identifier.
         public static let bundleIdentifier = "CFBundleIdentifier"
+        /// `CFBundleExecutable`: the executable's file name inside the bundle.
         public static let executable = "CFBundleExecutable"
+        /// `CFBundleName`: the bundle's short name.
         public static let name = "CFBundleName"
+        /// `CFBundleDisplayName`: the name shown to people, when it differs.
         public static let displayName = "CFBundleDisplayName"
+        /// `CFBundleVersion`: the build version.
         public static let version = "CFBundleVersion"
+        /// `CFBundleShortVersionString`: the marketing version.
         public static let shortVersion = "CFBundleShortVersionString"
+        /// `EXAppExtensionAttributes`: ExtensionKit's dictionary of an extension's attributes.
         public static let extensionAttributes = "EXAppExtensionAttributes"
+        /// `EXExtensionPointIdentifier`, inside `EXAppExtensionAttributes`: the point the extension binds to.
         public static let extensionPointIdentifier = "EXExtensionPointIdentifier"
+        /// `NSExtension`: the older app-extension dictionary, still read.
         public static let legacyExtension = "NSExtension"
+        /// `NSExtensionPointIdentifier`, inside `NSExtension`: the point, in the older form.
         public static let legacyExtensionPointIdentifier = "NSExtensionPointIdentifier"
     }
 
     /// What the file describes: an extension needs an extension point, a host does not.
     public enum Role: Sendable {
+        /// A host app: it declares points and binds to none.
         case hostApp
+        /// An app extension: it must name the point it binds to.
         case appExtension
     }
 

@@ -13,7 +13,10 @@ public struct Entitlements: Sendable, Hashable {
 
     /// The entitlement keys Appex acts on.
     public enum Key {
+        /// `com.apple.security.application-groups` (an array): the app groups the bundle may use.
         public static let applicationGroups = "com.apple.security.application-groups"
+        /// `keychain-access-groups` (an array): the keychain groups the bundle may use; the first
+        /// is its default group.
         public static let keychainAccessGroups = "keychain-access-groups"
         /// `com.apple.security.network.client` (a boolean): the sandbox lets the bundle connect out.
         public static let networkClient = "com.apple.security.network.client"

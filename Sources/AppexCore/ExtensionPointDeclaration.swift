@@ -11,7 +11,8 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
     public var identifier: ExtensionPointIdentifier
     /// `EXPresentsUserInterface`; `false` when absent.
     public var presentsUserInterface: Bool
-    /// `EXRequiresEnhancedSecurity`; `false` when absent. Extensions of such a point run sandboxed.
+    /// `EXRequiresEnhancedSecurity`; `false` when absent. Extensions of such a point run with
+    /// enhanced security, on top of the sandbox every extension gets.
     public var requiresEnhancedSecurity: Bool
     /// Which extensions may bind (`AppexScopeRestriction`: `application` or `none`);
     /// `.application` when absent — only extensions inside the host app, as ExtensionKit's
@@ -24,7 +25,10 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
 
     /// The attribute keys Appex reads.
     public enum Key {
+        /// `EXPresentsUserInterface` (a boolean): whether the point's extensions show a user interface.
         public static let presentsUserInterface = "EXPresentsUserInterface"
+        /// `EXRequiresEnhancedSecurity` (a boolean): the point's extensions run with enhanced
+        /// security (their own namespaces, a seccomp allowlist, no network unless allowed).
         public static let requiresEnhancedSecurity = "EXRequiresEnhancedSecurity"
         /// Which extensions may bind (Appex's own key, `Scope(restriction:)` of a definition in
         /// code): the string `application` (the default) or `none`.

@@ -3,13 +3,21 @@ public import Foundation
 /// A property-list value: what an `Info.plist`, an entitlements file or an
 /// `.appextensionpoint` file may hold, as a `Sendable` Swift value.
 public enum PropertyListValue: Hashable, Sendable {
+    /// A string (`<string>`).
     case string(String)
+    /// An integer (`<integer>`), within `Int`'s range.
     case integer(Int)
+    /// A floating-point number (`<real>`).
     case real(Double)
+    /// A boolean (`<true/>` or `<false/>`).
     case boolean(Bool)
+    /// A date (`<date>`).
     case date(Date)
+    /// Bytes (`<data>`).
     case data(Data)
+    /// An array of values (`<array>`).
     case array([PropertyListValue])
+    /// A dictionary with string keys (`<dict>`).
     case dictionary([String: PropertyListValue])
 
     /// The plist type's name as Apple's documentation spells it (`string`, `dictionary`, ...).

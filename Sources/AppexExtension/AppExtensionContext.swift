@@ -17,7 +17,7 @@ public enum AppExtensionContext {
 
     /// Calls the interface the host exports (its `AppExtensionProcess.Configuration.exportedHandler`).
     ///
-    /// - Throws: ``AppexError``: `invalidated` when there is no host connection; `coding` when
+    /// - Throws: ``/AppexSystem/AppexError``: `invalidated` when there is no host connection; `coding` when
     ///   the request cannot be encoded or the reply is not a `Reply`; otherwise the call's
     ///   failure (`remote-failure` with the host's words, `deadline-exceeded`, `cancelled`,
     ///   `closed`), with the host's pid as the context's peer.

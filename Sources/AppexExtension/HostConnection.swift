@@ -54,7 +54,7 @@ public final class HostConnection: Sendable {
         set { state.withLock { $0.exportedInterface = newValue } }
     }
 
-    /// Serves the host's messages (``ExtensionSession``'s `send` on the host): takes a
+    /// Serves the host's messages (`ExtensionSession`'s `send` on the host): takes a
     /// request's bytes, returns the reply's. Set this or ``payloadHandler``, not both: a
     /// connection with both is declined, naming them (neither silently wins).
     public var requestHandler: (@Sendable ([UInt8]) async throws -> [UInt8])? {

@@ -48,7 +48,7 @@ public struct IncomingSessionRequest: Sendable {
 public struct HostSession: Sendable {
     /// Sends `message` to the host's exported handler and decodes its reply.
     ///
-    /// - Throws: ``AppexError``, as ``AppExtensionContext/callHost(_:expecting:timeout:)``.
+    /// - Throws: ``/AppexSystem/AppexError``, as ``AppExtensionContext/callHost(_:expecting:timeout:)``.
     public func send<Message: Encodable, Reply: Decodable>(
         _ message: Message,
         expecting: Reply.Type = Reply.self,

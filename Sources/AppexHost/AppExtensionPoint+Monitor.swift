@@ -67,7 +67,7 @@ extension AppExtensionPoint {
         ///
         /// Creation reads and validates everything once before it returns, like Apple's.
         ///
-        /// - Throws: ``AppexError`` `invalidBundle` when the host bundle is not valid;
+        /// - Throws: ``/AppexSystem/AppexError`` `invalidBundle` when the host bundle is not valid;
         ///   `undeclaredExtensionPoint` when the host does not declare the point.
         public init(
             appExtensionPoint: AppExtensionPoint,
@@ -140,7 +140,7 @@ extension AppExtensionPoint {
 
         /// Adds a point to monitor.
         ///
-        /// - Throws: ``AppexError`` `undeclaredExtensionPoint` when the host does not declare it.
+        /// - Throws: ``/AppexSystem/AppexError`` `undeclaredExtensionPoint` when the host does not declare it.
         public func addAppExtensionPoint(_ point: AppExtensionPoint) async throws(AppexError) {
             core.add(try Self.checkDeclared(point, in: core.discovery))
         }

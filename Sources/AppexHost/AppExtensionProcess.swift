@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// Mirrors ExtensionFoundation's `AppExtensionProcess` with XPC's failure semantics:
 /// *interruption* — the process died; pending calls fail at once with
-/// ``AppexError/Code/interrupted`` and the next call relaunches it — and *invalidation* — closed
+/// ``/AppexSystem/AppexError/Code/interrupted`` and the next call relaunches it — and *invalidation* — closed
 /// for good (``invalidate()``). A crash budget (default 3 crashes in 5 minutes) stops
 /// relaunching a process that keeps dying.
 public final class AppExtensionProcess: Sendable {
@@ -116,7 +116,7 @@ public final class AppExtensionProcess: Sendable {
     /// The distributed-actor system over this process's connection: resolve the extension's
     /// `@Resolvable` interfaces with it (the process is launched on the first call), and export
     /// the host's own actors for the extension to call. A remote call fails as
-    /// ``send(_:expecting:timeout:)`` does, with the same ``AppexError`` codes.
+    /// ``send(_:expecting:timeout:)`` does, with the same ``/AppexSystem/AppexError`` codes.
     public let actorSystem = IPCActorSystem()
     /// The thread that reads this process's connection (across relaunches) and starts the
     /// handlers of the extension's calls: ``Configuration/executor``, or one of the few executors
@@ -130,9 +130,11 @@ public final class AppExtensionProcess: Sendable {
     /// Prepares to run `configuration.identity`; checks now that it may run (reading the bundles
     /// on this thread: from async code, use the async form).
     ///
-    /// - Parameter discovery: the host's discovery, to share its verified bundles (a host that
-    ///   launches many processes should pass one); by default a new one.
-    /// - Throws: ``AppexError`` `refused` with the reason (not found, invalid, unapproved,
+    /// - Parameters:
+    ///   - configuration: which extension to run, for which host, and how.
+    ///   - discovery: the host's discovery, to share its verified bundles (a host that
+    ///     launches many processes should pass one); by default a new one.
+    /// - Throws: ``/AppexSystem/AppexError`` `refused` with the reason (not found, invalid, unapproved,
     ///   disabled, changed since discovery) — the words `appex doctor` would print.
     @available(*, noasync, message: "reads and verifies bundles on this thread; use the async init")
     public convenience init(configuration: Configuration, discovery: ExtensionDiscovery? = nil) throws(AppexError) {
@@ -209,7 +211,7 @@ public final class AppExtensionProcess: Sendable {
 
     /// Sends `request` (JSON) and decodes the reply, launching the process if needed.
     ///
-    /// - Throws: ``AppexError``: `interrupted` (the process died; the next call relaunches),
+    /// - Throws: ``/AppexSystem/AppexError``: `interrupted` (the process died; the next call relaunches),
     ///   `deadlineExceeded`, `cancelled`, `remoteFailure`, `invalidated`, `refused`,
     ///   `launchFailed`, `crashBudgetExhausted`, `coding`.
     public func send<Request: Encodable, Reply: Decodable>(

@@ -5,7 +5,7 @@ import Foundation
 /// The host speaks first (`hello` with ``HostHello``); the extension answers (`hello` with
 /// ``ExtensionHello``). A mismatch ends the connection before any call is made.
 ///
-/// A hello is binary (``AppexCoding``'s wire form, see `HandshakeCoding.swift`): the protocol
+/// A hello is binary (``/AppexCoding``'s wire form, see `HandshakeCoding.swift`): the protocol
 /// version first, then the fields in order. Protocol 1 spoke JSON; a hello that starts with `{`
 /// is read as protocol 1, so either side can say which versions met.
 public enum Handshake {

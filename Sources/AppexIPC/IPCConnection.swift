@@ -8,10 +8,10 @@ import Synchronization
 /// receives frames: replies resume their callers; requests run the ``Handler`` in a task each,
 /// started on that thread, and their results go back as replies. When the channel ends — the
 /// peer exits, crashes or breaks the protocol — every pending call fails at once with the
-/// reason, and ``onClose`` runs.
+/// reason, and the `onClose` closure given at creation runs.
 public final class IPCConnection: Sendable, IPCExecutorSource {
     /// Serves the peer's requests: takes the request's bytes, returns the reply's bytes; a
-    /// thrown error becomes an ``AppexError/Code/remoteFailure`` on the peer's side. Runs in a
+    /// thrown error becomes an ``/AppexSystem/AppexError/Code/remoteFailure`` on the peer's side. Runs in a
     /// task of its own, cancelled when the peer cancels the call.
     public typealias Handler = @Sendable (_ request: [UInt8]) async throws -> [UInt8]
     /// A ``Handler`` that takes and gives bytes where they are: a request that arrived in
@@ -47,6 +47,7 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
     /// A connection over `channel`.
     ///
     /// - Parameters:
+    ///   - channel: the framed channel to the peer.
     ///   - handler: serves requests from the peer; `nil` refuses them.
     ///   - onClose: runs once, when the channel ends, with why — before any pending caller is
     ///     resumed with that reason.
@@ -116,9 +117,13 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
 
     /// Sends a request and waits for its reply.
     ///
-    /// - Parameter timeout: how long to wait; `nil` waits until the reply, the end of the
-    ///   connection or cancellation.
-    /// - Throws: ``AppexError``: `deadlineExceeded`, `cancelled` (the peer is told to stop in both
+    /// - Parameters:
+    ///   - request: the request's bytes.
+    ///   - kind: the frame it travels in: `.request` for the peer's ``Handler``,
+    ///     `.invocation` for a distributed-actor call.
+    ///   - timeout: how long to wait; `nil` waits until the reply, the end of the
+    ///     connection or cancellation.
+    /// - Throws: ``/AppexSystem/AppexError``: `deadlineExceeded`, `cancelled` (the peer is told to stop in both
     ///   cases), `remoteFailure`, `closed` or `protocolViolation` (the connection ended),
     ///   `invalidated`.
     public func call(

@@ -24,7 +24,7 @@ public struct BackgroundRun: Sendable, Hashable {
     /// (``BackgroundTaskScheduler/runDueTasks(now:)``) and exits; past `timeLimit` it is sent
     /// SIGTERM, then SIGKILL 2 s later. The host's output goes to this process's.
     ///
-    /// - Throws: ``AppexError`` `invalidBundle` when the app is not valid (its problems listed);
+    /// - Throws: ``/AppexSystem/AppexError`` `invalidBundle` when the app is not valid (its problems listed);
     ///   `launchFailed`.
     public static func run(
         hostAt path: String,

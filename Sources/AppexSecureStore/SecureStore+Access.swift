@@ -1,7 +1,7 @@
 import Foundation
 
 extension SecureStore {
-    /// The store opened for one call only (``SecureStore/withAccess(eSPAKAuxiliary:_:)``): values
+    /// The store opened for one call only (``SecureStore/withAccess(eSPAKAuxiliary:isolation:_:)``): values
     /// are read and written with the key that call unwrapped, and nothing stays open after it.
     public struct Access: Sendable {
         let store: SecureStore

@@ -26,7 +26,7 @@ import Synchronization
 /// ``PasscodeKeyDerivation``) — or, in the weaker "no passcode" mode, under a device key in the
 /// host's private keychain group — and under the current paired access key, whose primary
 /// share stays in the host's private keychain group and whose auxiliary share is published,
-/// sealed, to the group the host shares with its extensions (``AuxiliarySecurityManager``).
+/// sealed, to the group the host shares with its extensions (``/AppexStore/AuxiliarySecurityManager``).
 ///
 /// Wrong passcodes are counted in the file before the passcode is even tried, so killing the
 /// process between attempts resets nothing; past ``PasscodePolicy/freeAttempts`` each attempt
@@ -118,7 +118,7 @@ public final class SecureStore: Sendable {
     /// The secure store of the host app `context` (made by ``onboard(passcode:)`` if it does
     /// not exist yet). Opening it needs ``open(passcode:)`` (or another `open`).
     ///
-    /// - Throws: ``AppexError`` `hostOnly` when `context` is an extension or the owner (a
+    /// - Throws: ``/AppexSystem/AppexError`` `hostOnly` when `context` is an extension or the owner (a
     ///   store belongs to one host app; the `appex` tool acts as the host's bundle); `storage`
     ///   when its file cannot be made or read; what opening the keychain throws.
     public init(context: ProcessContext, configuration: Configuration = Configuration()) throws(AppexError) {
@@ -268,7 +268,7 @@ public final class SecureStore: Sendable {
 
     /// The open store's data key, identifier and epoch, its idle timer restarted.
     ///
-    /// - Throws: ``AppexError`` `storeLocked` when the store is not open in this process, or
+    /// - Throws: ``/AppexSystem/AppexError`` `storeLocked` when the store is not open in this process, or
     ///   was locked now for having been idle past the timeout.
     func openedState() throws(AppexError) -> Opened {
         let timeout = configuration.policy.lockTimeout

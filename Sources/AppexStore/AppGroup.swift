@@ -28,7 +28,7 @@ public struct AppGroup: Sendable, Hashable {
 
     /// Opens the group for `context`.
     ///
-    /// - Throws: ``AppexError``: `invalidName` (nothing is created), `missingEntitlement` (names
+    /// - Throws: ``/AppexSystem/AppexError``: `invalidName` (nothing is created), `missingEntitlement` (names
     ///   the group and the entitlement key), `teamMismatch` (names both teams), `storage`.
     public init(
         _ identifier: String,

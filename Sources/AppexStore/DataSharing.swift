@@ -50,7 +50,7 @@ public final class DataSharing: Sendable {
     /// `Containers/.owner/`, a name no bundle identifier can take), claimed by the bundle's team
     /// the first time, as app groups are.
     ///
-    /// - Throws: ``AppexError`` `teamMismatch` when a bundle of another team owns the container,
+    /// - Throws: ``/AppexSystem/AppexError`` `teamMismatch` when a bundle of another team owns the container,
     ///   `storage` when the own suite cannot be opened.
     public init(context: ProcessContext, environment: AppexEnvironment = .current()) throws(AppexError) {
         self.context = context
@@ -99,7 +99,7 @@ public final class DataSharing: Sendable {
     /// Ask again after a switch: a suite returned before keeps pointing where it pointed. The own
     /// suite refuses writes once sharing is on (`conflict`), so none lands where nobody reads.
     ///
-    /// - Throws: ``AppexError`` from opening the group (the entitlement may have been removed
+    /// - Throws: ``/AppexSystem/AppexError`` from opening the group (the entitlement may have been removed
     ///   since sharing was turned on: `missingEntitlement` names it).
     public func defaults() throws(AppexError) -> SharedDefaults {
         let state = try state()
@@ -116,7 +116,7 @@ public final class DataSharing: Sendable {
     /// defaults into the group); an app extension's do not: a key the group already holds —
     /// the login status its host published — keeps the group's value.
     ///
-    /// - Throws: ``AppexError`` `missingEntitlement`/`teamMismatch` when the process may not
+    /// - Throws: ``/AppexSystem/AppexError`` `missingEntitlement`/`teamMismatch` when the process may not
     ///   open the group (nothing changes); `conflict` when another process of this bundle
     ///   switches to another group at the same moment, or keeps writing the own suite
     ///   throughout; `storage` when a step fails (a repeated call resumes).
@@ -197,7 +197,7 @@ public final class DataSharing: Sendable {
     /// the own suite, then uses the own suite. The group keeps its keys. Does nothing when
     /// sharing is off.
     ///
-    /// - Throws: ``AppexError`` from opening the group, or `storage` (a repeated call resumes).
+    /// - Throws: ``/AppexSystem/AppexError`` from opening the group, or `storage` (a repeated call resumes).
     public func disableAppGroup() throws(AppexError) {
         let current = try state()
         guard current.enabled, let name = current.name else { return }

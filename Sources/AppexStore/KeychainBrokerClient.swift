@@ -55,7 +55,7 @@ final class KeychainBrokerClient: Sendable {
 
     /// Sends `request` and waits for the broker's answer.
     ///
-    /// - Throws: the broker's ``AppexError`` as it sent it, or `closed` when the host is gone.
+    /// - Throws: the broker's ``/AppexSystem/AppexError`` as it sent it, or `closed` when the host is gone.
     func ask(_ request: KeychainBrokerRequest) throws(AppexError) -> KeychainBrokerReply {
         let bytes = try request.encoded()
         let result = connection.socket.withLock { socket -> Result<KeychainBrokerReply, AppexError> in

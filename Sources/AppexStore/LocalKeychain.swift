@@ -33,7 +33,7 @@ final class LocalKeychain: Sendable {
 
     /// Opens the keychain for `context`, creating it (and its root key) on first use.
     ///
-    /// - Throws: ``AppexError`` `keyUnavailable` when the root key is missing or is not this
+    /// - Throws: ``/AppexSystem/AppexError`` `keyUnavailable` when the root key is missing or is not this
     ///   keychain's, `storage` when the files cannot be opened.
     init(context: ProcessContext, environment: AppexEnvironment) throws(AppexError) {
         self.context = context
@@ -172,7 +172,7 @@ final class LocalKeychain: Sendable {
     /// Adds an item.
     ///
     /// - Parameter accessGroup: where; `nil`: ``defaultAccessGroup``.
-    /// - Throws: ``AppexError`` `duplicateItem` when the group holds an item of this service and
+    /// - Throws: ``/AppexSystem/AppexError`` `duplicateItem` when the group holds an item of this service and
     ///   account (nothing changes); `missingEntitlement`/`teamMismatch` for a group the process
     ///   may not use.
     func add(
@@ -207,7 +207,7 @@ final class LocalKeychain: Sendable {
 
     /// Replaces an item's data (and its label, when one is given).
     ///
-    /// - Throws: ``AppexError`` `itemNotFound` when there is no such item (nothing changes).
+    /// - Throws: ``/AppexSystem/AppexError`` `itemNotFound` when there is no such item (nothing changes).
     func update(
         _ data: Data,
         service: String,
@@ -294,7 +294,7 @@ final class LocalKeychain: Sendable {
 
     /// Deletes an item; its sealed bytes are overwritten in the file (`secure_delete`).
     ///
-    /// - Throws: ``AppexError`` `itemNotFound` when there is no such item.
+    /// - Throws: ``/AppexSystem/AppexError`` `itemNotFound` when there is no such item.
     func delete(service: String, account: String, accessGroup: String? = nil) throws(AppexError) {
         let group = try resolve(accessGroup)
         try write("delete", service: service, account: account, group: group) { db in
@@ -320,7 +320,7 @@ final class LocalKeychain: Sendable {
     ///
     /// - Parameter accessGroup: where to look; `nil`: every group the process is entitled to,
     ///   in the order its entitlement lists them.
-    /// - Throws: ``AppexError`` for a group the process may not use; `corruptItem` when the
+    /// - Throws: ``/AppexSystem/AppexError`` for a group the process may not use; `corruptItem` when the
     ///   stored item fails authentication.
     ///
     /// Repeated reads of an item no process changed are answered from memory: every commit
@@ -344,7 +344,7 @@ final class LocalKeychain: Sendable {
     /// Every item that matches `query`, with its attributes and data (the `kSecMatchLimitAll`
     /// form), in the order of the process's access groups, then by service and account.
     ///
-    /// - Throws: ``AppexError`` for a group the process may not use; `corruptItem` when a
+    /// - Throws: ``/AppexSystem/AppexError`` for a group the process may not use; `corruptItem` when a
     ///   matching item fails authentication.
     func items(matching query: KeychainQuery = KeychainQuery()) throws(AppexError) -> [KeychainItem] {
         let groups: [String]?  // nil: every group (the owner)

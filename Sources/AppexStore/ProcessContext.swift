@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// A process's context comes from its own signed bundle (``init(bundleAt:)``; an extension
 /// finds its bundle in `APPEX_BUNDLE_PATH`, see ``current()``). Tests and tools may construct one
-/// explicitly (``init(bundleIdentifier:team:entitlements:)``); ``owner`` is the user's own
+/// explicitly (``init(bundleIdentifier:team:entitlements:kind:)``); ``owner`` is the user's own
 /// authority, used by the `appex` tool unless told to act as a bundle.
 public struct ProcessContext: Sendable, Hashable {
     /// The bundle the process runs as; `nil` for the owner.
@@ -48,7 +48,7 @@ public struct ProcessContext: Sendable, Hashable {
 
     /// The context a signed bundle vouches for: its identifier, its team, its entitlements.
     ///
-    /// - Throws: ``AppexError`` `untrustedProcess` when the bundle is not valid or not signed
+    /// - Throws: ``/AppexSystem/AppexError`` `untrustedProcess` when the bundle is not valid or not signed
     ///   (its problems are named): entitlements count only under a valid seal.
     public init(bundleAt path: String) throws(AppexError) {
         try self.init(bundle: AppexBundle.load(at: path), path: path)
@@ -78,10 +78,10 @@ public struct ProcessContext: Sendable, Hashable {
     /// (`APPEX_BUNDLE_PATH`).
     ///
     /// The bundle is read and its seal checked at the first call (with
-    /// ``AppexBundle/loadRunning(at:)``: its executable must be this process's image, which its
+    /// ``/AppexCore/AppexBundle/loadRunning(at:)``: its executable must be this process's image, which its
     /// launcher hashed); later calls in the process answer the same context.
     ///
-    /// - Throws: ``AppexError`` `untrustedProcess` when the process was not launched by a host,
+    /// - Throws: ``/AppexSystem/AppexError`` `untrustedProcess` when the process was not launched by a host,
     ///   or its bundle cannot vouch for it (checked again at the next call).
     public static func current() throws(AppexError) -> ProcessContext {
         guard let path = ProcessInfo.processInfo.environment["APPEX_BUNDLE_PATH"], !path.isEmpty else {

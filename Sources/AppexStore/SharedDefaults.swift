@@ -14,9 +14,9 @@ import Synchronization
 /// let count = try defaults.update("launches") { old in .integer((old?.integerValue ?? 0) + 1) }
 /// ```
 ///
-/// Values are property-list values (``PropertyListValue``: strings, numbers, booleans, dates,
+/// Values are property-list values (``/AppexCore/PropertyListValue``: strings, numbers, booleans, dates,
 /// data, arrays, dictionaries) or any `Codable` value (``set(encoded:forKey:)``).
-/// ``update(_:_:)`` is an atomic read-modify-write across processes: no concurrent update from
+/// ``update(_:_:)-68liw`` is an atomic read-modify-write across processes: no concurrent update from
 /// another process is ever lost. The file is
 /// `<container>/Library/Preferences/<suite>.sqlite` (WAL, `synchronous = FULL`).
 public final class SharedDefaults: Sendable {
@@ -42,7 +42,7 @@ public final class SharedDefaults: Sendable {
 
     /// Opens (creating if needed) the suite `suiteName` of `group`.
     ///
-    /// - Throws: ``AppexError`` `invalidName` for a suite name that cannot name a file,
+    /// - Throws: ``/AppexSystem/AppexError`` `invalidName` for a suite name that cannot name a file,
     ///   `storage` when the database cannot be opened (the path is named).
     public convenience init(suiteName: String? = nil, group: AppGroup) throws(AppexError) {
         try self.init(
@@ -146,8 +146,10 @@ public final class SharedDefaults: Sendable {
     /// Waits on this thread while another process holds the suite's write lock (up to the
     /// busy timeout): from async code, use the async form, which waits off Swift's pool.
     ///
-    /// - Parameter transform: gets the stored value (`nil` when absent; registered defaults do
-    ///   not count) and returns the new one (`nil` removes the key).
+    /// - Parameters:
+    ///   - key: the key to change.
+    ///   - transform: gets the stored value (`nil` when absent; registered defaults do
+    ///     not count) and returns the new one (`nil` removes the key).
     /// - Returns: the new value.
     @available(*, noasync, message: "may wait for another process's write lock on this thread; use the async update")
     @discardableResult
@@ -201,7 +203,7 @@ public final class SharedDefaults: Sendable {
         return result
     }
 
-    /// As the blocking ``update(_:_:)``, waiting for the write lock off Swift's cooperative pool.
+    /// As the blocking ``update(_:_:)-68liw``, waiting for the write lock off Swift's cooperative pool.
     @discardableResult
     public func update(
         _ key: String,
@@ -234,7 +236,7 @@ public final class SharedDefaults: Sendable {
     /// ``object(forKey:)``, except that a stored value that cannot be read is an error rather
     /// than absent. Only that key fails: every other key reads as before.
     ///
-    /// - Throws: ``AppexError`` `corrupt-value`, naming the key, the suite's file and what is
+    /// - Throws: ``/AppexSystem/AppexError`` `corrupt-value`, naming the key, the suite's file and what is
     ///   wrong with the bytes (a set, a UID, damage); `storage` when the database cannot be read.
     public func value(forKey key: String) throws(AppexError) -> PropertyListValue? {
         var failure: AppexError?
@@ -319,7 +321,7 @@ public final class SharedDefaults: Sendable {
 
     /// A value stored with ``set(encoded:forKey:)``, decoded; `nil` when absent.
     ///
-    /// - Throws: ``AppexError`` `storage` when the stored value is not a `Value`.
+    /// - Throws: ``/AppexSystem/AppexError`` `storage` when the stored value is not a `Value`.
     public func decoded<Value: Decodable>(_ type: Value.Type, forKey key: String) throws(AppexError) -> Value? {
         guard case .data(let data) = try value(forKey: key) else { return nil }
         do { return try JSONDecoder().decode(Value.self, from: data) } catch {

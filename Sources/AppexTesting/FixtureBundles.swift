@@ -71,8 +71,15 @@ public enum FixtureBundles {
     /// Writes an extension bundle `name.appex` inside `folder`, signed by `key` when given.
     ///
     /// - Parameters:
-    ///   - info: overrides and additions to the default Info.plist keys; a key mapped to
-    ///     `nil` in `removing` is left out.
+    ///   - folder: the folder the bundle is written in.
+    ///   - name: the bundle's name, without `.appex` (its `CFBundleName`).
+    ///   - bundleIdentifier: its `CFBundleIdentifier`.
+    ///   - extensionPoint: the point it binds to, in string form (`EXExtensionPointIdentifier`).
+    ///   - format: the form of its Info.plist and entitlements, XML or binary.
+    ///   - entitlements: written to `Entitlements.plist` when given.
+    ///   - overrides: overrides and additions to the default Info.plist keys.
+    ///   - removedKeys: Info.plist keys to leave out.
+    ///   - key: signs the bundle when given.
     @discardableResult
     public static func makeExtension(
         in folder: String,
@@ -104,7 +111,7 @@ public enum FixtureBundles {
     }
 
     /// Bundles a real extension executable as `name.appex` inside `folder`, as `appex bundle`
-    /// does (``AppexBundle/makeExtension(at:from:)``: the Info.plist comes from the binding the
+    /// does (``/AppexCore/AppexBundle/makeExtension(at:from:)``: the Info.plist comes from the binding the
     /// executable prints, unless `extensionPoint` overrides it), signed by `key` when given.
     @discardableResult
     public static func bundle(

@@ -18,8 +18,11 @@ extension WidgetHost {
     /// on the widget does: runs the app's executable with `APPEX_OPEN_URL` set to the URL and
     /// `--open-url URL` as its arguments. The app reads it with `onOpenURL(perform:)`.
     ///
-    /// - Parameter url: the URL; default: the current entry's `widgetURL`.
-    /// - Throws: ``AppexError`` `notFound` (no containing app, or no URL to open), `refused`
+    /// - Parameters:
+    ///   - url: the URL; default: the current entry's `widgetURL`.
+    ///   - state: the widget, as ``states(now:family:)`` or ``refresh(now:family:)`` gave it.
+    ///   - date: the moment whose entry gives the default URL; now by default.
+    /// - Throws: ``/AppexSystem/AppexError`` `notFound` (no containing app, or no URL to open), `refused`
     ///   (a `javascript:`, `data:`, `vbscript:` or `file:` URL), `invalidBundle` (the app has
     ///   problems), `launchFailed`.
     @discardableResult

@@ -22,7 +22,7 @@ extension WidgetHost {
     ///   - now: the moment to schedule for (tests pass a later date instead of waiting).
     ///   - family: the family to show each widget in when it supports it; default (and for a
     ///     widget that does not): its first supported one.
-    /// - Throws: ``AppexError`` `storage` or `registry` when the host's own state cannot be
+    /// - Throws: ``/AppexSystem/AppexError`` `storage` or `registry` when the host's own state cannot be
     ///   read or written. A widget's failure is never thrown: it is in that widget's state.
     public func refresh(
         now: Date = Date(),
@@ -61,7 +61,7 @@ extension WidgetHost {
 
     /// Every widget's state at `now`, from what the host has stored: launches nothing.
     ///
-    /// - Throws: ``AppexError`` `storage` or `registry`.
+    /// - Throws: ``/AppexSystem/AppexError`` `storage` or `registry`.
     public func states(now: Date = Date(), family: WidgetFamily? = nil) throws(AppexError) -> [WidgetState] {
         var states: [WidgetState] = []
         for found in try discovery.snapshot().extensions {

@@ -23,7 +23,7 @@ public import Logging
 public final class WidgetHost: Sendable {
     /// How the widget host runs.
     public struct Configuration: Sendable {
-        /// Where state lives and where apps are (``AppexEnvironment/appsPath``).
+        /// Where state lives and where apps are (``/AppexCore/AppexEnvironment/appsPath``).
         public var environment: AppexEnvironment
         /// Timeline fetches each widget may cause per day (UTC). Default 40, as WidgetKit gives a
         /// frequently viewed widget.
@@ -64,7 +64,7 @@ public final class WidgetHost: Sendable {
 
     /// Opens the widget host's state and discovery.
     ///
-    /// - Throws: ``AppexError`` `registry` or `storage` when the state under `APPEX_HOME`
+    /// - Throws: ``/AppexSystem/AppexError`` `registry` or `storage` when the state under `APPEX_HOME`
     ///   cannot be opened.
     public init(configuration: Configuration = Configuration()) throws(AppexError) {
         self.configuration = configuration
@@ -89,7 +89,7 @@ public final class WidgetHost: Sendable {
     /// Enables or disables a widget extension. Widgets inside an app signed by the app's team
     /// are enabled by default; others (on `APPEX_EXTENSIONS_PATH`) wait for the owner.
     ///
-    /// - Throws: ``AppexError`` `notFound` (no such widget extension), `refused` (enabling an
+    /// - Throws: ``/AppexSystem/AppexError`` `notFound` (no such widget extension), `refused` (enabling an
     ///   invalid one), `registry`.
     public func setEnabled(_ enabled: Bool, bundleIdentifier: String) throws(AppexError) {
         try discovery.setEnabled(enabled, bundleIdentifier: bundleIdentifier)

@@ -108,6 +108,7 @@ public struct Font: Sendable, Hashable {
 
     /// A text style, for `Font.system(_:)`.
     public enum TextStyle: Sendable, Hashable, CaseIterable {
+        /// SwiftUI's text styles, largest first.
         case largeTitle, title, title2, title3, headline, subheadline, body, callout, footnote, caption, caption2
         var name: FontSpec.Name {
             switch self {

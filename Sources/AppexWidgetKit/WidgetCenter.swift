@@ -31,7 +31,7 @@ public final class WidgetCenter: Sendable {
 
     /// Asks for new timelines of the widgets of `kind` (every kind when `nil`) of this app.
     ///
-    /// - Throws: ``AppexError`` `fileSystem` when the request cannot be written (the message
+    /// - Throws: ``/AppexSystem/AppexError`` `fileSystem` when the request cannot be written (the message
     ///   names the file).
     public func requestReload(ofKind kind: String?) throws(AppexError) {
         let variables = ProcessInfo.processInfo.environment

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Builds the DocC documentation of every public library module with swift-docc-plugin, warnings
+# as errors: a broken ``Symbol`` link, an undocumented parameter or a bad article fails the run.
+#
+# The modules are the library products of Package.swift, plus AppexSystem: no product, but the
+# home of the types every module re-exports (AppexError, AppExtensionPoint, ...), which the
+# others link to as ``/AppexSystem/AppexError``. One combined archive is built, so a module's
+# documentation may link to the modules it depends on (``/AppexCore/AppexBundle``). Each module
+# needs a catalog, Sources/<Module>/<Module>.docc/<Module>.md; a product without one fails here.
+#
+# The build has its own scratch path (.build-docs, ignored by git): symbol graphs come from a
+# debug build of the package, which would otherwise compete with the tests' .build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+products=$(sed -n 's/^ *\.library(name: "\([A-Za-z]*\)".*/\1/p' Package.swift)
+if [ -z "$products" ]; then
+  echo "docs.sh: found no library product in Package.swift" >&2
+  exit 1
+fi
+targets=(AppexSystem $products)
+arguments=()
+for target in "${targets[@]}"; do
+  if [ ! -f "Sources/$target/$target.docc/$target.md" ]; then
+    echo "docs.sh: $target has no documentation catalog: add Sources/$target/$target.docc/$target.md (a landing page with its Topics)" >&2
+    exit 1
+  fi
+  arguments+=(--target "$target")
+done
+
+started=$(date +%s)
+swift package --scratch-path .build-docs generate-documentation "${arguments[@]}" \
+  --enable-experimental-combined-documentation --warnings-as-errors
+archive=.build-docs/plugins/Swift-DocC/outputs/Appex.doccarchive
+echo "docs.sh: documentation of ${#targets[@]} modules, no warnings, in $(($(date +%s) - started)) s: $archive"
+
