@@ -48,7 +48,7 @@ public struct OAuthConfiguration: Codable, Sendable, Hashable {
     /// `username`): how the host learns who logged in.
     public var userInfoEndpoint: URL?
     /// The key of the Boolean login status in the app group's own suite, which login and
-    /// logout set (``LoginStatus/Configuration/userLoggedInKey``). Default: `"userLoggedIn"`,
+    /// logout set (``/AppexStore/LoginStatus/Configuration/userLoggedInKey``). Default: `"userLoggedIn"`,
     /// seed 000's.
     public var userLoggedInKey: String
 

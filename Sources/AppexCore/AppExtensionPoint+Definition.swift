@@ -23,8 +23,8 @@ extension AppExtensionPoint {
     /// extensions inside the app bind. `swift package appex-bundle` writes the app's
     /// `.appextensionpoint` files from these definitions.
     ///
-    /// A result builder: each line is a ``Name``, ``UserInterface``, ``EnhancedSecurity`` or
-    /// ``Scope``; a later line wins over an earlier one of the same kind, and a definition with
+    /// A result builder: each line is a `Name`, `UserInterface`, `EnhancedSecurity` or
+    /// `Scope`; a later line wins over an earlier one of the same kind, and a definition with
     /// no `Name` has an empty name (which a monitor refuses as undeclared).
     @resultBuilder
     public enum Definition {

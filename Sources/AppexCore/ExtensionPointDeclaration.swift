@@ -155,7 +155,7 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
         self.attributes = attributes
     }
 
-    /// Declares a point defined in code (``AppExtensionPoint/Definition``) for the host
+    /// Declares a point defined in code (``/AppexSystem/AppExtensionPoint``'s `@Definition`) for the host
     /// `hostBundleIdentifier`: its name, and its traits (the defaults when it has none).
     public init(_ point: AppExtensionPoint, host hostBundleIdentifier: String) {
         let traits = point.traits ?? AppExtensionPoint.Traits()

@@ -14,11 +14,11 @@ import Foundation
 /// - a host's points: `@Definition static var X: AppExtensionPoint { Name("…") … }`.
 ///
 /// Comments are skipped. A binding written any other way (computed, or named through a
-/// constant) is not guessed at: ``binding(in:)`` answers `nil`, and the tool says to give it.
+/// constant) is not guessed at: ``binding`` answers `nil`, and the tool says to give it.
 public struct SourceDeclarations: Sendable {
     /// The point the sources' extension binds to, if they say it in a readable form.
     public let binding: ExtensionPointIdentifier?
-    /// The points the sources define (``AppExtensionPoint/Definition``), with an empty host
+    /// The points the sources define (`AppExtensionPoint.Definition`), with an empty host
     /// part, in the order they appear.
     public let definitions: [AppExtensionPoint]
 
@@ -34,7 +34,7 @@ public struct SourceDeclarations: Sendable {
 
     /// Reads every `.swift` file under `directory`, in path order.
     ///
-    /// - Throws: ``AppexError`` `file-system` naming the folder or file that cannot be read.
+    /// - Throws: ``/AppexSystem/AppexError`` `file-system` naming the folder or file that cannot be read.
     public init(directory: String) throws(AppexError) {
         guard let enumerator = FileManager.default.enumerator(atPath: directory) else {
             throw AppexError(.fileSystem, "cannot read the sources at \(directory)", context: .init(path: directory))

@@ -84,7 +84,7 @@ extension AppExtensionPoint {
 
         /// Starts monitoring `appExtensionPoint` of the running app, as ExtensionKit's
         /// `AppExtensionPoint.Monitor(point)` does: the host is found as `Bundle.main` is
-        /// (``AppexBundle/mainBundlePath()``: the `.app` holding the running executable, or
+        /// (``/AppexCore/AppexBundle/mainBundlePath()``: the `.app` holding the running executable, or
         /// `APPEX_MAIN_BUNDLE`).
         ///
         /// ```swift
@@ -92,7 +92,7 @@ extension AppExtensionPoint {
         /// for identity in monitor.identities { print(identity.localizedName) }
         /// ```
         ///
-        /// - Throws: ``AppexError`` `not-found` when the process runs from no app bundle; as
+        /// - Throws: ``/AppexSystem/AppexError`` `not-found` when the process runs from no app bundle; as
         ///   ``init(appExtensionPoint:hostBundleAt:environment:logger:)`` otherwise.
         public convenience init(
             _ appExtensionPoint: AppExtensionPoint,

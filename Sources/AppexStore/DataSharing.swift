@@ -233,7 +233,7 @@ public final class DataSharing: Sendable {
     /// no key: ``enableAppGroup(_:)`` with no name later uses it (``DataSharingHelper``'s
     /// `appGroupName` setter). Checks the entitlement first: a refusal changes nothing.
     ///
-    /// - Throws: ``AppexError`` `missingEntitlement`/`teamMismatch`/`invalidName` for a group
+    /// - Throws: ``/AppexSystem/AppexError`` `missingEntitlement`/`teamMismatch`/`invalidName` for a group
     ///   the process may not open; `conflict` when sharing is on (turn it off first, or switch
     ///   with ``enableAppGroup(_:)``); `storage`.
     func recordAppGroupName(_ name: String?) throws(AppexError) {

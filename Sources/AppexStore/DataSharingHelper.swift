@@ -50,7 +50,7 @@ public final class DataSharingHelper: Sendable {
     /// A helper for `context`'s defaults (the SDK has one per process; tests and tools make one
     /// per context, and a host may install one as ``shared``).
     ///
-    /// - Throws: ``AppexError`` from ``DataSharing/init(context:environment:)``.
+    /// - Throws: ``/AppexSystem/AppexError`` from ``DataSharing/init(context:environment:)``.
     public init(context: ProcessContext, environment: AppexEnvironment = .current()) throws(AppexError) {
         let sharing = try DataSharing(context: context, environment: environment)
         source = .opened(sharing)
@@ -67,7 +67,7 @@ public final class DataSharingHelper: Sendable {
     private static let installed = Mutex(DataSharingHelper(environment: .current()))
 
     /// The process's helper. By default it acts for ``ProcessContext/current()`` in
-    /// ``AppexEnvironment/current()``; set it to a helper for another context (a host app that
+    /// ``/AppexCore/AppexEnvironment/current()``; set it to a helper for another context (a host app that
     /// knows its bundle, a test) before the code that uses it runs.
     public static var shared: DataSharingHelper {
         get { installed.withLock { $0 } }
@@ -125,7 +125,7 @@ public final class DataSharingHelper: Sendable {
     ///
     /// Blocks while another process of the bundle holds its suite's write lock.
     ///
-    /// - Throws: ``AppexError``, and nothing changes: `missingEntitlement`/`teamMismatch` for a
+    /// - Throws: ``/AppexSystem/AppexError``, and nothing changes: `missingEntitlement`/`teamMismatch` for a
     ///   group the process may not open (naming the group and the process), `invalidName` for
     ///   `enabled` with no name or a name that cannot name a group, `untrustedProcess` when
     ///   ``shared`` cannot find the process's context, `conflict` or `storage` from the switch

@@ -5,11 +5,11 @@
 /// to learn which extensions are available.
 public struct AppExtensionPoint: Hashable, Sendable, CustomStringConvertible {
     /// The point's identifier (`com.example.hostapp.HostAppFeature`). A point defined in code
-    /// (``Definition``) outside any app bundle has an empty host part: a monitor reads it as
+    /// (`Definition` (AppexCore)) outside any app bundle has an empty host part: a monitor reads it as
     /// its host's point of that name.
     public let identifier: ExtensionPointIdentifier
 
-    /// What a host's definition says of the point (``Definition``); `nil` for a point named by
+    /// What a host's definition says of the point (`Definition` (AppexCore)); `nil` for a point named by
     /// its identifier alone.
     public let traits: Traits?
 
@@ -74,7 +74,7 @@ extension AppExtensionPoint {
         }
     }
 
-    /// A point's name, in a ``Definition``.
+    /// A point's name, in a `Definition` (AppexCore).
     public struct Name: Hashable, Sendable {
         /// The name: the identifier's last part.
         public let name: String
@@ -82,7 +82,7 @@ extension AppExtensionPoint {
         public init(_ name: String) { self.name = name }
     }
 
-    /// Whether a point's extensions present user interface, in a ``Definition``.
+    /// Whether a point's extensions present user interface, in a `Definition` (AppexCore).
     public struct UserInterface: Hashable, Sendable {
         /// `EXPresentsUserInterface`.
         public let presentsUserInterface: Bool
@@ -90,7 +90,7 @@ extension AppExtensionPoint {
         public init(_ presentsUserInterface: Bool) { self.presentsUserInterface = presentsUserInterface }
     }
 
-    /// Whether a point's extensions run with enhanced security, in a ``Definition``.
+    /// Whether a point's extensions run with enhanced security, in a `Definition` (AppexCore).
     public struct EnhancedSecurity: Hashable, Sendable {
         /// `EXRequiresEnhancedSecurity`.
         public let requiresEnhancedSecurity: Bool
@@ -98,7 +98,7 @@ extension AppExtensionPoint {
         public init(_ requiresEnhancedSecurity: Bool) { self.requiresEnhancedSecurity = requiresEnhancedSecurity }
     }
 
-    /// Which extensions may bind to a point, in a ``Definition``.
+    /// Which extensions may bind to a point, in a `Definition` (AppexCore).
     public struct Scope: Hashable, Sendable {
         /// The restriction on where a point's extensions come from.
         public enum Restriction: String, Hashable, Sendable {
@@ -115,7 +115,7 @@ extension AppExtensionPoint {
         public init(restriction: Restriction) { self.restriction = restriction }
     }
 
-    /// One line of a ``Definition``.
+    /// One line of a `Definition` (AppexCore).
     public enum DefinitionComponent: Hashable, Sendable {
         /// ``Name``.
         case name(String)
