@@ -104,14 +104,14 @@ cat >"$work/widget.entitlements" <<'PLIST'
 </plist>
 PLIST
 appex bundle --executable "$examples/ContactsExplorer" --output "$app" --identifier com.myapp.MyApp \
-  --name ContactsExplorer --open-extension-point Translate --entitlements "$work/shared.entitlements" --key "$work/myapp.key"
-appex bundle --executable "$examples/RecentContacts" --output "$app/Extensions/RecentContacts.appex" \
+  --name ContactsExplorer --sources Examples/Sources/ContactsExplorer --entitlements "$work/shared.entitlements" --key "$work/myapp.key"
+appex bundle --executable "$examples/RecentContacts" --sources Examples/Sources/RecentContacts --output "$app/Extensions/RecentContacts.appex" \
   --identifier com.myapp.MyApp.RecentContacts --entitlements "$work/widget.entitlements" --key "$work/myapp.key"
-appex bundle --executable "$examples/Translate" --output "$app/Extensions/Translate.appex" \
+appex bundle --executable "$examples/Translate" --sources Examples/Sources/Translate --output "$app/Extensions/Translate.appex" \
   --identifier com.myapp.MyApp.Translate --key "$work/myapp.key"
-appex bundle --executable "$examples/LinguaTranslate" --output "$APPEX_EXTENSIONS_PATH/Lingua.appex" \
+appex bundle --executable "$examples/LinguaTranslate" --sources Examples/Sources/LinguaTranslate --output "$APPEX_EXTENSIONS_PATH/Lingua.appex" \
   --identifier com.lingualabs.translate --name Lingua --key "$work/lingualabs.key"
-appex bundle --executable "$examples/LinguaWidgets" --output "$APPEX_EXTENSIONS_PATH/LinguaWidgets.appex" \
+appex bundle --executable "$examples/LinguaWidgets" --sources Examples/Sources/LinguaWidgets --output "$APPEX_EXTENSIONS_PATH/LinguaWidgets.appex" \
   --identifier com.lingualabs.widgets --key "$work/lingualabs.key"
 account="$(server_api POST /test/users '{"contacts": 300, "hostile": true}')"
 user="$(json username <<<"$account")"

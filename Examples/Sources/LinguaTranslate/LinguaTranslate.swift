@@ -7,10 +7,12 @@ import ContactsTranslation
 
 @main
 struct LinguaTranslate: AppExtension {
-    static let boundAppExtensionPoint = ExtensionPointIdentifier(
-        host: TranslatePoint.host,
-        name: TranslatePoint.name
-    )
+    // Seed 001's binding, with literal strings: `appex bundle --sources` (and the appex-bundle
+    // plugin) read it from this file. TranslatePoint names the same point for code.
+    @AppExtensionPoint.Bind
+    var boundAppExtensionPoint: AppExtensionPoint {
+        AppExtensionPoint.Identifier("com.myapp.MyApp", name: "Translate")
+    }
 
     var configuration: ConnectionHandler {
         ConnectionHandler(onSessionRequest: { request in

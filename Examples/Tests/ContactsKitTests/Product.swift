@@ -12,6 +12,10 @@ enum Product {
     static let builtProducts = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         .deletingLastPathComponent().path
 
+    /// The Examples package's Sources folder.
+    static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Sources").path
+
     /// The app group and keychain group the app and its extensions share (seed 000).
     static let shared = Entitlements(
         applicationGroups: [SharedConfiguration.appGroup],
@@ -38,13 +42,11 @@ enum Product {
         )
         recipe.name = "ContactsExplorer"
         recipe.entitlements = shared
-        recipe.extensionPoints = [
-            // Lingua Labs' translator comes from elsewhere (seed 004): the point takes outside extensions.
-            ExtensionPointDeclaration(
-                identifier: ExtensionPointIdentifier(host: "com.myapp.MyApp", name: "Translate"),
-                scope: AppExtensionPoint.Scope.Restriction.none
-            )
-        ]
+        // The app's points, from its @Definitions, as `appex bundle --sources` reads them (the
+        // Translate point takes extensions from elsewhere: Lingua Labs', seed 004).
+        recipe.extensionPoints = try SourceDeclarations(directory: sources + "/ContactsExplorer").definitions.map {
+            ExtensionPointDeclaration($0, host: "com.myapp.MyApp")
+        }
         recipe.signingKey = world.team
         let app = try AppexBundle.makeApp(at: world.root.appending("Applications/ContactsExplorer.app"), from: recipe)
             .path
