@@ -29,11 +29,10 @@ if [[ -n "${APPEX_DEMO_BIN:-}" && -n "${APPEX_DEMO_EXAMPLES_BIN:-}" ]]; then
   bin="$APPEX_DEMO_BIN"
   examples="$APPEX_DEMO_EXAMPLES_BIN"
 else
-  echo "building appex and the examples (release; the first time takes a few minutes)..."
+  echo "building appex (release), then the examples with the appex-bundle plugin (the first time takes a few minutes)..."
   swift build -c release --product appex >/dev/null
-  swift build -c release --package-path Examples >/dev/null
   bin="$(swift build -c release --show-bin-path)"
-  examples="$(swift build -c release --package-path Examples --show-bin-path)"
+  examples=""  # built and bundled by `swift package appex-bundle` below
 fi
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/contacts-demo-XXXXXX")"
@@ -103,15 +102,27 @@ cat >"$work/widget.entitlements" <<'PLIST'
 </dict>
 </plist>
 PLIST
-appex bundle --executable "$examples/ContactsExplorer" --output "$app" --identifier com.myapp.MyApp \
-  --name ContactsExplorer --sources Examples/Sources/ContactsExplorer --entitlements "$work/shared.entitlements" --key "$work/myapp.key"
-appex bundle --executable "$examples/RecentContacts" --sources Examples/Sources/RecentContacts --output "$app/Extensions/RecentContacts.appex" \
+# bundle PRODUCT OUTPUT [OPTION...] — the product's bundle, its Info.plist (or, for the app, its
+# extension points) read from Examples/Sources/PRODUCT: by the appex-bundle plugin (a release
+# build with the static Swift runtime), or with `appex bundle` from binaries given to the demo.
+bundle() {
+  local product="$1" output="$2"
+  shift 2
+  if [[ -z "$examples" ]]; then
+    swift package --package-path Examples appex-bundle --product "$product" --output "$output" "$@" 2>&1 \
+      | grep '^made ' || fail "the appex-bundle plugin did not bundle $product"
+  else
+    appex bundle --executable "$examples/$product" --sources "Examples/Sources/$product" --output "$output" --force "$@"
+  fi
+}
+bundle ContactsExplorer "$app" --identifier com.myapp.MyApp \
+  --entitlements "$work/shared.entitlements" --key "$work/myapp.key"
+bundle RecentContacts "$app/Extensions/RecentContacts.appex" \
   --identifier com.myapp.MyApp.RecentContacts --entitlements "$work/widget.entitlements" --key "$work/myapp.key"
-appex bundle --executable "$examples/Translate" --sources Examples/Sources/Translate --output "$app/Extensions/Translate.appex" \
-  --identifier com.myapp.MyApp.Translate --key "$work/myapp.key"
-appex bundle --executable "$examples/LinguaTranslate" --sources Examples/Sources/LinguaTranslate --output "$APPEX_EXTENSIONS_PATH/Lingua.appex" \
+bundle Translate "$app/Extensions/Translate.appex" --identifier com.myapp.MyApp.Translate --key "$work/myapp.key"
+bundle LinguaTranslate "$APPEX_EXTENSIONS_PATH/Lingua.appex" \
   --identifier com.lingualabs.translate --name Lingua --key "$work/lingualabs.key"
-appex bundle --executable "$examples/LinguaWidgets" --sources Examples/Sources/LinguaWidgets --output "$APPEX_EXTENSIONS_PATH/LinguaWidgets.appex" \
+bundle LinguaWidgets "$APPEX_EXTENSIONS_PATH/LinguaWidgets.appex" \
   --identifier com.lingualabs.widgets --key "$work/lingualabs.key"
 account="$(server_api POST /test/users '{"contacts": 300, "hostile": true}')"
 user="$(json username <<<"$account")"

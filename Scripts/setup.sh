@@ -7,6 +7,9 @@ dpkg -s libsqlite3-dev >/dev/null 2>&1 || need+=(libsqlite3-dev)
 command -v sqlite3 >/dev/null 2>&1 || need+=(sqlite3)
 # A real browser reads the widget host's HTML pages (WidgetBrowserTests): Debian's chromium, headless.
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+# A static link of a program that uses URLSession (the demo's ContactsExplorer and RecentContacts,
+# built by the appex-bundle plugin with the static Swift runtime) needs libcurl's development files.
+dpkg -s libcurl4-openssl-dev >/dev/null 2>&1 || need+=(libcurl4-openssl-dev)
 # Python 3 runs the OAuth test server (Scripts/oauth-server.sh makes its virtualenv).
 command -v python3 >/dev/null 2>&1 || need+=(python3 python3-venv)
 if [ ${#need[@]} -gt 0 ]; then

@@ -17,6 +17,7 @@ struct AppexBundlePlugin: CommandPlugin {
             key: extractor.extractOption(named: "key").last,
             output: extractor.extractOption(named: "output").last,
             identifier: extractor.extractOption(named: "identifier").last,
+            name: extractor.extractOption(named: "name").last,
             entitlements: extractor.extractOption(named: "entitlements").last,
             isApp: extractor.extractFlag(named: "app") > 0
         )
@@ -56,6 +57,7 @@ struct AppexBundlePlugin: CommandPlugin {
         }
         var bundle = ["bundle", "--executable", executable.path, "--output", output, "--sources", sources, "--force"]
         if let identifier = options.identifier { bundle += ["--identifier", identifier] }
+        if let name = options.name { bundle += ["--name", name] }
         if let key = options.key { bundle += ["--key", key] }
         let entitlements = options.entitlements ?? Self.defaultEntitlements(in: sources, product: productName)
         if let entitlements { bundle += ["--entitlements", entitlements] }
@@ -82,11 +84,12 @@ struct Options {
     var key: String?
     var output: String?
     var identifier: String?
+    var name: String?
     var entitlements: String?
     var isApp: Bool
 
     static let usage =
-        "usage: swift package appex-bundle --product NAME [--host HOST.app] [--key team.key] [--output PATH] [--entitlements FILE] [--identifier ID], or --app --identifier ID for a host app"
+        "usage: swift package appex-bundle --product NAME [--host HOST.app] [--key team.key] [--output PATH] [--entitlements FILE] [--identifier ID] [--name NAME], or --app --identifier ID for a host app"
 }
 
 /// A failure the plugin reports in words.
