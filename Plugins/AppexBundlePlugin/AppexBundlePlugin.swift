@@ -44,7 +44,16 @@ struct AppexBundlePlugin: CommandPlugin {
             throw PluginFailure("building \(productName) made no executable")
         }
 
-        let sources = product.mainTarget.directoryURL.path
+        // The product's own sources and those of the package's targets it depends on (a
+        // definition may sit in a library beside the executable).
+        var sourceFolders = [product.mainTarget.directoryURL.path]
+        for target in product.mainTarget.recursiveTargetDependencies where target is SourceModuleTarget {
+            let folder = target.directoryURL.path
+            if folder.hasPrefix(context.package.directoryURL.path + "/"), !sourceFolders.contains(folder) {
+                sourceFolders.append(folder)
+            }
+        }
+        let sources = sourceFolders[0]
         let output: String
         if let explicit = options.output {
             output = explicit
@@ -55,7 +64,8 @@ struct AppexBundlePlugin: CommandPlugin {
                 context.pluginWorkDirectoryURL.appendingPathComponent(productName + (options.isApp ? ".app" : ".appex"))
                 .path
         }
-        var bundle = ["bundle", "--executable", executable.path, "--output", output, "--sources", sources, "--force"]
+        var bundle = ["bundle", "--executable", executable.path, "--output", output, "--force"]
+        for folder in sourceFolders { bundle += ["--sources", folder] }
         if let identifier = options.identifier { bundle += ["--identifier", identifier] }
         if let name = options.name { bundle += ["--name", name] }
         if let key = options.key { bundle += ["--key", key] }

@@ -75,11 +75,11 @@ struct MakeBundle: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The product's Swift sources: an .appex's binding, or an .app's @Definition points, read from them (not by running the executable).",
+            "The product's Swift sources (repeatable: its target and those it depends on): an .appex's binding, or an .app's @Definition points, read from them (not by running the executable).",
             valueName: "DIR"
         )
     )
-    var sources: String?
+    var sources: [String] = []
 
     @Option(help: ArgumentHelp("A team key: sign the bundle with it.", valueName: "FILE"))
     var key: String?
@@ -129,8 +129,8 @@ struct MakeBundle: ParsableCommand {
                     scope: AppExtensionPoint.Scope.Restriction.none
                 )
             }
-        if let sources {
-            let read = try reporting { () throws(AppexError) in try SourceDeclarations(directory: sources) }
+        if !sources.isEmpty {
+            let read = try reporting { () throws(AppexError) in try SourceDeclarations(directories: sources) }
             recipe.extensionPoints += read.definitions.map { ExtensionPointDeclaration($0, host: identifier) }
         }
         if let entitlements { recipe.entitlements = try readEntitlements(entitlements) }
@@ -155,14 +155,14 @@ struct MakeBundle: ParsableCommand {
             }
             return point
         }
-        guard let sources else { return nil }
-        let read = try reporting { () throws(AppexError) in try SourceDeclarations(directory: sources) }
+        if sources.isEmpty { return nil }
+        let read = try reporting { () throws(AppexError) in try SourceDeclarations(directories: sources) }
         guard let point = read.binding else {
             throw fail(
                 AppexError(
                     .notFound,
-                    "the sources at \(sources) bind to no point Appex can read (write AppExtensionPoint.Identifier(\"HOST\", name: \"NAME\") with literal strings, or give --binding HOST.NAME)",
-                    context: AppexError.Context(path: sources)
+                    "the sources at \(sources.joined(separator: ", ")) bind to no point Appex can read (write AppExtensionPoint.Identifier(\"HOST\", name: \"NAME\") with literal strings, or give --binding HOST.NAME)",
+                    context: AppexError.Context(path: sources.first)
                 )
             )
         }

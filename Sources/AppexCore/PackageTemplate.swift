@@ -97,7 +97,10 @@ public struct PackageTemplate: Sendable {
             targets: [
                 .target(name: "\(name)Core", dependencies: [.product(name: "\(product)", package: "\(appexDependency.identity)")]),
                 .executableTarget(name: "\(name)", dependencies: ["\(name)Core"]),
-                .testTarget(name: "\(name)CoreTests", dependencies: ["\(name)Core"]),
+                .testTarget(
+                    name: "\(name)CoreTests",
+                    dependencies: ["\(name)Core", .product(name: "\(product)", package: "\(appexDependency.identity)")]
+                ),
             ]
         )
 
@@ -281,6 +284,7 @@ public struct PackageTemplate: Sendable {
             """
         case .host:
             """
+            import AppexHost
             import Testing
             import \(name)Core
 

@@ -36,8 +36,36 @@ public struct SourceDeclarations: Sendable {
     ///
     /// - Throws: ``/AppexSystem/AppexError`` `file-system` naming the folder or file that cannot be read.
     public init(directory: String) throws(AppexError) {
-        guard let enumerator = FileManager.default.enumerator(atPath: directory) else {
-            throw AppexError(.fileSystem, "cannot read the sources at \(directory)", context: .init(path: directory))
+        try self.init(directories: [directory])
+    }
+
+    /// Reads every `.swift` file under each of `directories` (a product's target and the targets
+    /// it depends on), in order: the binding is the first one found, the definitions are all.
+    ///
+    /// - Throws: ``/AppexSystem/AppexError`` `file-system` naming the folder or file that cannot be read.
+    public init(directories: [String]) throws(AppexError) {
+        var binding: ExtensionPointIdentifier?
+        var definitions: [AppExtensionPoint] = []
+        for directory in directories {
+            let read = Self(source: try Self.text(under: directory))
+            binding = binding ?? read.binding
+            definitions += read.definitions
+        }
+        self.binding = binding
+        self.definitions = definitions
+    }
+
+    /// The `.swift` files under `directory`, in path order, one after another.
+    private static func text(under directory: String) throws(AppexError) -> String {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isFolder), isFolder.boolValue,
+            let enumerator = FileManager.default.enumerator(atPath: directory)
+        else {
+            throw AppexError(
+                .fileSystem,
+                "cannot read the sources at \(directory): no such folder",
+                context: .init(path: directory)
+            )
         }
         var files: [String] = []
         while let relative = enumerator.nextObject() as? String {
@@ -51,7 +79,7 @@ public struct SourceDeclarations: Sendable {
             }
             text += String(decoding: data, as: UTF8.self) + "\n"
         }
-        self.init(source: text)
+        return text
     }
 
     // MARK: - Reading

@@ -1,4 +1,8 @@
+// A host app imports AppexHost alone, as Apple's host code imports ExtensionKit alone: its API
+// speaks AppexCore's types (identities, environments, bundles, `@Definition` points), so AppexCore
+// comes with it, and the error its API throws from the module below.
+@_exported public import AppexCore
+
 @_exported public import struct AppexSystem.AppExtensionPoint
-// The vocabulary AppexHost's users need from the modules below it: the error its API throws.
 @_exported public import struct AppexSystem.AppexError
 @_exported public import struct AppexSystem.BundleProblem

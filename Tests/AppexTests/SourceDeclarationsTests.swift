@@ -1,4 +1,5 @@
 import AppexCore
+import Foundation
 import Testing
 
 /// Reading bindings and point definitions from Swift sources, as the build plugin does.
@@ -56,5 +57,32 @@ import Testing
         #expect(points.map(\.identifier.name) == ["MySecureFeature", "Open"])
         #expect(points.first?.traits == AppExtensionPoint.Traits(requiresEnhancedSecurity: true))
         #expect(points.last?.traits == AppExtensionPoint.Traits(scope: .none))
+    }
+}
+
+/// Sources read from folders, as `appex bundle --sources` (repeatable) reads a product's targets.
+@Suite struct SourceFoldersTests {
+    @Test(
+        "several folders: the binding is the first found, the definitions are all of them; a missing folder is refused by name"
+    )
+    func folders() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("appex-sources-\(UUID().uuidString)")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        for (folder, text) in [
+            ("App", "@main struct App {}"),
+            ("AppCore", "extension AppExtensionPoint { @Definition static var a: AppExtensionPoint { Name(\"A\") } }"),
+            (
+                "More/Nested",
+                "extension AppExtensionPoint { @Definition static var b: AppExtensionPoint { Name(\"B\") } }"
+            ),
+        ] {
+            try FileManager.default.createDirectory(atPath: root + "/" + folder, withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: URL(fileURLWithPath: root + "/" + folder + "/File.swift"))
+        }
+        let read = try SourceDeclarations(directories: [root + "/App", root + "/AppCore", root + "/More"])
+        #expect(read.definitions.map(\.identifier.name) == ["A", "B"])
+        #expect(read.binding == nil)
+        #expect(throws: AppexError.self) { try SourceDeclarations(directory: root + "/Missing") }
     }
 }

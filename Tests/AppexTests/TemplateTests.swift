@@ -59,6 +59,12 @@ import Testing
             host.files["Sources/NotesCore/NotesCore.swift"]?.contains("static var export: AppExtensionPoint") == true
         )
         #expect(host.files["Package.swift"]?.contains(#"package: "main""#) == true)
+        // What the plugin reads from the templates: the host's point (in its Core library, which
+        // the plugin reads beside the executable's folder) and the extension's binding.
+        let hostCore = try #require(host.files["Sources/NotesCore/NotesCore.swift"])
+        #expect(SourceDeclarations(source: hostCore).definitions.map(\.identifier.name) == ["Export"])
+        let extensionMain = try #require(plugin.files["Sources/Exporter/Exporter.swift"])
+        #expect(SourceDeclarations(source: extensionMain).binding == point)
         #expect(throws: AppexError.self) { try PackageTemplate(kind: .widget, name: "9lives", appex: "/src") }
         #expect(throws: AppexError.self) { try PackageTemplate(kind: .widget, name: "a/b", appex: "/src") }
     }
