@@ -1,4 +1,5 @@
 public import AppexCore
+import AppexSQLite
 import Foundation
 import GRDB
 
@@ -238,29 +239,22 @@ public final class DataSharing: Sendable {
     ///   with ``enableAppGroup(_:)``); `storage`.
     func recordAppGroupName(_ name: String?) throws(AppexError) {
         if let name { _ = try AppGroup(name, context: context, environment: environment) }
-        do {
-            try standard.database.inTransaction(.immediate) { db in
-                if try DefaultsTable.meta(Self.groupEnabled, in: db) == "1",
-                    let current = try DefaultsTable.meta(Self.groupName, in: db), current != name
-                {
-                    throw AppexError(
-                        .conflict,
-                        "data sharing is on with app group \(current): \(context.name) cannot name another group without switching to it; nothing was changed",
-                        context: context.errorContext(path: standard.path, group: current)
-                    )
-                }
-                try DefaultsTable.setMeta(Self.groupName, name, in: db)
-                return .commit
+        try SharedDatabase.write(
+            standard.database,
+            "record app group \(name ?? "(none)")",
+            path: standard.path,
+            context: context.errorContext(path: standard.path, group: name)
+        ) { db in
+            if try DefaultsTable.meta(Self.groupEnabled, in: db) == "1",
+                let current = try DefaultsTable.meta(Self.groupName, in: db), current != name
+            {
+                throw AppexError(
+                    .conflict,
+                    "data sharing is on with app group \(current): \(context.name) cannot name another group without switching to it; nothing was changed",
+                    context: context.errorContext(path: standard.path, group: current)
+                )
             }
-        } catch let error as AppexError {
-            throw error
-        } catch {
-            throw AppexError(
-                .storage,
-                "cannot record app group \(name ?? "(none)") in \(standard.path)",
-                context: context.errorContext(path: standard.path, group: name),
-                underlyingError: error
-            )
+            try DefaultsTable.setMeta(Self.groupName, name, in: db)
         }
     }
 
