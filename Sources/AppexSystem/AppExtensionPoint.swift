@@ -48,6 +48,14 @@ public struct AppExtensionPoint: Hashable, Sendable, CustomStringConvertible {
 
     /// The identifier's string form.
     public var description: String { identifier.description }
+
+    /// Whether two points are the same point: the same identifier. Traits describe a point,
+    /// they do not name it: a definition equals the point named by its identifier alone (as a
+    /// monitor's ``AppExtensionPoint`` list gives it).
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.identifier == rhs.identifier }
+
+    /// Hashes the identifier (see ``==(_:_:)``).
+    public func hash(into hasher: inout Hasher) { hasher.combine(identifier) }
 }
 
 extension AppExtensionPoint {

@@ -26,6 +26,10 @@ import Testing
         // The test process runs from no .app: a point defined in code has an empty host part.
         #expect(AppExtensionPoint.testDefined.identifier == ExtensionPointIdentifier(host: "", name: "TestDefined"))
         #expect(AppExtensionPoint.testDefined.traits?.scope == AppExtensionPoint.Scope.Restriction.none)
+        // Traits describe, the identifier names: a definition is the point its identifier names.
+        let named = AppExtensionPoint(identifier: ExtensionPointIdentifier(host: "", name: "TestDefined"))
+        #expect(AppExtensionPoint.testDefined == named)
+        #expect(Set([AppExtensionPoint.testDefined, named]).count == 1)
     }
 
     @Test(
