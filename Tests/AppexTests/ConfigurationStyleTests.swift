@@ -23,17 +23,7 @@ import Testing
         try fixture.world.environment.makePrivateDirectory(fixture.world.environment.home + "/ExtensionData")
         try fixture.world.environment.makePrivateDirectory(data)
         try Data(style.utf8).write(to: URL(fileURLWithPath: data + "/style"))
-        let identity = try #require(
-            try fixture.discovery().snapshot().extensions.first { $0.bundleIdentifier == id }?.identity
-        )
-        return try AppExtensionProcess(
-            configuration: .init(
-                identity: identity,
-                hostBundlePath: fixture.hostPath,
-                environment: fixture.world.environment,
-                logger: logger ?? Logger(label: "appex.extension", factory: { _ in SwiftLogNoOpLogHandler() })
-            )
-        )
+        return try fixture.process(for: id, logger: logger)
     }
 
     @Test(

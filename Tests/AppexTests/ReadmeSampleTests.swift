@@ -102,14 +102,7 @@ import Testing
         // A sample with top-level code (a host's) is the program's main.swift.
         let file = sample.code.contains("@main") ? "Sample.swift" : "main.swift"
         try sample.code.write(to: sources.appendingPathComponent(file), atomically: true, encoding: .utf8)
-        let swift = ProcessInfo.processInfo.environment["SWIFT_EXEC_PATH"] ?? "/usr/bin/env"
-        let output = try await run(
-            swift,
-            swift.hasSuffix("env")
-                ? ["swift", "build", "--package-path", folder.path] : ["build", "--package-path", folder.path],
-            environment: ProcessInfo.processInfo.environment,
-            timeout: 600
-        )
+        let output = try await swift(["build", "--package-path", folder.path], timeout: 600)
         #expect(
             output.status == 0,
             "the sample at \(sample.testDescription) does not build:\n\(output.standardOutput.suffix(4000))\(output.standardError.suffix(2000))"

@@ -74,17 +74,7 @@ import Testing
             entitlements: Entitlements(applicationGroups: [Self.group], keychainAccessGroups: []),
             signedBy: fixture.world.team
         )
-        let identity = try #require(
-            try fixture.discovery().snapshot().extensions.first { $0.bundleIdentifier == "com.example.hostapp.widget" }?
-                .identity
-        )
-        let process = try await AppExtensionProcess(
-            configuration: .init(
-                identity: identity,
-                hostBundlePath: fixture.hostPath,
-                environment: fixture.world.environment
-            )
-        )
+        let process = try fixture.process(for: "com.example.hostapp.widget")
         defer { process.invalidate() }
         func widgetSays() async throws -> String {
             try await process.send(

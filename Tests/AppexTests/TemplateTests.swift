@@ -7,17 +7,6 @@ import Testing
 /// `appex new` packages, bundled with the `appex-bundle` plugin, as a new user would: in a new
 /// package that depends on Appex by path.
 @Suite struct TemplateTests {
-    /// `swift`, as the README sample test finds it.
-    static func swift(_ arguments: [String], timeout: Double) async throws -> ProcessOutput {
-        let swift = ProcessInfo.processInfo.environment["SWIFT_EXEC_PATH"] ?? "/usr/bin/env"
-        return try await run(
-            swift,
-            swift.hasSuffix("env") ? ["swift"] + arguments : arguments,
-            environment: ProcessInfo.processInfo.environment,
-            timeout: timeout
-        )
-    }
-
     /// Every regular file under `folder`, by relative path, with its bytes.
     static func tree(_ folder: String) throws -> [String: Data] {
         var files: [String: Data] = [:]
@@ -86,7 +75,7 @@ import Testing
         made = try await appex("new", "widget", "HelloWidget", "--output", work, "--appex", packageRoot, in: world)
         #expect(made.status == 1 && made.standardError.contains("already exists"))
 
-        let tested = try await Self.swift(["test", "--package-path", package], timeout: 1800)
+        let tested = try await swift(["test", "--package-path", package], timeout: 1800)
         #expect(tested.status == 0, "\(tested.standardOutput.suffix(3000))\(tested.standardError.suffix(2000))")
 
         // An app to put it in (any executable will do for the app itself).
@@ -108,7 +97,7 @@ import Testing
         #expect(bundled.status == 0, "\(bundled.standardError)")
 
         func bundle(into output: String, identifier: [String] = []) async throws {
-            let result = try await Self.swift(
+            let result = try await swift(
                 [
                     "package", "--package-path", package, "appex-bundle", "--product", "HelloWidget", "--key", key,
                     "--output", output,

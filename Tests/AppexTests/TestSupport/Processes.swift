@@ -62,6 +62,18 @@ func run(
     }
 }
 
+/// Runs the toolchain's `swift` with `arguments` (SwiftPM's own `SWIFT_EXEC_PATH` when the
+/// tests run under it, else `swift` on the path), in the test process's environment.
+func swift(_ arguments: [String], timeout: Double) async throws -> ProcessOutput {
+    let swift = ProcessInfo.processInfo.environment["SWIFT_EXEC_PATH"] ?? "/usr/bin/env"
+    return try await run(
+        swift,
+        swift.hasSuffix("env") ? ["swift"] + arguments : arguments,
+        environment: ProcessInfo.processInfo.environment,
+        timeout: timeout
+    )
+}
+
 /// Runs the `appex` CLI in `world`.
 func appex(_ arguments: String..., in world: AppexTestEnvironment, input: String? = nil) async throws -> ProcessOutput {
     try await run(appexExecutable, arguments, environment: world.processVariables, input: input)

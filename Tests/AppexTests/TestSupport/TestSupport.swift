@@ -2,6 +2,8 @@ import AppexCore
 import AppexHost
 import AppexTesting
 import Foundation
+import Logging
+import Testing
 
 // The helpers the suites share. This file: where things are, the fixture executables, a host
 // and its world. The files beside it: the rest, a topic each.
@@ -113,6 +115,20 @@ struct HostFixture {
 
     func discovery() throws -> ExtensionDiscovery {
         try ExtensionDiscovery(hostBundleAt: hostPath, environment: world.environment)
+    }
+
+    /// A process for the installed extension `id`, run by this host and logging to `logger`
+    /// (nowhere by default). Fails the test, naming `id`, when discovery finds no valid one.
+    func process(for id: String, logger: Logger? = nil) throws -> AppExtensionProcess {
+        let found = try discovery().snapshot().extensions.first { $0.bundleIdentifier == id }
+        let identity = try #require(found?.identity, "no valid extension \(id): \(found?.problems ?? [])")
+        var configuration = AppExtensionProcess.Configuration(
+            identity: identity,
+            hostBundlePath: hostPath,
+            environment: world.environment
+        )
+        if let logger { configuration.logger = logger }
+        return try AppExtensionProcess(configuration: configuration)
     }
 
     func state(of id: String) throws -> DiscoveredExtension.State? {
