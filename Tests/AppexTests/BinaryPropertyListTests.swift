@@ -29,6 +29,18 @@ import Testing
         }
     }
 
+    /// A value of every type, and of every size of count and reference (300 array items take
+    /// two-byte references).
+    static let everyType = PropertyListValue.dictionary([
+        "string": .string("plain"), "unicode": .string("Café © 日本 🎉"), "empty": .string(""),
+        "small": .integer(7), "byte": .integer(200), "short": .integer(40_000), "int": .integer(3_000_000_000),
+        "negative": .integer(-5), "large": .integer(Int.max), "smallest": .integer(Int.min), "real": .real(2.5),
+        "true": .boolean(true), "false": .boolean(false),
+        "date": .date(Date(timeIntervalSinceReferenceDate: 123_456)), "data": .data(Data(repeating: 7, count: 40)),
+        "array": .array((0..<300).map { .integer($0) }), "nested": .dictionary(["a": .array([.dictionary([:])])]),
+        "long": .string(String(repeating: "x", count: 300)),
+    ])
+
     @Test("every real-world fixture, converted to binary, reads the same as through Foundation")
     func fixtures() throws {
         let folder = fixturesFolder + "/RealWorld"
@@ -43,15 +55,7 @@ import Testing
 
     @Test("every type and size of value round-trips")
     func allTypes() throws {
-        let value = PropertyListValue.dictionary([
-            "string": .string("plain"), "unicode": .string("Café © 日本 🎉"), "empty": .string(""),
-            "small": .integer(7), "byte": .integer(200), "short": .integer(40_000), "int": .integer(3_000_000_000),
-            "negative": .integer(-5), "large": .integer(Int.max), "smallest": .integer(Int.min), "real": .real(2.5),
-            "true": .boolean(true), "false": .boolean(false),
-            "date": .date(Date(timeIntervalSinceReferenceDate: 123_456)), "data": .data(Data(repeating: 7, count: 40)),
-            "array": .array((0..<20).map { .integer($0) }), "nested": .dictionary(["a": .array([.dictionary([:])])]),
-            "long": .string(String(repeating: "x", count: 300)),
-        ])
+        let value = Self.everyType
         let bytes = try Self.binary(value)
         #expect(try BinaryPropertyList.parse(bytes) == value)
         #expect(try Self.foundationValue(ofTrusted: bytes) == value)
@@ -61,15 +65,7 @@ import Testing
         "Appex's own writer: every type and size reads back the same through Appex's reader and Foundation's, and the same value gives the same bytes whatever the dictionary's order"
     )
     func writer() throws {
-        let value = PropertyListValue.dictionary([
-            "string": .string("plain"), "unicode": .string("Café © 日本 🎉"), "empty": .string(""),
-            "small": .integer(7), "byte": .integer(200), "short": .integer(40_000), "int": .integer(3_000_000_000),
-            "negative": .integer(-5), "large": .integer(Int.max), "smallest": .integer(Int.min), "real": .real(2.5),
-            "true": .boolean(true), "false": .boolean(false),
-            "date": .date(Date(timeIntervalSinceReferenceDate: 123_456)), "data": .data(Data(repeating: 7, count: 40)),
-            "array": .array((0..<300).map { .integer($0) }), "nested": .dictionary(["a": .array([.dictionary([:])])]),
-            "long": .string(String(repeating: "x", count: 300)),
-        ])
+        let value = Self.everyType
         let bytes = BinaryPropertyListWriter.encode(value)
         #expect(try BinaryPropertyList.parse(bytes) == value)
         #expect(try Self.foundationValue(ofTrusted: bytes) == value)
