@@ -46,14 +46,14 @@ struct AppexBundlePlugin: CommandPlugin {
 
         // The product's own sources and those of the package's targets it depends on (a
         // definition may sit in a library beside the executable).
-        var sourceFolders = [product.mainTarget.directoryURL.path]
+        let sources = product.mainTarget.directoryURL.path
+        var sourceFolders = [sources]
         for target in product.mainTarget.recursiveTargetDependencies where target is SourceModuleTarget {
             let folder = target.directoryURL.path
             if folder.hasPrefix(context.package.directoryURL.path + "/"), !sourceFolders.contains(folder) {
                 sourceFolders.append(folder)
             }
         }
-        let sources = sourceFolders[0]
         let output: String
         if let explicit = options.output {
             output = explicit
@@ -72,7 +72,7 @@ struct AppexBundlePlugin: CommandPlugin {
         let entitlements = options.entitlements ?? Self.defaultEntitlements(in: sources, product: productName)
         if let entitlements { bundle += ["--entitlements", entitlements] }
 
-        let appex = try (try? context.tool(named: "appex")) ?? context.tool(named: "AppexCLI")
+        let appex = try context.tool(named: "appex")
         let process = try Process.run(appex.url, arguments: bundle)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
