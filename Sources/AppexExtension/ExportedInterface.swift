@@ -1,4 +1,4 @@
-public import Distributed
+import Distributed
 
 /// The protocol a connection's exported object serves, as `NSXPCInterface` names it for XPC:
 /// set ``HostConnection/exportedInterface`` to one, and the connection is served only if its
@@ -27,7 +27,7 @@ public struct ExportedInterface: Sendable, CustomStringConvertible {
     }
 
     /// Whether `object` serves this interface.
-    public func isServed(by object: any DistributedActor) -> Bool {
+    func isServed(by object: any DistributedActor) -> Bool {
         accepts(object)
     }
 
