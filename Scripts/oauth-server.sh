@@ -84,7 +84,17 @@ case "$command" in
     mkdir -p "$state"
     exec 8>"$state.lock"
     flock 8
-    if running && answers; then cat "$portfile"; exit 0; fi
+    # A server of ours that is alive is given 15 s to answer as itself: under load (the product
+    # tests, the demo and the widget host all at once) /test/instance can take longer than one
+    # 2-s try, and restarting a busy server breaks every request in flight ("Empty reply from
+    # server" in the tests that were using it).
+    if running; then
+      for _ in 1 2 3 4 5; do
+        if answers; then cat "$portfile"; exit 0; fi
+        running || break
+        sleep 1
+      done
+    fi
     end_server  # a server that no longer answers as itself (or a stale record)
     export APPEX_OAUTH_STATE="$state" PYTHONDONTWRITEBYTECODE=1
     "$venv/bin/python" "$server/manage.py" migrate -v 0 >&2
