@@ -64,7 +64,7 @@ struct BinaryPropertyList {
         if offsetSize < 8, offsetTable >> UInt64(8 * offsetSize) != 0 {
             throw PropertyListReadError(reason: "the offset size cannot address the table")
         }
-        if referenceSize < 8, objectCount > UInt64(1) << UInt64(8 * referenceSize) {
+        if referenceSize < 8, objectCount >= UInt64(1) << UInt64(8 * referenceSize) {
             throw PropertyListReadError(reason: "the reference size cannot address every object")
         }
         for index in 0..<Int(objectCount) {

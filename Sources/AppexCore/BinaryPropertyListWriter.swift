@@ -2,7 +2,11 @@ import Foundation
 
 /// A writer of binary property lists (`bplist00`) whose bytes depend only on the value:
 /// dictionary keys in sorted order, each object written once per occurrence, references and
-/// offsets of the smallest width. Foundation's writer follows its dictionaries' iteration
+/// offsets of the smallest width that CoreFoundation accepts: a reference must be able to name
+/// the object count itself (`2^(8·size) > count`), and an offset must reach the offset table's
+/// own position, not only the last object (`2^(8·size) > offset table`). A writer that sized
+/// either by the last value written made files of 256–300 bytes, or of 256 objects, that
+/// CoreFoundation (and so Appex's reader) refuses. Foundation's writer follows its dictionaries' iteration
 /// order, which Swift seeds anew in every process, so the same Info.plist came out in different
 /// bytes from two runs of `appex bundle` — and a bundle must be reproducible.
 struct BinaryPropertyListWriter {
@@ -14,7 +18,7 @@ struct BinaryPropertyListWriter {
         // Objects are numbered in the order they are written: count first, then write, so each
         // container knows its children's numbers (and the reference width) before it is encoded.
         let count = Self.objectCount(value)
-        let referenceSize = Self.width(UInt64(max(count - 1, 0)))
+        let referenceSize = Self.width(UInt64(count))
         _ = writer.add(value, referenceSize: referenceSize)
         var bytes = Array("bplist00".utf8)
         var offsets: [UInt64] = []
@@ -23,7 +27,7 @@ struct BinaryPropertyListWriter {
             bytes += object
         }
         let offsetTable = UInt64(bytes.count)
-        let offsetSize = Self.width(offsets.last ?? 0)
+        let offsetSize = Self.width(offsetTable)
         for offset in offsets { bytes += Self.bigEndian(offset, size: offsetSize) }
         bytes += [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(referenceSize)]
         bytes += Self.bigEndian(UInt64(writer.objects.count), size: 8)
