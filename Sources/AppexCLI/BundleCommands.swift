@@ -166,16 +166,48 @@ struct Sign: ParsableCommand {
 
     func run() throws {
         let signingKey = try reporting { () throws(AppexError) in try SigningKey(contentsOf: key) }
+        let target = AppexBundle.normalized(bundle)
+        var bundles: [String] = []
         if deep {
-            let folder = AppexBundle.normalized(bundle) + "/" + AppexBundle.File.extensions
-            for name in AppexBundle.sortedEntries(of: folder) where name.hasSuffix(".appex") {
-                let count = try reporting { () throws(AppexError) in
-                    try AppexBundle.sign(at: folder + "/" + name, with: signingKey)
-                }
-                print("signed \(folder)/\(name) for team \(signingKey.teamIdentifier) (\(count) files)")
-            }
+            let folder = target + "/" + AppexBundle.File.extensions
+            bundles = AppexBundle.sortedEntries(of: folder).filter { $0.hasSuffix(".appex") }.map { folder + "/" + $0 }
         }
-        let count = try reporting { () throws(AppexError) in try AppexBundle.sign(at: bundle, with: signingKey) }
-        print("signed \(AppexBundle.normalized(bundle)) for team \(signingKey.teamIdentifier) (\(count) files)")
+        bundles.append(target)
+        // A seal vouches for a bundle as it is: one with a problem a seal does not mend is
+        // refused before anything is written, every problem named.
+        let sealed: Set<BundleProblem.Kind> = [.unsigned, .badSignature, .fileModified, .fileAdded, .fileRemoved]
+        let before = bundles.flatMap { Self.ownProblems(of: $0) }.filter { !sealed.contains($0.kind) }
+        if !before.isEmpty {
+            throw fail(
+                AppexError(
+                    .invalidBundle,
+                    "\(target) was not signed: it has problems a seal does not mend",
+                    context: AppexError.Context(path: target),
+                    problems: before
+                )
+            )
+        }
+        for path in bundles {
+            let count = try reporting { () throws(AppexError) in try AppexBundle.sign(at: path, with: signingKey) }
+            // What `appex validate` says of the signed bundle; it must say nothing.
+            let after = Self.ownProblems(of: path)
+            if !after.isEmpty {
+                throw fail(
+                    AppexError(
+                        .invalidBundle,
+                        "\(path) was signed but is not valid",
+                        context: AppexError.Context(path: path),
+                        problems: after
+                    )
+                )
+            }
+            print("signed \(path) for team \(signingKey.teamIdentifier) (\(count) files)")
+        }
+    }
+
+    /// What `appex validate` says of the bundle at `path` itself (a host's own extensions are
+    /// checked on their own), against its host when it sits in one.
+    static func ownProblems(of path: String) -> [BundleProblem] {
+        BundleValidation.validate(path: path).first?.1 ?? []
     }
 }

@@ -15,7 +15,10 @@ struct MakeBundle: ParsableCommand {
             With --binding HOST.NAME or --sources DIR the binding is read from the command or the sources instead. \
             For an .app, --identifier is required; --extension-point NAME declares a point taking only extensions inside the app, \
             --open-extension-point NAME one taking extensions from elsewhere too, --sources DIR every @Definition point in DIR (each repeatable); the app gets an Extensions/ folder for its widgets, and \
-            replacing an app with --force keeps the extensions inside it. With --key the bundle is signed.
+            replacing an app with --force keeps the extensions inside it. With --key the bundle is signed. \
+            The bundle is checked as `appex validate` checks it (an extension inside an app against the app's \
+            points and groups) before it is moved into place: one with a problem is not made, each problem is \
+            named, and the exit code is 1.
             """
     )
 
@@ -102,9 +105,9 @@ struct MakeBundle: ParsableCommand {
         if let entitlements { recipe.entitlements = try readEntitlements(entitlements) }
         recipe.signingKey = try signingKey()
         let bundle = try reporting { () throws(AppexError) in try AppexBundle.makeExtension(at: output, from: recipe) }
-        let point = bundle.info.extensionPointIdentifier ?? "?"
+        // Made only if valid (makeExtension checks it as `appex validate` does), so both are there.
         print(
-            "made \(bundle.path): \(bundle.info.bundleIdentifier ?? "?") binds to \(point)\(key == nil ? " (unsigned)" : ", signed")"
+            "made \(bundle.path): \(bundle.bundleIdentifier ?? "") binds to \(bundle.info.extensionPointIdentifier ?? "")\(key == nil ? " (unsigned)" : ", signed")"
         )
     }
 

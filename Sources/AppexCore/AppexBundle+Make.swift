@@ -38,7 +38,9 @@ extension AppexBundle {
     /// - Throws: ``/AppexSystem/AppexError`` `refused` (a path that is not `.appex`, an existing bundle, an
     ///   executable that prints no binding, an identifier that is not reverse-DNS),
     ///   `launchFailed` (the executable cannot run), `invalidBundle` (entitlements with
-    ///   problems), `fileSystem`, `invalidKey`.
+    ///   problems, or a bundle that `appex validate` would refuse — checked before it is moved
+    ///   into place, against the app whose `Extensions/` it is made in; nothing is written then),
+    ///   `fileSystem`, `invalidKey`.
     @discardableResult
     public static func makeExtension(at path: String, from recipe: ExtensionRecipe) throws(AppexError) -> AppexBundle {
         let outputPath = normalized(path)
@@ -92,13 +94,24 @@ extension AppexBundle {
                 BundleInfo.Key.extensionPointIdentifier: .string(point.description)
             ]),
         ]
+        // Checked as `appex validate` checks it before it is moved into place: against the app
+        // whose Extensions/ it is made in, if it is.
+        let parent = (outputPath as NSString).deletingLastPathComponent
+        let host =
+            (parent as NSString).lastPathComponent == File.extensions
+            ? load(at: (parent as NSString).deletingLastPathComponent, as: .hostApp) : nil
         try stage(
             outputPath,
             executable: recipe.executable,
             info: info,
             entitlements: recipe.entitlements,
             signingKey: recipe.signingKey
-        )
+        ) { staged in
+            let bundle = load(at: staged, as: .appExtension)
+            guard let host, host.bundleIdentifier != nil else { return bundle.problems }
+            return bundle.problems + bundle.bindingProblems(against: host)
+                + bundle.sharedEntitlementProblems(against: host)
+        }
         return load(at: outputPath, as: .appExtension)
     }
 
@@ -114,8 +127,12 @@ extension AppexBundle {
 
     /// Builds a bundle beside `outputPath` — the executable, a binary Info.plist, the
     /// entitlements, the folders `carrying` names taken from the bundle it replaces (or made
-    /// empty), its seal — and renames it into place whole. What was at `outputPath` is removed
-    /// only then: a failure anywhere leaves it as it was.
+    /// empty), its seal — checks it with `problems` (given the staged bundle's path), and
+    /// renames it into place whole. What was at `outputPath` is removed only then: a failure
+    /// anywhere, a problem found included, leaves it as it was.
+    ///
+    /// An unsigned bundle's `unsigned` problem is not a failure when no key was given: it was
+    /// asked for. Every other problem is (`invalid-bundle`, naming each at `outputPath`).
     static func stage(
         _ outputPath: String,
         executable: String,
@@ -123,7 +140,8 @@ extension AppexBundle {
         entitlements: Entitlements?,
         signingKey: SigningKey?,
         files: [String: Data] = [:],
-        carrying folders: [String] = []
+        carrying folders: [String] = [],
+        problems: (String) -> [BundleProblem]
     ) throws(AppexError) {
         let fileManager = FileManager.default
         let staging = outputPath + ".partial-\(ProcessControl.processIdentifier)"
@@ -156,6 +174,25 @@ extension AppexBundle {
         } catch {
             try? fileManager.removeItem(atPath: staging)
             throw error
+        }
+        let found = problems(staging).filter { signingKey != nil || $0.kind != .unsigned }
+        if !found.isEmpty {
+            try? fileManager.removeItem(atPath: staging)
+            // Named where the bundle would have been, not at the staging folder that is gone.
+            let named = found.map {
+                BundleProblem(
+                    $0.kind,
+                    file: $0.file.hasPrefix(staging) ? outputPath + $0.file.dropFirst(staging.count) : $0.file,
+                    key: $0.key,
+                    message: $0.message
+                )
+            }
+            throw AppexError(
+                .invalidBundle,
+                "\(outputPath) would not be valid, so it was not made\(fileManager.fileExists(atPath: outputPath) ? " (the bundle there is unchanged)" : "")",
+                context: AppexError.Context(path: outputPath),
+                problems: named
+            )
         }
         var carried: [String] = []
         do {

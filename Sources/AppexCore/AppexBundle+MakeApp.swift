@@ -38,8 +38,9 @@ extension AppexBundle {
     ///
     /// - Returns: the bundle, loaded and checked.
     /// - Throws: ``/AppexSystem/AppexError`` `refused` (a path that is not `.app`, an existing app, an
-    ///   identifier that is not reverse-DNS), `invalidBundle` (entitlements with problems),
-    ///   `fileSystem`, `invalidKey`.
+    ///   identifier that is not reverse-DNS), `invalidBundle` (entitlements with problems, or an
+    ///   app that `appex validate` would refuse: nothing is written then), `fileSystem`,
+    ///   `invalidKey`.
     @discardableResult
     public static func makeApp(at path: String, from recipe: AppRecipe) throws(AppexError) -> AppexBundle {
         let outputPath = normalized(path)
@@ -93,7 +94,7 @@ extension AppexBundle {
             signingKey: recipe.signingKey,
             files: declarations,
             carrying: [File.extensions]
-        )
+        ) { staged in load(at: staged, as: .hostApp).problems }
         return load(at: outputPath, as: .hostApp)
     }
 }

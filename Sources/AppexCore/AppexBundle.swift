@@ -123,12 +123,15 @@ public struct AppexBundle: Sendable {
 
 extension AppexBundle {
     /// The problem of this extension's binding against `host`: the point it names must be one
-    /// the host declares. Empty when it is, or when the point is missing or unexpanded (those
-    /// are already among ``problems``).
+    /// the host declares. Empty when it is, when it is a system point (`com.apple.…`), or when
+    /// the point is missing or unexpanded (those are already among ``problems``).
     public func bindingProblems(against host: AppexBundle) -> [BundleProblem] {
         guard kind == .appExtension, let point = info.extensionPointIdentifier,
             BuildSettings.unexpandedNames(in: point).isEmpty
         else { return [] }
+        // A system point (`com.apple.widgetkit-extension`) is the system's, not the app's: any
+        // app ships extensions of it (its widgets) without declaring it.
+        if info.extensionPoint?.hostBundleIdentifier == "com.apple" { return [] }
         if let identifier = info.extensionPoint, host.extensionPoints.contains(where: { $0.identifier == identifier }) {
             return []
         }
