@@ -7,7 +7,7 @@
 # documentation (DocC, warnings as errors). After them, the product's tests (Examples/), then
 # each fuzz target runs for 15 seconds.
 #
-# Three suites run on their own: the 500-launch soak (beside the others it keeps both cores busy),
+# Four suites run on their own: the templates' READMEs (below), the 500-launch soak (beside the others it keeps both cores busy),
 # the host-death check ("extension gone within 1 s of its host"), which beside dozens of tests
 # spawning processes on 2 cores would measure them instead of Appex, and the thread budget, which
 # counts the process's threads (other suites' threads would count too).
@@ -47,7 +47,10 @@ export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=6
 swift test --skip-build --filter LaunchCycleTests
 swift test --skip-build --filter HostDeathTests
 swift test --skip-build --filter ThreadBudgetTests
-swift test --skip-build --skip 'LaunchCycleTests|HostDeathTests|ThreadBudgetTests'
+swift test --skip-build --skip 'LaunchCycleTests|HostDeathTests|ThreadBudgetTests|TemplateTests'
+# The templates' READMEs, run as written: each builds Appex in new packages (minutes of both cores),
+# so they run after the rest, one at a time, rather than beside its time-bounded tests.
+swift test --skip-build --filter TemplateTests
 # The product (Examples/, a sibling package on Appex by path): its own tests, against the same server.
 swift test --package-path Examples
 # The libFuzzer targets (Fuzz/): every property-list reader, bundle loading, the IPC decoder and the view tree,

@@ -11,6 +11,10 @@ import PackagePlugin
 struct AppexBundlePlugin: CommandPlugin {
     func performCommand(context: PluginContext, arguments: [String]) async throws {
         var extractor = ArgumentExtractor(arguments)
+        if extractor.extractFlag(named: "help") > 0 {
+            print(Options.help)
+            return
+        }
         let options = Options(
             product: extractor.extractOption(named: "product").last,
             host: extractor.extractOption(named: "host").last,
@@ -99,7 +103,34 @@ struct Options {
     var isApp: Bool
 
     static let usage =
-        "usage: swift package appex-bundle --product NAME [--host HOST.app] [--key team.key] [--output PATH] [--entitlements FILE] [--identifier ID] [--name NAME], or --app --identifier ID for a host app"
+        "usage: swift package appex-bundle --product NAME [--host HOST.app] [--key team.key] [--output PATH] [--entitlements FILE] [--identifier ID] [--name NAME], or --app --identifier ID for a host app (--help for more)"
+
+    /// What `--help` prints: what the command does, then every option.
+    static let help = """
+        OVERVIEW: Build a product in release mode (static Swift runtime) and make its .appex or .app bundle.
+
+        An extension's Info.plist comes from the binding in its sources (AppExtensionPoint.Identifier("HOST", \
+        name: "NAME"), or a widget's WidgetBundle); an app's extension points come from its @Definitions. The \
+        bundle is made by `appex bundle`, checked as `appex validate` checks it, and moved into place only if \
+        valid: each problem is named and the command fails otherwise.
+
+        USAGE: swift package appex-bundle --product NAME [--key FILE] [--host HOST.app | --output PATH] [options]
+               swift package appex-bundle --product NAME --app --identifier ID [--key FILE] [--output PATH]
+
+        OPTIONS:
+          --product NAME        The executable product to build and bundle (required).
+          --app                 Make an .app (a host) instead of an .appex; needs --identifier.
+          --host HOST.app       Make the .appex inside this app's Extensions/ folder (and check it against
+                                the app's points and groups).
+          --output PATH         Where to write the bundle (default: the plugin's work folder, or
+                                HOST.app/Extensions/NAME.appex with --host).
+          --key FILE            Sign with this team key (make one with `appex keygen --output FILE`).
+          --identifier ID       CFBundleIdentifier (default for an extension: the point's host, a dot, the
+                                product's name in lower case; a widget outside an app needs one).
+          --name NAME           CFBundleName (default: the product's name).
+          --entitlements FILE   Entitlements to ship (default: NAME.entitlements beside the sources, if any).
+          --help                Show this help.
+        """
 }
 
 /// A failure the plugin reports in words.

@@ -69,7 +69,7 @@ public struct PackageTemplate: Sendable {
             "Sources/\(name)Core/\(name)Core.swift": core,
             "Sources/\(name)/\(name).swift": main,
             "Tests/\(name)CoreTests/\(name)CoreTests.swift": test,
-            ".gitignore": ".build/\n.swiftpm/\nPackage.resolved\n",
+            ".gitignore": ".build/\n.swiftpm/\nPackage.resolved\nteam.key\n*.app/\n*.appex/\n",
             "README.md": readme,
         ]
     }
@@ -296,26 +296,154 @@ public struct PackageTemplate: Sendable {
         }
     }
 
+    /// The README: what the package is, then one shell block that takes a person from this
+    /// folder to the result on screen, as written (`TemplateTests` runs it), then what each line
+    /// did.
     private var readme: String {
-        let bundle: String
+        let lower = name.lowercased()
+        let intro: String
+        let steps: [String]
+        let notes: String
         switch kind {
+        case .widget:
+            intro = """
+                A WidgetKit widget for Linux. `Sources/\(name)Core/\(name)Core.swift` is the widget: its \
+                timeline provider, its entry and its view. `Sources/\(name)/\(name).swift` marks it `@main`, \
+                which makes the executable a whole widget extension. `Tests/\(name)CoreTests` tests the provider.
+                """
+            steps = [
+                "swift test",
+                "swift run appex keygen --output team.key",
+                "swift package appex-bundle --product \(name) --key team.key --identifier com.example.\(lower) --output Widgets/\(name).appex",
+                "export APPEX_EXTENSIONS_PATH=\"$PWD/Widgets\"",
+                "swift run appex widgets list --all",
+                "swift run appex widgets enable com.example.\(lower)",
+                "swift run appex widgets show \(name)",
+            ]
+            notes = """
+                1. `swift test` runs the provider's test.
+                2. `appex keygen` makes your team's signing key and prints your team ID. Keep `team.key` \
+                secret (`.gitignore` lists it); every bundle you sign with it is your team's.
+                3. `swift package appex-bundle` builds the widget in release mode with the static Swift \
+                runtime, writes its Info.plist from the `@main` (it binds to `com.apple.widgetkit-extension`), \
+                signs it, and checks it as `appex validate` does: a bundle with a problem is not made, and \
+                each problem is named. A widget made outside an app needs `--identifier`.
+                4. The widget host finds widgets inside apps on `APPEX_APPS_PATH` (default `~/Applications`) \
+                and on their own on `APPEX_EXTENSIONS_PATH`.
+                5. `widgets list --all` shows `\(name)` as `unapproved`: a widget that does not ship inside \
+                an app waits for the owner.
+                6. `widgets enable` approves it (and its team).
+                7. `widgets show` draws it as the widget host shows it: a box saying "Hello from \(name)". \
+                `appex widgets run` keeps widgets current; `--html FILE` writes a page.
+
+                To ship the widget inside an app instead, bundle it with `--host YourApp.app` in the place of \
+                `--identifier` and `--output` (its identifier becomes the app's, a dot, `\(lower)`); a widget \
+                inside an app on `APPEX_APPS_PATH`, signed by the app's team, is enabled at once. \
+                `appex new host` makes an app.
+                """
+        case .extension:
+            let host = point.hostBundleIdentifier
+            steps = [
+                "swift test",
+                "swift run appex keygen --output team.key",
+                "swift run appex new host HostApp --point \(point) --output .. --appex \(Self.shellWord(appex))",
+                "swift package --package-path ../HostApp appex-bundle --product HostApp --app --identifier \(host) --key team.key --output HostApp.app",
+                "swift package appex-bundle --product \(name) --host HostApp.app --key team.key",
+                "swift run appex list --host HostApp.app",
+                "swift run appex call --host HostApp.app \(host).\(lower) '{\"text\": \"hello\"}'",
+            ]
+            intro = """
+                An app extension for Linux that binds to the point `\(point)`. \
+                `Sources/\(name)/\(name).swift` is the extension: its `@main`, its binding and its \
+                connection handler. `Sources/\(name)Core/\(name)Core.swift` is what it does with each \
+                message, which `Tests/\(name)CoreTests` tests.
+                """
+            notes = """
+                1. `swift test` runs the handler's test.
+                2. `appex keygen` makes your team's signing key and prints your team ID. Keep `team.key` \
+                secret (`.gitignore` lists it).
+                3. `appex new host` makes a host app's package beside this one, defining the point \
+                `\(point)` with `@Definition`.
+                4. Its `appex-bundle --app` builds it and makes `HostApp.app`, whose extension points come \
+                from its sources.
+                5. `appex-bundle --host` builds this extension in release mode with the static Swift runtime, \
+                writes its Info.plist from its binding, signs it, and puts it in the app's `Extensions/` \
+                folder, checked against the app's points as `appex validate` checks it: a bundle with a \
+                problem is not made, and each problem is named.
+                6. `appex list` shows it `enabled`: it ships inside its app, signed by the app's team.
+                7. `appex call` launches it in its sandbox as the app would, sends it one message (the JSON \
+                of `\(name)Request`) and prints its reply: `{"text":"\(name) heard: hello"}`.
+
+                The app itself lists its extensions: `./HostApp.app/HostApp`.
+                """
         case .host:
-            bundle =
-                "swift package appex-bundle --product \(name) --app --identifier \(point.hostBundleIdentifier) --output \(name).app --key team.key"
-        case .extension: bundle = "swift package appex-bundle --product \(name) --host HostApp.app --key team.key"
-        case .widget: bundle = "swift package appex-bundle --product \(name) --host YourApp.app --key team.key"
+            let extensionName = "\(name)Extension"
+            steps = [
+                "swift test",
+                "swift run appex keygen --output team.key",
+                "swift package appex-bundle --product \(name) --app --identifier \(point.hostBundleIdentifier) --key team.key --output \(name).app",
+                "./\(name).app/\(name)",
+                "swift run appex new extension \(extensionName) --point \(point) --output .. --appex \(Self.shellWord(appex))",
+                "swift package --package-path ../\(extensionName) appex-bundle --product \(extensionName) --host \(name).app --key team.key",
+                "swift run appex list --host \(name).app",
+                "./\(name).app/\(name)",
+            ]
+            intro = """
+                A host app for Linux that defines the extension point `\(point)`. \
+                `Sources/\(name)Core/\(name)Core.swift` defines it with `@Definition`; \
+                `Sources/\(name)/\(name).swift` lists the extensions bound to it with \
+                `AppExtensionPoint.Monitor`. `Tests/\(name)CoreTests` tests the definition.
+                """
+            notes = """
+                1. `swift test` runs the test.
+                2. `appex keygen` makes your team's signing key and prints your team ID. Keep `team.key` \
+                secret (`.gitignore` lists it).
+                3. `swift package appex-bundle --app` builds the app in release mode with the static Swift \
+                runtime and makes `\(name).app`: its Info.plist, its extension points from its \
+                `@Definition`s, an `Extensions/` folder, its seal. It is checked as `appex validate` does.
+                4. The app runs from its bundle and lists its point's extensions: none yet.
+                5. `appex new extension` makes an extension's package beside this one, bound to `\(point)`.
+                6. Its `appex-bundle --host` builds it and puts it in the app's `Extensions/` folder, checked \
+                against the app's points.
+                7. `appex list` shows it `enabled`: it ships inside the app, signed by the app's team.
+                8. The app lists it now, through its monitor (`monitor.identities`; `Observations` or \
+                `monitor.updates` follow installs and removals as they happen).
+
+                Extensions from other teams are found on `APPEX_EXTENSIONS_PATH` and wait for \
+                `appex enable --host \(name).app ID` (the point's scope must be `.none` for them: \
+                `Scope(restriction: .none)` in the `@Definition`).
+                """
         }
         return """
             # \(name)
 
-            Made by `appex new \(kind.rawValue) \(name)`.
+            Made by `appex new \(kind.rawValue) \(name)`. \(intro)
 
+            ## From here to a running result
+
+            Run these from this folder, in order. `appex` is Appex's command-line tool; `swift run appex` \
+            builds it from the Appex this package depends on (the first time takes a few minutes).
+
+            ```sh
+            \(steps.joined(separator: "\n"))
             ```
-            swift test                 # the test
-            \(bundle)
-            ```
+
+            \(notes)
 
             """
+    }
+}
+
+extension PackageTemplate {
+    /// `word` as one word of a POSIX shell command: as it is when it has nothing the shell reads,
+    /// else in single quotes.
+    static func shellWord(_ word: String) -> String {
+        let plain = word.unicodeScalars.allSatisfy {
+            $0.isASCII
+                && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "/._-:@+=,".unicodeScalars.contains($0))
+        }
+        if plain && !word.isEmpty { return word }
+        return "'" + word.map { $0 == "'" ? "'\\''" : String($0) }.joined() + "'"
     }
 }
 

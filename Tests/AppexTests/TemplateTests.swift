@@ -6,7 +6,10 @@ import Testing
 
 /// `appex new` packages, bundled with the `appex-bundle` plugin, as a new user would: in a new
 /// package that depends on Appex by path.
-@Suite struct TemplateTests {
+///
+/// Each README test builds Appex in one or two new packages (several minutes on two cores), so
+/// the suite runs alone, one test at a time (`Scripts/test.sh` runs it apart from the rest).
+@Suite(.serialized) struct TemplateTests {
     /// Every regular file under `folder`, by relative path, with its bytes.
     static func tree(_ folder: String) throws -> [String: Data] {
         var files: [String: Data] = [:]
@@ -58,88 +61,134 @@ import Testing
         #expect(throws: AppexError.self) { try PackageTemplate(kind: .widget, name: "a/b", appex: "/src") }
     }
 
-    @Test(
-        "appex new widget makes a package whose test passes; swift package appex-bundle builds it statically, installs it in an app, and the widget host draws its entry; a second build bundles the same bytes",
-        .timeLimit(.minutes(40))
-    )
-    func newWidgetBundledAndShown() async throws {
-        let world = try AppexTestEnvironment()
-        let key = world.root.appending("team.key")
-        try world.team.write(to: key)
+    /// The shell block of a generated README: the lines between its ```sh fence and the next.
+    static func shellBlock(of readme: String) throws -> String {
+        let lines = readme.components(separatedBy: "\n")
+        let start = try #require(lines.firstIndex(of: "```sh"), "the README has no ```sh block")
+        let end = try #require(lines[(start + 1)...].firstIndex(of: "```"), "the README's ```sh block is not closed")
+        return lines[(start + 1)..<end].joined(separator: "\n")
+    }
+
+    /// Makes a `kind` package named `name` with `appex new` in a new folder, and runs the shell
+    /// block of its README there as written (`bash -e`: the first failing command stops it), as a
+    /// new user of this machine would: `swift` from the PATH, Appex's state in `world`.
+    static func followReadme(
+        of kind: PackageTemplate.Kind,
+        named name: String,
+        in world: AppexTestEnvironment
+    ) async throws -> (package: String, output: ProcessOutput) {
         let work = world.root.appending("work")
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        var made = try await appex("new", "widget", "HelloWidget", "--output", work, "--appex", packageRoot, in: world)
-        #expect(made.status == 0, "\(made.standardError)")
-        let package = work + "/HelloWidget"
-        // Made again: refused, nothing changed.
-        made = try await appex("new", "widget", "HelloWidget", "--output", work, "--appex", packageRoot, in: world)
-        #expect(made.status == 1 && made.standardError.contains("already exists"))
-
-        let tested = try await swift(["test", "--package-path", package], timeout: 1800)
-        #expect(tested.status == 0, "\(tested.standardOutput.suffix(3000))\(tested.standardError.suffix(2000))")
-
-        // An app to put it in (any executable will do for the app itself).
+        let made = try await appex("new", kind.rawValue, name, "--output", work, "--appex", packageRoot, in: world)
+        try #require(made.status == 0, "\(made.standardError)")
+        let package = work + "/" + name
+        let readme = try String(contentsOfFile: package + "/README.md", encoding: .utf8)
+        let block = try shellBlock(of: readme)
+        var environment = world.processVariables
         let apps = world.root.appending("Applications")
         try FileManager.default.createDirectory(atPath: apps, withIntermediateDirectories: true)
-        let app = apps + "/Hello.app"
-        let bundled = try await appex(
-            "bundle",
-            "--executable",
-            echoExecutable,
-            "--output",
-            app,
-            "--identifier",
-            "com.example.hello",
-            "--key",
-            key,
-            in: world
+        environment["APPEX_APPS_PATH"] = apps
+        let output = try await run(
+            "/bin/bash",
+            ["-e", "-c", "cd \"$1\"\n" + block, "readme", package],
+            environment: environment,
+            timeout: 2400
         )
-        #expect(bundled.status == 0, "\(bundled.standardError)")
+        try #require(
+            output.status == 0,
+            "the README's block failed:\n\(block)\n--- output:\n\(output.standardOutput.suffix(4000))\n--- errors:\n\(output.standardError.suffix(4000))"
+        )
+        return (package, output)
+    }
 
-        func bundle(into output: String, identifier: [String] = []) async throws {
-            let result = try await swift(
-                [
-                    "package", "--package-path", package, "appex-bundle", "--product", "HelloWidget", "--key", key,
-                    "--output", output,
-                ]
-                    + identifier,
-                timeout: 2400
+    @Test(
+        "a new widget package's README, run as written: its test passes, a key is made, the plugin bundles the widget (static Swift runtime, valid), the owner enables it and the widget host draws it; a second build bundles the same bytes",
+        .timeLimit(.minutes(40))
+    )
+    func widgetReadme() async throws {
+        let world = try AppexTestEnvironment()
+        let (package, output) = try await Self.followReadme(of: .widget, named: "Weather", in: world)
+        #expect(output.standardOutput.contains("com.example.weather\tunapproved"), "\(output.standardOutput)")
+        #expect(output.standardOutput.contains("enabled com.example.weather"))
+        #expect(output.standardOutput.contains("Hello from Weather"), "\(output.standardOutput)")
+        #expect(
+            output.standardOutput.contains(
+                "made \(package)/Widgets/Weather.appex: com.example.weather binds to com.apple.widgetkit-extension, signed"
             )
-            try #require(
-                result.status == 0,
-                "\(result.standardOutput.suffix(3000))\(result.standardError.suffix(2000))"
-            )
-        }
-        let installed = app + "/Extensions/HelloWidget.appex"
-        try await bundle(into: installed)
-        let widgetBundle = AppexBundle.load(at: installed)
-        #expect(widgetBundle.problems == [])
-        #expect(widgetBundle.info.extensionPointIdentifier == "com.apple.widgetkit-extension")
-        #expect(widgetBundle.info.bundleIdentifier == "com.example.hello.hellowidget")
+        )
+        let bundle = package + "/Widgets/Weather.appex"
+        #expect(AppexBundle.load(at: bundle).problems == [])
         // The static Swift runtime: the executable needs no toolchain's libraries.
-        let libraries = try await run("/usr/bin/ldd", [installed + "/HelloWidget"], environment: [:])
+        let libraries = try await run("/usr/bin/ldd", [bundle + "/Weather"], environment: [:])
         #expect(!libraries.standardOutput.contains("libswiftCore"), "\(libraries.standardOutput)")
 
-        var environment = world.environment
-        environment.appsPath = [apps]
-        let host = try WidgetHost(configuration: WidgetHost.Configuration(environment: environment))
-        let states = try await host.refresh(family: .systemSmall)
-        let state = try #require(states.first { $0.key.kind == "HelloWidget" }, "\(states)")
-        let drawing = TerminalRenderer(width: 40, colors: false).render(state.frame())
-        #expect(drawing.contains("Hello from HelloWidget"), "\(drawing)")
+        // The plugin's --help: what it does and every option, as `appex bundle --help` gives.
+        let help = try await swift(["package", "--package-path", package, "appex-bundle", "--help"], timeout: 600)
+        #expect(help.status == 0, "\(help.standardError)")
+        for option in [
+            "OVERVIEW:", "USAGE: swift package appex-bundle --product NAME", "--host HOST.app", "--key FILE",
+            "--identifier ID", "--app",
+        ] {
+            #expect(help.standardOutput.contains(option), "--help does not mention \(option): \(help.standardOutput)")
+        }
 
         // Built again from the same source (its module and executable removed), bundled again:
         // the same bytes (the seal carries no timestamp).
-        let release = package + "/.build/release"
-        for built in ["HelloWidget", "HelloWidget.build", "HelloWidgetCore.build"] {
-            try? FileManager.default.removeItem(atPath: release + "/" + built)
+        for built in ["Weather", "Weather.build", "WeatherCore.build"] {
+            try? FileManager.default.removeItem(atPath: package + "/.build/release/" + built)
         }
-        let second = world.root.appending("second/HelloWidget.appex")
-        try await bundle(into: second, identifier: ["--identifier", "com.example.hello.hellowidget"])
-        let first = try Self.tree(installed)
+        let second = world.root.appending("second/Weather.appex")
+        let again = try await swift(
+            [
+                "package", "--package-path", package, "appex-bundle", "--product", "Weather", "--key",
+                package + "/team.key", "--identifier", "com.example.weather", "--output", second,
+            ],
+            timeout: 2400
+        )
+        try #require(again.status == 0, "\(again.standardOutput.suffix(3000))\(again.standardError.suffix(2000))")
+        let first = try Self.tree(bundle)
         #expect(first.count >= 3)
-        let again = try Self.tree(second)
-        let differing = Set(first.keys).union(again.keys).filter { first[$0] != again[$0] }.sorted()
+        let rebuilt = try Self.tree(second)
+        let differing = Set(first.keys).union(rebuilt.keys).filter { first[$0] != rebuilt[$0] }.sorted()
         #expect(differing.isEmpty, "the two bundles differ in \(differing)")
+    }
+
+    @Test(
+        "a new extension package's README, run as written: a host made by appex new host is bundled, the extension is bundled into it, listed enabled, and answers a call",
+        .timeLimit(.minutes(40))
+    )
+    func extensionReadme() async throws {
+        let world = try AppexTestEnvironment()
+        let (package, output) = try await Self.followReadme(of: .extension, named: "Exporter", in: world)
+        let app = package + "/HostApp.app"
+        #expect(
+            output.standardOutput.split(separator: "\n").contains {
+                $0.hasPrefix("enabled ") && $0.contains(" com.example.hostapp.exporter ")
+            },
+            "\(output.standardOutput)"
+        )
+        #expect(output.standardOutput.contains(#"{"text":"Exporter heard: hello"}"#), "\(output.standardOutput)")
+        let validated = try await appex("validate", app, in: world)
+        #expect(validated.status == 0, "\(validated.standardOutput)")
+        #expect(validated.standardOutput.contains("valid extension com.example.hostapp.exporter"))
+    }
+
+    @Test(
+        "a new host package's README, run as written: the app is bundled and lists no extension, an extension made by appex new extension is bundled into it, and the app's monitor lists it",
+        .timeLimit(.minutes(40))
+    )
+    func hostReadme() async throws {
+        let world = try AppexTestEnvironment()
+        let (_, output) = try await Self.followReadme(of: .host, named: "Notes", in: world)
+        let lines = output.standardOutput.components(separatedBy: "\n")
+        let listings = lines.indices.filter { lines[$0].hasPrefix("com.example.hostapp.HostAppFeature: ") }
+        try #require(listings.count == 2, "\(output.standardOutput)")
+        #expect(lines[listings[0]].hasSuffix(": 0 extension(s)"))
+        #expect(lines[listings[1]].hasSuffix(": 1 extension(s)"))
+        #expect(
+            lines[listings[1] + 1] == "NotesExtension (com.example.hostapp.notesextension)",
+            "\(output.standardOutput)"
+        )
+        #expect(lines.contains { $0.hasPrefix("enabled ") && $0.contains(" com.example.hostapp.notesextension ") })
     }
 }

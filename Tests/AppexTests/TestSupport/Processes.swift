@@ -47,8 +47,19 @@ func run(
     return await withCheckedContinuation { continuation in
         startDetachedThread(name: "test.child") {
             let (process, out, err, watchdog) = box.value
+            // Both pipes are drained at once: a child that fills one (64 KiB of a build's log on
+            // standard error) while the other is read to its end would block forever.
+            let errors = UncheckedBox(ErrorOutput())
+            let drained = DispatchGroup()
+            drained.enter()
+            let started = startDetachedThread(name: "test.child.stderr") {
+                errors.value.data = err.fileHandleForReading.readDataToEndOfFile()
+                drained.leave()
+            }
+            if !started { drained.leave() }
             let stdout = out.fileHandleForReading.readDataToEndOfFile()
-            let stderr = err.fileHandleForReading.readDataToEndOfFile()
+            drained.wait()
+            let stderr = started ? errors.value.data : err.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             watchdog.cancel()
             continuation.resume(
@@ -60,6 +71,12 @@ func run(
             )
         }
     }
+}
+
+/// What a child wrote on standard error, filled by the thread that reads it (the group it leaves
+/// orders the write before the read).
+private final class ErrorOutput: @unchecked Sendable {
+    var data = Data()
 }
 
 /// Runs the toolchain's `swift` with `arguments` (SwiftPM's own `SWIFT_EXEC_PATH` when the
