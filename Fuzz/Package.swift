@@ -27,6 +27,7 @@ let package = Package(
     targets: [
         .target(name: "FuzzSupport", swiftSettings: strictSwift),
         fuzzTarget("plist-binary", [.product(name: "AppexCore", package: appexFolder)]),
+        fuzzTarget("plist-writer", [.product(name: "AppexCore", package: appexFolder)]),
         fuzzTarget("plist-xml", [.product(name: "AppexCore", package: appexFolder)]),
         fuzzTarget("bundle-load", [.product(name: "AppexCore", package: appexFolder)]),
         fuzzTarget("compact-decoder", [.product(name: "AppexCoding", package: appexFolder)]),
