@@ -25,6 +25,11 @@ extension AppexBundle {
         public var signingKey: SigningKey?
         /// Replaces a bundle already at the destination. Default `false`.
         public var replacesExisting = false
+        /// Whether a bundle made in an app's `Extensions/` is checked against the app (its points,
+        /// app groups and keychain groups), as `appex validate` checks it. Default `true`; `false`
+        /// makes one that only that check refuses (AppexTesting's fixtures, for tests of what a
+        /// host does with such an extension). Its own problems are always checked.
+        public var checksAgainstHost = true
 
         /// A recipe for `executable` with every default.
         public init(executable: String) { self.executable = executable }
@@ -98,7 +103,7 @@ extension AppexBundle {
         // whose Extensions/ it is made in, if it is.
         let parent = (outputPath as NSString).deletingLastPathComponent
         let host =
-            (parent as NSString).lastPathComponent == File.extensions
+            recipe.checksAgainstHost && (parent as NSString).lastPathComponent == File.extensions
             ? load(at: (parent as NSString).deletingLastPathComponent, as: .hostApp) : nil
         try stage(
             outputPath,

@@ -6,9 +6,13 @@ extension AppexBundle {
     /// App groups are compared as sets. Keychain access groups must also list the same group
     /// first: the first is the default access group, where a process that names none keeps its
     /// items (seed 000's tokens), so a different first group splits host and extension.
-    /// Empty for a host app, and when both sides list the same groups (none counts).
+    /// Empty for a host app, when both sides list the same groups (none counts), and for an
+    /// extension that lists neither app groups nor keychain groups: it shares nothing with its
+    /// host (a translator that needs none of its data), so nothing is split.
     public func sharedEntitlementProblems(against host: AppexBundle) -> [BundleProblem] {
-        guard kind == .appExtension else { return [] }
+        guard kind == .appExtension,
+            !(entitlements.applicationGroups.isEmpty && entitlements.keychainAccessGroups.isEmpty)
+        else { return [] }
         var problems: [BundleProblem] = []
         let file = path + "/" + File.entitlements
         func list(_ groups: [String]) -> String { groups.isEmpty ? "none" : groups.joined(separator: ", ") }

@@ -54,6 +54,12 @@ import Testing
                 .sharedEntitlementProblems(against: host).isEmpty
         )
 
+        // An extension that shares nothing (no group of either kind) is not split from its host.
+        #expect(
+            AppexBundle.load(at: try addExtension("Alone", .none), as: .appExtension)
+                .sharedEntitlementProblems(against: host).isEmpty
+        )
+
         let groupPath = try addExtension(
             "OtherGroup",
             Entitlements(applicationGroups: ["group.com.example.other"], keychainAccessGroups: [Self.keychain])
