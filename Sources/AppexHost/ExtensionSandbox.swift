@@ -135,6 +135,9 @@ package struct ExtensionSandbox: Sendable {
     package var lines: [String] {
         var lines = profile.rules.map { "\($0.access.rawValue): \($0.path) (\($0.reason))" }
         lines.append("network: \(profile.network.rawValue)")
+        lines.append(
+            "sockets: internet streams and datagrams as the network allows, and Unix socket pairs; no Unix (pathname or abstract), netlink, packet or raw socket (EPERM): only the connections its host gives it"
+        )
         lines.append("helper processes: \(profile.allowsHelperProcesses ? "allowed" : "refused")")
         if let tasks = profile.maximumTasks { lines.append("tasks (processes and threads): at most \(tasks)") }
         if let bytes = profile.memoryBytes { lines.append("address space: at most \(bytes) bytes") }

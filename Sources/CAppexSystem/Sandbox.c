@@ -277,9 +277,11 @@ static const long allowed_calls[] = {
 
 /// The filter: a foreign architecture or ABI, the denied calls and namespace flags fail with
 /// EPERM; clone3 with ENOSYS (its flags sit behind a pointer the filter cannot read, and the C
-/// library then falls back to clone); with `flags & CAPPEX_SECCOMP_NO_INET_DATAGRAM`, an
-/// internet socket other than a stream (Landlock rules TCP), with `CAPPEX_SECCOMP_NO_INET` any
-/// internet socket, and raw packet sockets always.
+/// library then falls back to clone); a socket of any family but the internet's (Unix, netlink,
+/// packet…), an internet socket but a stream or a datagram, and a socket pair of any family but
+/// Unix, always; with
+/// `flags & CAPPEX_SECCOMP_NO_INET_DATAGRAM`, an internet socket other than a stream (Landlock
+/// rules TCP), with `CAPPEX_SECCOMP_NO_INET` any internet socket.
 static int build_filter(struct filter_builder *builder, int flags) {
     builder->length = 0;
     builder->overflow = 0;
@@ -308,13 +310,15 @@ static int build_filter(struct filter_builder *builder, int flags) {
     emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, namespaces, 0, 1));
     emit(builder, (struct sock_filter)RETURN_ERRNO(EPERM));
     emit(builder, (struct sock_filter)RETURN_ALLOW);
-    // socket(domain, type, protocol).
+    // socket(domain, type, protocol): an internet stream or datagram as the network allows, never
+    // a raw one; every other family refused: Unix sockets (by path they reach an ssh-agent, a D-Bus
+    // bus or docker.sock, where Landlock does not look), netlink, packet sockets. The extension
+    // keeps the sockets its host gave it. A fixed 13 instructions: the flags choose a refusal or a
+    // no-op.
     emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 12));
     emit(builder, (struct sock_filter)LOAD_ARG_LOW(0));
-    emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_PACKET, 0, 1));
-    emit(builder, (struct sock_filter)RETURN_ERRNO(EPERM));
     emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET, 1, 0));
-    emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET6, 0, 6));
+    emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET6, 0, 7));  // else: refused
     // An internet socket.
     if (flags & CAPPEX_SECCOMP_NO_INET) {
         emit(builder, (struct sock_filter)RETURN_ERRNO(EPERM));
@@ -323,14 +327,22 @@ static int build_filter(struct filter_builder *builder, int flags) {
     }
     emit(builder, (struct sock_filter)LOAD_ARG_LOW(1));
     emit(builder, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xf));
-    emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SOCK_STREAM, 1, 0));
+    emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SOCK_STREAM, 4, 0));  // a stream
+    emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SOCK_DGRAM, 0, 2));   // raw…: refused
     if (flags & CAPPEX_SECCOMP_NO_INET_DATAGRAM) {
         emit(builder, (struct sock_filter)RETURN_ERRNO(EPERM));
     } else {
-        emit(builder, (struct sock_filter)RETURN_ALLOW);
+        emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, 0, 0, 0));  // no-op
     }
+    emit(builder, (struct sock_filter)RETURN_ALLOW);  // a datagram
+    emit(builder, (struct sock_filter)RETURN_ERRNO(EPERM));  // another family, or a raw or packet type
     emit(builder, (struct sock_filter)RETURN_ALLOW);  // a stream
-    emit(builder, (struct sock_filter)RETURN_ALLOW);  // another family
+    // socketpair(domain, …): a Unix pair only, which reaches nothing outside the process.
+    emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socketpair, 0, 4));
+    emit(builder, (struct sock_filter)LOAD_ARG_LOW(0));
+    emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 1, 0));
+    emit(builder, (struct sock_filter)RETURN_ERRNO(EPERM));
+    emit(builder, (struct sock_filter)RETURN_ALLOW);
     if (!(flags & CAPPEX_SECCOMP_ALLOWLIST)) {
         emit(builder, (struct sock_filter)RETURN_ALLOW);  // another call
         return builder->overflow ? -1 : 0;

@@ -180,6 +180,69 @@ let hostileExecutable = URL(fileURLWithPath: echoExecutable).deletingLastPathCom
         #expect(connected.hasPrefix("allowed: connected"), "\(connected)")
     }
 
+    /// A Unix stream socket listening at `path`, or with `abstract` at that abstract name; closed
+    /// by the caller.
+    static func listeningUnixSocket(_ name: String, abstract: Bool) throws -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        try #require(fd >= 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(name.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { path in
+            for (index, byte) in bytes.enumerated() { path[index + (abstract ? 1 : 0)] = byte }
+        }
+        let size = socklen_t(MemoryLayout<sa_family_t>.size + 1 + bytes.count)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) }
+        }
+        try #require(bound == 0 && listen(fd, 4) == 0, "cannot listen at \(name): errno \(errno)")
+        return fd
+    }
+
+    @Test(
+        "in both tiers, and with the network entitlement, an extension opens no socket it was not given: a pathname Unix socket the test listens on, an abstract one and a netlink route socket are refused (EPERM), a socket pair still works",
+        arguments: [false, true]
+    )
+    func foreignSocketsRefused(enhanced: Bool) async throws {
+        if enhanced { try fixture.declarePoint(["EXRequiresEnhancedSecurity": .boolean(true)]) }
+        let path = fixture.world.root.appending("agent.sock")
+        let pathname = try Self.listeningUnixSocket(path, abstract: false)
+        defer { close(pathname) }
+        let name = "appex-test-\(UUID().uuidString.prefix(8))"
+        let abstract = try Self.listeningUnixSocket(name, abstract: true)
+        defer { close(abstract) }
+        // The listeners are real: this process reaches both.
+        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(probe) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { target in
+            for (index, byte) in path.utf8.enumerated() { target[index] = byte }
+        }
+        let reached = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        #expect(reached == 0)
+
+        let process = try hostile(networkClient: true)
+        defer { process.invalidate() }
+        for (command, argument) in [("unix", path), ("abstract", name), ("netlink", "")] {
+            let outcome = try await attempt(process, command, argument)
+            #expect(outcome.hasPrefix("refused: ") && outcome.hasSuffix("(errno \(EPERM))"), "\(command): \(outcome)")
+        }
+        #expect(try await attempt(process, "socketpair") == "allowed: a socket pair")
+        // The extension lives on and answers.
+        #expect(
+            try await attempt(
+                process,
+                "create",
+                fixture.world.environment.home + "/Containers/com.example.hostile/after"
+            ).hasPrefix("allowed")
+        )
+    }
+
     @Test("the same extension with the network client entitlement reaches the loopback port")
     func networkEntitlement() async throws {
         try await OAuthServer.start()

@@ -109,7 +109,7 @@ int cappex_landlock_allow_path(int ruleset, const char *path, uint64_t access);
 int cappex_landlock_allow_port(int ruleset, uint64_t port, uint64_t access);
 
 /// Seccomp filter flags (0: no filter).
-#define CAPPEX_SECCOMP_BASE 1             /* the denied calls, namespace flags, packet sockets */
+#define CAPPEX_SECCOMP_BASE 1             /* the denied calls, namespace flags, sockets but internet ones and Unix pairs */
 #define CAPPEX_SECCOMP_NO_INET_DATAGRAM 2 /* internet sockets other than streams (Landlock rules TCP) */
 #define CAPPEX_SECCOMP_NO_INET 4          /* every internet socket */
 #define CAPPEX_SECCOMP_ALLOWLIST 8        /* enhanced: only the calls on the allowlist; any other EPERM */

@@ -94,6 +94,18 @@ struct HostileExtension: AppExtension {
         case "connect":
             guard let port = UInt16(argument) else { return "bad port" }
             return connect(port: port)
+        case "unix":  // connect to a pathname Unix socket
+            guard hostile_unix_connect(argument, 0) == 0 else { return refused("socket(AF_UNIX)+connect") }
+            return "allowed: connected to \(argument)"
+        case "abstract":  // connect to an abstract Unix socket
+            guard hostile_unix_connect(argument, 1) == 0 else { return refused("socket(AF_UNIX)+connect(@)") }
+            return "allowed: connected to @\(argument)"
+        case "netlink":
+            guard hostile_netlink_route() == 0 else { return refused("socket(AF_NETLINK)") }
+            return "allowed: a netlink route socket"
+        case "socketpair":
+            guard hostile_socket_pair() == 0 else { return refused("socketpair(AF_UNIX)") }
+            return "allowed: a socket pair"
         case "udp":
             let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
             guard fd >= 0 else { return refused("socket(SOCK_DGRAM)") }

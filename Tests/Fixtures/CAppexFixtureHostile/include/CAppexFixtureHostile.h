@@ -16,4 +16,12 @@ pid_t hostile_fork_waiting(void);
 /// personality(0xffffffff): asks the execution domain, changes nothing (not on enhanced
 /// security's seccomp allowlist).
 int hostile_personality_query(void);
+/// socket(AF_UNIX) and connect to `name`: a path, or with `abstract` an abstract name.
+int hostile_unix_connect(const char *name, int abstract);
+
+/// socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE): the kernel's routing interface.
+int hostile_netlink_route(void);
+
+/// socketpair(AF_UNIX, SOCK_STREAM): a pair that reaches nothing outside the process.
+int hostile_socket_pair(void);
 #endif
