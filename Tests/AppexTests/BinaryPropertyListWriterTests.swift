@@ -140,17 +140,16 @@ import Testing
         let objects: [[UInt8]] =
             [[0xAF, 0x11, 0x00, 0xFF] + (1...255).map { UInt8($0) }] + Array(repeating: [0x09], count: 255)
         let bytes = bplist(objects)
-        let reason = Self.reason(bytes)
+        let reason = BinaryPropertyListTests.reason(bytes)
         #expect(reason?.contains("the reference size cannot address every object") == true, "\(reason ?? "accepted")")
         #expect((try? PropertyListSerialization.propertyList(from: Data(bytes), format: nil)) == nil)
-    }
 
-    static func reason(_ bytes: [UInt8]) -> String? {
-        do {
-            _ = try BinaryPropertyList.parse(bytes)
-            return nil
-        } catch {
-            return error.reason
-        }
+        // A string whose object area ends at 256 (8 + 4 + 244 bytes), its offset written in one byte.
+        func be64(_ value: Int) -> [UInt8] { (0..<8).reversed().map { UInt8((value >> ($0 * 8)) & 0xff) } }
+        let string: [UInt8] = [0x5F, 0x11, 0x00, 0xF4] + [UInt8](repeating: 0x78, count: 244)
+        let file = Array("bplist00".utf8) + string + [8] + [0, 0, 0, 0, 0, 0, 1, 1] + be64(1) + be64(0) + be64(256)
+        let offsets = BinaryPropertyListTests.reason(file)
+        #expect(offsets?.contains("the offset size cannot address the table") == true, "\(offsets ?? "accepted")")
+        #expect((try? PropertyListSerialization.propertyList(from: Data(file), format: nil)) == nil)
     }
 }
