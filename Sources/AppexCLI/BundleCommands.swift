@@ -43,15 +43,24 @@ enum BundleValidation {
             }
             return report
         case .appExtension:
-            let parent = (bundle.path as NSString).deletingLastPathComponent
-            if (parent as NSString).lastPathComponent == AppexBundle.File.extensions {
-                let host = AppexBundle.load(at: (parent as NSString).deletingLastPathComponent, as: .hostApp)
-                if host.bundleIdentifier != nil {
-                    return [(bundle, bundle.problems + againstHost(bundle, host))]
-                }
-            }
-            return [(bundle, bundle.problems)]
+            return [(bundle, problems(of: bundle))]
         }
+    }
+
+    /// What `validate` says of the bundle at `path` itself: a host's own problems (its
+    /// extensions are not loaded), an extension's against the host it sits in, if it does.
+    static func problems(ofBundleAt path: String) -> [BundleProblem] {
+        problems(of: AppexBundle.load(at: path))
+    }
+
+    private static func problems(of bundle: AppexBundle) -> [BundleProblem] {
+        guard bundle.kind == .appExtension else { return bundle.problems }
+        let parent = (bundle.path as NSString).deletingLastPathComponent
+        if (parent as NSString).lastPathComponent == AppexBundle.File.extensions {
+            let host = AppexBundle.load(at: (parent as NSString).deletingLastPathComponent, as: .hostApp)
+            if host.bundleIdentifier != nil { return bundle.problems + againstHost(bundle, host) }
+        }
+        return bundle.problems
     }
 
     /// What is wrong with `bundle` as an extension of `host`: a point the host does not declare,
@@ -176,38 +185,18 @@ struct Sign: ParsableCommand {
         // A seal vouches for a bundle as it is: one with a problem a seal does not mend is
         // refused before anything is written, every problem named.
         let sealed: Set<BundleProblem.Kind> = [.unsigned, .badSignature, .fileModified, .fileAdded, .fileRemoved]
-        let before = bundles.flatMap { Self.ownProblems(of: $0) }.filter { !sealed.contains($0.kind) }
-        if !before.isEmpty {
-            throw fail(
-                AppexError(
-                    .invalidBundle,
-                    "\(target) was not signed: it has problems a seal does not mend",
-                    context: AppexError.Context(path: target),
-                    problems: before
-                )
-            )
+        /// Fails naming `path` and each of `problems`, if there are any.
+        func refuse(_ problems: [BundleProblem], _ message: String, path: String) throws {
+            guard !problems.isEmpty else { return }
+            throw fail(AppexError(.invalidBundle, message, context: AppexError.Context(path: path), problems: problems))
         }
+        let before = bundles.flatMap { BundleValidation.problems(ofBundleAt: $0) }.filter { !sealed.contains($0.kind) }
+        try refuse(before, "\(target) was not signed: it has problems a seal does not mend", path: target)
         for path in bundles {
             let count = try reporting { () throws(AppexError) in try AppexBundle.sign(at: path, with: signingKey) }
             // What `appex validate` says of the signed bundle; it must say nothing.
-            let after = Self.ownProblems(of: path)
-            if !after.isEmpty {
-                throw fail(
-                    AppexError(
-                        .invalidBundle,
-                        "\(path) was signed but is not valid",
-                        context: AppexError.Context(path: path),
-                        problems: after
-                    )
-                )
-            }
+            try refuse(BundleValidation.problems(ofBundleAt: path), "\(path) was signed but is not valid", path: path)
             print("signed \(path) for team \(signingKey.teamIdentifier) (\(count) files)")
         }
-    }
-
-    /// What `appex validate` says of the bundle at `path` itself (a host's own extensions are
-    /// checked on their own), against its host when it sits in one.
-    static func ownProblems(of path: String) -> [BundleProblem] {
-        BundleValidation.validate(path: path).first?.1 ?? []
     }
 }

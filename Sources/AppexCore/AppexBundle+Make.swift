@@ -63,7 +63,7 @@ extension AppexBundle {
         let bundleIdentifier: String
         if let given = recipe.bundleIdentifier {
             bundleIdentifier = given
-        } else if point.hostBundleIdentifier == "com.apple" {
+        } else if point.isSystemPoint {
             // A system point (a widget): the identifier comes from the app it ships in.
             let parent = (outputPath as NSString).deletingLastPathComponent
             let app = (parent as NSString).deletingLastPathComponent

@@ -129,9 +129,9 @@ extension AppexBundle {
         guard kind == .appExtension, let point = info.extensionPointIdentifier,
             BuildSettings.unexpandedNames(in: point).isEmpty
         else { return [] }
-        // A system point (`com.apple.widgetkit-extension`) is the system's, not the app's: any
-        // app ships extensions of it (its widgets) without declaring it.
-        if info.extensionPoint?.hostBundleIdentifier == "com.apple" { return [] }
+        // A system point is the system's, not the app's: any app ships extensions of it (its
+        // widgets) without declaring it.
+        if info.extensionPoint?.isSystemPoint == true { return [] }
         if let identifier = info.extensionPoint, host.extensionPoints.contains(where: { $0.identifier == identifier }) {
             return []
         }

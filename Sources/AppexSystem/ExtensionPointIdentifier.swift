@@ -12,6 +12,10 @@ public struct ExtensionPointIdentifier: Hashable, Sendable, Comparable, CustomSt
     /// The point's name within its host (`HostAppFeature`).
     public let name: String
 
+    /// Whether the point is the system's (`com.apple.widgetkit-extension`): no app declares it,
+    /// and any app may ship extensions of it.
+    package var isSystemPoint: Bool { hostBundleIdentifier == "com.apple" }
+
     /// Makes an identifier from its two parts.
     public init(host hostBundleIdentifier: String, name: String) {
         self.hostBundleIdentifier = hostBundleIdentifier
