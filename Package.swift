@@ -123,81 +123,83 @@ let package = Package(
         ),
         .target(
             name: "AppexFixtureInterfaces",
-            dependencies: ["AppexIPC"],
+            dependencies: ["AppexIPC", "AppexSystem"],
             path: "Tests/Fixtures/AppexFixtureInterfaces",
             swiftSettings: strictSwift
         ),
         .executableTarget(
             name: "AppexFixtureEcho",
-            dependencies: ["AppexExtension", "AppexFixtureInterfaces"],
+            dependencies: ["AppexExtension", "AppexFixtureInterfaces", "AppexSystem"],
             path: "Tests/Fixtures/AppexFixtureEcho",
             swiftSettings: strictSwift
         ),
         .executableTarget(
             name: "AppexFixtureHostile",
-            dependencies: ["AppexExtension", "AppexFixtureInterfaces", "AppexStore", "CAppexFixtureHostile"],
+            dependencies: [
+                "AppexExtension", "AppexFixtureInterfaces", "AppexStore", "AppexSystem", "CAppexFixtureHostile",
+            ],
             path: "Tests/Fixtures/AppexFixtureHostile",
             swiftSettings: strictSwift
         ),
         .target(name: "CAppexFixtureHostile", path: "Tests/Fixtures/CAppexFixtureHostile"),
         .executableTarget(
             name: "AppexFixtureShared",
-            dependencies: ["AppexExtension", "AppexFixtureInterfaces", "AppexStore", "AppexAuth"],
+            dependencies: ["AppexExtension", "AppexFixtureInterfaces", "AppexStore", "AppexAuth", "AppexSystem"],
             path: "Tests/Fixtures/AppexFixtureShared",
             swiftSettings: strictSwift
         ),
         .executableTarget(
             name: "AppexFixtureTranslate",
-            dependencies: ["AppexExtension", "AppexFixtureInterfaces"],
+            dependencies: ["AppexExtension", "AppexFixtureInterfaces", "AppexSystem"],
             path: "Tests/Fixtures/AppexFixtureTranslate",
             swiftSettings: strictSwift
         ),
         .executableTarget(
             name: "AppexFixtureWidget",
-            dependencies: ["AppexWidgetKit"],
+            dependencies: ["AppexWidgetKit", "AppexSystem"],
             path: "Tests/Fixtures/AppexFixtureWidget",
             swiftSettings: strictSwift
         ),
         .executableTarget(
             name: "AppexFixtureSampleWidget",
-            dependencies: ["AppexWidgetKit"],
+            dependencies: ["AppexWidgetKit", "AppexSystem"],
             path: "Tests/Fixtures/AppexFixtureSampleWidget",
             swiftSettings: strictSwift
         ),
         .executableTarget(
             name: "AppexFixtureWidgetApp",
-            dependencies: ["AppexWidgetKit"],
+            dependencies: ["AppexWidgetKit", "AppexSystem"],
             path: "Tests/Fixtures/AppexFixtureWidgetApp",
             swiftSettings: strictSwift
         ),
         .executableTarget(
             name: "AppexFixtureStore",
-            dependencies: ["AppexCore", "AppexStore"],
+            dependencies: ["AppexCore", "AppexStore", "AppexSystem"],
             path: "Tests/Fixtures/AppexFixtureStore",
             swiftSettings: strictSwift
         ),
         .executableTarget(
             name: "AppexFixtureAuth",
-            dependencies: ["AppexCore", "AppexStore", "AppexAuth"],
+            dependencies: ["AppexCore", "AppexStore", "AppexAuth", "AppexSystem"],
             path: "Tests/Fixtures/AppexFixtureAuth",
             swiftSettings: strictSwift
         ),
         .executableTarget(
             name: "AppexFixtureSecureStore",
-            dependencies: ["AppexCore", "AppexStore", "AppexSecureStore"],
+            dependencies: ["AppexCore", "AppexStore", "AppexSecureStore", "AppexSystem"],
             path: "Tests/Fixtures/AppexFixtureSecureStore",
             swiftSettings: strictSwift
         ),
         // Seed 004's host: points defined in code, a monitor with no host path, Observations.
         .executableTarget(
             name: "AppexFixtureSeedHost",
-            dependencies: ["AppexHost"],
+            dependencies: ["AppexHost", "AppexSystem"],
             path: "Tests/Fixtures/AppexFixtureSeedHost",
             swiftSettings: strictSwift
         ),
         .executableTarget(
             name: "AppexFixtureHost",
-            dependencies: ["AppexCore", "AppexHost", "AppexFixtureInterfaces"],
+            dependencies: ["AppexCore", "AppexHost", "AppexFixtureInterfaces", "AppexSystem"],
             path: "Tests/Fixtures/AppexFixtureHost",
             swiftSettings: strictSwift
         ),
@@ -227,7 +229,7 @@ let package = Package(
         ),
         .target(
             name: "AppexTesting",
-            dependencies: ["AppexCore", "AppexHost"],
+            dependencies: ["AppexCore", "AppexHost", "AppexSystem"],
             swiftSettings: strictSwift
         ),
         .executableTarget(

@@ -12,6 +12,7 @@ extension AppExtensionPoint {
     ///         UserInterface(false)
     ///         EnhancedSecurity(true)
     ///         Scope(restriction: .none)
+    ///         ResourceLimits(memoryBytes: 256 << 20, cpuSeconds: 10)
     ///     }
     /// }
     /// ```
@@ -20,11 +21,11 @@ extension AppExtensionPoint {
     /// is the app's bundle identifier, a dot and the name. Outside an app bundle the host part
     /// is empty, and a monitor reads the point as its host's. Unsaid traits take their defaults:
     /// no user interface, no enhanced security, `Scope(restriction: .application)` — only
-    /// extensions inside the app bind. `swift package appex-bundle` writes the app's
+    /// extensions inside the app bind — and the sandbox's default limits. `swift package appex-bundle` writes the app's
     /// `.appextensionpoint` files from these definitions.
     ///
-    /// A result builder: each line is a `Name`, `UserInterface`, `EnhancedSecurity` or
-    /// `Scope`; a later line wins over an earlier one of the same kind, and a definition with
+    /// A result builder: each line is a `Name`, `UserInterface`, `EnhancedSecurity`, `Scope` or
+    /// `ResourceLimits`; a later line wins over an earlier one of the same kind, and a definition with
     /// no `Name` has an empty name (which a monitor refuses as undeclared).
     @resultBuilder
     public enum Definition {
@@ -40,6 +41,10 @@ extension AppExtensionPoint {
         }
         /// A scope line.
         public static func buildExpression(_ scope: Scope) -> [DefinitionComponent] { [.scope(scope.restriction)] }
+        /// A resource-limits line.
+        public static func buildExpression(_ limits: ResourceLimits) -> [DefinitionComponent] {
+            [.resourceLimits(limits)]
+        }
         /// The lines, in order.
         public static func buildBlock(_ components: [DefinitionComponent]...) -> [DefinitionComponent] {
             components.flatMap { $0 }
@@ -60,6 +65,7 @@ extension AppExtensionPoint {
             case .userInterface(let value): traits.presentsUserInterface = value
             case .enhancedSecurity(let value): traits.requiresEnhancedSecurity = value
             case .scope(let value): traits.scope = value
+            case .resourceLimits(let value): traits.resourceLimits = value
             }
         }
         self.init(identifier: ExtensionPointIdentifier(host: hostBundleIdentifier, name: name), traits: traits)

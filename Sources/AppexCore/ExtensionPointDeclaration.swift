@@ -78,34 +78,14 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
         )
     }
 
-    /// Limits an extension process runs under, from the point's `AppexResourceLimits`.
-    public struct ResourceLimits: Sendable, Hashable {
-        /// Address space in bytes (`RLIMIT_AS`).
-        public var memoryBytes: UInt64?
-        /// Open descriptors (`RLIMIT_NOFILE`).
-        public var openFiles: UInt64?
-        /// CPU time in seconds (`RLIMIT_CPU`).
-        public var cpuSeconds: UInt64?
-        /// Processes of the user (`RLIMIT_NPROC`).
-        public var processes: UInt64?
+    /// Limits an extension process runs under, from the point's `AppexResourceLimits`
+    /// (``/AppexSystem/AppExtensionPoint/ResourceLimits``).
+    public typealias ResourceLimits = AppExtensionPoint.ResourceLimits
 
-        /// No limits.
-        public init(
-            memoryBytes: UInt64? = nil,
-            openFiles: UInt64? = nil,
-            cpuSeconds: UInt64? = nil,
-            processes: UInt64? = nil
-        ) {
-            self.memoryBytes = memoryBytes
-            self.openFiles = openFiles
-            self.cpuSeconds = cpuSeconds
-            self.processes = processes
-        }
+    /// The keys of `AppexResourceLimits`, in the order of ``ResourceLimits``' properties.
+    static let resourceLimitKeys = ["MemoryBytes", "OpenFiles", "CPUSeconds", "Processes"]
 
-        static let keys = ["MemoryBytes", "OpenFiles", "CPUSeconds", "Processes"]
-    }
-
-    /// The point's resource limits (none when it declares none).
+    /// The point's resource limits (each `nil` it does not declare: the sandbox's default).
     public var resourceLimits: ResourceLimits {
         guard case .dictionary(let limits)? = attributes[Key.resourceLimits] else { return ResourceLimits() }
         func value(_ key: String) -> UInt64? {
@@ -159,11 +139,20 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
     /// `hostBundleIdentifier`: its name, and its traits (the defaults when it has none).
     public init(_ point: AppExtensionPoint, host hostBundleIdentifier: String) {
         let traits = point.traits ?? AppExtensionPoint.Traits()
+        let limits = traits.resourceLimits
+        var declared: [String: PropertyListValue] = [:]
+        for (key, value) in zip(
+            Self.resourceLimitKeys,
+            [limits.memoryBytes, limits.openFiles, limits.cpuSeconds, limits.processes]
+        ) {
+            if let value, let number = Int(exactly: value) { declared[key] = .integer(number) }
+        }
         self.init(
             identifier: ExtensionPointIdentifier(host: hostBundleIdentifier, name: point.identifier.name),
             presentsUserInterface: traits.presentsUserInterface,
             requiresEnhancedSecurity: traits.requiresEnhancedSecurity,
-            scope: traits.scope
+            scope: traits.scope,
+            attributes: declared.isEmpty ? [:] : [Key.resourceLimits: .dictionary(declared)]
         )
     }
 
@@ -276,7 +265,7 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
             attributes[Key.resourceLimits],
             at: "\(key).\(Key.resourceLimits)",
             in: file,
-            known: ResourceLimits.keys,
+            known: Self.resourceLimitKeys,
             kind: "limit",
             expected: "a positive integer"
         ) { if case .integer(let number) = $0 { number > 0 } else { false } }

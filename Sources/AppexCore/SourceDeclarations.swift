@@ -116,10 +116,12 @@ public struct SourceDeclarations: Sendable {
             guard let body = block(in: code, from: match.range.upperBound) else { continue }
             var components: [AppExtensionPoint.DefinitionComponent] = []
             for line in body.matches(
-                of: /(Name|UserInterface|EnhancedSecurity|Scope)\(\s*(?:restriction:\s*)?([^)]*?)\s*\)/
+                of: /(Name|UserInterface|EnhancedSecurity|Scope|ResourceLimits)\(\s*(?:restriction:\s*)?([^)]*?)\s*\)/
             ) {
                 let value = String(line.2)
                 switch line.1 {
+                case "ResourceLimits":
+                    components.append(.resourceLimits(resourceLimits(value)))
                 case "Name":
                     if let name = value.firstMatch(of: /^"([^"]*)"$/) { components.append(.name(String(name.1))) }
                 case "UserInterface":
@@ -136,6 +138,28 @@ public struct SourceDeclarations: Sendable {
             points.append(AppExtensionPoint(definedBy: components, host: ""))
         }
         return points
+    }
+
+    /// A `ResourceLimits(…)` line's arguments: `label: N`, where N is an integer literal or a
+    /// shift of two (`256 << 20`); a label it does not know, or a value it cannot read, is left
+    /// to its default.
+    private static func resourceLimits(_ arguments: String) -> AppExtensionPoint.ResourceLimits {
+        var limits = AppExtensionPoint.ResourceLimits()
+        for argument in arguments.matches(of: /(\w+)\s*:\s*([0-9_]+)(?:\s*<<\s*([0-9]+))?/) {
+            guard var number = UInt64(argument.2.filter { $0 != "_" }) else { continue }
+            if let shift = argument.3.flatMap({ UInt64($0) }) {
+                guard shift < 64, number <= UInt64.max >> shift else { continue }
+                number <<= shift
+            }
+            switch argument.1 {
+            case "memoryBytes": limits.memoryBytes = number
+            case "openFiles": limits.openFiles = number
+            case "cpuSeconds": limits.cpuSeconds = number
+            case "processes": limits.processes = number
+            default: continue
+            }
+        }
+        return limits
     }
 
     /// The text from `start` (just inside an opening brace) to its matching closing brace.

@@ -157,8 +157,9 @@ extension AppExtensionProcess {
         let outputReader: OwnedDescriptor
         let workingDirectory: String
         let variables: [String]
-        /// The sandbox made concrete for this launch.
+        /// The sandbox made concrete for this launch (`nil`: unsandboxed), and what it was made from.
         let sandbox: Sandbox.Prepared?
+        let profile: SandboxProfile
         /// The host's end of the keychain broker's socket, and who the extension is to it.
         let broker: PacketSocket
         let brokerContext: ProcessContext
@@ -218,15 +219,17 @@ extension AppExtensionProcess {
                 underlyingError: error
             )
         }
-        let sandbox = ExtensionSandbox(
+        var sandbox = ExtensionSandbox(
             bundleIdentifier: identity.bundleIdentifier,
             bundlePath: identity.bundlePath,
             entitlements: bundle.entitlements,
+            extensionPoint: identity.extensionPointIdentifier,
             point: point,
             environment: configuration.environment,
             workingDirectory: workingDirectory,
             interpreter: executable.interpreter
         )
+        sandbox.profile.limitsMemoryByAddressSpace = configuration.limitsMemoryByAddressSpace
         let (host, extensionEnd) = try makeSocketPair()
         // Before the child exists: the kernel stamps its hello with its real pid and uid.
         let channel = FrameChannel(owning: host, configuration: configuration.channel)
@@ -290,6 +293,7 @@ extension AppExtensionProcess {
                     keychainIndex: keychainIndex != nil
                 ),
                 sandbox: prepared,
+                profile: sandbox.profile,
                 broker: broker.attesting,
                 brokerContext: brokerContext
             ),
@@ -368,8 +372,10 @@ extension AppExtensionProcess {
             throw error
         }
         // Its pidfd is opened before the event thread reaps it: until then the pid names it alone.
+        let profile = prepared.sandbox == nil ? nil : prepared.profile
         let child = Child(
             process: ChildProcess(pid: launched),
+            limits: (profile?.memoryBytes, profile?.cpuSeconds),
             connection: IPCConnection(
                 channel: prepared.channel,
                 handler: configuration.exportedHandler,
@@ -388,6 +394,12 @@ extension AppExtensionProcess {
                 context: errorContext(pid: launched)
             )
         }
+        if let seconds = profile?.cpuSeconds {
+            let watch = CPUWatch.start(child.process, budget: .seconds(seconds)) { [weak child] in
+                child?.activity.withLock { $0.generation } ?? 0
+            }
+            child.cpuWatch.withLock { $0 = watch }
+        }
         child.connection.start()
         KeychainBroker(
             socket: prepared.broker,
@@ -401,7 +413,7 @@ extension AppExtensionProcess {
 
     /// Ends a child whose launch failed — its whole process group, so nothing it forked stays
     /// behind — and reaps it. Safe by pid: not yet reaped, the pid (and group id) cannot be reused.
-    static func abandonLaunch(_ pid: Int32, cgroup: PidsCgroup?) {
+    static func abandonLaunch(_ pid: Int32, cgroup: ProcessCgroup?) {
         ProcessControl.signal(Signal.kill, toProcess: -pid)
         ProcessControl.signal(Signal.kill, toProcess: pid)
         _ = ProcessControl.waitForExit(of: pid)
@@ -466,10 +478,8 @@ extension AppExtensionProcess {
             let sender = try channel.peekSenderCredentials()
             try channel.attestSenders(false)
             if inOwnProcessNamespace && sender == nil {
-                throw AppexError(
-                    .protocolViolation,
-                    "the hello carried no credentials, and in its own PID namespace the launched process (pid \(pid)) can be known by them alone"
-                )
+                // Nothing to attest: the stream ended (bytes without the kernel's word throw above).
+                throw AppexError(.closed, "the launched process (pid \(pid)) ended before its hello")
             }
             if let sender, sender.processIdentifier != pid || sender.userIdentifier != ProcessControl.userIdentifier {
                 throw AppexError(
@@ -558,10 +568,11 @@ extension AppExtensionProcess {
 
     /// Reaps the child when it ends, on the process's event thread (woken by its pidfd), so
     /// it is always reaped and no thread waits for it.
-    func reap(_ child: Child, cgroup: PidsCgroup?) -> Bool {
-        child.process.whenExits { _ in
+    func reap(_ child: Child, cgroup: ProcessCgroup?) -> Bool {
+        child.process.whenExits(cgroup: cgroup) { _ in
             // A child that died leaves its socket end closed; make sure the reader wakes anyway.
             child.connection.channel.shutdown()
+            child.cpuWatch.withLock { $0.take() }?.stop()
             cgroup?.remove()
         }
     }

@@ -42,6 +42,10 @@ public final class AppExtensionProcess: Sendable {
         /// Called after the executable was opened and checked and before it is spawned: the
         /// tests swap the file there to prove that what runs is what was checked.
         package var beforeSpawn: (@Sendable () -> Void)?
+        /// Whether the memory limit holds as an address-space limit (`RLIMIT_AS`, its limit plus
+        /// a reserve) even where a memory cgroup could hold it: the fallback of hosts without
+        /// cgroups, which the tests run on a machine that has them.
+        package var limitsMemoryByAddressSpace = false
         /// Whether the process is sandboxed (always, but for the benchmark that measures what the
         /// sandbox costs: `launch.first-reply.sandboxed` against this switched off).
         @_spi(Measurement) public var isSandboxed = true
@@ -87,11 +91,32 @@ public final class AppExtensionProcess: Sendable {
     final class Child: Sendable {
         let process: ChildProcess
         let connection: IPCConnection
-        /// Calls in flight, and a counter that changes with every call (for idle checks).
+        /// The memory (bytes) and CPU time per call (seconds) its sandbox allows, for the words of
+        /// an error when it crossed one.
+        let limits: (memoryBytes: UInt64?, cpuSeconds: UInt64?)
+        /// Calls in flight, and a counter that changes with every call (for idle checks and the
+        /// CPU watch).
         let activity = Mutex<(inFlight: Int, generation: UInt64)>((0, 0))
-        init(process: ChildProcess, connection: IPCConnection) {
+        /// The watch over its CPU time per call, while it runs.
+        let cpuWatch = Mutex<CPUWatch?>(nil)
+        init(process: ChildProcess, limits: (memoryBytes: UInt64?, cpuSeconds: UInt64?), connection: IPCConnection) {
             self.process = process
             self.connection = connection
+            self.limits = limits
+        }
+
+        /// How it ended, in words, naming the limit that ended it (`memory-limit`, `cpu-limit`).
+        var ending: String {
+            guard let status = process.exitStatus else { return "still exiting" }
+            switch status.exceededLimit {
+            case .memory?:
+                return
+                    "ended past its memory limit\(limits.memoryBytes.map { " of \($0 >> 20) MiB" } ?? "") (memory-limit)"
+            case .cpu?:
+                return "ended past its CPU time\(limits.cpuSeconds.map { " of \($0) s" } ?? "") per call (cpu-limit)"
+            case nil:
+                return status.description
+            }
         }
 
         var pid: Int32 { process.pid }
@@ -311,9 +336,11 @@ public final class AppExtensionProcess: Sendable {
             )
         case .frameTooLarge, .coding: return error.updatingContext { $0 = context }
         default:
+            var context = context
+            context.exceededLimit = child.process.exitStatus?.exceededLimit?.rawValue
             return AppexError(
                 .interrupted,
-                "\(name) (pid \(child.pid)) ended during the call (\(Self.describe(child.process.exitStatus)))",
+                "\(name) (pid \(child.pid)) ended during the call (\(child.ending))",
                 context: context,
                 underlyingError: error
             )
@@ -341,10 +368,6 @@ public final class AppExtensionProcess: Sendable {
         _ = child.process.exitStatus(within: .milliseconds(250))
     }
 
-    static func describe(_ status: ExitStatus?) -> String {
-        status?.description ?? "still exiting"
-    }
-
     func childEnded(pid: Int32, reason: AppexError) {
         let current = state.withLock { state -> Child? in
             if case .running(let child) = state.phase, child.pid == pid { return child }
@@ -362,11 +385,14 @@ public final class AppExtensionProcess: Sendable {
         }
         guard wasCurrent, !invalidated else { return }
         current?.kill()  // a broken protocol leaves a live process: end it
+        var context = errorContext(pid: pid)
+        context.exceededLimit = current?.process.exitStatus?.exceededLimit?.rawValue
         configuration.onInterruption(
             AppexError(
                 .interrupted,
-                "\(configuration.identity.bundleIdentifier) (pid \(pid)) ended",
-                context: errorContext(pid: pid),
+                "\(configuration.identity.bundleIdentifier) (pid \(pid)) ended"
+                    + (current.map { " (\($0.ending))" } ?? ""),
+                context: context,
                 underlyingError: reason
             )
         )

@@ -22,15 +22,16 @@ package struct ExtensionSandbox: Sendable {
     /// The directories the launcher must create before the spawn (a rule needs its path).
     package var directories: [String]
 
-    /// The sandbox of the extension at `bundlePath` with `entitlements`, bound to `point`
-    /// (`nil`: a point its host does not declare here, such as the widget host's), working in
-    /// `workingDirectory`.
+    /// The sandbox of the extension at `bundlePath` with `entitlements`, of the point
+    /// `extensionPoint`, declared as `point` (`nil`: a point its host does not declare here, such
+    /// as the widget host's), working in `workingDirectory`.
     ///
     /// A script's `interpreter` (its `#!` program) is part of its executable: it may run.
     package init(
         bundleIdentifier: String,
         bundlePath: String,
         entitlements: Entitlements,
+        extensionPoint: ExtensionPointIdentifier,
         point: ExtensionPointDeclaration?,
         environment: AppexEnvironment,
         workingDirectory: String,
@@ -86,15 +87,29 @@ package struct ExtensionSandbox: Sendable {
             profile.network = server ? .clientAndServer : client ? .client : .none
         }
         profile.allowsHelperProcesses = settings.allowsHelperProcesses
-        let limits = point?.resourceLimits ?? ExtensionPointDeclaration.ResourceLimits()
-        profile.memoryBytes = limits.memoryBytes
-        profile.openFiles = limits.openFiles
-        profile.cpuSeconds = limits.cpuSeconds
-        profile.processes = limits.processes
-        profile.maximumTasks = limits.processes
+        // Each limit the point declares, else the default of its kind (README, "The sandbox").
+        let declared = point?.resourceLimits ?? ExtensionPointDeclaration.ResourceLimits()
+        let defaults = Self.defaultLimits(widget: extensionPoint.isSystemPoint)
+        profile.memoryBytes = declared.memoryBytes ?? defaults.memoryBytes
+        profile.openFiles = declared.openFiles
+        profile.cpuSeconds = declared.cpuSeconds ?? defaults.cpuSeconds
+        profile.processes = declared.processes
+        profile.maximumTasks = declared.processes ?? defaults.processes
         profile.isolatesNamespaces = enhanced
         profile.isRequired = settings.isRequired
         self.profile = profile
+    }
+
+    /// The limits of a point that declares none: 512 MiB of memory and 30 s of CPU per call for
+    /// an extension, 128 MiB and 5 s per timeline request for a widget (WidgetKit gives a
+    /// widget about 30 MB on iOS; a Swift process on Linux maps Foundation and its ICU data), and
+    /// at most 1,024 tasks (processes and threads) for either. No limit on open files.
+    package static func defaultLimits(widget: Bool) -> ExtensionPointDeclaration.ResourceLimits {
+        ExtensionPointDeclaration.ResourceLimits(
+            memoryBytes: widget ? 128 << 20 : 512 << 20,
+            cpuSeconds: widget ? 5 : 30,
+            processes: 1024
+        )
     }
 
     /// Files and folders of `/etc` a program needs to load libraries, resolve names, read the
@@ -138,14 +153,23 @@ package struct ExtensionSandbox: Sendable {
         lines.append(
             "sockets: internet streams and datagrams as the network allows, and Unix socket pairs; no Unix (pathname or abstract), netlink, packet or raw socket (EPERM): only the connections its host gives it"
         )
+        lines.append(
+            "processes: only its own (process 1 of its own PID namespace, with a /proc of its own): no other process's command line, status or environment"
+        )
         lines.append("helper processes: \(profile.allowsHelperProcesses ? "allowed" : "refused")")
         if let tasks = profile.maximumTasks { lines.append("tasks (processes and threads): at most \(tasks)") }
-        if let bytes = profile.memoryBytes { lines.append("address space: at most \(bytes) bytes") }
+        if let bytes = profile.memoryBytes {
+            lines.append(
+                "memory: at most \(bytes >> 20) MiB (ended past it: memory-limit)"
+            )
+        }
         if let files = profile.openFiles { lines.append("open files: at most \(files)") }
-        if let seconds = profile.cpuSeconds { lines.append("CPU time: at most \(seconds) s") }
+        if let seconds = profile.cpuSeconds {
+            lines.append("CPU time: at most \(seconds) s per call (ended past it: cpu-limit)")
+        }
         if profile.isolatesNamespaces {
             lines.append(
-                "enhanced security: new user, mount and PID namespaces, a private /tmp and /proc, the seal hashed at every launch"
+                "enhanced security: a private /tmp, the seal hashed at every launch"
             )
             lines.append(
                 "seccomp: an allowlist (files, memory, threads, signals, time, sockets); every other call refused (EPERM)"
@@ -173,6 +197,8 @@ extension ExtensionDiscovery {
             bundleIdentifier: bundleIdentifier,
             bundlePath: found.path,
             entitlements: bundle.entitlements,
+            extensionPoint: found.extensionPoint.flatMap(ExtensionPointIdentifier.init)
+                ?? ExtensionPointIdentifier(host: "", name: ""),
             point: point,
             environment: environment,
             workingDirectory: environment.home + "/ExtensionData/" + bundleIdentifier
@@ -181,8 +207,10 @@ extension ExtensionDiscovery {
         var lines = sandbox.lines
         var kernel = ["Landlock ABI \(facilities.landlockABI)"]
         kernel.append(facilities.seccomp ? "seccomp" : "no seccomp")
-        kernel.append(facilities.pidsCgroup.map { "pids cgroups in \($0)" } ?? "no writable pids cgroup")
+        kernel.append(facilities.cgroups.pids.map { "pids cgroups in \($0)" } ?? "no writable pids cgroup")
+        kernel.append(facilities.cgroups.memory.map { "memory cgroups in \($0)" } ?? "no writable memory cgroup")
         kernel.append(facilities.userNamespaces ? "user namespaces" : "no user namespaces")
+        kernel.append(facilities.privateProcessFileSystem ? "a /proc per PID namespace" : "no /proc per PID namespace")
         lines.append("kernel: " + kernel.joined(separator: ", "))
         if facilities.landlockABI == 0 || !facilities.seccomp {
             lines.append(

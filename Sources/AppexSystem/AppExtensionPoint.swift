@@ -68,17 +68,53 @@ extension AppExtensionPoint {
         public var requiresEnhancedSecurity: Bool
         /// Which extensions may bind to the point.
         public var scope: Scope.Restriction
+        /// The limits its extensions run within (`AppexResourceLimits`); each one it leaves
+        /// unsaid takes the sandbox's default.
+        public var resourceLimits: ResourceLimits
 
-        /// Traits; by default no user interface, no enhanced security, and only extensions
-        /// inside the host app (as ExtensionKit's default).
+        /// Traits; by default no user interface, no enhanced security, only extensions inside
+        /// the host app (as ExtensionKit's default), and the sandbox's default limits.
         public init(
             presentsUserInterface: Bool = false,
             requiresEnhancedSecurity: Bool = false,
-            scope: Scope.Restriction = .application
+            scope: Scope.Restriction = .application,
+            resourceLimits: ResourceLimits = ResourceLimits()
         ) {
             self.presentsUserInterface = presentsUserInterface
             self.requiresEnhancedSecurity = requiresEnhancedSecurity
             self.scope = scope
+            self.resourceLimits = resourceLimits
+        }
+    }
+
+    /// The limits a point's extensions run within (`AppexResourceLimits`), in a `Definition`
+    /// (AppexCore) or read from a declaration. Each one left `nil` takes the sandbox's default
+    /// (README, "Every extension runs sandboxed"): 512 MiB of memory and 30 s of CPU time per
+    /// call for an extension, 128 MiB and 5 s for a widget, 1,024 tasks.
+    public struct ResourceLimits: Sendable, Hashable {
+        /// The memory its process may be charged for, in bytes (`MemoryBytes`): a memory
+        /// cgroup's limit, or where the host has none, `RLIMIT_AS` at this plus 1 GiB.
+        public var memoryBytes: UInt64?
+        /// Open descriptors (`OpenFiles`, `RLIMIT_NOFILE`).
+        public var openFiles: UInt64?
+        /// The CPU time one call may use, in seconds (`CPUSeconds`; for a widget, one timeline
+        /// request).
+        public var cpuSeconds: UInt64?
+        /// Its tasks, processes and threads together (`Processes`: a pids cgroup, and
+        /// `RLIMIT_NPROC`).
+        public var processes: UInt64?
+
+        /// Limits; each one left `nil` takes the default.
+        public init(
+            memoryBytes: UInt64? = nil,
+            openFiles: UInt64? = nil,
+            cpuSeconds: UInt64? = nil,
+            processes: UInt64? = nil
+        ) {
+            self.memoryBytes = memoryBytes
+            self.openFiles = openFiles
+            self.cpuSeconds = cpuSeconds
+            self.processes = processes
         }
     }
 
@@ -133,6 +169,8 @@ extension AppExtensionPoint {
         case enhancedSecurity(Bool)
         /// ``Scope``.
         case scope(Scope.Restriction)
+        /// ``ResourceLimits``.
+        case resourceLimits(ResourceLimits)
     }
 }
 

@@ -322,6 +322,9 @@ extension AppexError {
         public var oauthError: String?
         /// The HTTP status of the server's answer, when there was one.
         public var httpStatus: Int?
+        /// The resource limit that ended the extension's process, when one did: `memory-limit`
+        /// (its memory cgroup's limit) or `cpu-limit` (the CPU time a call may use).
+        public var exceededLimit: String?
 
         /// Makes a context; every part defaults to `nil`.
         public init(
@@ -334,9 +337,11 @@ extension AppexError {
             peer: Int32? = nil,
             oauthError: String? = nil,
             httpStatus: Int? = nil,
-            widgetKind: String? = nil
+            widgetKind: String? = nil,
+            exceededLimit: String? = nil
         ) {
             self.widgetKind = widgetKind
+            self.exceededLimit = exceededLimit
             self.bundleIdentifier = bundleIdentifier
             self.path = path
             self.key = key

@@ -1,5 +1,13 @@
 import Synchronization
 
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Musl)
+@preconcurrency import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A child process this process spawned and has not yet let go of: its pid, a pidfd where the
 /// kernel has them, and how it ended once the event thread reaped it.
 ///
@@ -12,6 +20,8 @@ package final class ChildProcess: Sendable {
     /// A pidfd of the child, where the kernel has them.
     package let pidfd: OwnedDescriptor?
     private let status = Mutex<ExitStatus?>(nil)
+    /// The limit its host ended it for, if it did.
+    private let endedFor = Mutex<ExceededLimit?>(nil)
 
     /// Takes charge of `pid`, a child of this process not yet reaped (so the pid cannot name
     /// another process while its pidfd is opened).
@@ -32,11 +42,28 @@ package final class ChildProcess: Sendable {
         }
     }
 
-    /// Has the event thread reap it when it ends, record how, then call `onExit` there.
+    /// Kills it (SIGKILL) because it crossed `limit`: how it ended will name the limit.
+    package func kill(for limit: ExceededLimit) {
+        endedFor.withLock { $0 = $0 ?? limit }
+        kill()
+    }
+
+    /// Has the event thread reap it when it ends, record how, then call `onExit` there. The
+    /// status names the limit that ended it: one it was killed for, or its `cgroup`'s memory
+    /// limit when the kernel's OOM killer ended a process there.
     ///
     /// - Returns: `false` when the event thread is not available (the caller must reap it).
-    package func whenExits(_ onExit: @escaping @Sendable (ExitStatus) -> Void) -> Bool {
+    package func whenExits(
+        cgroup: ProcessCgroup? = nil,
+        _ onExit: @escaping @Sendable (ExitStatus) -> Void
+    ) -> Bool {
         EventThread.shared.whenExits(pid, pidfd: pidfd) { [self] exit in
+            var exit = exit
+            if let limit = endedFor.withLock({ $0 }) {
+                exit.exceededLimit = limit
+            } else if exit.signal == SIGKILL, let cgroup, cgroup.memoryLimitKills > 0 {
+                exit.exceededLimit = .memory
+            }
             status.withLock { $0 = exit }
             onExit(exit)
         }

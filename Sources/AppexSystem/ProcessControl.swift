@@ -16,12 +16,26 @@ package enum Signal {
     package static let kill = SIGKILL
 }
 
+/// A resource limit that ends a sandboxed process that crosses it, by the name errors and logs
+/// give it.
+package enum ExceededLimit: String, Sendable, Hashable {
+    /// Its memory cgroup's limit: the kernel's OOM killer ended it there.
+    case memory = "memory-limit"
+    /// The CPU time one call may use: its host ended it.
+    case cpu = "cpu-limit"
+}
+
 /// How a child ended, from its `waitpid` status.
 package struct ExitStatus: Hashable, Sendable, CustomStringConvertible {
     /// The raw `waitpid` status.
     package let rawValue: Int32
+    /// The resource limit that ended it, when one is known to have.
+    package var exceededLimit: ExceededLimit?
 
-    package init(rawValue: Int32) { self.rawValue = rawValue }
+    package init(rawValue: Int32, exceededLimit: ExceededLimit? = nil) {
+        self.rawValue = rawValue
+        self.exceededLimit = exceededLimit
+    }
 
     /// The signal that killed it, or `nil` when it exited.
     package var signal: Int32? {
@@ -29,8 +43,13 @@ package struct ExitStatus: Hashable, Sendable, CustomStringConvertible {
         return signal == 0 ? nil : signal
     }
 
-    /// `"exit status 3"` or `"killed by signal 9"`.
+    /// `"exit status 3"`, `"killed by signal 9"` or `"killed by signal 9 past its memory limit
+    /// (memory-limit)"`.
     package var description: String {
+        if let exceededLimit {
+            let which = exceededLimit == .memory ? "memory limit" : "CPU time per call"
+            return "killed by signal \(signal ?? 0) past its \(which) (\(exceededLimit.rawValue))"
+        }
         if let signal { return "killed by signal \(signal)" }
         return "exit status \((rawValue >> 8) & 0xff)"
     }
@@ -61,6 +80,15 @@ package enum ProcessControl {
     /// is not reaped: after that the pid may name another process.
     package static func signal(_ signal: Int32, toProcess pid: Int32) {
         _ = kill(pid, signal)
+    }
+
+    /// The CPU time `pid` (a process, all its threads) has used so far; `nil` once it is gone.
+    package static func cpuTime(of pid: Int32) -> Duration? {
+        var clock = clockid_t()
+        guard clock_getcpuclockid(pid, &clock) == 0 else { return nil }
+        var time = timespec()
+        guard clock_gettime(clock, &time) == 0 else { return nil }
+        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
     }
 
     /// Waits for `pid` to end and reaps it (blocking).

@@ -20,10 +20,14 @@ package enum Sandbox {
         package var landlockABI: Int
         /// Whether seccomp filters can be installed.
         package var seccomp: Bool
-        /// Whether new user namespaces can be made.
+        /// Whether new user, mount and PID namespaces can be made (tried once, in a throwaway child).
         package var userNamespaces: Bool
-        /// The pids cgroup directory the launcher makes per-process groups in, if writable.
-        package var pidsCgroup: String?
+        /// Whether a `/proc` of a new PID namespace can be mounted in them: the process then sees
+        /// no other process. The kernel refuses it where the outer `/proc` is partly masked (a
+        /// container's masked paths).
+        package var privateProcessFileSystem: Bool
+        /// The cgroup hierarchies the launcher makes per-process pids and memory groups in.
+        package var cgroups: ProcessCgroup.Roots
         /// Whether this process runs as root (whose capabilities the sandbox drops).
         package var isRoot: Bool
     }
@@ -33,17 +37,15 @@ package enum Sandbox {
 
     private static func probe() -> Facilities {
         let seccomp = cappex_seccomp_available() != 0
-        var userNamespaces = false
-        if let bytes = try? Syscalls.readFile("/proc/sys/user/max_user_namespaces", limit: 64),
-            let count = Int(String(decoding: bytes, as: UTF8.self).filter { $0.isNumber })
-        {
-            userNamespaces = count > 0
-        }
+        // Tried, not read from sysctls: AppArmor (Ubuntu 24.04) or a container's policy may refuse
+        // what max_user_namespaces allows.
+        let namespaces = cappex_probe_namespaces()
         return Facilities(
             landlockABI: Int(cappex_landlock_abi()),
             seccomp: seccomp,
-            userNamespaces: userNamespaces,
-            pidsCgroup: PidsCgroup.root(),
+            userNamespaces: namespaces & CAPPEX_PROBE_USER_NAMESPACES != 0,
+            privateProcessFileSystem: namespaces & CAPPEX_PROBE_PRIVATE_PROC != 0,
+            cgroups: ProcessCgroup.roots(),
             isRoot: geteuid() == 0
         )
     }
@@ -93,6 +95,8 @@ package enum Sandbox {
         let limits: [(Int32, UInt64)]
         let namespaces: Int32
         let privateTemporary: Bool
+        /// Whether the child mounts a `/proc` of its PID namespace.
+        let privateProcess: Bool
         /// The Landlock rights on the private `/tmp` and `/proc` (their inodes exist only in the
         /// child, which adds the rules itself).
         let temporaryAccess: UInt64
@@ -103,8 +107,8 @@ package enum Sandbox {
         let dropsRoot: Bool
         /// Whether the child gets a PID namespace of its own, where it is process 1.
         package var hasOwnProcessNamespace: Bool { namespaces & CAPPEX_NAMESPACE_PID != 0 }
-        /// The pids cgroup the child joins, removed once it ended.
-        package let cgroup: PidsCgroup?
+        /// The cgroups the child joins (pids and memory), removed once it ended.
+        package let cgroup: ProcessCgroup?
         /// What the kernel lacks for this profile, one phrase each ("Landlock (file-system
         /// rules)"); empty when the profile applies whole.
         package let missing: [String]
@@ -115,11 +119,12 @@ package enum Sandbox {
             limits: [(Int32, UInt64)],
             namespaces: Int32,
             privateTemporary: Bool,
+            privateProcess: Bool,
             temporaryAccess: UInt64,
             processAccess: UInt64,
             temporaryKeeps: [(path: String, readOnly: Bool)],
             dropsRoot: Bool,
-            cgroup: PidsCgroup?,
+            cgroup: ProcessCgroup?,
             missing: [String]
         ) {
             self.ruleset = ruleset
@@ -127,6 +132,7 @@ package enum Sandbox {
             self.limits = limits
             self.namespaces = namespaces
             self.privateTemporary = privateTemporary
+            self.privateProcess = privateProcess
             self.temporaryAccess = temporaryAccess
             self.processAccess = processAccess
             self.temporaryKeeps = temporaryKeeps
@@ -192,37 +198,59 @@ package enum Sandbox {
             missing.append("seccomp filters")
         }
         var limits: [(Int32, UInt64)] = []
-        if let value = profile.memoryBytes { limits.append((0, value)) }
-        if let value = profile.openFiles { limits.append((1, value)) }
-        if let value = profile.cpuSeconds { limits.append((2, value)) }
-        if let value = profile.processes { limits.append((3, value)) }
-        var cgroup: PidsCgroup?
-        if let tasks = profile.maximumTasks {
-            if let root = facilities.pidsCgroup {
-                cgroup = try PidsCgroup.make(in: root, maximumTasks: tasks)
-            } else {
+        let memoryByAddressSpace = facilities.cgroups.memory == nil || profile.limitsMemoryByAddressSpace
+        if let value = profile.memoryBytes, memoryByAddressSpace {
+            // No memory group: the address space instead, with room for what a Swift process
+            // maps but does not use (docs/DESIGN.md, "Resource limits").
+            limits.append((0, value + SandboxProfile.addressSpaceReserve))
+            if !profile.limitsMemoryByAddressSpace {
                 missing.append(
-                    "a writable pids cgroup (the process limit then holds only through RLIMIT_NPROC, which root ignores)"
+                    "a writable memory cgroup (the memory limit then holds as RLIMIT_AS, its limit plus \(SandboxProfile.addressSpaceReserve >> 20) MiB: an allocation past it fails, and a process that crashes of it is reported as crashed, not memory-limit)"
                 )
             }
         }
+        if let value = profile.openFiles { limits.append((1, value)) }
+        if let value = profile.processes { limits.append((3, value)) }
+        if profile.maximumTasks != nil && facilities.cgroups.pids == nil {
+            missing.append(
+                "a writable pids cgroup (the process limit then holds only through RLIMIT_NPROC, which root ignores)"
+            )
+        }
+        let cgroup = try ProcessCgroup.make(
+            in: facilities.cgroups,
+            maximumTasks: profile.maximumTasks,
+            memoryBytes: memoryByAddressSpace ? nil : profile.memoryBytes
+        )
+        // Both tiers: a PID namespace with its own /proc, so no other process can be seen. Enhanced
+        // security takes the namespaces for its private /tmp even where /proc cannot be mounted.
         var namespaces: Int32 = 0
+        let all = CAPPEX_NAMESPACE_USER | CAPPEX_NAMESPACE_MOUNT | CAPPEX_NAMESPACE_PID
         if profile.isolatesNamespaces {
             if facilities.userNamespaces {
-                namespaces = CAPPEX_NAMESPACE_USER | CAPPEX_NAMESPACE_MOUNT | CAPPEX_NAMESPACE_PID
+                namespaces = all
             } else {
-                missing.append("user namespaces (no private /tmp, mount or PID namespace)")
+                missing.append("user namespaces (no private /tmp or /proc, no mount or PID namespace)")
             }
+        } else if facilities.privateProcessFileSystem {
+            namespaces = all
+        }
+        if !facilities.privateProcessFileSystem && (namespaces != 0 || !profile.isolatesNamespaces) {
+            missing.append(
+                facilities.userNamespaces
+                    ? "a /proc of its own (this kernel refuses to mount one where the outer /proc is partly masked): other processes' command lines stay readable"
+                    : "user namespaces (no /proc of its own): other processes' command lines stay readable"
+            )
         }
         return Prepared(
             ruleset: ruleset,
             seccompFlags: seccompFlags,
             limits: limits,
             namespaces: namespaces,
-            privateTemporary: namespaces != 0,
+            privateTemporary: namespaces != 0 && profile.isolatesNamespaces,
+            privateProcess: namespaces != 0 && facilities.privateProcessFileSystem,
             temporaryAccess: abi > 0 ? rights(.readWrite, abi: abi, directory: true) : 0,
             processAccess: abi > 0 ? rights(.read, abi: abi, directory: true) : 0,
-            temporaryKeeps: namespaces != 0 ? temporaryKeeps(profile.rules) : [],
+            temporaryKeeps: namespaces != 0 && profile.isolatesNamespaces ? temporaryKeeps(profile.rules) : [],
             dropsRoot: facilities.isRoot,
             cgroup: cgroup,
             missing: missing
@@ -331,16 +359,17 @@ package struct SandboxedSpawn: Sendable {
         var step: Int32 = 0
         var plan = cappex_sandbox()
         plan.landlock_ruleset = -1
-        plan.cgroup_procs = -1
+        plan.cgroup_procs = (-1, -1)
         if let prepared {
             plan.landlock_ruleset = prepared.ruleset?.rawValue ?? -1
             plan.seccomp = prepared.seccompFlags
             plan.no_new_privs = 1
             plan.drop_root = prepared.dropsRoot ? 1 : 0
-            plan.cgroup_procs = prepared.cgroup?.procs.rawValue ?? -1
+            let procs = prepared.cgroup?.procs ?? []
+            plan.cgroup_procs = (procs.first?.rawValue ?? -1, procs.dropFirst().first?.rawValue ?? -1)
             plan.namespaces = prepared.namespaces
             plan.private_tmp = prepared.privateTemporary ? 1 : 0
-            plan.private_proc = prepared.privateTemporary ? 1 : 0
+            plan.private_proc = prepared.privateProcess ? 1 : 0
             plan.tmp_access = prepared.temporaryAccess
             plan.proc_access = prepared.processAccess
             plan.outer_uid = getuid()

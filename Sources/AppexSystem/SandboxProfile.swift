@@ -43,11 +43,23 @@ package struct SandboxProfile: Sendable, Hashable {
     package var allowsHelperProcesses = false
     /// The most tasks (processes and threads) it may have at once (a pids cgroup), if any.
     package var maximumTasks: UInt64?
-    /// `RLIMIT_AS`, `RLIMIT_NOFILE`, `RLIMIT_CPU`, `RLIMIT_NPROC`.
+    /// The memory it may be charged for: a memory cgroup's limit, or where the host has none,
+    /// `RLIMIT_AS` at this plus ``addressSpaceReserve``.
     package var memoryBytes: UInt64?
+    /// Whether the memory limit holds as `RLIMIT_AS` even where a memory cgroup could hold it
+    /// (the tests' way to run the fallback on a machine that has cgroups).
+    package var limitsMemoryByAddressSpace = false
+    /// `RLIMIT_NOFILE`.
     package var openFiles: UInt64?
+    /// The CPU time one call may use (enforced by the host, which watches the process's CPU clock).
     package var cpuSeconds: UInt64?
+    /// `RLIMIT_NPROC`.
     package var processes: UInt64?
+
+    /// What a memory limit adds when it must hold as an address-space limit: a Swift process
+    /// maps far more than it touches (its libraries, 8 MiB per thread's stack, malloc's 64 MiB
+    /// arenas). Measured against Appex's own widgets (docs/DESIGN.md, "Resource limits").
+    package static let addressSpaceReserve: UInt64 = 1 << 30
     /// Enhanced security: new user, mount and PID namespaces and a private `/tmp`.
     package var isolatesNamespaces = false
     /// Whether a facility the kernel lacks refuses the launch (instead of a warning).

@@ -25,6 +25,7 @@ extension WidgetHost {
             logger: logger
         )
         processConfiguration.launchTimeout = configuration.deadline
+        processConfiguration.limitsMemoryByAddressSpace = configuration.limitsMemoryByAddressSpace
         let process: AppExtensionProcess
         do { process = try await AppExtensionProcess(configuration: processConfiguration, discovery: discovery) } catch
         {
@@ -249,12 +250,19 @@ extension WidgetHost {
 
     /// A call's failure in the words a widget's state shows.
     static func explain(_ error: AppexError, extension name: String, kind: String?, deadline: Duration) -> AppexError {
-        let context = AppexError.Context(bundleIdentifier: name, peer: error.context.peer, widgetKind: kind)
+        let context = AppexError.Context(
+            bundleIdentifier: name,
+            peer: error.context.peer,
+            widgetKind: kind,
+            exceededLimit: error.context.exceededLimit
+        )
         switch error.code {
         case .interrupted:
+            // Past a limit it did not crash: it was ended, and the words say which limit.
+            let what = error.context.exceededLimit == nil ? "crashed" : "was ended"
             return AppexError(
                 .interrupted,
-                "\(name) crashed while answering: \(error.message)",
+                "\(name) \(what) while answering: \(error.message)",
                 context: context,
                 underlyingError: error
             )

@@ -26,6 +26,7 @@ extension WidgetHost {
             logger: configuration.logger
         )
         processConfiguration.launchTimeout = configuration.deadline
+        processConfiguration.limitsMemoryByAddressSpace = configuration.limitsMemoryByAddressSpace
         let process: AppExtensionProcess
         do { process = try await AppExtensionProcess(configuration: processConfiguration, discovery: discovery) } catch
         {

@@ -40,6 +40,9 @@ public final class WidgetHost: Sendable {
         public var concurrentFetches = 4
         /// Where the host logs launches and failures; widgets' output goes here too.
         public var logger: Logger
+        /// Whether widgets' memory limit holds as an address-space limit even where a memory
+        /// cgroup could hold it (``AppExtensionProcess/Configuration``'s; the tests' switch).
+        package var limitsMemoryByAddressSpace = false
 
         /// The defaults, in `environment`.
         public init(

@@ -75,6 +75,36 @@ int cappex_seccomp_available(void) {
 #endif
 }
 
+#ifdef __linux__
+/// The probe's child: maps its user, makes its mounts private and mounts a /proc of its PID
+/// namespace, as a sandboxed spawn does; exits 0 when the mount held, 2 when only it failed.
+static int probe_child(void *argument) {
+    (void)argument;
+    int fd = open("/proc/self/setgroups", O_WRONLY | O_CLOEXEC);
+    if (fd >= 0) { (void)!write(fd, "deny", 4); close(fd); }
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) _exit(1);
+    _exit(mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0 ? 0 : 2);
+}
+#endif
+
+int cappex_probe_namespaces(void) {
+#ifdef __linux__
+    static char stack[64 * 1024] __attribute__((aligned(16)));
+    pid_t child = clone(probe_child, stack + sizeof(stack), CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | SIGCHLD, NULL);
+    if (child < 0) return 0;
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
+    if (!WIFEXITED(status)) return 0;
+    switch (WEXITSTATUS(status)) {
+    case 0: return CAPPEX_PROBE_USER_NAMESPACES | CAPPEX_PROBE_PRIVATE_PROC;
+    case 2: return CAPPEX_PROBE_USER_NAMESPACES;
+    default: return 0;
+    }
+#else
+    return 0;
+#endif
+}
+
 int cappex_landlock_ruleset(int abi, uint64_t handled_fs, uint64_t handled_net, uint64_t scoped) {
 #ifdef __linux__
     struct ll_ruleset_attr attr = { .handled_access_fs = handled_fs, .handled_access_net = handled_net, .scoped = scoped };
@@ -488,8 +518,10 @@ static int child_main(void *argument) {
     sigemptyset(&empty);
     if (sigprocmask(SIG_SETMASK, &empty, NULL) != 0) return fail(plan, CAPPEX_STEP_SIGNALS);
     if (setpgid(0, 0) != 0) return fail(plan, CAPPEX_STEP_PROCESS_GROUP);
-    if (sandbox != NULL && sandbox->cgroup_procs >= 0) {
-        if (write(sandbox->cgroup_procs, "0", 1) != 1) return fail(plan, CAPPEX_STEP_CGROUP);
+    for (int index = 0; sandbox != NULL && index < 2; index++) {
+        if (sandbox->cgroup_procs[index] >= 0 && write(sandbox->cgroup_procs[index], "0", 1) != 1) {
+            return fail(plan, CAPPEX_STEP_CGROUP);
+        }
     }
 
     if (sandbox != NULL && (sandbox->namespaces & CAPPEX_NAMESPACE_USER)) {

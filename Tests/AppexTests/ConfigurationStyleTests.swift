@@ -50,7 +50,7 @@ import Testing
         let translator = try connection.remoteObject(as: $FixtureTranslator.self)
         let translated = try await translator.translate("bonjour")
         #expect(translated.text == "BONJOUR")
-        #expect(translated.pid == process.processIdentifier)
+        #expect(translated.pid == 1 && process.processIdentifier.map { $0 > 1 } == true)
         // It set no request handler: a message is refused by the extension, with the reason.
         await #expect {
             _ = try await process.send(TranslationRequest(text: "x"), expecting: TranslationReply.self)

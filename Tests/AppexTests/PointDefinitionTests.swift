@@ -12,7 +12,7 @@ import Testing
         .appendingPathComponent("AppexFixtureSeedHost").path
 
     @Test(
-        "@Definition: Name, UserInterface, EnhancedSecurity and Scope make the point's traits; unsaid ones take ExtensionKit's defaults"
+        "@Definition: Name, UserInterface, EnhancedSecurity, Scope and ResourceLimits make the point's traits; unsaid ones take ExtensionKit's defaults"
     )
     func definitionTraits() {
         let secure = AppExtensionPoint(
@@ -23,6 +23,7 @@ import Testing
         #expect(secure.traits == AppExtensionPoint.Traits(requiresEnhancedSecurity: true, scope: .application))
         let open = AppExtensionPoint(definedBy: [.name("Open"), .scope(.none), .userInterface(true)], host: "h")
         #expect(open.traits == AppExtensionPoint.Traits(presentsUserInterface: true, scope: .none))
+        #expect(AppExtensionPoint.testDefined.traits?.resourceLimits.cpuSeconds == 10)
         // The test process runs from no .app: a point defined in code has an empty host part.
         #expect(AppExtensionPoint.testDefined.identifier == ExtensionPointIdentifier(host: "", name: "TestDefined"))
         #expect(AppExtensionPoint.testDefined.traits?.scope == AppExtensionPoint.Scope.Restriction.none)
@@ -178,5 +179,6 @@ extension AppExtensionPoint {
     fileprivate static var testDefined: AppExtensionPoint {
         Name("TestDefined")
         Scope(restriction: .none)
+        ResourceLimits(cpuSeconds: 10)
     }
 }

@@ -6,6 +6,7 @@ import AppexIPC
 import AppexSystem
 import AppexTesting
 import Foundation
+import Synchronization
 import Testing
 
 /// The hostile extension (Tests/Fixtures/AppexFixtureHostile).
@@ -50,7 +51,7 @@ let hostileExecutable = URL(fileURLWithPath: echoExecutable).deletingLastPathCom
     )
     func hostileRefused() async throws {
         try fixture.declarePoint([
-            "AppexResourceLimits": .dictionary(["Processes": .integer(48), "MemoryBytes": .integer(2 << 30)])
+            "AppexResourceLimits": .dictionary(["Processes": .integer(48)])
         ])
         let environment = fixture.world.environment
         // Things that exist, so a refusal is the sandbox's and not a missing file.
@@ -94,8 +95,6 @@ let hostileExecutable = URL(fileURLWithPath: echoExecutable).deletingLastPathCom
         // More processes than the point allows (threads count too): refused before 200.
         let forks = try await attempt(process, "fork", "200")
         #expect(forks.hasPrefix("refused: fork after"), "\(forks)")
-        // Past its memory limit: the allocation fails, the process lives on.
-        #expect(try await attempt(process, "allocate", "\(3 << 30)").hasPrefix("refused: malloc"))
         #expect(try await attempt(process, "allocate", "\(1 << 20)").hasPrefix("allowed"))
         // A type name the host never registered: refused by name; the next call is served.
         process.actorSystem.register(String.self)
@@ -243,6 +242,97 @@ let hostileExecutable = URL(fileURLWithPath: echoExecutable).deletingLastPathCom
         )
     }
 
+    @Test(
+        "in both tiers, other processes are invisible: the test's /proc/<pid>/cmdline cannot be read, /proc lists only the extension's own processes, and the extension still reads its own",
+        arguments: [false, true]
+    )
+    func otherProcessesInvisible(enhanced: Bool) async throws {
+        if enhanced { try fixture.declarePoint(["EXRequiresEnhancedSecurity": .boolean(true)]) }
+        let host = ProcessControl.processIdentifier
+        // What it must not see is there to be seen: this process reads the test's command line.
+        #expect(FileManager.default.contents(atPath: "/proc/\(host)/cmdline")?.isEmpty == false)
+        let process = try hostile()
+        defer { process.invalidate() }
+        let outcome = try await attempt(process, "read", "/proc/\(host)/cmdline")
+        #expect(outcome.hasPrefix("refused: open"), "\(outcome)")
+        let parent = try await attempt(process, "read", "/proc/\(host)/status")
+        #expect(parent.hasPrefix("refused: open"), "\(parent)")
+        // It sees itself: process 1 of its own namespace, its own command line, a /proc of its own.
+        let identity = try await attempt(process, "identity")
+        #expect(identity.hasPrefix("allowed: pid 1 ppid 0 processes "), "\(identity)")
+        let shown = Int(identity.split(separator: " ").last ?? "") ?? -1
+        #expect((1...4).contains(shown), "its /proc shows \(shown) processes: \(identity)")
+        #expect(try await attempt(process, "read", "/proc/self/cmdline").hasPrefix("allowed: read"))
+        // The host knows it by its pid in the host's namespace.
+        #expect(process.processIdentifier.map { $0 > 1 && $0 != host } == true)
+    }
+
+    @Test(
+        "in both tiers, an extension that touches memory past its limit (the default, 512 MiB) is ended; the host reports memory-limit, serves another extension, and relaunches it",
+        arguments: [false, true]
+    )
+    func memoryLimit(enhanced: Bool) async throws {
+        if enhanced { try fixture.declarePoint(["EXRequiresEnhancedSecurity": .boolean(true)]) }
+        let interruptions = Mutex<[AppexError]>([])
+        let process = try tests.process(
+            try tests.installEcho(id: "com.example.hostile", executable: hostileExecutable),
+            onInterruption: { error in interruptions.withLock { $0.append(error) } }
+        )
+        defer { process.invalidate() }
+        let echo = try tests.process(try tests.installEcho())
+        defer { echo.invalidate() }
+        // Under its limit, it allocates and lives on.
+        #expect(try await attempt(process, "allocate", "\(256 << 20)") == "allowed: \(256 << 20) bytes")
+        let error = await #expect(throws: AppexError.self) {
+            _ = try await attempt(process, "allocate", "\(3 << 30)")
+        }
+        #expect(error?.code == .interrupted)
+        #expect(error?.context.exceededLimit == "memory-limit", "\(String(describing: error))")
+        #expect(
+            error?.message.contains("ended during the call (ended past its memory limit of 512 MiB (memory-limit))")
+                == true,
+            "\(String(describing: error))"
+        )
+        #expect(await eventually(within: 5) { !interruptions.withLock { $0 }.isEmpty })
+        let reported = interruptions.withLock { $0.first }
+        #expect(reported?.context.exceededLimit == "memory-limit", "\(String(describing: reported))")
+        // The host goes on: another extension answers, and the next call relaunches this one.
+        #expect(try await echo.echo("echo", "still").text == "still")
+        #expect(try await attempt(process, "allocate", "\(1 << 20)") == "allowed: \(1 << 20) bytes")
+    }
+
+    @Test(
+        "in both tiers, a call may use the CPU time its point allows (CPUSeconds, per call): calls that each stay within it go on, however many; one that spins past it is ended and reported as cpu-limit",
+        arguments: [false, true]
+    )
+    func cpuLimit(enhanced: Bool) async throws {
+        var attributes: [String: PropertyListValue] = [
+            "AppexResourceLimits": .dictionary(["CPUSeconds": .integer(2)])
+        ]
+        if enhanced { attributes["EXRequiresEnhancedSecurity"] = .boolean(true) }
+        try fixture.declarePoint(attributes)
+        let process = try tests.process(try tests.installEcho(id: "com.example.hostile", executable: hostileExecutable))
+        defer { process.invalidate() }
+        // Three calls of 0.8 s each (the process's CPU time, its start included, to 0.8, 1.6 and
+        // 2.4 s): more than one call's budget in all.
+        for step in 1...3 {
+            let spun = try await attempt(process, "spin", "\(Double(step) * 0.8)")
+            #expect(spun.hasPrefix("allowed: spun"), "\(spun)")
+        }
+        let started = ContinuousClock.now
+        let error = await #expect(throws: AppexError.self) {
+            _ = try await attempt(process, "spin", "60")
+        }
+        #expect(ContinuousClock.now - started < .seconds(30))
+        #expect(error?.code == .interrupted)
+        #expect(error?.context.exceededLimit == "cpu-limit", "\(String(describing: error))")
+        #expect(
+            error?.message.contains("(ended past its CPU time of 2 s per call (cpu-limit))") == true,
+            "\(String(describing: error))"
+        )
+        #expect(try await attempt(process, "allocate", "1024") == "allowed: 1024 bytes")
+    }
+
     @Test("the same extension with the network client entitlement reaches the loopback port")
     func networkEntitlement() async throws {
         try await OAuthServer.start()
@@ -291,7 +381,7 @@ let hostileExecutable = URL(fileURLWithPath: echoExecutable).deletingLastPathCom
 
         // Another process with the extension's broker socket (taken with pidfd_getfd) asks as if
         // it were the extension: the kernel says who sent it, and the broker refuses.
-        let pid = try await process.send(EchoRequest(command: "environment", text: ""), expecting: EchoReply.self).pid
+        let pid = try await process.echo("environment").pid
         let pidfd = try #require(ProcessControl.openPidfd(pid))
         let copy = PacketSocket(adopting: try ProcessControl.copyDescriptor(4, of: pidfd))
         let request = KeychainBrokerRequest.items(service: "sandbox", account: "test", accessGroup: Self.keychainGroup)

@@ -58,6 +58,38 @@ import Testing
         #expect(points.first?.traits == AppExtensionPoint.Traits(requiresEnhancedSecurity: true))
         #expect(points.last?.traits == AppExtensionPoint.Traits(scope: .none))
     }
+
+    @Test(
+        "a @Definition's ResourceLimits line is read (integers, underscores, shifts) and written to the declaration's AppexResourceLimits, which the sandbox applies over its defaults"
+    )
+    func definitionResourceLimits() {
+        let source = """
+            extension AppExtensionPoint {
+                @Definition
+                static var Heavy: AppExtensionPoint {
+                    Name("Heavy")
+                    ResourceLimits(memoryBytes: 256 << 20, cpuSeconds: 10, processes: 2_048)
+                }
+            }
+            """
+        let point = SourceDeclarations(source: source).definitions.first
+        let limits = AppExtensionPoint.ResourceLimits(memoryBytes: 256 << 20, cpuSeconds: 10, processes: 2048)
+        #expect(point?.traits?.resourceLimits == limits)
+        let declaration = point.map { ExtensionPointDeclaration($0, host: "com.example.app") }
+        #expect(
+            declaration?.attributes["AppexResourceLimits"]
+                == .dictionary([
+                    "MemoryBytes": .integer(256 << 20), "CPUSeconds": .integer(10), "Processes": .integer(2048),
+                ])
+        )
+        #expect(declaration?.resourceLimits == limits)
+        // A point that says nothing declares nothing: the defaults apply.
+        let plain = ExtensionPointDeclaration(
+            AppExtensionPoint(definedBy: [.name("Plain")], host: ""),
+            host: "com.example.app"
+        )
+        #expect(plain.attributes["AppexResourceLimits"] == nil)
+    }
 }
 
 /// Sources read from folders, as `appex bundle --sources` (repeatable) reads a product's targets.

@@ -41,9 +41,7 @@ import Testing
         defer { for process in processes { process.invalidate() } }
         var launched: [Int32] = []
         for process in processes {
-            launched.append(
-                try await process.send(EchoRequest(command: "echo", text: "x"), expecting: EchoReply.self).pid
-            )
+            launched.append(try await process.echo("echo", "x").pid)
         }
         let pids = launched
         #expect(Set(pids).count == Self.extensions)

@@ -127,9 +127,14 @@ import Testing
     }
 
     @Test(
-        "a widget that crashes, hangs or answers garbage keeps its last good timeline, stale with the reason; the others are unaffected",
+        "a widget that crashes, goes past its memory limit, hangs or answers garbage keeps its last good timeline, stale with the reason; the others are unaffected",
         arguments: [
             Misbehaviour(mode: "crash", code: "interrupted", reason: "crashed"),
+            Misbehaviour(
+                mode: "memory",
+                code: "interrupted",
+                reason: "ended past its memory limit of 128 MiB (memory-limit)"
+            ),
             Misbehaviour(mode: "hang", code: "deadline-exceeded", reason: "did not answer within"),
             Misbehaviour(mode: "garbage", code: "protocol-violation", reason: "garbage"),
             Misbehaviour(mode: "oversize", code: "view-tree-too-large", reason: "widget Victim"),
@@ -155,6 +160,27 @@ import Testing
             #expect(states.widget(kind)?.health == .current, "\(kind)")
             #expect(states.widget(kind)?.texts().first?.hasPrefix("\(kind) fetch 2") == true, "\(kind)")
         }
+    }
+
+    @Test(
+        "where no memory cgroup holds a widget's limit, RLIMIT_AS does (128 MiB plus the reserve): the fixture widgets, which map Foundation, all run under it, and an allocation past it is refused while the widget lives on"
+    )
+    func memoryLimitWithoutCgroup() async throws {
+        let widgets = try WidgetWorld()
+        let host = try widgets.host(addressSpaceLimit: true)
+        let first = try await host.refresh()
+        for kind in ["AtEnd", "After", "Never", "Steady", "Victim"] {
+            #expect(
+                first.widget(kind)?.health == .current,
+                "\(kind): \(String(describing: first.widget(kind)?.health))"
+            )
+        }
+        try widgets.setVictimMode("memory")
+        _ = try await widgets.appRequestsReload(nil)
+        let states = try await host.refresh()
+        let victim = try #require(states.widget("Victim"))
+        #expect(victim.health == .current, "\(victim.health)")
+        #expect(victim.texts().first == "Victim fetch 2 refused", "\(victim.texts())")
     }
 
     @Test("timelines survive a restart of the widget host: a new host shows them without launching anything")

@@ -98,6 +98,13 @@ int cappex_landlock_abi(void);
 /// Whether this kernel has seccomp (PR_GET_SECCOMP answers).
 int cappex_seccomp_available(void);
 
+/// What a throwaway child found it could do (CAPPEX_PROBE_*): make user, mount and PID
+/// namespaces, and mount a /proc of its own PID namespace there (the kernel refuses that where
+/// the outer /proc is partly masked, as in a container). 0 where neither works.
+int cappex_probe_namespaces(void);
+#define CAPPEX_PROBE_USER_NAMESPACES 1
+#define CAPPEX_PROBE_PRIVATE_PROC 2
+
 /// A Landlock ruleset handling `handled_fs` and `handled_net` rights and the `scoped` scopes, as
 /// far as `abi` knows them; the descriptor or -1 with errno.
 int cappex_landlock_ruleset(int abi, uint64_t handled_fs, uint64_t handled_net, uint64_t scoped);
@@ -142,7 +149,7 @@ struct cappex_sandbox {
     int seccomp;                /* CAPPEX_SECCOMP_* flags; 0: no filter */
     int no_new_privs;
     int drop_root;              /* root keeps no capability over exec (SECBIT_NOROOT, locked) */
-    int cgroup_procs;           /* -1: none; else a cgroup's cgroup.procs, opened for writing */
+    int cgroup_procs[2];        /* -1: none; else a cgroup's cgroup.procs, opened for writing (v1: one per hierarchy) */
     int limit_count;
     int limit_resource[4];      /* as cappex_set_limit: 0 address space, 1 open files, 2 CPU seconds, 3 processes */
     uint64_t limit_value[4];

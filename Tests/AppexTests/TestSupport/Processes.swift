@@ -41,7 +41,8 @@ func run(
         try inPipe.fileHandleForWriting.close()
     }
     let pid = process.processIdentifier
-    let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+    // The whole tree: a build's compilers hold its pipes open after the build itself is gone.
+    let watchdog = DispatchWorkItem { killTree(pid) }
     DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
     let box = UncheckedBox((process, out, err, watchdog))
     return await withCheckedContinuation { continuation in
@@ -71,6 +72,31 @@ func run(
             )
         }
     }
+}
+
+/// Kills `root` and every process descended from it (found through `/proc`'s parent links while
+/// `root` still holds them together), the descendants first.
+func killTree(_ root: Int32) {
+    var parents: [Int32: Int32] = [:]
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+        guard let pid = Int32(name), let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { continue }
+        // "pid (comm) state ppid …": the command may hold spaces and parentheses.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        if fields.count > 1, let parent = Int32(fields[1]) { parents[pid] = parent }
+    }
+    var tree: Set<Int32> = [root]
+    var grew = true
+    while grew {
+        grew = false
+        for (pid, parent) in parents where tree.contains(parent) && !tree.contains(pid) {
+            tree.insert(pid)
+            grew = true
+        }
+    }
+    for pid in tree where pid != root { kill(pid, SIGKILL) }
+    kill(root, SIGKILL)
 }
 
 /// What a child wrote on standard error, filled by the thread that reads it (the group it leaves

@@ -43,8 +43,10 @@ struct WidgetWorld {
     }
 
     /// A widget host on this world, with test-sized intervals.
-    func host(budget: Int = 40, deadline: Duration = .seconds(10)) throws -> WidgetHost {
+    func host(budget: Int = 40, deadline: Duration = .seconds(10), addressSpaceLimit: Bool = false) throws -> WidgetHost
+    {
         var configuration = WidgetHost.Configuration(environment: environment)
+        configuration.limitsMemoryByAddressSpace = addressSpaceLimit
         configuration.dailyReloadBudget = budget
         configuration.deadline = deadline
         configuration.minimumReloadInterval = .zero

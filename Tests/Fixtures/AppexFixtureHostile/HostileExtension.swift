@@ -132,6 +132,15 @@ struct HostileExtension: AppExtension {
             memset(memory, 1, bytes)
             free(memory)
             return "allowed: \(bytes) bytes"
+        case "spin":  // use CPU time until the argument's seconds of it are spent
+            let seconds = Double(argument) ?? 1
+            var usage = rusage()
+            var spins: UInt64 = 0
+            repeat {
+                for _ in 0..<1_000_000 { spins &+= 1 }
+                getrusage(RUSAGE_SELF.rawValue, &usage)
+            } while Double(usage.ru_utime.tv_sec) + Double(usage.ru_stime.tv_sec) < seconds
+            return "allowed: spun \(seconds) s (\(spins))"
         case "keychain":
             do {
                 let keychain = try SharedKeychain(context: try ProcessContext.current())

@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// A fixture widget extension with one widget per reload policy, a steady one, and a "victim"
-/// that misbehaves as `$HOME/fixture-widget-mode` (its container) says (ok, crash, hang, garbage,
+/// that misbehaves as `$HOME/fixture-widget-mode` (its container) says (ok, crash, hang, memory, garbage,
 /// oversize, hostile). Every timeline it makes is logged, a line per kind, to
 /// `$HOME/fixture-widget-fetches.log` (its container), so tests count launches; each entry says which
 /// fetch of its kind it came from.
@@ -127,9 +127,27 @@ struct VictimProvider: TimelineProvider {
         let fetch = Fixture.logFetch("Victim")
         switch Fixture.mode {
         case "crash":
-            kill(getpid(), SIGKILL)
+            // A fault: process 1 of its own PID namespace ignores a signal it sends itself.
+            signal(SIGSEGV, SIG_DFL)
+            UnsafeMutablePointer<Int>(bitPattern: 8)!.pointee = 0
         case "hang":
             try? await Task.sleep(for: .seconds(3600))
+        case "memory":
+            // 2 GiB touched, sixteen times a widget's default limit: a memory cgroup ends the
+            // process; the address-space fallback refuses the allocation, and it says so.
+            let bytes = 2 << 30
+            if let memory = malloc(bytes) {
+                memset(memory, 1, bytes)
+                free(memory)
+                return Timeline(
+                    entries: [FixtureEntry(date: Date(), text: "Victim fetch \(fetch) touched")],
+                    policy: .never
+                )
+            }
+            return Timeline(
+                entries: [FixtureEntry(date: Date(), text: "Victim fetch \(fetch) refused")],
+                policy: .never
+            )
         case "garbage":
             // Bytes that are no frame, straight onto the host's connection.
             var bytes = [UInt8](repeating: 0xEE, count: 64)
