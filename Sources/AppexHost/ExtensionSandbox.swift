@@ -9,7 +9,9 @@ package import AppexSystem
 /// `$HOME`, not other groups, not the registry, not the keychain's files or keys); it connects to
 /// the network only with `com.apple.security.network.client` and listens only with
 /// `…network.server`; it runs no program outside its bundle unless its point's `AppexSandbox`
-/// allows helper processes. Enhanced security (`EXRequiresEnhancedSecurity`) adds no network
+/// allows helper processes; it is process 1 of its own PID namespace, with a `/proc` of its own;
+/// and it runs within the point's resource limits, or the defaults (``defaultLimits(widget:)``).
+/// Enhanced security (`EXRequiresEnhancedSecurity`) adds no network
 /// unless the point allows it, a seal checked at every launch, and refuses to launch where the
 /// kernel lacks a facility.
 package struct ExtensionSandbox: Sendable {
