@@ -52,6 +52,8 @@ declare -A baseline_of=(
   [aux.request.roundtrip]=defaults.notify
   [launch.first-reply.sandboxed]=launch.first-reply
   [launch.first-reply.enhanced]=launch.first-reply.sandboxed
+  [launch.first-reply.sandboxed.lone]=launch.first-reply.lone
+  [launch.first-reply.lone]=launch.first-reply.baseline
   [keychain.read.brokered]=keychain.read
 )
 # The benchmarks to run: the figures the filter selects, and their baselines.
@@ -117,6 +119,8 @@ explicit = {
     "aux.request.roundtrip": "defaults.notify",
     "launch.first-reply.sandboxed": "launch.first-reply",
     "launch.first-reply.enhanced": "launch.first-reply.sandboxed",
+    "launch.first-reply.sandboxed.lone": "launch.first-reply.lone",
+    "launch.first-reply.lone": "launch.first-reply.baseline",
     "keychain.read.brokered": "keychain.read",
 }
 def show_bytes(count):
@@ -129,7 +133,7 @@ if not p50:
     sys.exit("bench.sh: the benchmark run exported no wall-clock percentiles")
 # Figures whose target is a difference from their baseline (docs/DESIGN.md, issue 12).
 differences = {"widget.timeline.first", "widget.host.rss.20", "widget.recentcontacts.reload", "launch.first-reply.sandboxed",
-               "launch.first-reply.enhanced"}
+               "launch.first-reply.enhanced", "launch.first-reply.sandboxed.lone"}
 def figure(name, ours, base, unit=show):
     if base is None:
         print(f"figure: {name} ours={unit(ours)} baseline=missing ratio=n/a")

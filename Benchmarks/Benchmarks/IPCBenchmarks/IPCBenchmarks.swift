@@ -25,6 +25,10 @@
 //   (user, mount and PID namespaces, a private /tmp and /proc, the seccomp allowlist, the seal
 //   hashed at every launch). Baseline: launch.first-reply.sandboxed: the figure is what enhanced
 //   security adds.
+// - launch.first-reply.sandboxed.lone: launch.first-reply.sandboxed with 100 ms, untimed, after
+//   each launch, as a real host launches: on cgroup v1 joining the extension's cgroups waits for
+//   an RCU grace period unless another join passed moments before, which back-to-back launches
+//   hide (docs/DESIGN.md, issue 24, "Cost"). Baseline: launch.first-reply with the same pause.
 import AppexCore
 @_spi(Measurement) import AppexHost
 import AppexIPC
@@ -233,6 +237,30 @@ let benchmarks: @Sendable () -> Void = {
             _ = try await process.call([1])
             benchmark.stopMeasurement()
             process.invalidate()
+        }
+    }
+
+    Benchmark("launch.first-reply.sandboxed.lone", configuration: .init(timeUnits: .milliseconds, warmupIterations: 2, maxIterations: 30)) { benchmark in
+        let world = BenchWorld.shared
+        for _ in benchmark.scaledIterations {
+            benchmark.startMeasurement()
+            let process = try world.process(sandboxed: true)
+            _ = try await process.call([1])
+            benchmark.stopMeasurement()
+            process.invalidate()
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    Benchmark("launch.first-reply.lone", configuration: .init(timeUnits: .milliseconds, warmupIterations: 2, maxIterations: 30)) { benchmark in
+        let world = BenchWorld.shared
+        for _ in benchmark.scaledIterations {
+            benchmark.startMeasurement()
+            let process = try world.process(sandboxed: false)
+            _ = try await process.call([1])
+            benchmark.stopMeasurement()
+            process.invalidate()
+            try await Task.sleep(for: .milliseconds(100))
         }
     }
 
