@@ -1,13 +1,5 @@
 import Synchronization
 
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#elseif canImport(Musl)
-@preconcurrency import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A child process this process spawned and has not yet let go of: its pid, a pidfd where the
 /// kernel has them, and how it ended once the event thread reaped it.
 ///
@@ -61,7 +53,7 @@ package final class ChildProcess: Sendable {
             var exit = exit
             if let limit = endedFor.withLock({ $0 }) {
                 exit.exceededLimit = limit
-            } else if exit.signal == SIGKILL, let cgroup, cgroup.memoryLimitKills > 0 {
+            } else if exit.signal == Signal.kill, let cgroup, cgroup.memoryLimitKills > 0 {
                 exit.exceededLimit = .memory
             }
             status.withLock { $0 = exit }
