@@ -216,7 +216,7 @@ package enum Sandbox {
                 "a writable pids cgroup (the process limit then holds only through RLIMIT_NPROC, which root ignores)"
             )
         }
-        let cgroup = try ProcessCgroup.make(
+        let cgroup = ProcessCgroup.make(
             in: facilities.cgroups,
             maximumTasks: profile.maximumTasks,
             memoryBytes: memoryByAddressSpace ? nil : profile.memoryBytes
@@ -335,26 +335,27 @@ package struct SandboxedSpawn: Sendable {
     /// - Throws: ``SystemError`` naming the step that failed (`landlock_restrict_self`, …).
     package func run() async throws(SystemError) -> Int32 {
         let spawn = self
-        return try check(await SpawnerThread.shared.run { spawn.spawnHere() })
+        return try await SpawnerThread.shared.run({ spawn.spawnHere() }, afterwards: { spawn.settle($0) }).get()
     }
 
     /// As the async ``run()``, waiting on this thread.
     @available(*, noasync, message: "waits for the spawner thread; use the async run()")
     package func runWaiting() throws(SystemError) -> Int32 {
         let spawn = self
-        return try check(SpawnerThread.shared.run { spawn.spawnHere() })
+        return try SpawnerThread.shared.run({ spawn.spawnHere() }, afterwards: { spawn.settle($0) }).get()
     }
 
-    private func check(_ outcome: (result: Int32, step: Int32, pid: Int32)) throws(SystemError) -> Int32 {
-        guard outcome.result == 0 else {
-            throw SystemError(Sandbox.stepName(outcome.step) + "(\(executable.path))", Errno(rawValue: outcome.result))
-        }
-        return outcome.pid
+    /// After the spawn, on the spawner thread: its cgroups' reserve for the next one.
+    private func settle(_ outcome: Result<Int32, SystemError>) {
+        guard case .success(let pid) = outcome else { return }
+        ProcessCgroup.settleSpawn(of: sandbox?.cgroup, child: pid)
     }
 
-    /// The C spawn, on the calling thread: (errno or 0, the failed step, the pid).
-    private func spawnHere() -> (result: Int32, step: Int32, pid: Int32) {
+    /// The C spawn, on the calling thread: the pid, or what failed.
+    private func spawnHere() -> Result<Int32, SystemError> {
         let prepared = sandbox
+        let procs: [OwnedDescriptor]
+        do { procs = try ProcessCgroup.prepareSpawn(of: prepared?.cgroup) } catch { return .failure(error) }
         var pid: pid_t = 0
         var step: Int32 = 0
         var plan = cappex_sandbox()
@@ -365,7 +366,6 @@ package struct SandboxedSpawn: Sendable {
             plan.seccomp = prepared.seccompFlags
             plan.no_new_privs = 1
             plan.drop_root = prepared.dropsRoot ? 1 : 0
-            let procs = prepared.cgroup?.procs ?? []
             plan.cgroup_procs = (procs.first?.rawValue ?? -1, procs.dropFirst().first?.rawValue ?? -1)
             plan.namespaces = prepared.namespaces
             plan.private_tmp = prepared.privateTemporary ? 1 : 0
@@ -419,6 +419,10 @@ package struct SandboxedSpawn: Sendable {
                 }
             }
         }
-        return (result, step, pid)
+        withExtendedLifetime(procs) {}  // the child wrote to them before exec
+        guard result == 0 else {
+            return .failure(SystemError(Sandbox.stepName(step) + "(\(executable.path))", Errno(rawValue: result)))
+        }
+        return .success(pid)
     }
 }

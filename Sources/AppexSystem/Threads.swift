@@ -1,4 +1,6 @@
 // Plain POSIX threads for the few long-lived loops that must not hold a thread of Swift's pool.
+import CAppexSystem
+
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #elseif canImport(Musl)
@@ -35,6 +37,8 @@ package func startDetachedThread(name: String, _ body: @escaping @Sendable () ->
             let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
             #if canImport(Darwin)
             pthread_setname_np(String(box.name.prefix(15)))
+            #else
+            cappex_name_thread(box.name)  // as `ps -L` and crash reports show it
             #endif
             box.body()
             return nil

@@ -17,6 +17,25 @@
 
 #define CAPPEX_MAX_FDS 16
 
+void cappex_name_thread(const char *name) {
+#ifdef __linux__
+    char truncated[16];
+    strncpy(truncated, name, sizeof(truncated) - 1);
+    truncated[sizeof(truncated) - 1] = 0;
+    (void)prctl(PR_SET_NAME, truncated, 0, 0, 0);
+#else
+    (void)name;
+#endif
+}
+
+pid_t cappex_thread_id(void) {
+#ifdef __linux__
+    return (pid_t)syscall(SYS_gettid);
+#else
+    return getpid();
+#endif
+}
+
 int cappex_socketpair_cloexec(int type, int fds[2]) {
 #ifdef SOCK_CLOEXEC
     return socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, fds);

@@ -302,6 +302,76 @@ let hostileExecutable = URL(fileURLWithPath: echoExecutable).deletingLastPathCom
     }
 
     @Test(
+        "on cgroup v1, each extension is born in pids and memory groups of its own, with no migration: the spawner thread waits in the next launch's reserve group; once launched, the extension's groups hold only its own threads, under their limits",
+        arguments: [false, true]
+    )
+    func bornInItsGroups(enhanced: Bool) async throws {
+        let roots = Sandbox.facilities.cgroups
+        guard let memoryRoot = roots.memory, let pidsRoot = roots.pids, memoryRoot.hasSuffix("/memory") else {
+            return  // no writable v1 hierarchies here: the child joins its groups instead (DESIGN)
+        }
+        if enhanced { try fixture.declarePoint(["EXRequiresEnhancedSecurity": .boolean(true)]) }
+        let prefix = "appex.\(ProcessControl.processIdentifier)."
+        for id in ["com.example.first", "com.example.second", "com.example.third"] {
+            let process = try hostile(id: id)
+            defer { process.invalidate() }
+            _ = try await attempt(process, "allocate", "1024")
+            let pid = try #require(process.processIdentifier)
+            for (root, limitFile, limit) in [
+                (memoryRoot, "memory.limit_in_bytes", "\(512 << 20)"), (pidsRoot, "pids.max", "1024"),
+            ] {
+                let group = try #require(Self.group(of: "/proc/\(pid)", under: root), "\(id) in \(root)")
+                #expect(group.hasPrefix(root + "/" + prefix) && !group.contains(".r"), "\(group)")
+                // The spawner thread moves on, and the limit lands, just after the launch.
+                #expect(
+                    await eventually(within: 5) {
+                        let tasks = (try? String(contentsOfFile: group + "/tasks", encoding: .utf8)) ?? ""
+                        let threads = tasks.split(separator: "\n")
+                        return !threads.isEmpty
+                            && threads.allSatisfy { FileManager.default.fileExists(atPath: "/proc/\(pid)/task/\($0)") }
+                            && (try? String(contentsOfFile: group + "/" + limitFile, encoding: .utf8))?
+                                .trimmingCharacters(in: .whitespacesAndNewlines) == limit
+                    },
+                    "\(group) holds only \(id)'s threads, under \(limitFile) = \(limit)"
+                )
+            }
+        }
+        // Where the spawner thread waits: a reserve for the next launch, in both hierarchies.
+        let spawner = try #require(Self.spawnerThread(), "the appex.spawner thread")
+        for root in [memoryRoot, pidsRoot] {
+            #expect(
+                await eventually(within: 5) {
+                    Self.group(of: "/proc/self/task/\(spawner)", under: root)?.hasPrefix(root + "/" + prefix + "r")
+                        == true
+                },
+                "the spawner thread waits in a reserve under \(root)"
+            )
+        }
+    }
+
+    /// The v1 group `task` (a /proc directory) sits in under `root`, from its `cgroup` file.
+    static func group(of task: String, under root: String) -> String? {
+        guard let text = try? String(contentsOfFile: task + "/cgroup", encoding: .utf8) else { return nil }
+        let controller = URL(fileURLWithPath: root).lastPathComponent
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+            if fields.count == 3, fields[1].split(separator: ",").contains(Substring(controller)) {
+                return fields[2] == "/" ? root : root + fields[2]
+            }
+        }
+        return nil
+    }
+
+    /// This process's spawner thread's id (its name is appex.spawner).
+    static func spawnerThread() -> String? {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.first { task in
+            (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) == "appex.spawner"
+        }
+    }
+
+    @Test(
         "in both tiers, a call may use the CPU time its point allows (CPUSeconds, per call): calls that each stay within it go on, however many; one that spins past it is ended and reported as cpu-limit",
         arguments: [false, true]
     )

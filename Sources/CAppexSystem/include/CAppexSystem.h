@@ -15,6 +15,12 @@
 /// socketpair(AF_UNIX, type | SOCK_CLOEXEC); returns 0 or -1 with errno.
 int cappex_socketpair_cloexec(int type, int fds[2]);
 
+/// Names the calling thread (its first 15 bytes), as `ps -L` and /proc/self/task/N/comm show it.
+void cappex_name_thread(const char *name);
+
+/// The calling thread's id (gettid, which Glibc's Swift module does not export).
+pid_t cappex_thread_id(void);
+
 /// sendmsg of `length` bytes with up to `fd_count` descriptors (SCM_RIGHTS); MSG_NOSIGNAL.
 /// Returns the bytes sent or -1 with errno.
 ssize_t cappex_send_with_fds(int socket, const void *bytes, size_t length, const int *fds, int fd_count);
