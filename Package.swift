@@ -249,13 +249,28 @@ let package = Package(
             path: "Sources/AppexCLI",
             swiftSettings: strictSwift
         ),
+        // The seeds' own code (../shared/seeds), as the documents print it, one target per seed:
+        // imports changed, the lines of Examples/README.md's table changed, the app's own pieces
+        // in App.swift. Default Swift 6 settings, as a new user's package has.
+        .executableTarget(
+            name: "Seed001",
+            dependencies: ["AppexExtension"],
+            path: "Tests/Seeds/Seed001",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "Seed004",
+            dependencies: ["AppexHost"],
+            path: "Tests/Seeds/Seed004",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .testTarget(
             name: "AppexTests",
             dependencies: [
                 "AppexCore", "AppexCoding", "AppexIPC", "AppexHost", "AppexSystem", "AppexTesting", "appex",
                 "AppexStore", "AppexSQLite", "AppexAuth", "AppexAuthLogin", "AppexFixtureStore", "AppexFixtureAuth",
                 "AppexFixtureEcho", "AppexFixtureHostile", "AppexFixtureShared", "AppexFixtureTranslate",
-                "AppexFixtureHost", "AppexFixtureSeedHost",
+                "AppexFixtureHost", "AppexFixtureSeedHost", "Seed001", "Seed004",
                 "AppexFixtureInterfaces", "AppexWidgetKit", "AppexWidgetHost", "AppexFixtureWidget",
                 "AppexFixtureWidgetApp", "AppexSecureStore", "AppexFixtureSecureStore",
                 .product(name: "Logging", package: "swift-log"),

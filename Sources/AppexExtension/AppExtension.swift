@@ -32,7 +32,11 @@ import Synchronization
 /// ExtensionPointIdentifier(host:name:)`); give one of them.
 /// The process talks to its host over an inherited socket (descriptor 3), never standard
 /// output, so stray `print`s cannot corrupt the channel.
-public protocol AppExtension {
+///
+/// An extension's entry type is `Sendable`: it is made once and only read, and its
+/// configuration's handlers (which run concurrently) capture it, as seed 001's generic
+/// `Handler<E>` stores `let appex: E` and its `ConnectionHandler` closure captures `self`.
+public protocol AppExtension: Sendable {
     /// The configuration's type.
     associatedtype Configuration: AppExtensionConfiguration
 

@@ -107,6 +107,19 @@ extension AppExtensionPoint {
             )
         }
 
+        /// Starts monitoring `appExtensionPoint` of the running app: the labelled spelling of
+        /// ``init(_:environment:logger:)``, as ExtensionKit's documentation writes it
+        /// (`AppExtensionPoint.Monitor(appExtensionPoint: someExtensionPoint)`).
+        ///
+        /// - Throws: ``/AppexSystem/AppexError`` as ``init(_:environment:logger:)``.
+        public convenience init(
+            appExtensionPoint: AppExtensionPoint,
+            environment: AppexEnvironment = .current(),
+            logger: Logger = Logger(label: "appex.monitor", factory: { _ in SwiftLogNoOpLogHandler() })
+        ) async throws(AppexError) {
+            try await self.init(appExtensionPoint, environment: environment, logger: logger)
+        }
+
         deinit { core.stop() }
 
         /// The enabled, valid extensions of the monitored points (observable).

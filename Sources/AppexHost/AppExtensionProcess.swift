@@ -74,6 +74,21 @@ public final class AppExtensionProcess: Sendable {
             self.logger = logger
             self.onInterruption = onInterruption
         }
+        /// A configuration for `identity` of the running app, as ExtensionKit's
+        /// `AppExtensionProcess.Configuration(appExtensionIdentity:onInterruption:)`: the host is
+        /// the app bundle holding the running executable (or `APPEX_MAIN_BUNDLE`; see
+        /// ``/AppexCore/AppexBundle/mainBundlePath()``), and `onInterruption` takes no argument,
+        /// as Apple's does. A process outside any app fails its launch with `not-found`, saying so.
+        public init(
+            appExtensionIdentity identity: AppExtensionIdentity,
+            onInterruption: @escaping @Sendable () -> Void = {}
+        ) {
+            self.init(
+                identity: identity,
+                hostBundlePath: (try? AppexBundle.mainBundlePath()) ?? "",
+                onInterruption: { _ in onInterruption() }
+            )
+        }
     }
 
     /// A handler for ``Configuration/exportedHandler`` that decodes each request as `Request`
@@ -184,8 +199,11 @@ public final class AppExtensionProcess: Sendable {
         if let discovery {
             found = discovery
         } else {
+            // No host path: the running app's, whose absence says where it looked.
+            let hostPath =
+                configuration.hostBundlePath.isEmpty ? try AppexBundle.mainBundlePath() : configuration.hostBundlePath
             found = try ExtensionDiscovery(
-                hostBundleAt: configuration.hostBundlePath,
+                hostBundleAt: hostPath,
                 environment: configuration.environment
             )
         }

@@ -1,0 +1,97 @@
+import AppexCore
+import AppexHost
+import AppexSystem
+import AppexTesting
+import Foundation
+import Testing
+
+/// The seeds' own code, as the documents print it (Tests/Seeds; the lines a port changes are
+/// Examples/README.md's table), run against the real parts: a bundled, signed, sandboxed
+/// extension answering a host, a host app monitoring its point.
+@Suite struct SeedCodeTests {
+    /// A seed target's executable, built beside the tests.
+    static func seedExecutable(_ name: String) -> String {
+        URL(fileURLWithPath: appexExecutable).deletingLastPathComponent().appendingPathComponent(name).path
+    }
+
+    struct TranslateMessage: Codable, Sendable { var text: String }
+    struct TranslateResponse: Codable, Sendable { var translatedText: String }
+
+    @Test(
+        "seed 001: the translate listing (generic Handler<E> storing its extension, ConnectionHandler capturing self, XPCPeerHandler answering any Encodable) answers a host's session messages, bundled, signed and sandboxed"
+    )
+    func seed001Translates() async throws {
+        let tests = try ExtensionProcessTests()
+        // The seed binds to com.example.hostapp's HostAppFeature, the fixture host's point.
+        let identity = try tests.installEcho(id: "com.example.seed001", executable: Self.seedExecutable("Seed001"))
+        let process = try tests.process(identity)
+        defer { process.invalidate() }
+        let session = try await process.makeSession()
+        let reply = try await session.send(TranslateMessage(text: "Hello"), expecting: TranslateResponse.self)
+        #expect(reply.translatedText == "bonjour")
+        let other = try await session.send(TranslateMessage(text: "Linux"), expecting: TranslateResponse.self)
+        #expect(other.translatedText == "[Linux]")
+    }
+
+    @Test(
+        "seed 004: both listings run in a host app: Monitor(point) and Monitor(appExtensionPoint:) find the running app as their host; the snapshot lists what is installed, and Observations delivers an install"
+    )
+    func seed004Monitors() async throws {
+        let world = try AppexTestEnvironment()
+        let key = world.root.appending("team.key")
+        try world.team.write(to: key)
+        let app = world.root.appending("Seed004.app")
+        let made = try await appex(
+            "bundle",
+            "--executable",
+            Self.seedExecutable("Seed004"),
+            "--output",
+            app,
+            "--identifier",
+            "com.example.seed004",
+            "--sources",
+            packageRoot + "/Tests/Seeds/Seed004",
+            "--key",
+            key,
+            in: world
+        )
+        #expect(made.status == 0, "\(made.standardError)")
+        let point = "com.example.seed004.MyExampleExtensionPoint"
+        try FixtureBundles.makeExtension(
+            in: app + "/Extensions",
+            name: "First",
+            bundleIdentifier: "com.example.first",
+            extensionPoint: point,
+            signedBy: world.team
+        )
+        let executable = app + "/" + (AppexBundle.load(at: app).info.executableName ?? "")
+        let child = try LineChild(executable, ["3"], environment: world.processVariables)
+        defer { child.end() }
+        func nextLine() async -> String? { await readLines([child], within: 30).first ?? nil }
+        #expect(await nextLine() == "snapshot com.example.first")
+        #expect(await nextLine() == "update com.example.first")
+        try FixtureBundles.makeExtension(
+            in: app + "/Extensions",
+            name: "Second",
+            bundleIdentifier: "com.example.second",
+            extensionPoint: point,
+            signedBy: world.team
+        )
+        #expect(await nextLine() == "update com.example.first,com.example.second")
+    }
+
+    @Test(
+        "ExtensionKit's Configuration(appExtensionIdentity:onInterruption:) takes its host from the running app; run from no .app, the launch fails with not-found, saying where it looked"
+    )
+    func configurationWithoutHostPath() async throws {
+        let tests = try ExtensionProcessTests()
+        let identity = try tests.installEcho()
+        let configuration = AppExtensionProcess.Configuration(appExtensionIdentity: identity, onInterruption: {})
+        #expect(configuration.hostBundlePath.isEmpty)  // the test runner is in no .app
+        let error = await #expect(throws: AppexError.self) {
+            _ = try await AppExtensionProcess(configuration: configuration)
+        }
+        #expect(error?.code == .notFound, "\(String(describing: error))")
+        #expect(error?.message.contains("APPEX_MAIN_BUNDLE") == true, "\(String(describing: error))")
+    }
+}
