@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "AppexAuth", targets: ["AppexAuth"]),
         .library(name: "AppexAuthLogin", targets: ["AppexAuthLogin"]),
         .library(name: "AppexSecureStore", targets: ["AppexSecureStore"]),
+        .library(name: "AppexSalesforce", targets: ["AppexSalesforce"]),
         .library(name: "AppexTesting", targets: ["AppexTesting"]),
         .library(name: "AppexWidgetKit", targets: ["AppexWidgetKit"]),
         .library(name: "AppexWidgetHost", targets: ["AppexWidgetHost"]),
@@ -75,6 +76,12 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
+            swiftSettings: strictSwift
+        ),
+        // The vendors' facades: their names mapped onto Appex's types, nothing more.
+        .target(
+            name: "AppexSalesforce",
+            dependencies: ["AppexStore"],
             swiftSettings: strictSwift
         ),
         .target(
@@ -144,7 +151,9 @@ let package = Package(
         .target(name: "CAppexFixtureHostile", path: "Tests/Fixtures/CAppexFixtureHostile"),
         .executableTarget(
             name: "AppexFixtureShared",
-            dependencies: ["AppexExtension", "AppexFixtureInterfaces", "AppexStore", "AppexAuth", "AppexSystem"],
+            dependencies: [
+                "AppexExtension", "AppexFixtureInterfaces", "AppexStore", "AppexSalesforce", "AppexAuth", "AppexSystem",
+            ],
             path: "Tests/Fixtures/AppexFixtureShared",
             swiftSettings: strictSwift
         ),
@@ -253,6 +262,12 @@ let package = Package(
         // imports changed, the lines of Examples/README.md's table changed, the app's own pieces
         // in App.swift. Default Swift 6 settings, as a new user's package has.
         .executableTarget(
+            name: "Seed000",
+            dependencies: ["AppexExtension", "AppexSalesforce"],
+            path: "Tests/Seeds/Seed000",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
             name: "Seed001",
             dependencies: ["AppexExtension"],
             path: "Tests/Seeds/Seed001",
@@ -268,9 +283,10 @@ let package = Package(
             name: "AppexTests",
             dependencies: [
                 "AppexCore", "AppexCoding", "AppexIPC", "AppexHost", "AppexSystem", "AppexTesting", "appex",
-                "AppexStore", "AppexSQLite", "AppexAuth", "AppexAuthLogin", "AppexFixtureStore", "AppexFixtureAuth",
+                "AppexStore", "AppexSalesforce", "AppexSQLite", "AppexAuth", "AppexAuthLogin", "AppexFixtureStore",
+                "AppexFixtureAuth",
                 "AppexFixtureEcho", "AppexFixtureHostile", "AppexFixtureShared", "AppexFixtureTranslate",
-                "AppexFixtureHost", "AppexFixtureSeedHost", "Seed001", "Seed004",
+                "AppexFixtureHost", "AppexFixtureSeedHost", "Seed000", "Seed001", "Seed004",
                 "AppexFixtureInterfaces", "AppexWidgetKit", "AppexWidgetHost", "AppexFixtureWidget",
                 "AppexFixtureWidgetApp", "AppexSecureStore", "AppexFixtureSecureStore",
                 .product(name: "Logging", package: "swift-log"),

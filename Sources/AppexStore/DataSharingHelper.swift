@@ -26,7 +26,7 @@ import Synchronization
 /// (an extension, or a host app launched with `APPEX_BUNDLE_PATH`), found at its first use. A
 /// host app that finds its bundle otherwise sets ``shared`` to a helper made with
 /// ``init(context:environment:)`` before its first use, as tests do.
-/// `SFSDKDatasharingHelper` is this type's alias, and ``sharedInstance()`` the SDK's accessor.
+/// AppexSalesforce spells it as the SDK does: `SFSDKDatasharingHelper.sharedInstance()`.
 public final class DataSharingHelper: Sendable {
     /// Where the helper's ``DataSharing`` comes from.
     private enum Source: Sendable {
@@ -73,10 +73,6 @@ public final class DataSharingHelper: Sendable {
         get { installed.withLock { $0 } }
         set { installed.withLock { $0 = newValue } }
     }
-
-    /// The process's helper, as the Salesforce SDK's `+[SFSDKDatasharingHelper sharedInstance]`
-    /// spells it: ``shared``.
-    public static func sharedInstance() -> DataSharingHelper { shared }
 
     // MARK: - The settings
 
@@ -251,7 +247,3 @@ public final class DataSharingHelper: Sendable {
     /// own suite, and a switch is a sequence of transactions.
     private static let serial = Mutex(())
 }
-
-/// The Salesforce Mobile SDK's name for ``DataSharingHelper``, so that
-/// `SFSDKDatasharingHelper.sharedInstance().appGroupEnabled = true` compiles as written.
-public typealias SFSDKDatasharingHelper = DataSharingHelper

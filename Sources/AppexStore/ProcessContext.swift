@@ -74,21 +74,30 @@ public struct ProcessContext: Sendable, Hashable {
         self.init(bundleIdentifier: identifier, team: team, entitlements: bundle.entitlements, kind: bundle.kind)
     }
 
-    /// The running extension's context, from the bundle its host launched it from
-    /// (`APPEX_BUNDLE_PATH`).
+    /// The running process's context: an extension's from the bundle its host launched it from
+    /// (`APPEX_BUNDLE_PATH`), an app's from the `.app` that holds its executable, as Apple's
+    /// platforms know `Bundle.main` (``/AppexCore/AppexBundle/mainBundlePath()``, which
+    /// `APPEX_MAIN_BUNDLE` overrides).
     ///
-    /// The bundle is read and its seal checked at the first call (with
+    /// The bundle is read and its seal checked at the first call (an extension's with
     /// ``/AppexCore/AppexBundle/loadRunning(at:)``: its executable must be this process's image, which its
-    /// launcher hashed); later calls in the process answer the same context.
+    /// launcher hashed; an app's in full); later calls in the process answer the same context.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `untrustedProcess` when the process was not launched by a host,
-    ///   or its bundle cannot vouch for it (checked again at the next call).
+    /// - Throws: ``/AppexSystem/AppexError`` `untrustedProcess` when the process was neither launched by a
+    ///   host nor runs from an app bundle, or its bundle cannot vouch for it (checked again at
+    ///   the next call).
     public static func current() throws(AppexError) -> ProcessContext {
         guard let path = ProcessInfo.processInfo.environment["APPEX_BUNDLE_PATH"], !path.isEmpty else {
-            throw AppexError(
-                .untrustedProcess,
-                "APPEX_BUNDLE_PATH is not set: not launched by an Appex host; make a context with ProcessContext(bundleAt:)"
-            )
+            guard let app = try? AppexBundle.mainBundlePath() else {
+                throw AppexError(
+                    .untrustedProcess,
+                    "APPEX_BUNDLE_PATH is not set and the executable is in no .app: neither launched by an Appex host nor run from an app bundle; make a context with ProcessContext(bundleAt:)"
+                )
+            }
+            if let known = checked.withLock({ $0 }), known.path == app { return known.context }
+            let context = try ProcessContext(bundleAt: app)
+            checked.withLock { $0 = (app, context) }
+            return context
         }
         if let known = checked.withLock({ $0 }), known.path == path { return known.context }
         // The bundle's executable is this process's image, hashed by its launcher: not again.

@@ -1,4 +1,5 @@
 import AppexCore
+import AppexSalesforce
 import AppexStore
 import AppexTesting
 import Foundation

@@ -7,6 +7,7 @@
 import AppexCore
 import AppexFixtureInterfaces
 import AppexHost
+import AppexSalesforce
 import AppexStore
 import AppexTesting
 import Foundation

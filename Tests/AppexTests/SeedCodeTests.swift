@@ -81,6 +81,62 @@ import Testing
     }
 
     @Test(
+        "seed 000, in Swift with the SDK's names through AppexSalesforce: the app run from its .app sets userLoggedIn in the group; its extension, launched by the app's host, reads it, and reads it change at logout"
+    )
+    func seed000SharesLoginStatus() async throws {
+        let world = try AppexTestEnvironment()
+        let key = world.root.appending("team.key")
+        try world.team.write(to: key)
+        let group = "group.com.salesforce.mobilesyncexplorer"
+        let entitlements = Entitlements(applicationGroups: [group], keychainAccessGroups: [])
+        let plist = world.root.appending("shared.plist")
+        try FixtureBundles.write(PropertyListFormat.xml.encode(entitlements.propertyList), to: plist)
+        let app = world.root.appending("MobileSyncExplorer.app")
+        let made = try await appex(
+            "bundle",
+            "--executable",
+            Self.seedExecutable("Seed000"),
+            "--output",
+            app,
+            "--identifier",
+            "com.salesforce.mobilesyncexplorer",
+            "--open-extension-point",
+            "RecentContacts",
+            "--entitlements",
+            plist,
+            "--key",
+            key,
+            in: world
+        )
+        #expect(made.status == 0, "\(made.standardError)")
+        try FixtureBundles.bundle(
+            executable: Self.seedExecutable("Seed000"),
+            in: app + "/Extensions",
+            name: "RecentContacts",
+            bundleIdentifier: "com.salesforce.mobilesyncexplorer.recentcontacts",
+            entitlements: entitlements,
+            signedBy: world.team
+        )
+        let executable = app + "/" + (AppexBundle.load(at: app).info.executableName ?? "")
+        // The app, at startup with a user logged in: the seed's lines need no context of ours.
+        let login = try await run(executable, ["app", "login"], environment: world.processVariables)
+        #expect(login.status == 0 && login.standardOutput == "userLoggedIn true\n", "\(login.standardError)")
+
+        let found = try ExtensionDiscovery(hostBundleAt: app, environment: world.environment).snapshot().extensions
+        let identity = try #require(
+            found.first { $0.bundleIdentifier == "com.salesforce.mobilesyncexplorer.recentcontacts" }?.identity
+        )
+        let process = try await AppExtensionProcess(
+            configuration: .init(identity: identity, hostBundlePath: app, environment: world.environment)
+        )
+        defer { process.invalidate() }
+        #expect(try await process.send("userLoggedIn?", expecting: Bool.self) == true)
+        let logout = try await run(executable, ["app", "logout"], environment: world.processVariables)
+        #expect(logout.status == 0 && logout.standardOutput == "userLoggedIn false\n", "\(logout.standardError)")
+        #expect(try await process.send("userLoggedIn?", expecting: Bool.self) == false)
+    }
+
+    @Test(
         "ExtensionKit's Configuration(appExtensionIdentity:onInterruption:) takes its host from the running app; run from no .app, the launch fails with not-found, saying where it looked"
     )
     func configurationWithoutHostPath() async throws {

@@ -4,6 +4,7 @@
 import AppexAuth
 import AppexExtension
 import AppexFixtureInterfaces
+import AppexSalesforce
 import AppexStore
 import Foundation
 

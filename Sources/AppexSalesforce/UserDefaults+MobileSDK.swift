@@ -1,3 +1,4 @@
+public import AppexStore
 public import Foundation
 
 extension UserDefaults {
@@ -5,7 +6,7 @@ extension UserDefaults {
     /// when data sharing is on, the process's own otherwise — so that
     /// `UserDefaults.msdkUserDefaults().set(true, forKey: "userLoggedIn")` compiles as written.
     ///
-    /// It returns ``ProcessDefaults`` (Appex's defaults, in its stores), not a `UserDefaults`:
-    /// ``DataSharingHelper/defaults`` of ``DataSharingHelper/shared``.
+    /// It returns `ProcessDefaults` (Appex's defaults, in its stores), not a `UserDefaults`:
+    /// `DataSharingHelper.shared.defaults`.
     public static func msdkUserDefaults() -> ProcessDefaults { DataSharingHelper.shared.defaults }
 }
