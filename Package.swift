@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "AppexAuthLogin", targets: ["AppexAuthLogin"]),
         .library(name: "AppexSecureStore", targets: ["AppexSecureStore"]),
         .library(name: "AppexSalesforce", targets: ["AppexSalesforce"]),
+        .library(name: "AppexCurity", targets: ["AppexCurity"]),
         .library(name: "AppexTesting", targets: ["AppexTesting"]),
         .library(name: "AppexWidgetKit", targets: ["AppexWidgetKit"]),
         .library(name: "AppexWidgetHost", targets: ["AppexWidgetHost"]),
@@ -82,6 +83,11 @@ let package = Package(
         .target(
             name: "AppexSalesforce",
             dependencies: ["AppexStore"],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "AppexCurity",
+            dependencies: ["AppexAuth", "AppexStore"],
             swiftSettings: strictSwift
         ),
         .target(

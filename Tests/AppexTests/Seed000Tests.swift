@@ -1,6 +1,6 @@
 // Seed 000 — the Salesforce Mobile SDK's MobileSyncExplorer and its widget extension — with the
 // seed's own lines as written. Only their imports changed: `import SalesforceSDKCore` became
-// `import AppexStore`. The names they use are AppexStore's aliases:
+// `import AppexSalesforce`. The names they use are the facade's, over AppexStore:
 //   SFSDKDatasharingHelper         = DataSharingHelper (sharedInstance() is DataSharingHelper.shared)
 //   UserDefaults.msdkUserDefaults() = AppexStore's extension on Foundation's UserDefaults,
 //                                     returning ProcessDefaults (DataSharingHelper.shared.defaults)
