@@ -280,6 +280,12 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .executableTarget(
+            name: "Seed003",
+            dependencies: ["AppexCurity", "AppexExtension", "AppexStore"],
+            path: "Tests/Seeds/Seed003",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
             name: "Seed004",
             dependencies: ["AppexHost"],
             path: "Tests/Seeds/Seed004",
@@ -292,7 +298,7 @@ let package = Package(
                 "AppexStore", "AppexSalesforce", "AppexSQLite", "AppexAuth", "AppexAuthLogin", "AppexFixtureStore",
                 "AppexFixtureAuth",
                 "AppexFixtureEcho", "AppexFixtureHostile", "AppexFixtureShared", "AppexFixtureTranslate",
-                "AppexFixtureHost", "AppexFixtureSeedHost", "Seed000", "Seed001", "Seed004",
+                "AppexFixtureHost", "AppexFixtureSeedHost", "Seed000", "Seed001", "Seed003", "Seed004",
                 "AppexFixtureInterfaces", "AppexWidgetKit", "AppexWidgetHost", "AppexFixtureWidget",
                 "AppexFixtureWidgetApp", "AppexSecureStore", "AppexFixtureSecureStore",
                 .product(name: "Logging", package: "swift-log"),

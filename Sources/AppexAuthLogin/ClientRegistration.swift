@@ -14,13 +14,17 @@ extension OAuthLogin {
     ///   - name: the client's name.
     ///   - grantTypes: what it will use (besides `refresh_token`, some servers allow one).
     ///   - redirectURIs: its redirect URIs (loopback ones for code + PKCE).
+    ///   - template: a template client the server copies the new client's settings from (RFC
+    ///     7591's `software_id`, as Curity's templatized registration names it); the request then
+    ///     names no grant types, redirect URIs or authentication method of its own.
     /// - Throws: ``/AppexSystem/AppexError`` `configuration` when the server has no registration endpoint,
-    ///   `rejected` with the server's error, `retryable`, `storage`.
+    ///   `rejected` with the server's error (a template it does not know), `retryable`, `storage`.
     @discardableResult
     public func registerClient(
         name: String,
         grantTypes: [String] = ["password", "refresh_token"],
-        redirectURIs: [URL] = []
+        redirectURIs: [URL] = [],
+        template: String? = nil
     ) async throws(AppexError) -> RegisteredClient {
         let configuration = tokenManager.configuration
         let endpoints = try await configuration.resolvedEndpoints()
@@ -32,10 +36,11 @@ extension OAuthLogin {
         }
         struct Metadata: Encodable {
             var client_name: String
-            var grant_types: [String]
-            var redirect_uris: [String]
-            var token_endpoint_auth_method = "none"
+            var grant_types: [String]?
+            var redirect_uris: [String]?
+            var token_endpoint_auth_method: String?
             var scope: String
+            var software_id: String?
         }
         var request = URLRequest(url: endpoint)
         request.httpMethod = "POST"
@@ -45,9 +50,11 @@ extension OAuthLogin {
             request.httpBody = try JSONEncoder().encode(
                 Metadata(
                     client_name: name,
-                    grant_types: grantTypes,
-                    redirect_uris: redirectURIs.map(\.absoluteString),
-                    scope: configuration.scopes.joined(separator: " ")
+                    grant_types: template == nil ? grantTypes : nil,
+                    redirect_uris: template == nil ? redirectURIs.map(\.absoluteString) : nil,
+                    token_endpoint_auth_method: template == nil ? "none" : nil,
+                    scope: configuration.scopes.joined(separator: " "),
+                    software_id: template
                 )
             )
         } catch {

@@ -1,9 +1,16 @@
+import AppexAuth
+import AppexAuthLogin
 import AppexCore
 import AppexHost
+import AppexStore
 import AppexSystem
 import AppexTesting
 import Foundation
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// The seeds' own code, as the documents print it (Tests/Seeds; the lines a port changes are
 /// Examples/README.md's table), run against the real parts: a bundled, signed, sandboxed
@@ -134,6 +141,84 @@ import Testing
         let logout = try await run(executable, ["app", "logout"], environment: world.processVariables)
         #expect(logout.status == 0 && logout.standardOutput == "userLoggedIn false\n", "\(logout.standardError)")
         #expect(try await process.send("userLoggedIn?", expecting: Bool.self) == false)
+    }
+
+    struct RefreshRequest: Codable, Sendable {
+        var issuer: String
+        var clientID: String
+    }
+
+    @Test(
+        "seed 003 through AppexCurity: the host registers a client from the server's template (DCR) and stores its tokens in the group's defaults; the extension's listing refreshes them as the registered client, against the real server, and writes them back; the registration gone, the server refuses"
+    )
+    func seed003RefreshesHostToken() async throws {
+        try await OAuthServer.start()
+        let tests = try ExtensionProcessTests()
+        let world = tests.fixture.world
+        let group = "group.com.example.app"
+        let keychainGroup = "TEAMID.com.example.app.shared"
+        let entitlements = Entitlements(applicationGroups: [group], keychainAccessGroups: [keychainGroup])
+        let host = ProcessContext(
+            bundleIdentifier: HostFixture.hostIdentifier,
+            team: world.team.teamIdentifier,
+            entitlements: entitlements,
+            kind: .hostApp
+        )
+        let configuration = OAuthConfiguration(
+            issuer: OAuthServer.issuer,
+            clientID: "swift-public",
+            scopes: ["read", "write"],
+            appGroup: group,
+            keychainAccessGroup: keychainGroup
+        )
+        let accessor = try HostAccessorBuilder(
+            configuration: configuration,
+            context: host,
+            environment: world.environment
+        )
+        .option(.oauth).build()
+        // The host registers from the template (no grant types of its own: the template's) and
+        // runs the flow; then it persists the token response where the extension reads it.
+        let notTemplate = await #expect(throws: AppexError.self) {
+            try await accessor.login.registerClient(name: "seed003", template: "swift-public")
+        }
+        #expect(notTemplate?.code == .rejected && notTemplate?.context.oauthError == "invalid_client_metadata")
+        let client = try await accessor.login.registerClient(name: "seed003", template: "dcr-template-client-haapi-ios")
+        try await accessor.login.password(user: "ada", password: "lovelace")
+        let tokens = try #require(try accessor.tokenManager.storedTokens())
+        let defaults = try SharedDefaults(group: AppGroup(group, context: host, environment: world.environment))
+        try defaults.set(JSONEncoder().encode(tokens), forKey: "haapi.token")
+
+        var values: [String: PropertyListValue] = [:]
+        values[Entitlements.Key.networkClient] = .boolean(true)
+        let identity = try tests.installEcho(
+            id: "com.example.seed003",
+            entitlements: Entitlements(
+                applicationGroups: [group],
+                keychainAccessGroups: [keychainGroup],
+                values: values
+            ),
+            executable: Self.seedExecutable("Seed003")
+        )
+        let process = try tests.process(identity)
+        defer { process.invalidate() }
+        let request = RefreshRequest(issuer: OAuthServer.issuer.absoluteString, clientID: "swift-public")
+        let before = try await OAuthServer.stats()["\(client.clientID).refresh_token.200"] ?? 0
+        #expect(try await process.send(request, expecting: [String].self) == ["successfulToken"])
+        #expect(try await OAuthServer.stats()["\(client.clientID).refresh_token.200"] ?? 0 == before + 1)
+        let written = try #require(defaults.data(forKey: "haapi.token"))
+        let refreshed = try JSONDecoder().decode(TokenSet.self, from: written)
+        #expect(refreshed.accessToken != tokens.accessToken && refreshed.refreshToken != tokens.refreshToken)
+        var me = URLRequest(url: OAuthServer.issuer.appendingPathComponent("api/me"))
+        me.setValue("Bearer \(refreshed.accessToken)", forHTTPHeaderField: "Authorization")
+        let (_, response) = try await URLSession.shared.data(for: me)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+
+        // Without the registration the extension refreshes as the configuration's own client,
+        // which the server refuses for a token of another client's.
+        try await accessor.login.deleteRegistration()
+        let refused = try await process.send(request, expecting: [String].self)
+        #expect(refused.first?.hasPrefix("errorToken invalid_") == true, "\(refused)")
     }
 
     @Test(

@@ -3,6 +3,7 @@ from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand
 from oauth2_provider.models import Application
 
+from appex_oauth.registration import TEMPLATE_NAME, TEMPLATES
 from appex_oauth.views import seed_contacts
 
 USERS = [("ada", "lovelace", "Ada", "Lovelace"), ("grace", "hopper", "Grace", "Hopper")]
@@ -29,6 +30,19 @@ class Command(BaseCommand):
                 client_id=client,
                 defaults=dict(
                     name=client,
+                    client_type=Application.CLIENT_PUBLIC,
+                    authorization_grant_type=Application.GRANT_PASSWORD,
+                    redirect_uris="http://127.0.0.1/callback",
+                    skip_authorization=True,
+                    algorithm="",
+                ),
+            )
+        # Template clients: a registration that names one by software_id copies its settings.
+        for template in TEMPLATES:
+            Application.objects.update_or_create(
+                client_id=template,
+                defaults=dict(
+                    name=TEMPLATE_NAME,
                     client_type=Application.CLIENT_PUBLIC,
                     authorization_grant_type=Application.GRANT_PASSWORD,
                     redirect_uris="http://127.0.0.1/callback",
