@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "AppexSecureStore", targets: ["AppexSecureStore"]),
         .library(name: "AppexSalesforce", targets: ["AppexSalesforce"]),
         .library(name: "AppexCurity", targets: ["AppexCurity"]),
+        .library(name: "AppexSAP", targets: ["AppexSAP"]),
         .library(name: "AppexTesting", targets: ["AppexTesting"]),
         .library(name: "AppexWidgetKit", targets: ["AppexWidgetKit"]),
         .library(name: "AppexWidgetHost", targets: ["AppexWidgetHost"]),
@@ -88,6 +89,11 @@ let package = Package(
         .target(
             name: "AppexCurity",
             dependencies: ["AppexAuth", "AppexStore"],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "AppexSAP",
+            dependencies: ["AppexAuth", "AppexAuthLogin", "AppexCore", "AppexSecureStore", "AppexStore"],
             swiftSettings: strictSwift
         ),
         .target(
@@ -280,6 +286,14 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .executableTarget(
+            name: "Seed002",
+            dependencies: [
+                "AppexSAP", "AppexExtension", "AppexSecureStore", "AppexStore", "AppexAuth", "AppexAuthLogin",
+            ],
+            path: "Tests/Seeds/Seed002",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
             name: "Seed003",
             dependencies: ["AppexCurity", "AppexExtension", "AppexStore"],
             path: "Tests/Seeds/Seed003",
@@ -295,10 +309,11 @@ let package = Package(
             name: "AppexTests",
             dependencies: [
                 "AppexCore", "AppexCoding", "AppexIPC", "AppexHost", "AppexSystem", "AppexTesting", "appex",
-                "AppexStore", "AppexSalesforce", "AppexSQLite", "AppexAuth", "AppexAuthLogin", "AppexFixtureStore",
+                "AppexStore", "AppexSalesforce", "AppexSAP", "AppexSQLite", "AppexAuth", "AppexAuthLogin",
+                "AppexFixtureStore",
                 "AppexFixtureAuth",
                 "AppexFixtureEcho", "AppexFixtureHostile", "AppexFixtureShared", "AppexFixtureTranslate",
-                "AppexFixtureHost", "AppexFixtureSeedHost", "Seed000", "Seed001", "Seed003", "Seed004",
+                "AppexFixtureHost", "AppexFixtureSeedHost", "Seed000", "Seed001", "Seed002", "Seed003", "Seed004",
                 "AppexFixtureInterfaces", "AppexWidgetKit", "AppexWidgetHost", "AppexFixtureWidget",
                 "AppexFixtureWidgetApp", "AppexSecureStore", "AppexFixtureSecureStore",
                 .product(name: "Logging", package: "swift-log"),

@@ -2,6 +2,7 @@ import AppexAuth
 import AppexAuthLogin
 import AppexCore
 import AppexHost
+import AppexSAP
 import AppexStore
 import AppexSystem
 import AppexTesting
@@ -219,6 +220,96 @@ import FoundationNetworking
         try await accessor.login.deleteRegistration()
         let refused = try await process.send(request, expecting: [String].self)
         #expect(refused.first?.hasPrefix("errorToken invalid_") == true, "\(refused)")
+    }
+
+    @Test(
+        "seed 002 through AppexSAP: the app onboards its passcode-protected store with the listing's StoreManagerStep; its widget puts a data request carrying the paired key's share; the app's background run (the listing's backgroundSteps, its AuxiliaryCommunicationStep) answers it from the store opened by that share"
+    )
+    func seed002AnswersDataRequest() async throws {
+        try await OAuthServer.start()
+        let world = try AppexTestEnvironment()
+        let key = world.root.appending("team.key")
+        try world.team.write(to: key)
+        let entitlements = Entitlements(
+            applicationGroups: ["group.com.example.sap"],
+            keychainAccessGroups: ["TEAMID.com.example.sap.shared"]
+        )
+        let plist = world.root.appending("shared.plist")
+        try FixtureBundles.write(PropertyListFormat.xml.encode(entitlements.propertyList), to: plist)
+        let app = world.root.appending("SAPDemo.app")
+        let made = try await appex(
+            "bundle",
+            "--executable",
+            Self.seedExecutable("Seed002"),
+            "--output",
+            app,
+            "--identifier",
+            "com.example.sapapp",
+            "--open-extension-point",
+            "SAPWidget",
+            "--entitlements",
+            plist,
+            "--key",
+            key,
+            in: world
+        )
+        #expect(made.status == 0, "\(made.standardError)")
+        try FixtureBundles.bundle(
+            executable: Self.seedExecutable("Seed002"),
+            in: app + "/Extensions",
+            name: "BalanceWidget",
+            bundleIdentifier: "com.example.sapapp.widget",
+            entitlements: entitlements,
+            signedBy: world.team
+        )
+        let executable = app + "/" + (AppexBundle.load(at: app).info.executableName ?? "")
+        func runApp(_ arguments: String...) async throws -> ProcessOutput {
+            try await run(executable, ["app"] + arguments, environment: world.processVariables, timeout: 120)
+        }
+        let onboarded = try await runApp("onboard", "42424242")
+        #expect(onboarded.status == 0 && onboarded.standardOutput == "onboarded\n", "\(onboarded.standardError)")
+        let issuer = OAuthServer.issuer.absoluteString
+        let login = try await runApp("login", issuer)
+        #expect(login.status == 0, "\(login.standardError)")
+
+        let found = try ExtensionDiscovery(hostBundleAt: app, environment: world.environment).snapshot().extensions
+        let identity = try #require(found.first { $0.bundleIdentifier == "com.example.sapapp.widget" }?.identity)
+        let widget = try await AppExtensionProcess(
+            configuration: .init(identity: identity, hostBundlePath: app, environment: world.environment)
+        )
+        defer { widget.invalidate() }
+        // The widget's request waits for an app that is not running; its background run answers.
+        let answer = Task { try await widget.send("ada", expecting: String.self, timeout: .seconds(60)) }
+        var answered = ""
+        for _ in 0..<40 where !answered.hasPrefix("answered 1") {
+            try await Task.sleep(for: .milliseconds(250))
+            let background = try await runApp("background", issuer)
+            #expect(background.status == 0, "\(background.standardError)")
+            answered = background.standardOutput
+        }
+        #expect(answered == "answered 1\n")
+        #expect(try await answer.value == "1,234.56 EUR onboarded=true")
+    }
+
+    @Test(
+        "SAP's APIKeyAuthenticationConfig puts its first key in the APIKey header the server reads; without a key the request is unchanged"
+    )
+    func apiKeyHeader() async throws {
+        try await OAuthServer.start()
+        let url = OAuthServer.issuer.appendingPathComponent("test/apikey")
+        func seen(_ config: APIKeyAuthenticationConfig) async throws -> String? {
+            let (data, _) = try await URLSession.shared.data(for: config.authorized(URLRequest(url: url)))
+            let seen = try JSONDecoder().decode([String: String?].self, from: data)
+            return seen["apiKey"] ?? nil
+        }
+        let keyed = APIKeyAuthenticationConfig(
+            apiKeys: ["k-1", "k-2"],
+            isAPIKeyAccessOnly: true,
+            allowAnonymousAccessFlag: false
+        )
+        #expect(try await seen(keyed) == "k-1")
+        let none = APIKeyAuthenticationConfig(apiKeys: [], isAPIKeyAccessOnly: false, allowAnonymousAccessFlag: true)
+        #expect(try await seen(none) == nil)
     }
 
     @Test(

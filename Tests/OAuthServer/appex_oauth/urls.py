@@ -21,4 +21,5 @@ urlpatterns = [
     path("test/revoke", views.revoke_user),
     path("test/stats", csrf_exempt(stats.stats)),
     path("test/instance", stats.instance),
+    path("test/apikey", views.api_key),
 ]

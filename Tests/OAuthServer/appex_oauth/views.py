@@ -198,3 +198,9 @@ def revoke_user(request):
         token.revoke()
     access.delete()
     return JsonResponse({"refreshTokens": len(refresh), "accessTokens": count})
+
+
+def api_key(request):
+    """What the request's `APIKey` header carried (SAP's API-key authentication), for the test of
+    the header a configuration puts on its requests."""
+    return JsonResponse({"apiKey": request.headers.get("APIKey")})
