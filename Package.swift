@@ -275,7 +275,7 @@ let package = Package(
         // in App.swift. Default Swift 6 settings, as a new user's package has.
         .executableTarget(
             name: "Seed000",
-            dependencies: ["AppexExtension", "AppexSalesforce"],
+            dependencies: ["AppexExtension", "AppexHost", "AppexSalesforce"],
             path: "Tests/Seeds/Seed000",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),

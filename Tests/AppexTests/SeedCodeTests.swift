@@ -89,7 +89,7 @@ import FoundationNetworking
     }
 
     @Test(
-        "seed 000, in Swift with the SDK's names through AppexSalesforce: the app run from its .app sets userLoggedIn in the group; its extension, launched by the app's host, reads it, and reads it change at logout"
+        "seed 000, in Swift with the SDK's names through AppexSalesforce: the app run from its .app sets userLoggedIn in the group; its extension reads it, and reads it change at logout, launched by a host and by the app itself through Configuration(appExtensionIdentity:onInterruption:)"
     )
     func seed000SharesLoginStatus() async throws {
         let world = try AppexTestEnvironment()
@@ -142,6 +142,12 @@ import FoundationNetworking
         let logout = try await run(executable, ["app", "logout"], environment: world.processVariables)
         #expect(logout.status == 0 && logout.standardOutput == "userLoggedIn false\n", "\(logout.standardError)")
         #expect(try await process.send("userLoggedIn?", expecting: Bool.self) == false)
+        // The app itself launches it with ExtensionKit's configuration, which names no host path.
+        let asked = try await run(executable, ["app", "ask"], environment: world.processVariables)
+        #expect(
+            asked.status == 0 && asked.standardOutput == "extension says userLoggedIn false\n",
+            "\(asked.standardError)"
+        )
     }
 
     struct RefreshRequest: Codable, Sendable {
