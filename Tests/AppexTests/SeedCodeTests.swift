@@ -22,6 +22,51 @@ import FoundationNetworking
         URL(fileURLWithPath: appexExecutable).deletingLastPathComponent().appendingPathComponent(name).path
     }
 
+    /// Bundles a seed target as an app (`appex bundle`, opening `point`) and again as its
+    /// extension inside it, `<identifier>.<extensionName lowercased>`, both with `entitlements`.
+    ///
+    /// - Returns: the app's path and its executable's.
+    static func bundleApp(
+        _ seed: String,
+        identifier: String,
+        point: String,
+        extensionName: String,
+        entitlements: Entitlements,
+        in world: AppexTestEnvironment
+    ) async throws -> (app: String, executable: String) {
+        let key = world.root.appending("team.key")
+        try world.team.write(to: key)
+        let plist = world.root.appending("shared.plist")
+        try FixtureBundles.write(PropertyListFormat.xml.encode(entitlements.propertyList), to: plist)
+        let app = world.root.appending(seed + ".app")
+        let made = try await appex(
+            "bundle",
+            "--executable",
+            seedExecutable(seed),
+            "--output",
+            app,
+            "--identifier",
+            identifier,
+            "--open-extension-point",
+            point,
+            "--entitlements",
+            plist,
+            "--key",
+            key,
+            in: world
+        )
+        #expect(made.status == 0, "\(made.standardError)")
+        try FixtureBundles.bundle(
+            executable: seedExecutable(seed),
+            in: app + "/Extensions",
+            name: extensionName,
+            bundleIdentifier: identifier + "." + extensionName.lowercased(),
+            entitlements: entitlements,
+            signedBy: world.team
+        )
+        return (app, app + "/" + (AppexBundle.load(at: app).info.executableName ?? ""))
+    }
+
     struct TranslateMessage: Codable, Sendable { var text: String }
     struct TranslateResponse: Codable, Sendable { var translatedText: String }
 
@@ -93,39 +138,15 @@ import FoundationNetworking
     )
     func seed000SharesLoginStatus() async throws {
         let world = try AppexTestEnvironment()
-        let key = world.root.appending("team.key")
-        try world.team.write(to: key)
         let group = "group.com.salesforce.mobilesyncexplorer"
-        let entitlements = Entitlements(applicationGroups: [group], keychainAccessGroups: [])
-        let plist = world.root.appending("shared.plist")
-        try FixtureBundles.write(PropertyListFormat.xml.encode(entitlements.propertyList), to: plist)
-        let app = world.root.appending("MobileSyncExplorer.app")
-        let made = try await appex(
-            "bundle",
-            "--executable",
-            Self.seedExecutable("Seed000"),
-            "--output",
-            app,
-            "--identifier",
-            "com.salesforce.mobilesyncexplorer",
-            "--open-extension-point",
-            "RecentContacts",
-            "--entitlements",
-            plist,
-            "--key",
-            key,
+        let (app, executable) = try await Self.bundleApp(
+            "Seed000",
+            identifier: "com.salesforce.mobilesyncexplorer",
+            point: "RecentContacts",
+            extensionName: "RecentContacts",
+            entitlements: Entitlements(applicationGroups: [group], keychainAccessGroups: []),
             in: world
         )
-        #expect(made.status == 0, "\(made.standardError)")
-        try FixtureBundles.bundle(
-            executable: Self.seedExecutable("Seed000"),
-            in: app + "/Extensions",
-            name: "RecentContacts",
-            bundleIdentifier: "com.salesforce.mobilesyncexplorer.recentcontacts",
-            entitlements: entitlements,
-            signedBy: world.team
-        )
-        let executable = app + "/" + (AppexBundle.load(at: app).info.executableName ?? "")
         // The app, at startup with a user logged in: the seed's lines need no context of ours.
         let login = try await run(executable, ["app", "login"], environment: world.processVariables)
         #expect(login.status == 0 && login.standardOutput == "userLoggedIn true\n", "\(login.standardError)")
@@ -234,41 +255,17 @@ import FoundationNetworking
     func seed002AnswersDataRequest() async throws {
         try await OAuthServer.start()
         let world = try AppexTestEnvironment()
-        let key = world.root.appending("team.key")
-        try world.team.write(to: key)
-        let entitlements = Entitlements(
-            applicationGroups: ["group.com.example.sap"],
-            keychainAccessGroups: ["TEAMID.com.example.sap.shared"]
-        )
-        let plist = world.root.appending("shared.plist")
-        try FixtureBundles.write(PropertyListFormat.xml.encode(entitlements.propertyList), to: plist)
-        let app = world.root.appending("SAPDemo.app")
-        let made = try await appex(
-            "bundle",
-            "--executable",
-            Self.seedExecutable("Seed002"),
-            "--output",
-            app,
-            "--identifier",
-            "com.example.sapapp",
-            "--open-extension-point",
-            "SAPWidget",
-            "--entitlements",
-            plist,
-            "--key",
-            key,
+        let (app, executable) = try await Self.bundleApp(
+            "Seed002",
+            identifier: "com.example.sapapp",
+            point: "SAPWidget",
+            extensionName: "BalanceWidget",
+            entitlements: Entitlements(
+                applicationGroups: ["group.com.example.sap"],
+                keychainAccessGroups: ["TEAMID.com.example.sap.shared"]
+            ),
             in: world
         )
-        #expect(made.status == 0, "\(made.standardError)")
-        try FixtureBundles.bundle(
-            executable: Self.seedExecutable("Seed002"),
-            in: app + "/Extensions",
-            name: "BalanceWidget",
-            bundleIdentifier: "com.example.sapapp.widget",
-            entitlements: entitlements,
-            signedBy: world.team
-        )
-        let executable = app + "/" + (AppexBundle.load(at: app).info.executableName ?? "")
         func runApp(_ arguments: String...) async throws -> ProcessOutput {
             try await run(executable, ["app"] + arguments, environment: world.processVariables, timeout: 120)
         }
@@ -279,7 +276,7 @@ import FoundationNetworking
         #expect(login.status == 0, "\(login.standardError)")
 
         let found = try ExtensionDiscovery(hostBundleAt: app, environment: world.environment).snapshot().extensions
-        let identity = try #require(found.first { $0.bundleIdentifier == "com.example.sapapp.widget" }?.identity)
+        let identity = try #require(found.first { $0.bundleIdentifier == "com.example.sapapp.balancewidget" }?.identity)
         let widget = try await AppExtensionProcess(
             configuration: .init(identity: identity, hostBundlePath: app, environment: world.environment)
         )

@@ -25,24 +25,14 @@ class Command(BaseCommand):
             user.save()
             # ada: 300 contacts, the first three with markup and control characters in their names.
             seed_contacts(user, 300 if username == "ada" else 60, seed=username, hostile=username == "ada")
-        for client in CLIENTS:
+        # Template clients (named TEMPLATE_NAME): a registration that names one by software_id
+        # copies its settings.
+        clients = [(client, client) for client in CLIENTS] + [(template, TEMPLATE_NAME) for template in TEMPLATES]
+        for client, name in clients:
             Application.objects.update_or_create(
                 client_id=client,
                 defaults=dict(
-                    name=client,
-                    client_type=Application.CLIENT_PUBLIC,
-                    authorization_grant_type=Application.GRANT_PASSWORD,
-                    redirect_uris="http://127.0.0.1/callback",
-                    skip_authorization=True,
-                    algorithm="",
-                ),
-            )
-        # Template clients: a registration that names one by software_id copies its settings.
-        for template in TEMPLATES:
-            Application.objects.update_or_create(
-                client_id=template,
-                defaults=dict(
-                    name=TEMPLATE_NAME,
+                    name=name,
                     client_type=Application.CLIENT_PUBLIC,
                     authorization_grant_type=Application.GRANT_PASSWORD,
                     redirect_uris="http://127.0.0.1/callback",
