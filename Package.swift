@@ -250,7 +250,7 @@ let package = Package(
         ),
         .target(
             name: "AppexTesting",
-            dependencies: ["AppexCore", "AppexHost", "AppexSystem"],
+            dependencies: ["AppexCore", "AppexSystem"],
             swiftSettings: strictSwift
         ),
         .executableTarget(
