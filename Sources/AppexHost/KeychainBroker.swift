@@ -88,12 +88,7 @@ struct KeychainBroker: Sendable {
             )
             return .items(items.map(KeychainBrokerItem.init))
         case .write(let kind, let data, let service, let account, let label, let group):
-            switch kind {
-            case .add: try keychain.add(data, service: service, account: account, label: label, accessGroup: group)
-            case .update:
-                try keychain.update(data, service: service, account: account, label: label, accessGroup: group)
-            case .set: try keychain.set(data, service: service, account: account, label: label, accessGroup: group)
-            }
+            try keychain.write(kind, data, service: service, account: account, label: label, accessGroup: group)
             return .done
         case .delete(let service, let account, let group):
             try keychain.delete(service: service, account: account, accessGroup: group)

@@ -169,13 +169,15 @@ final class LocalKeychain: Sendable {
 
     // MARK: - Writing
 
-    /// Adds an item.
+    /// Adds an item (`add`), replaces an item's data and, when one is given, its label
+    /// (`update`), or does whichever applies (`set`): one IMMEDIATE transaction.
     ///
     /// - Parameter accessGroup: where; `nil`: ``defaultAccessGroup``.
-    /// - Throws: ``/AppexSystem/AppexError`` `duplicateItem` when the group holds an item of this service and
-    ///   account (nothing changes); `missingEntitlement`/`teamMismatch` for a group the process
-    ///   may not use.
-    func add(
+    /// - Throws: ``/AppexSystem/AppexError`` `duplicateItem` when `add` finds an item of this service and
+    ///   account, `itemNotFound` when `update` finds none (nothing changes either way);
+    ///   `missingEntitlement`/`teamMismatch` for a group the process may not use.
+    func write(
+        _ mode: KeychainBrokerWrite,
         _ data: Data,
         service: String,
         account: String,
@@ -183,65 +185,24 @@ final class LocalKeychain: Sendable {
         accessGroup: String? = nil
     ) throws(AppexError) {
         let group = try resolve(accessGroup)
-        try write("add", service: service, account: account, group: group) { db in
-            if try Self.exists(group: group, service: service, account: account, in: db) {
+        try transaction(mode == .set ? "store" : mode.rawValue, service: service, account: account, group: group) {
+            db in
+            switch (mode, try Self.existingItem(group: group, service: service, account: account, in: db)) {
+            case (.add, .some):
                 throw AppexError(
                     .duplicateItem,
                     "access group \(group) already holds an item for service \(service), account \(account): update it instead",
                     context: context.errorContext(group: group)
                 )
-            }
-            let now = Date()
-            try insert(
-                data,
-                label: label,
-                created: now,
-                modified: now,
-                group: group,
-                service: service,
-                account: account,
-                in: db
-            )
-        }
-    }
-
-    /// Replaces an item's data (and its label, when one is given).
-    ///
-    /// - Throws: ``/AppexSystem/AppexError`` `itemNotFound` when there is no such item (nothing changes).
-    func update(
-        _ data: Data,
-        service: String,
-        account: String,
-        label: String? = nil,
-        accessGroup: String? = nil
-    ) throws(AppexError) {
-        let group = try resolve(accessGroup)
-        try write("update", service: service, account: account, group: group) { db in
-            guard let row = try Self.existingItem(group: group, service: service, account: account, in: db) else {
+            case (.update, nil):
                 throw AppexError(
                     .itemNotFound,
                     "access group \(group) holds no item for service \(service), account \(account)",
                     context: context.errorContext(group: group)
                 )
-            }
-            try replace(row, with: data, label: label, group: group, service: service, account: account, in: db)
-        }
-    }
-
-    /// Adds the item, or replaces its data (and label, when one is given) if it exists: one
-    /// atomic step, for callers that just want the secret stored.
-    func set(
-        _ data: Data,
-        service: String,
-        account: String,
-        label: String? = nil,
-        accessGroup: String? = nil
-    ) throws(AppexError) {
-        let group = try resolve(accessGroup)
-        try write("store", service: service, account: account, group: group) { db in
-            if let row = try Self.existingItem(group: group, service: service, account: account, in: db) {
+            case (_, .some(let row)):
                 try replace(row, with: data, label: label, group: group, service: service, account: account, in: db)
-            } else {
+            case (_, nil):
                 let now = Date()
                 try insert(
                     data,
@@ -297,7 +258,7 @@ final class LocalKeychain: Sendable {
     /// - Throws: ``/AppexSystem/AppexError`` `itemNotFound` when there is no such item.
     func delete(service: String, account: String, accessGroup: String? = nil) throws(AppexError) {
         let group = try resolve(accessGroup)
-        try write("delete", service: service, account: account, group: group) { db in
+        try transaction("delete", service: service, account: account, group: group) { db in
             try db.cachedStatement(sql: "DELETE FROM item WHERE access_group = ? AND service = ? AND account = ?")
                 .execute(arguments: [group, service, account])
             if db.changesCount == 0 {
@@ -481,7 +442,7 @@ final class LocalKeychain: Sendable {
     }
 
     /// Runs one write in an IMMEDIATE transaction, after recording (or checking) the group's team.
-    private func write(
+    private func transaction(
         _ what: String,
         service: String,
         account: String,
@@ -542,13 +503,6 @@ final class LocalKeychain: Sendable {
                     wrapped_key = excluded.wrapped_key, data = excluded.data, label = excluded.label, modified = excluded.modified
                 """
         ).execute(arguments: [group, service, account, sealed.wrappedKey, sealed.data, sealed.label, created, modified])
-    }
-
-    private static func exists(group: String, service: String, account: String, in db: Database) throws -> Bool {
-        try Bool.fetchOne(
-            db.cachedStatement(sql: "SELECT 1 FROM item WHERE access_group = ? AND service = ? AND account = ?"),
-            arguments: [group, service, account]
-        ) ?? false
     }
 
     private static func sealed(_ row: Row) -> KeychainKeys.Sealed {

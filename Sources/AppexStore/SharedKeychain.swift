@@ -108,14 +108,7 @@ public final class SharedKeychain: Sendable {
         label: String? = nil,
         accessGroup: String? = nil
     ) throws(AppexError) {
-        switch backend {
-        case .local(let keychain):
-            try keychain.add(data, service: service, account: account, label: label, accessGroup: accessGroup)
-        case .brokered(let broker):
-            try broker.perform(
-                .write(.add, data: data, service: service, account: account, label: label, accessGroup: accessGroup)
-            )
-        }
+        try write(.add, data, service: service, account: account, label: label, accessGroup: accessGroup)
     }
 
     /// Replaces an item's data (and its label, when one is given).
@@ -128,14 +121,7 @@ public final class SharedKeychain: Sendable {
         label: String? = nil,
         accessGroup: String? = nil
     ) throws(AppexError) {
-        switch backend {
-        case .local(let keychain):
-            try keychain.update(data, service: service, account: account, label: label, accessGroup: accessGroup)
-        case .brokered(let broker):
-            try broker.perform(
-                .write(.update, data: data, service: service, account: account, label: label, accessGroup: accessGroup)
-            )
-        }
+        try write(.update, data, service: service, account: account, label: label, accessGroup: accessGroup)
     }
 
     /// Adds the item, or replaces its data (and label, when one is given) if it exists: one
@@ -147,12 +133,25 @@ public final class SharedKeychain: Sendable {
         label: String? = nil,
         accessGroup: String? = nil
     ) throws(AppexError) {
+        try write(.set, data, service: service, account: account, label: label, accessGroup: accessGroup)
+    }
+
+    /// ``add(_:service:account:label:accessGroup:)``, ``update(_:service:account:label:accessGroup:)``
+    /// or ``set(_:service:account:label:accessGroup:)``, as `mode` says: here, or through the broker.
+    package func write(
+        _ mode: KeychainBrokerWrite,
+        _ data: Data,
+        service: String,
+        account: String,
+        label: String?,
+        accessGroup: String?
+    ) throws(AppexError) {
         switch backend {
         case .local(let keychain):
-            try keychain.set(data, service: service, account: account, label: label, accessGroup: accessGroup)
+            try keychain.write(mode, data, service: service, account: account, label: label, accessGroup: accessGroup)
         case .brokered(let broker):
             try broker.perform(
-                .write(.set, data: data, service: service, account: account, label: label, accessGroup: accessGroup)
+                .write(mode, data: data, service: service, account: account, label: label, accessGroup: accessGroup)
             )
         }
     }
