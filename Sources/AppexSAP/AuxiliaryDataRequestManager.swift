@@ -9,12 +9,10 @@ public final class AuxiliaryDataRequestManager: Sendable {
     /// AppexStore's manager, for what SAP's does not name (waiting for an answer, serving).
     public let manager: AppexStore.AuxiliaryDataRequestManager
 
-    /// The requests of `dataStore`.
-    ///
-    /// - Throws: `AppexError` when the store cannot be read (as SAP's initializer may throw).
+    /// The requests of `dataStore` (the store is open already: nothing is read yet). Declared
+    /// `throws` as SAP's initializer is, so that its callers' `try` stays as written.
     public init(dataStore: AuxiliaryDataStore) throws {
         manager = AppexStore.AuxiliaryDataRequestManager(dataStore: dataStore)
-        _ = try manager.listDataRequests()
     }
 
     /// The newest request in the store, its info read as `Key`; `nil` when there is none.

@@ -23,7 +23,7 @@ import Darwin
 /// weighs every task in a group, and it must never weigh the host.
 extension ProcessCgroup {
     /// Where the spawner thread sits, in each hierarchy it left its home group in.
-    private struct Placement: @unchecked Sendable {  // only the spawner thread reads or writes it, under the Mutex
+    private struct Placement: Sendable {  // only the spawner thread reads or writes it
         /// The thread that moved: only its children are born in its groups.
         var thread: pid_t = 0
         /// Per root, the group the thread came from.
@@ -74,16 +74,18 @@ extension ProcessCgroup {
 
     /// After a spawn, on the same thread, with the caller already resumed: the spawner thread
     /// moves into a fresh reserve for the next spawn with the same hierarchies (leaving `child`'s
-    /// groups, whose limits are then set), or home when no reserve can be made.
+    /// groups, whose limits are then set), or home when no reserve can be made. `child` is 0 when
+    /// the spawn failed: the spawner thread leaves the groups all the same, so the failed
+    /// launch's `remove()` takes them now rather than at the next spawn.
     package static func settleSpawn(of cgroup: ProcessCgroup?, child: Int32) {
-        guard let cgroup, child > 0, cgroup.groups.allSatisfy(\.isVersion1) else { return }
+        guard let cgroup, cgroup.groups.allSatisfy(\.isVersion1) else { return }
         var place = placement.withLock { $0 }
         defer { placement.withLock { $0 = place } }
         let thread = currentThread()
         guard place.thread == 0 || place.thread == thread else { return }
         if place.thread == 0 {
             place.thread = thread
-            place.home = homeGroups(of: thread, roots: cgroup.groups.map(\.root))
+            place.home = homeGroups(roots: cgroup.groups.map(\.root))
         }
         if place.occupied === cgroup { place.occupiedChild = child }
         let name = "appex.\(getpid()).r\(sequence.add(1, ordering: .relaxed).newValue)"
@@ -141,8 +143,8 @@ extension ProcessCgroup {
         try setValue("\(thread)\n", in: path + "/tasks")
     }
 
-    /// The groups `thread` sits in, per root (from `/proc/thread-self/cgroup`: "4:memory:/path").
-    private static func homeGroups(of thread: pid_t, roots: [String]) -> [String: String] {
+    /// The groups the calling thread sits in, per root (`/proc/thread-self/cgroup`: "4:memory:/path").
+    private static func homeGroups(roots: [String]) -> [String: String] {
         guard let bytes = try? Syscalls.readFile("/proc/thread-self/cgroup", limit: 65536) else { return [:] }
         var homes: [String: String] = [:]
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {

@@ -347,8 +347,8 @@ package struct SandboxedSpawn: Sendable {
 
     /// After the spawn, on the spawner thread: its cgroups' reserve for the next one.
     private func settle(_ outcome: Result<Int32, SystemError>) {
-        guard case .success(let pid) = outcome else { return }
-        ProcessCgroup.settleSpawn(of: sandbox?.cgroup, child: pid)
+        // A failed spawn has no child (0), but may have taken the reserve: settle it all the same.
+        ProcessCgroup.settleSpawn(of: sandbox?.cgroup, child: (try? outcome.get()) ?? 0)
     }
 
     /// The C spawn, on the calling thread: the pid, or what failed.

@@ -283,14 +283,19 @@ import FoundationNetworking
         defer { widget.invalidate() }
         // The widget's request waits for an app that is not running; its background run answers.
         let answer = Task { try await widget.send("ada", expecting: String.self, timeout: .seconds(60)) }
-        var answered = ""
-        for _ in 0..<40 where !answered.hasPrefix("answered 1") {
-            try await Task.sleep(for: .milliseconds(250))
-            let background = try await runApp("background", issuer)
-            #expect(background.status == 0, "\(background.standardError)")
-            answered = background.standardOutput
-        }
-        #expect(answered == "answered 1\n")
+        // The request is in the group's queue (read as the app, without its key) before the run.
+        let queue = AppexStore.AuxiliaryDataRequestManager(
+            dataStore: try AuxiliaryDataStore(
+                lookingAfter: AppGroup(
+                    "group.com.example.sap",
+                    context: ProcessContext(bundleAt: app),
+                    environment: world.environment
+                )
+            )
+        )
+        #expect(await eventually(within: 30) { ((try? queue.listDataRequests()) ?? []).count == 1 })
+        let background = try await runApp("background", issuer)
+        #expect(background.status == 0 && background.standardOutput == "answered 1\n", "\(background.standardError)")
         #expect(try await answer.value == "1,234.56 EUR onboarded=true")
     }
 

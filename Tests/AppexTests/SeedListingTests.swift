@@ -89,9 +89,9 @@ import Testing
                 "\(seed.document)'s listing \(start) has no end \(end)"
             )
             var listing = String(document[begin.lowerBound..<finish.lowerBound])
-            for change in seed.changes where listing.contains(change.printed) {
+            for (index, change) in seed.changes.enumerated() where listing.contains(change.printed) {
                 listing = listing.replacingOccurrences(of: change.printed, with: change.written)
-                used.insert(seed.changes.firstIndex { $0.printed == change.printed } ?? -1)
+                used.insert(index)
             }
             // Each line, in order, somewhere after the one before (the target adds its own lines).
             var at = 0
