@@ -51,22 +51,28 @@ let package = Package(
             ),
             dependencies: ["appex"]
         ),
-        // The only module that touches the OS: syscalls, descriptors, locks, threads, spawn.
+        // The words every module speaks (AppexError and its common codes, extension points, bundle
+        // problems, peer credentials, where state lives): no dependencies, no system call.
+        .target(name: "AppexVocabulary", swiftSettings: strictSwift),
+        // The only module that touches the OS: syscalls, descriptors, locks, threads, spawn. Its API
+        // is `package`: nothing of it is public.
         .target(
             name: "AppexSystem",
-            dependencies: ["CAppexSystem", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: [
+                "AppexVocabulary", "CAppexSystem", .product(name: "SystemPackage", package: "swift-system"),
+            ],
             swiftSettings: strictSwift
         ),
         .target(name: "CAppexSystem"),
         .target(
             name: "AppexCore",
-            dependencies: ["AppexSystem", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["AppexVocabulary", "AppexSystem", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSwift
         ),
         .target(
             name: "AppexSQLite",
             dependencies: [
-                "AppexSystem", .product(name: "GRDB", package: "GRDB.swift"),
+                "AppexVocabulary", "AppexSystem", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift
@@ -74,7 +80,7 @@ let package = Package(
         .target(
             name: "AppexStore",
             dependencies: [
-                "AppexCore", "AppexSQLite", "AppexSystem", "AppexCoding",
+                "AppexCore", "AppexSQLite", "AppexVocabulary", "AppexSystem", "AppexCoding",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
@@ -98,13 +104,13 @@ let package = Package(
         ),
         .target(
             name: "AppexAuth",
-            dependencies: ["AppexCore", "AppexStore", "AppexSystem"],
+            dependencies: ["AppexCore", "AppexStore", "AppexVocabulary", "AppexSystem"],
             swiftSettings: strictSwift
         ),
         .target(
             name: "AppexAuthLogin",
             dependencies: [
-                "AppexCore", "AppexStore", "AppexAuth", "AppexSystem",
+                "AppexCore", "AppexStore", "AppexAuth", "AppexVocabulary", "AppexSystem",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSwift
@@ -114,7 +120,7 @@ let package = Package(
         .target(
             name: "AppexSecureStore",
             dependencies: [
-                "AppexCore", "AppexSQLite", "AppexStore", "AppexSystem", "AppexAuth",
+                "AppexCore", "AppexSQLite", "AppexStore", "AppexVocabulary", "AppexSystem", "AppexAuth",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -126,36 +132,41 @@ let package = Package(
         .target(name: "AppexCoding", swiftSettings: strictSwift),
         .target(
             name: "AppexIPC",
-            dependencies: ["AppexCoding", "AppexSystem", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: [
+                "AppexCoding", "AppexVocabulary", "AppexSystem",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             swiftSettings: strictSwift
         ),
         .target(
             name: "AppexExtension",
-            dependencies: ["AppexIPC", "AppexSystem", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: [
+                "AppexIPC", "AppexVocabulary", "AppexSystem", .product(name: "SystemPackage", package: "swift-system"),
+            ],
             swiftSettings: strictSwift
         ),
         // WidgetKit's shapes for a widget extension; links AppexExtension, never AppexHost.
         .target(
             name: "AppexWidgetKit",
-            dependencies: ["AppexExtension", "AppexCoding", "AppexSystem"],
+            dependencies: ["AppexExtension", "AppexCoding", "AppexVocabulary", "AppexSystem"],
             swiftSettings: strictSwift
         ),
         .target(
             name: "AppexFixtureInterfaces",
-            dependencies: ["AppexIPC", "AppexSystem"],
+            dependencies: ["AppexIPC"],
             path: "Tests/Fixtures/AppexFixtureInterfaces",
             swiftSettings: strictSwift
         ),
         .executableTarget(
             name: "AppexFixtureEcho",
-            dependencies: ["AppexExtension", "AppexFixtureInterfaces", "AppexSystem"],
+            dependencies: ["AppexExtension", "AppexFixtureInterfaces"],
             path: "Tests/Fixtures/AppexFixtureEcho",
             swiftSettings: strictSwift
         ),
         .executableTarget(
             name: "AppexFixtureHostile",
             dependencies: [
-                "AppexExtension", "AppexFixtureInterfaces", "AppexStore", "AppexSystem", "CAppexFixtureHostile",
+                "AppexExtension", "AppexFixtureInterfaces", "AppexStore", "CAppexFixtureHostile",
             ],
             path: "Tests/Fixtures/AppexFixtureHostile",
             swiftSettings: strictSwift
@@ -164,63 +175,63 @@ let package = Package(
         .executableTarget(
             name: "AppexFixtureShared",
             dependencies: [
-                "AppexExtension", "AppexFixtureInterfaces", "AppexStore", "AppexSalesforce", "AppexAuth", "AppexSystem",
+                "AppexExtension", "AppexFixtureInterfaces", "AppexStore", "AppexSalesforce", "AppexAuth",
             ],
             path: "Tests/Fixtures/AppexFixtureShared",
             swiftSettings: strictSwift
         ),
         .executableTarget(
             name: "AppexFixtureTranslate",
-            dependencies: ["AppexExtension", "AppexFixtureInterfaces", "AppexSystem"],
+            dependencies: ["AppexExtension", "AppexFixtureInterfaces"],
             path: "Tests/Fixtures/AppexFixtureTranslate",
             swiftSettings: strictSwift
         ),
         .executableTarget(
             name: "AppexFixtureWidget",
-            dependencies: ["AppexWidgetKit", "AppexSystem"],
+            dependencies: ["AppexWidgetKit"],
             path: "Tests/Fixtures/AppexFixtureWidget",
             swiftSettings: strictSwift
         ),
         .executableTarget(
             name: "AppexFixtureSampleWidget",
-            dependencies: ["AppexWidgetKit", "AppexSystem"],
+            dependencies: ["AppexWidgetKit"],
             path: "Tests/Fixtures/AppexFixtureSampleWidget",
             swiftSettings: strictSwift
         ),
         .executableTarget(
             name: "AppexFixtureWidgetApp",
-            dependencies: ["AppexWidgetKit", "AppexSystem"],
+            dependencies: ["AppexWidgetKit"],
             path: "Tests/Fixtures/AppexFixtureWidgetApp",
             swiftSettings: strictSwift
         ),
         .executableTarget(
             name: "AppexFixtureStore",
-            dependencies: ["AppexCore", "AppexStore", "AppexSystem"],
+            dependencies: ["AppexCore", "AppexStore"],
             path: "Tests/Fixtures/AppexFixtureStore",
             swiftSettings: strictSwift
         ),
         .executableTarget(
             name: "AppexFixtureAuth",
-            dependencies: ["AppexCore", "AppexStore", "AppexAuth", "AppexSystem"],
+            dependencies: ["AppexCore", "AppexStore", "AppexAuth"],
             path: "Tests/Fixtures/AppexFixtureAuth",
             swiftSettings: strictSwift
         ),
         .executableTarget(
             name: "AppexFixtureSecureStore",
-            dependencies: ["AppexCore", "AppexStore", "AppexSecureStore", "AppexSystem"],
+            dependencies: ["AppexCore", "AppexStore", "AppexSecureStore"],
             path: "Tests/Fixtures/AppexFixtureSecureStore",
             swiftSettings: strictSwift
         ),
         // Seed 004's host: points defined in code, a monitor with no host path, Observations.
         .executableTarget(
             name: "AppexFixtureSeedHost",
-            dependencies: ["AppexHost", "AppexSystem"],
+            dependencies: ["AppexHost"],
             path: "Tests/Fixtures/AppexFixtureSeedHost",
             swiftSettings: strictSwift
         ),
         .executableTarget(
             name: "AppexFixtureHost",
-            dependencies: ["AppexCore", "AppexHost", "AppexFixtureInterfaces", "AppexSystem"],
+            dependencies: ["AppexCore", "AppexHost", "AppexFixtureInterfaces"],
             path: "Tests/Fixtures/AppexFixtureHost",
             swiftSettings: strictSwift
         ),
@@ -231,7 +242,7 @@ let package = Package(
                 "AppexStore",
                 "AppexSQLite",
                 "AppexIPC",
-                "AppexSystem",
+                "AppexVocabulary", "AppexSystem",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -242,7 +253,7 @@ let package = Package(
         .target(
             name: "AppexWidgetHost",
             dependencies: [
-                "AppexWidgetKit", "AppexHost", "AppexCore", "AppexSQLite", "AppexSystem",
+                "AppexWidgetKit", "AppexHost", "AppexCore", "AppexSQLite", "AppexVocabulary", "AppexSystem",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -250,7 +261,7 @@ let package = Package(
         ),
         .target(
             name: "AppexTesting",
-            dependencies: ["AppexCore", "AppexSystem"],
+            dependencies: ["AppexCore"],
             swiftSettings: strictSwift
         ),
         .executableTarget(
@@ -262,7 +273,7 @@ let package = Package(
                 "AppexAuth",
                 "AppexSecureStore",
                 "AppexAuthLogin",
-                "AppexSystem",
+                "AppexVocabulary", "AppexSystem",
                 "AppexWidgetHost",
                 "AppexWidgetKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -308,7 +319,8 @@ let package = Package(
         .testTarget(
             name: "AppexTests",
             dependencies: [
-                "AppexCore", "AppexCoding", "AppexIPC", "AppexHost", "AppexSystem", "AppexTesting", "appex",
+                "AppexCore", "AppexCoding", "AppexIPC", "AppexHost", "AppexSystem", "AppexVocabulary", "AppexTesting",
+                "appex",
                 "AppexStore", "AppexSalesforce", "AppexSAP", "AppexSQLite", "AppexAuth", "AppexAuthLogin",
                 "AppexFixtureStore",
                 "AppexFixtureAuth",

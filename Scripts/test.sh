@@ -31,6 +31,15 @@ if grep -rlnE 'import (Glibc|Musl|Darwin)|CAppexSystem' Sources --include='*.swi
   echo "test.sh: the files above import the C library or CAppexSystem; only Sources/AppexSystem may (docs/DESIGN.md, \"Modules\")" >&2
   exit 1
 fi
+# The vocabulary imports nothing (not even Foundation), and the OS layer has no public API.
+if grep -rnE '^[[:space:]]*(@_exported |@preconcurrency )*((public|package|internal) )?import ' Sources/AppexVocabulary --include='*.swift'; then
+  echo "test.sh: Sources/AppexVocabulary imports the modules above; it has no dependencies (docs/ARCHITECTURE.md)" >&2
+  exit 1
+fi
+if grep -rnE '^[[:space:]]*(@[A-Za-z]+ )*(open|public) ' Sources/AppexSystem --include='*.swift'; then
+  echo "test.sh: the declarations above are public; AppexSystem's API is package-level only (docs/ARCHITECTURE.md)" >&2
+  exit 1
+fi
 # The documentation builds with no warning: a DocC catalog for every library module, built with
 # swift-docc-plugin, warnings as errors (its own scratch path, .build-docs; docs/DESIGN.md,
 # "Documentation").

@@ -54,7 +54,7 @@ public struct AccessorBuilder: Sendable {
 
     /// The accessor.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `configuration` without `.oauth`, `storage` when the app group
+    /// - Throws: ``/AppexVocabulary/AppexError`` `configuration` without `.oauth`, `storage` when the app group
     ///   or the storage cannot be opened (a missing entitlement is named).
     public func build() throws(AppexError) -> Accessor {
         guard options.contains(.oauth) else {

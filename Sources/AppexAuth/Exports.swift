@@ -1,2 +1,2 @@
 // The vocabulary AppexAuth's users need from the modules below it: the error its API throws.
-@_exported public import struct AppexSystem.AppexError
+@_exported public import struct AppexVocabulary.AppexError

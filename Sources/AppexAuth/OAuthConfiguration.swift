@@ -96,7 +96,7 @@ public struct OAuthConfiguration: Codable, Sendable, Hashable {
 
     /// Reads the JSON form from `path`.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `configuration`, naming the file and what is wrong in it.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `configuration`, naming the file and what is wrong in it.
     public static func load(from path: String) throws(AppexError) -> OAuthConfiguration {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw AppexError(

@@ -187,7 +187,7 @@ public final class OAuthTokenManager: Sendable {
     /// A token set whose access token is not about to expire: the stored one, or one refreshed
     /// under the cross-process lock.
     ///
-    /// - Throws: ``/AppexSystem/AppexError``: `notLoggedIn`, `reauthenticationRequired`, `retryable`, `storage`.
+    /// - Throws: ``/AppexVocabulary/AppexError``: `notLoggedIn`, `reauthenticationRequired`, `retryable`, `storage`.
     public func freshTokens() async throws(AppexError) -> TokenSet {
         guard let current = try storedTokens() else { throw notLoggedIn() }
         if !current.needsRefresh(leeway: leeway) { return current }
@@ -276,7 +276,7 @@ public final class OAuthTokenManager: Sendable {
     /// Sends `request` authorized with a fresh access token; on a 401 whose `WWW-Authenticate`
     /// says `error="invalid_token"`, refreshes (under the lock) and sends it once more.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` from getting a token, or `retryable` when the request got no answer.
+    /// - Throws: ``/AppexVocabulary/AppexError`` from getting a token, or `retryable` when the request got no answer.
     public func data(for request: URLRequest) async throws(AppexError) -> (Data, HTTPURLResponse) {
         let tokens = try await freshTokens()
         let first = try await send(request, with: tokens)
@@ -304,7 +304,7 @@ public final class OAuthTokenManager: Sendable {
     /// When it is the stored session's, the session is cleared and "logged out" published at
     /// once: no process is handed an access token the server already refuses.
     ///
-    /// - Throws: ``/AppexSystem/AppexError``: `configuration` (no revocation endpoint), `rejected` or
+    /// - Throws: ``/AppexVocabulary/AppexError``: `configuration` (no revocation endpoint), `rejected` or
     ///   `retryable` (the server's answer), `storage`. Nothing stored changes when it throws.
     public func revoke(refreshToken: String) async throws(AppexError) {
         try await revoke(refreshToken, hint: "refresh_token")

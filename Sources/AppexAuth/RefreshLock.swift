@@ -1,5 +1,6 @@
 import AppexCore
 import AppexSystem
+import AppexVocabulary
 import Foundation
 
 /// The lock that keeps at most one refresh in flight across every process sharing a session:
@@ -14,7 +15,7 @@ package struct RefreshLock: Sendable {
 
     /// Runs `body` holding the lock; waits at most `timeout` for it.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `retryable` when the lock stays held (naming the file), `storage`
+    /// - Throws: ``/AppexVocabulary/AppexError`` `retryable` when the lock stays held (naming the file), `storage`
     ///   when the file cannot be opened; and what `body` throws.
     package func withLock<Result: Sendable>(
         timeout: Duration = .seconds(60),

@@ -8,7 +8,7 @@ extension OAuthConfiguration {
     /// The endpoints: those given, the rest from the issuer's metadata (RFC 8414 §3:
     /// `/.well-known/oauth-authorization-server` inserted before the issuer's path).
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `retryable` when the metadata cannot be fetched, `configuration`
+    /// - Throws: ``/AppexVocabulary/AppexError`` `retryable` when the metadata cannot be fetched, `configuration`
     ///   when it is not valid or names another issuer.
     public func resolvedEndpoints() async throws(AppexError) -> Endpoints {
         if let endpoints { return endpoints }

@@ -81,7 +81,7 @@ public struct TokenSet: Codable, Sendable, Hashable {
 
     /// Decodes a stored token set of this or an older version.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `storage` when the bytes are not a token set, or are of a newer
+    /// - Throws: ``/AppexVocabulary/AppexError`` `storage` when the bytes are not a token set, or are of a newer
     ///   format this Appex cannot read (naming both versions).
     @_spi(Fuzzing) public static func decoded(from data: Data, key: String) throws(AppexError) -> TokenSet {
         let decoder = JSONDecoder()

@@ -17,7 +17,7 @@ extension OAuthLogin {
     ///   - template: a template client the server copies the new client's settings from (RFC
     ///     7591's `software_id`, as Curity's templatized registration names it); the request then
     ///     names no grant types, redirect URIs or authentication method of its own.
-    /// - Throws: ``/AppexSystem/AppexError`` `configuration` when the server has no registration endpoint,
+    /// - Throws: ``/AppexVocabulary/AppexError`` `configuration` when the server has no registration endpoint,
     ///   `rejected` with the server's error (a template it does not know), `retryable`, `storage`.
     @discardableResult
     public func registerClient(

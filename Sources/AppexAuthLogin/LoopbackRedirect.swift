@@ -1,6 +1,7 @@
 import AppexAuth
 import AppexCore
 import AppexSystem
+import AppexVocabulary
 import Foundation
 import Synchronization
 
@@ -30,7 +31,7 @@ final class LoopbackRedirect: Sendable {
     /// The callback's query parameters: waits (on a thread of its own) for a request to
     /// `/callback`, answers it with a page the user can close, and returns.
     ///
-    /// Fails with ``/AppexSystem/AppexError`` `retryable` when no callback came within `timeout`.
+    /// Fails with ``/AppexVocabulary/AppexError`` `retryable` when no callback came within `timeout`.
     func callback(timeout: Duration) async -> Result<[String: String], AppexError> {
         let result: Result<[String: String], AppexError> = await withCheckedContinuation { continuation in
             let started = startDetachedThread(name: "appex.loopback") { [self] in

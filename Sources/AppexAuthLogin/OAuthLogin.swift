@@ -40,7 +40,7 @@ public struct HostAccessorBuilder: Sendable {
 
     /// The host's accessor.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `configuration` when the context is an app extension's (only a
+    /// - Throws: ``/AppexVocabulary/AppexError`` `configuration` when the context is an app extension's (only a
     ///   host logs in), or what ``/AppexAuth/AccessorBuilder/build()`` throws.
     public func build() throws(AppexError) -> HostAccessor {
         guard builder.context.kind == .hostApp else {
@@ -72,7 +72,7 @@ public struct OAuthLogin: Sendable {
     /// The resource owner password grant (RFC 6749 §4.3), for tests and tools.
     ///
     /// - Returns: the user now logged in.
-    /// - Throws: ``/AppexSystem/AppexError`` `rejected` (wrong password: `invalid_grant`), `retryable`,
+    /// - Throws: ``/AppexVocabulary/AppexError`` `rejected` (wrong password: `invalid_grant`), `retryable`,
     ///   `configuration`, `storage`.
     @discardableResult
     public func password(user: String, password: String) async throws(AppexError) -> UserAccount {
@@ -174,7 +174,7 @@ extension OAuthLogin {
     ///   - open: opens the URL (a browser, or a test driving the server's login form).
     ///   - timeout: how long to wait for the user.
     /// - Returns: the user now logged in.
-    /// - Throws: ``/AppexSystem/AppexError`` `rejected` (the user or server refused: `access_denied`, a wrong
+    /// - Throws: ``/AppexVocabulary/AppexError`` `rejected` (the user or server refused: `access_denied`, a wrong
     ///   state, `invalid_grant`), `retryable` (no callback in time), `configuration`.
     @discardableResult
     public func authorizationCode(

@@ -1,5 +1,6 @@
 import AppexCore
 import AppexSystem
+import AppexVocabulary
 import AppexWidgetHost
 import AppexWidgetKit
 import ArgumentParser

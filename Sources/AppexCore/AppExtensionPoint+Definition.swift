@@ -1,4 +1,4 @@
-public import AppexSystem
+public import AppexVocabulary
 
 extension AppExtensionPoint {
     /// Defines one of a host's extension points in code, as ExtensionFoundation's

@@ -1,4 +1,5 @@
 package import AppexSystem
+package import AppexVocabulary
 import Crypto
 import Synchronization
 
@@ -11,7 +12,7 @@ extension AppexBundle {
     /// open descriptor says) is not hashed again unless `always`; enhanced security hashes at
     /// every launch.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `invalidBundle` when the executable or the seal cannot be read,
+    /// - Throws: ``/AppexVocabulary/AppexError`` `invalidBundle` when the executable or the seal cannot be read,
     ///   the seal does not verify for the bundle's team, or the file is not the one it seals.
     package func openSealedExecutable(always: Bool = false) throws(AppexError) -> OpenedExecutable {
         guard let name = info.executableName, let team else {

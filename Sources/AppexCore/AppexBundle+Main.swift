@@ -1,4 +1,5 @@
 import AppexSystem
+import AppexVocabulary
 import Foundation
 import Synchronization
 
@@ -7,7 +8,7 @@ extension AppexBundle {
     /// `APPEX_MAIN_BUNDLE` when set (an explicit override, for a program run from outside its
     /// bundle), else the nearest folder named `*.app` that holds the running executable.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `not-found`, saying where it looked, when the executable is in
+    /// - Throws: ``/AppexVocabulary/AppexError`` `not-found`, saying where it looked, when the executable is in
     ///   no `.app` and no override is set.
     public static func mainBundlePath() throws(AppexError) -> String {
         if let override = ProcessInfo.processInfo.environment["APPEX_MAIN_BUNDLE"], !override.isEmpty {

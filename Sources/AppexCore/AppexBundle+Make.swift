@@ -1,4 +1,5 @@
 import AppexSystem
+import AppexVocabulary
 import Foundation
 
 extension AppexBundle {
@@ -40,7 +41,7 @@ extension AppexBundle {
     /// watcher never sees half a bundle). What `appex bundle` does.
     ///
     /// - Returns: the bundle, loaded and checked.
-    /// - Throws: ``/AppexSystem/AppexError`` `refused` (a path that is not `.appex`, an existing bundle, an
+    /// - Throws: ``/AppexVocabulary/AppexError`` `refused` (a path that is not `.appex`, an existing bundle, an
     ///   executable that prints no binding, an identifier that is not reverse-DNS),
     ///   `launchFailed` (the executable cannot run), `invalidBundle` (entitlements with
     ///   problems, or a bundle that `appex validate` would refuse — checked before it is moved
@@ -230,7 +231,7 @@ extension AppexBundle {
     /// The point an extension executable binds to in code: runs it with `--print-binding` (an
     /// `AppExtension` prints its point and exits) and reads what it prints; killed after 10 s.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `launchFailed` when it cannot run; `refused` when it prints no
+    /// - Throws: ``/AppexVocabulary/AppexError`` `launchFailed` when it cannot run; `refused` when it prints no
     ///   extension point.
     public static func binding(ofExecutable executable: String) throws(AppexError) -> ExtensionPointIdentifier {
         let process = Process()

@@ -1,4 +1,4 @@
-import AppexSystem
+import AppexVocabulary
 import Foundation
 
 extension AppexBundle {
@@ -37,7 +37,7 @@ extension AppexBundle {
     /// place whole. An app replaced keeps the extensions it had.
     ///
     /// - Returns: the bundle, loaded and checked.
-    /// - Throws: ``/AppexSystem/AppexError`` `refused` (a path that is not `.app`, an existing app, an
+    /// - Throws: ``/AppexVocabulary/AppexError`` `refused` (a path that is not `.app`, an existing app, an
     ///   identifier that is not reverse-DNS), `invalidBundle` (entitlements with problems, or an
     ///   app that `appex validate` would refuse: nothing is written then), `fileSystem`,
     ///   `invalidKey`.

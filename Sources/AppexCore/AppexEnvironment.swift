@@ -1,4 +1,5 @@
 import AppexSystem
+import AppexVocabulary
 import Foundation
 
 /// Where Appex keeps its state and looks for extensions.

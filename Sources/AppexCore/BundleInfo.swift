@@ -2,7 +2,7 @@ import Foundation
 
 /// What a bundle's `Info.plist` says, read with Apple's keys.
 ///
-/// Reading never throws: whatever is missing or wrong becomes a ``/AppexSystem/BundleProblem`` in
+/// Reading never throws: whatever is missing or wrong becomes a ``/AppexVocabulary/BundleProblem`` in
 /// ``problems``, and the keys that could be read are still filled in.
 public struct BundleInfo: Sendable, Hashable {
     /// `CFBundleIdentifier`.

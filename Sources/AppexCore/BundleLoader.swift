@@ -1,4 +1,5 @@
 import AppexSystem
+import AppexVocabulary
 import Crypto
 import Foundation
 import Synchronization

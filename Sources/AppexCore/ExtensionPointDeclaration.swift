@@ -79,7 +79,7 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
     }
 
     /// Limits an extension process runs under, from the point's `AppexResourceLimits`
-    /// (``/AppexSystem/AppExtensionPoint/ResourceLimits``).
+    /// (``/AppexVocabulary/AppExtensionPoint/ResourceLimits``).
     public typealias ResourceLimits = AppExtensionPoint.ResourceLimits
 
     /// The keys of `AppexResourceLimits`, in the order of ``ResourceLimits``' properties.
@@ -135,7 +135,7 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
         self.attributes = attributes
     }
 
-    /// Declares a point defined in code (``/AppexSystem/AppExtensionPoint``'s `@Definition`) for the host
+    /// Declares a point defined in code (``/AppexVocabulary/AppExtensionPoint``'s `@Definition`) for the host
     /// `hostBundleIdentifier`: its name, and its traits (the defaults when it has none).
     public init(_ point: AppExtensionPoint, host hostBundleIdentifier: String) {
         let traits = point.traits ?? AppExtensionPoint.Traits()

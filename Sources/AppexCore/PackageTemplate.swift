@@ -39,7 +39,7 @@ public struct PackageTemplate: Sendable {
 
     /// A template; fails when `name` is not a Swift identifier that starts with a letter.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `invalid-name` naming what is wrong.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `invalid-name` naming what is wrong.
     public init(
         kind: Kind,
         name: String,

@@ -38,7 +38,7 @@ extension PropertyListValue {
     /// - Parameters:
     ///   - bytes: the property list's bytes.
     ///   - format: the form the bytes must have; `nil` (the default) tells it from the bytes.
-    /// - Throws: ``/AppexSystem/AppexError`` `invalid-property-list`, saying what is wrong and where (the
+    /// - Throws: ``/AppexVocabulary/AppexError`` `invalid-property-list`, saying what is wrong and where (the
     ///   binary object and its byte offset, or the XML line and column).
     public init(propertyList bytes: [UInt8], format: PropertyListFormat? = nil) throws(AppexError) {
         do { self = try Self.read(bytes, format: format) } catch {
@@ -49,7 +49,7 @@ extension PropertyListValue {
     /// Reads a property list dictionary in XML or binary form (what ``PropertyListFormat``
     /// writes), as ``init(propertyList:format:)`` does.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `invalid-property-list`, saying why the bytes are not one.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `invalid-property-list`, saying why the bytes are not one.
     public static func dictionary(fromPropertyList bytes: [UInt8]) throws(AppexError) -> [String: PropertyListValue] {
         do { return try readDictionary(from: bytes) } catch {
             throw AppexError(.invalidPropertyList, "not a property list dictionary: \(error.reason)")

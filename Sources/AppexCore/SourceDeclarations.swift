@@ -1,4 +1,4 @@
-public import AppexSystem
+public import AppexVocabulary
 import Foundation
 
 /// What a package's Swift sources declare about extension points, read without building or
@@ -34,7 +34,7 @@ public struct SourceDeclarations: Sendable {
 
     /// Reads every `.swift` file under `directory`, in path order.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `file-system` naming the folder or file that cannot be read.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `file-system` naming the folder or file that cannot be read.
     public init(directory: String) throws(AppexError) {
         try self.init(directories: [directory])
     }
@@ -42,7 +42,7 @@ public struct SourceDeclarations: Sendable {
     /// Reads every `.swift` file under each of `directories` (a product's target and the targets
     /// it depends on), in order: the binding is the first one found, the definitions are all.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `file-system` naming the folder or file that cannot be read.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `file-system` naming the folder or file that cannot be read.
     public init(directories: [String]) throws(AppexError) {
         var binding: ExtensionPointIdentifier?
         var definitions: [AppExtensionPoint] = []

@@ -1,5 +1,6 @@
 public import AppexIPC
 import AppexSystem
+import AppexVocabulary
 import Distributed
 import Foundation
 import Synchronization

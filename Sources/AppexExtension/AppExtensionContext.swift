@@ -1,5 +1,6 @@
 public import AppexIPC
 import AppexSystem
+import AppexVocabulary
 import Distributed
 import Foundation
 import Synchronization
@@ -17,7 +18,7 @@ public enum AppExtensionContext {
 
     /// Calls the interface the host exports (its `AppExtensionProcess.Configuration.exportedHandler`).
     ///
-    /// - Throws: ``/AppexSystem/AppexError``: `invalidated` when there is no host connection; `coding` when
+    /// - Throws: ``/AppexVocabulary/AppexError``: `invalidated` when there is no host connection; `coding` when
     ///   the request cannot be encoded or the reply is not a `Reply`; otherwise the call's
     ///   failure (`remote-failure` with the host's words, `deadline-exceeded`, `cancelled`,
     ///   `closed`), with the host's pid as the context's peer.

@@ -1,5 +1,4 @@
 import AppexIPC
-import AppexSystem
 import Distributed
 import Foundation
 import Synchronization

@@ -1,5 +1,6 @@
 import AppexIPC
 import AppexSystem
+import AppexVocabulary
 import Distributed
 import Foundation
 import Synchronization
@@ -12,7 +13,7 @@ struct ExtensionRuntime {
     /// `APPEX_CONNECTION_FD` (3), the host's pid in `APPEX_HOST_PID`. Arms the parent-death
     /// signal first, then checks the host is still the parent (it may have died before).
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `launchFailed`, saying what of the contract is missing.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `launchFailed`, saying what of the contract is missing.
     static func fromEnvironment() throws(AppexError) -> ExtensionRuntime {
         guard let fdText = ProcessControl.environmentVariable("APPEX_CONNECTION_FD"), let fd = Int32(fdText) else {
             throw AppexError(

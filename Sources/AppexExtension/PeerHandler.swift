@@ -1,5 +1,5 @@
 public import AppexIPC
-import AppexSystem
+import AppexVocabulary
 import Distributed
 import Foundation
 import Synchronization
@@ -48,7 +48,7 @@ public struct IncomingSessionRequest: Sendable {
 public struct HostSession: Sendable {
     /// Sends `message` to the host's exported handler and decodes its reply.
     ///
-    /// - Throws: ``/AppexSystem/AppexError``, as ``AppExtensionContext/callHost(_:expecting:timeout:)``.
+    /// - Throws: ``/AppexVocabulary/AppexError``, as ``AppExtensionContext/callHost(_:expecting:timeout:)``.
     public func send<Message: Encodable, Reply: Decodable>(
         _ message: Message,
         expecting: Reply.Type = Reply.self,

@@ -1,5 +1,5 @@
 import AppexIPC
-import AppexSystem
+import AppexVocabulary
 import Foundation
 
 /// Answers the host's messages in a session with XPC's own signature, so Apple's sample code

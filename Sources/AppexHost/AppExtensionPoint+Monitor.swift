@@ -1,5 +1,6 @@
 public import AppexCore
 import AppexSystem
+import AppexVocabulary
 import Foundation
 public import Logging
 public import Observation
@@ -67,7 +68,7 @@ extension AppExtensionPoint {
         ///
         /// Creation reads and validates everything once before it returns, like Apple's.
         ///
-        /// - Throws: ``/AppexSystem/AppexError`` `invalidBundle` when the host bundle is not valid;
+        /// - Throws: ``/AppexVocabulary/AppexError`` `invalidBundle` when the host bundle is not valid;
         ///   `undeclaredExtensionPoint` when the host does not declare the point.
         public init(
             appExtensionPoint: AppExtensionPoint,
@@ -92,7 +93,7 @@ extension AppExtensionPoint {
         /// for identity in monitor.identities { print(identity.localizedName) }
         /// ```
         ///
-        /// - Throws: ``/AppexSystem/AppexError`` `not-found` when the process runs from no app bundle; as
+        /// - Throws: ``/AppexVocabulary/AppexError`` `not-found` when the process runs from no app bundle; as
         ///   ``init(appExtensionPoint:hostBundleAt:environment:logger:)`` otherwise.
         public convenience init(
             _ appExtensionPoint: AppExtensionPoint,
@@ -111,7 +112,7 @@ extension AppExtensionPoint {
         /// ``init(_:environment:logger:)``, as ExtensionKit's documentation writes it
         /// (`AppExtensionPoint.Monitor(appExtensionPoint: someExtensionPoint)`).
         ///
-        /// - Throws: ``/AppexSystem/AppexError`` as ``init(_:environment:logger:)``.
+        /// - Throws: ``/AppexVocabulary/AppexError`` as ``init(_:environment:logger:)``.
         public convenience init(
             appExtensionPoint: AppExtensionPoint,
             environment: AppexEnvironment = .current(),
@@ -153,7 +154,7 @@ extension AppExtensionPoint {
 
         /// Adds a point to monitor.
         ///
-        /// - Throws: ``/AppexSystem/AppexError`` `undeclaredExtensionPoint` when the host does not declare it.
+        /// - Throws: ``/AppexVocabulary/AppexError`` `undeclaredExtensionPoint` when the host does not declare it.
         public func addAppExtensionPoint(_ point: AppExtensionPoint) async throws(AppexError) {
             core.add(try Self.checkDeclared(point, in: core.discovery))
         }

@@ -2,6 +2,7 @@ import AppexCore
 import AppexIPC
 import AppexStore
 import AppexSystem
+import AppexVocabulary
 import Foundation
 import Logging
 import Synchronization

@@ -1,6 +1,7 @@
 public import AppexCore
 public import AppexIPC
 import AppexSystem
+import AppexVocabulary
 import Foundation
 public import Logging
 import Synchronization
@@ -10,7 +11,7 @@ import Synchronization
 ///
 /// Mirrors ExtensionFoundation's `AppExtensionProcess` with XPC's failure semantics:
 /// *interruption* — the process died; pending calls fail at once with
-/// ``/AppexSystem/AppexError/Code/interrupted`` and the next call relaunches it — and *invalidation* — closed
+/// ``/AppexIPC/AppexVocabulary/AppexError/Code/interrupted`` and the next call relaunches it — and *invalidation* — closed
 /// for good (``invalidate()``). A crash budget (default 3 crashes in 5 minutes) stops
 /// relaunching a process that keeps dying.
 public final class AppExtensionProcess: Sendable {
@@ -156,7 +157,7 @@ public final class AppExtensionProcess: Sendable {
     /// The distributed-actor system over this process's connection: resolve the extension's
     /// `@Resolvable` interfaces with it (the process is launched on the first call), and export
     /// the host's own actors for the extension to call. A remote call fails as
-    /// ``send(_:expecting:timeout:)`` does, with the same ``/AppexSystem/AppexError`` codes.
+    /// ``send(_:expecting:timeout:)`` does, with the same ``/AppexVocabulary/AppexError`` codes.
     public let actorSystem = IPCActorSystem()
     /// The thread that reads this process's connection (across relaunches) and starts the
     /// handlers of the extension's calls: ``Configuration/executor``, or one of the few executors
@@ -174,7 +175,7 @@ public final class AppExtensionProcess: Sendable {
     ///   - configuration: which extension to run, for which host, and how.
     ///   - discovery: the host's discovery, to share its verified bundles (a host that
     ///     launches many processes should pass one); by default a new one.
-    /// - Throws: ``/AppexSystem/AppexError`` `refused` with the reason (not found, invalid, unapproved,
+    /// - Throws: ``/AppexVocabulary/AppexError`` `refused` with the reason (not found, invalid, unapproved,
     ///   disabled, changed since discovery) — the words `appex doctor` would print.
     @available(*, noasync, message: "reads and verifies bundles on this thread; use the async init")
     public convenience init(configuration: Configuration, discovery: ExtensionDiscovery? = nil) throws(AppexError) {
@@ -254,7 +255,7 @@ public final class AppExtensionProcess: Sendable {
 
     /// Sends `request` (JSON) and decodes the reply, launching the process if needed.
     ///
-    /// - Throws: ``/AppexSystem/AppexError``: `interrupted` (the process died; the next call relaunches),
+    /// - Throws: ``/AppexVocabulary/AppexError``: `interrupted` (the process died; the next call relaunches),
     ///   `deadlineExceeded`, `cancelled`, `remoteFailure`, `invalidated`, `refused`,
     ///   `launchFailed`, `crashBudgetExhausted`, `coding`.
     public func send<Request: Encodable, Reply: Decodable>(

@@ -3,6 +3,6 @@
 // comes with it, and the error its API throws from the module below.
 @_exported public import AppexCore
 
-@_exported public import struct AppexSystem.AppExtensionPoint
-@_exported public import struct AppexSystem.AppexError
-@_exported public import struct AppexSystem.BundleProblem
+@_exported public import struct AppexVocabulary.AppExtensionPoint
+@_exported public import struct AppexVocabulary.AppexError
+@_exported public import struct AppexVocabulary.BundleProblem

@@ -7,7 +7,7 @@ import Foundation
 /// extension's exported object as a compiler-checked remote object, and the host's own object
 /// exported to the extension.
 ///
-/// Made by ``AppExtensionProcess/makeConnection()-82g0u``. A process has one connection to its
+/// Made by ``AppExtensionProcess/makeConnection()-4gj4s``. A process has one connection to its
 /// host (docs/DESIGN.md, "Connections and sessions"): every `ExtensionConnection` and
 /// ``ExtensionSession`` of a process shares it, follows its relaunches, and ends with
 /// ``AppExtensionProcess/invalidate()``.
@@ -38,7 +38,7 @@ public struct ExtensionConnection: Sendable {
 /// The host's session with an extension process, in XPC-session style: typed messages to the
 /// extension's `PeerHandler`-style handler, replies decoded.
 ///
-/// Made by ``AppExtensionProcess/makeSession()-8y2mk``; shares the process's connection (see
+/// Made by ``AppExtensionProcess/makeSession()-3c4fu``; shares the process's connection (see
 /// ``ExtensionConnection``).
 public struct ExtensionSession: Sendable {
     /// The process behind the session.
@@ -46,7 +46,7 @@ public struct ExtensionSession: Sendable {
 
     /// Sends `message` (JSON) and decodes the reply.
     ///
-    /// - Throws: ``/AppexSystem/AppexError``, as ``AppExtensionProcess/send(_:expecting:timeout:)``.
+    /// - Throws: ``/AppexVocabulary/AppexError``, as ``AppExtensionProcess/send(_:expecting:timeout:)``.
     public func send<Message: Encodable, Reply: Decodable>(
         _ message: Message,
         expecting: Reply.Type = Reply.self,
@@ -61,7 +61,7 @@ extension AppExtensionProcess {
     /// a refusal (invalid, unapproved, declined by the extension) surfaces here. The launch holds
     /// no thread while it waits for the extension's handshake.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `refused`, `launchFailed`, `crashBudgetExhausted`, `invalidated`.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `refused`, `launchFailed`, `crashBudgetExhausted`, `invalidated`.
     public func makeConnection() async throws(AppexError) -> ExtensionConnection {
         try await launchIfNeededAsync()
         return ExtensionConnection(process: self)

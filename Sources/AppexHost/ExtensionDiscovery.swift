@@ -37,7 +37,7 @@ public final class ExtensionDiscovery: Sendable {
 
     /// Opens discovery for the host at `hostPath`.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `invalidBundle` when the host bundle has problems (listed);
+    /// - Throws: ``/AppexVocabulary/AppexError`` `invalidBundle` when the host bundle has problems (listed);
     ///   `registry` when the approval registry cannot be opened.
     public init(hostBundleAt hostPath: String, environment: AppexEnvironment = .current()) throws(AppexError) {
         let host = AppexBundle.load(at: hostPath, as: .hostApp)
@@ -55,7 +55,7 @@ public final class ExtensionDiscovery: Sendable {
     /// those on `APPEX_EXTENSIONS_PATH` are unapproved until the owner enables them. Only
     /// bundles that bind to one of the host's points are listed.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `registry` when the approval registry cannot be opened.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `registry` when the approval registry cannot be opened.
     package init(systemHost host: AppexBundle, environment: AppexEnvironment) throws(AppexError) {
         self.hostPath = host.path
         self.environment = environment
@@ -96,7 +96,7 @@ public final class ExtensionDiscovery: Sendable {
     ///
     /// Blocking file I/O: a first snapshot of many bundles takes a while (every seal is
     /// verified); later ones re-stat what was seen. From async code, prefer a
-    /// ``AppexSystem/AppExtensionPoint/Monitor``, which scans on its own thread.
+    /// ``AppexVocabulary/AppExtensionPoint/Monitor``, which scans on its own thread.
     public func snapshot() throws(AppexError) -> DiscoverySnapshot {
         let host = try host()
         let hostIdentifier = host.bundleIdentifier ?? ""
@@ -414,7 +414,7 @@ public final class ExtensionDiscovery: Sendable {
     /// Enabling approves the extension as signed by its current team; if another team signs it
     /// later it is unapproved again. An invalid extension cannot be enabled.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `notFound` when no bundle with that identifier is found for
+    /// - Throws: ``/AppexVocabulary/AppexError`` `notFound` when no bundle with that identifier is found for
     ///   this host; `refused` when enabling an invalid one (its problems listed).
     public func setEnabled(_ enabled: Bool, bundleIdentifier: String) throws(AppexError) {
         let snapshot = try snapshot()

@@ -1,5 +1,6 @@
 package import AppexCore
 package import AppexSystem
+package import AppexVocabulary
 
 /// The sandbox an extension runs in, derived from its entitlements and its point: the App
 /// Sandbox's analog (docs/DESIGN.md, "The sandbox"; docs/threat-model.md, "Tiers").

@@ -1,6 +1,7 @@
 import AppexCore
 @_spi(Fuzzing) import AppexStore
 import AppexSystem
+import AppexVocabulary
 import Logging
 
 /// The host's side of a sandboxed extension's keychain: it answers the requests that arrive on

@@ -1,4 +1,5 @@
-public import AppexSystem
+package import AppexSystem
+public import AppexVocabulary
 import Synchronization
 public import SystemPackage
 
@@ -8,7 +9,7 @@ public import SystemPackage
 /// ``receive()``s. Large payloads travel as a sealed `memfd` passed with `SCM_RIGHTS` instead of
 /// through the socket. Every read is bounded: a header that is malformed, a frame over
 /// ``Configuration/maximumFrameSize``, or a shared-memory frame without its descriptor is a
-/// ``/AppexSystem/AppexError/Code/protocolViolation`` and the channel is finished.
+/// ``/AppexVocabulary/AppexError/Code/protocolViolation`` and the channel is finished.
 public final class FrameChannel: Sendable {
     /// Limits and thresholds of a channel.
     public struct Configuration: Sendable, Codable, Hashable {
@@ -284,7 +285,7 @@ public final class FrameChannel: Sendable {
     /// Receives the next frame, blocking until one is complete.
     ///
     /// - Returns: the frame, or `nil` when the peer closed the stream between frames.
-    /// - Throws: ``/AppexSystem/AppexError`` `protocolViolation` (and the channel is finished) for anything
+    /// - Throws: ``/AppexVocabulary/AppexError`` `protocolViolation` (and the channel is finished) for anything
     ///   that is not a well-formed frame; `closed` when the stream ends inside a frame.
     public func receive() throws(AppexError) -> Frame? {
         let result = reading.withLock { state -> Result<Frame?, AppexError> in

@@ -57,7 +57,7 @@ extension HandshakeMessage {
 extension Handshake.HostHello {
     /// Decodes a host hello frame's payload as an extension reads it.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `protocolViolation` when the bytes are not a hello.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `protocolViolation` when the bytes are not a hello.
     @_spi(Fuzzing) public init(decoding payload: [UInt8]) throws(AppexError) {
         self = try .received(payload)
     }
@@ -69,7 +69,7 @@ extension Handshake.HostHello {
 extension Handshake.ExtensionHello {
     /// Decodes an extension hello frame's payload as the host reads it.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `protocolViolation` when the bytes are not a hello.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `protocolViolation` when the bytes are not a hello.
     @_spi(Fuzzing) public init(decoding payload: [UInt8]) throws(AppexError) {
         self = try .received(payload)
     }

@@ -32,7 +32,7 @@ import Synchronization
 /// arguments its distributed methods are called with. The first substitution of a call through
 /// a `@Resolvable` protocol names the caller's stub (`$Translator`), a type the serving side never
 /// made: it stands for the served actor's own type, which the runtime then checks against the
-/// protocol. Any other name refuses the call with ``/AppexSystem/AppexError/Code/unregisteredType``, naming
+/// protocol. Any other name refuses the call with ``/AppexIPC/AppexVocabulary/AppexError/Code/unregisteredType``, naming
 /// the type as sent; the connection goes on.
 public final class IPCActorSystem: DistributedActorSystem, Sendable {
     /// Names an actor on one side of a connection.
@@ -101,7 +101,7 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
     /// Lets the other side name `types` as generic arguments of the distributed calls this
     /// system serves: `system.register(Point.self)` before a peer calls
     /// `func echo<Value: Codable>(_ value: Value)` with a `Point`. A call that names a type not
-    /// registered is refused with ``/AppexSystem/AppexError/Code/unregisteredType``.
+    /// registered is refused with ``/AppexIPC/AppexVocabulary/AppexError/Code/unregisteredType``.
     ///
     /// Not needed for the types of this system's actors (registered when they are made or
     /// exported) or for the stub of a `@Resolvable` protocol (it stands for the served actor);
@@ -322,7 +322,7 @@ public final class IPCResultHandler: DistributedTargetInvocationResultHandler, S
     }
 }
 
-/// The compact coder (AppexCoding) as distributed calls use it: a failure is an ``/AppexSystem/AppexError`` with
+/// The compact coder (AppexCoding) as distributed calls use it: a failure is an ``/AppexVocabulary/AppexError`` with
 /// code `coding` whose underlying error is the coder's `CompactCodingError` (what and where),
 /// which is what callers of a remote actor catch.
 enum InvocationCoding {

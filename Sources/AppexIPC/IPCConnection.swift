@@ -11,7 +11,7 @@ import Synchronization
 /// reason, and the `onClose` closure given at creation runs.
 public final class IPCConnection: Sendable, IPCExecutorSource {
     /// Serves the peer's requests: takes the request's bytes, returns the reply's bytes; a
-    /// thrown error becomes an ``/AppexSystem/AppexError/Code/remoteFailure`` on the peer's side. Runs in a
+    /// thrown error becomes an ``/AppexVocabulary/AppexError/Code/remoteFailure`` on the peer's side. Runs in a
     /// task of its own, cancelled when the peer cancels the call.
     public typealias Handler = @Sendable (_ request: [UInt8]) async throws -> [UInt8]
     /// A ``Handler`` that takes and gives bytes where they are: a request that arrived in
@@ -123,7 +123,7 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
     ///     `.invocation` for a distributed-actor call.
     ///   - timeout: how long to wait; `nil` waits until the reply, the end of the
     ///     connection or cancellation.
-    /// - Throws: ``/AppexSystem/AppexError``: `deadlineExceeded`, `cancelled` (the peer is told to stop in both
+    /// - Throws: ``/AppexVocabulary/AppexError``: `deadlineExceeded`, `cancelled` (the peer is told to stop in both
     ///   cases), `remoteFailure`, `closed` or `protocolViolation` (the connection ended),
     ///   `invalidated`.
     public func call(

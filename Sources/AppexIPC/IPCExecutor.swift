@@ -1,4 +1,5 @@
 import AppexSystem
+import AppexVocabulary
 import Foundation
 import Synchronization
 

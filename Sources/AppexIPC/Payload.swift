@@ -1,4 +1,5 @@
 import AppexSystem
+import AppexVocabulary
 import Synchronization
 
 /// Bytes a peer sent, where they arrived: in this process's memory, or — for a payload that

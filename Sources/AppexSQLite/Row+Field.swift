@@ -1,4 +1,4 @@
-package import AppexSystem
+package import AppexVocabulary
 package import GRDB
 
 extension Row {

@@ -1,4 +1,5 @@
-package import AppexSystem
+import AppexSystem
+package import AppexVocabulary
 import Foundation
 package import GRDB
 import GRDBSQLite

@@ -1,6 +1,7 @@
 public import AppexCore
 import AppexStore
 import AppexSystem
+import AppexVocabulary
 import Foundation
 import Synchronization
 
@@ -24,7 +25,7 @@ public struct BackgroundRun: Sendable, Hashable {
     /// (``BackgroundTaskScheduler/runDueTasks(now:)``) and exits; past `timeLimit` it is sent
     /// SIGTERM, then SIGKILL 2 s later. The host's output goes to this process's.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `invalidBundle` when the app is not valid (its problems listed);
+    /// - Throws: ``/AppexVocabulary/AppexError`` `invalidBundle` when the app is not valid (its problems listed);
     ///   `launchFailed`.
     public static func run(
         hostAt path: String,

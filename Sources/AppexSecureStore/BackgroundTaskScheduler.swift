@@ -38,7 +38,7 @@ public final class BackgroundTaskScheduler: Sendable {
 
     /// The scheduler of the host `context`.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `hostOnly` for an extension or the owner; `storage`.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `hostOnly` for an extension or the owner; `storage`.
     public init(context: ProcessContext, environment: AppexEnvironment = .current()) throws(AppexError) {
         guard !context.isOwner, context.kind == .hostApp, let host = context.bundleIdentifier else {
             throw AppexError(
@@ -87,7 +87,7 @@ public final class BackgroundTaskScheduler: Sendable {
 
     /// Persists `request`, replacing an earlier one of the same task.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `notFound` when no handler is registered for its identifier.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `notFound` when no handler is registered for its identifier.
     public func submit(_ request: AppRefreshTaskRequest) throws(AppexError) {
         guard handlers.withLock({ $0[request.identifier] != nil }) else {
             throw AppexError(

@@ -1,4 +1,4 @@
 @_exported public import struct AppexStore.ProcessContext
 // The vocabulary AppexSecureStore's users need from the modules below it: the error its API
 // throws, and who is asking.
-@_exported public import struct AppexSystem.AppexError
+@_exported public import struct AppexVocabulary.AppexError

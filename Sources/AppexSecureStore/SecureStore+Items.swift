@@ -8,7 +8,7 @@ import GRDB
 extension SecureStore {
     /// Stores `value` (JSON-encoded, sealed) under `key`, replacing what was there.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `storeLocked` when the store is not open (or was erased or set
+    /// - Throws: ``/AppexVocabulary/AppexError`` `storeLocked` when the store is not open (or was erased or set
     ///   up again by another process); `coding` when the value cannot be encoded; `storage`.
     public func put<Value: Encodable>(_ value: Value, forKey key: String) throws(AppexError) {
         let opened = try openedState()
@@ -43,7 +43,7 @@ extension SecureStore {
     /// types are not kept; a value type holding a class instance is, and callers then share that
     /// instance (do not change it).
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `storeLocked`; `corruptValue` when the stored bytes fail
+    /// - Throws: ``/AppexVocabulary/AppexError`` `storeLocked`; `corruptValue` when the stored bytes fail
     ///   authentication or do not decode as `Value`; `storage`.
     public func get<Value: Decodable>(_ key: String, as type: Value.Type = Value.self) throws(AppexError) -> Value? {
         let epoch = try touch()

@@ -12,7 +12,7 @@ extension SecureStore {
     /// device key: the weaker "no passcode" mode), and the first paired access key, whose
     /// auxiliary share is published for the host's extensions. The store is then open.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `passcodePolicy` naming every rule the passcode breaks;
+    /// - Throws: ``/AppexVocabulary/AppexError`` `passcodePolicy` naming every rule the passcode breaks;
     ///   `refused` when the store exists (open it, or ``erase()`` it first);
     ///   `missingEntitlement` when the host shares no keychain group with extensions.
     public func onboard(passcode: String?) throws(AppexError) {
@@ -134,7 +134,7 @@ extension SecureStore {
     /// The attempt is counted in the file before the passcode is tried, and the count is reset
     /// only when it opens: a process killed mid-attempt has used the attempt.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `wrongPasscode` (how many attempts are left, and any wait);
+    /// - Throws: ``/AppexVocabulary/AppexError`` `wrongPasscode` (how many attempts are left, and any wait);
     ///   `passcodeDelay` when the wait after the last failures has not run out (not counted);
     ///   `passcodeRetryLimit` when this was the last attempt (the data key is destroyed);
     ///   `notOnboarded`; `refused` in the "no passcode" mode (``openWithDeviceKey()``).
@@ -147,7 +147,7 @@ extension SecureStore {
     /// Opens a store set up without a passcode, with the device key in the host's private
     /// keychain group. Weaker: anyone who can read the host's keychain opens it.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `refused` when the store has a passcode; `notOnboarded`.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `refused` when the store has a passcode; `notOnboarded`.
     public func openWithDeviceKey() throws(AppexError) {
         let (record, dataKey) = try unlockWithDeviceKey(refusing: "open it with the passcode")
         try completePairing(record: record, dataKey: dataKey)
@@ -156,7 +156,7 @@ extension SecureStore {
 
     /// The record and data key of a store without a passcode, unwrapped with the device key.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `refused` when the store has a passcode (`instead` says what to
+    /// - Throws: ``/AppexVocabulary/AppexError`` `refused` when the store has a passcode (`instead` says what to
     ///   do); `keyUnavailable` when the device key does not open it; `notOnboarded`.
     func unlockWithDeviceKey(refusing instead: String) throws(AppexError) -> (SecureStoreRecord, DataKey) {
         let record = try onboardedRecord()
@@ -183,7 +183,7 @@ extension SecureStore {
     /// `eSPAKAuxiliary`) and the host's primary share of the same generation: how a host opens
     /// its store to answer a widget without the passcode (in the background, say).
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `stalePairedKey` for a share of a key that a passcode change
+    /// - Throws: ``/AppexVocabulary/AppexError`` `stalePairedKey` for a share of a key that a passcode change
     ///   replaced; `wrongPairedKey` for bytes that are no current share of this store (another
     ///   store's, edited, or a share the primary share does not open); `notOnboarded`.
     public func open(eSPAKAuxiliary bytes: Data) throws(AppexError) {

@@ -15,7 +15,7 @@ extension SecureStore {
     ///   - old: the current passcode (counted as an attempt, like ``open(passcode:)``); `nil`
     ///     in the "no passcode" mode.
     ///   - new: the new passcode; `nil` turns the passcode off (the device key's weaker mode).
-    /// - Throws: ``/AppexSystem/AppexError`` `passcodePolicy` for a new passcode that breaks the policy (no
+    /// - Throws: ``/AppexVocabulary/AppexError`` `passcodePolicy` for a new passcode that breaks the policy (no
     ///   attempt is used); what ``open(passcode:)`` throws for the old one.
     ///
     /// The new wrap and the new key's wrap are one commit: a kill before it leaves the old

@@ -18,7 +18,7 @@ extension SecureStore {
     /// The data requests of app group `group`, as this store's host serves them: sealed under
     /// the auxiliary data encryption key this store published.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `notOnboarded` before the store is set up (no key is published);
+    /// - Throws: ``/AppexVocabulary/AppexError`` `notOnboarded` before the store is set up (no key is published);
     ///   what opening the group throws (`missingEntitlement`, …).
     public func dataRequests(inGroup group: String) throws(AppexError) -> AuxiliaryDataRequestManager {
         AuxiliaryDataRequestManager(

@@ -1,7 +1,7 @@
 public import AppexCore
 import AppexSQLite
 public import AppexStore
-import AppexSystem
+import AppexVocabulary
 import Crypto
 public import Foundation
 import GRDB
@@ -118,7 +118,7 @@ public final class SecureStore: Sendable {
     /// The secure store of the host app `context` (made by ``onboard(passcode:)`` if it does
     /// not exist yet). Opening it needs ``open(passcode:)`` (or another `open`).
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `hostOnly` when `context` is an extension or the owner (a
+    /// - Throws: ``/AppexVocabulary/AppexError`` `hostOnly` when `context` is an extension or the owner (a
     ///   store belongs to one host app; the `appex` tool acts as the host's bundle); `storage`
     ///   when its file cannot be made or read; what opening the keychain throws.
     public init(context: ProcessContext, configuration: Configuration = Configuration()) throws(AppexError) {
@@ -268,7 +268,7 @@ public final class SecureStore: Sendable {
 
     /// The open store's data key, identifier and epoch, its idle timer restarted.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `storeLocked` when the store is not open in this process, or
+    /// - Throws: ``/AppexVocabulary/AppexError`` `storeLocked` when the store is not open in this process, or
     ///   was locked now for having been idle past the timeout.
     func openedState() throws(AppexError) -> Opened {
         let timeout = configuration.policy.lockTimeout

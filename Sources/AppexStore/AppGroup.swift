@@ -1,5 +1,6 @@
 public import AppexCore
 import AppexSystem
+import AppexVocabulary
 public import Foundation
 
 /// An app group: a container shared by the host and extensions entitled to it.
@@ -28,7 +29,7 @@ public struct AppGroup: Sendable, Hashable {
 
     /// Opens the group for `context`.
     ///
-    /// - Throws: ``/AppexSystem/AppexError``: `invalidName` (nothing is created), `missingEntitlement` (names
+    /// - Throws: ``/AppexVocabulary/AppexError``: `invalidName` (nothing is created), `missingEntitlement` (names
     ///   the group and the entitlement key), `teamMismatch` (names both teams), `storage`.
     public init(
         _ identifier: String,

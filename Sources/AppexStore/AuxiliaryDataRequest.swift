@@ -55,7 +55,7 @@ public struct AuxiliaryDataRequest<T: Codable & Hashable>: Hashable {
 
     /// The response decoded as JSON.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `notFound` while there is none (pending, or failed: the
+    /// - Throws: ``/AppexVocabulary/AppexError`` `notFound` while there is none (pending, or failed: the
     ///   message says why); `coding` when it is not a `Response`.
     public func response<Response: Decodable>(as type: Response.Type) throws(AppexError) -> Response {
         guard let response else {
@@ -96,7 +96,7 @@ public struct AuxiliaryDataRequestClaim: Sendable, Hashable {
 
     /// The info decoded.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `coding` when it is not a `T`.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `coding` when it is not a `T`.
     public func info<T: Decodable>(as type: T.Type) throws(AppexError) -> T {
         do { return try JSONDecoder().decode(T.self, from: info) } catch {
             throw AppexError(

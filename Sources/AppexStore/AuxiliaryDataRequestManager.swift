@@ -1,5 +1,5 @@
 import AppexSQLite
-import AppexSystem
+import AppexVocabulary
 public import Foundation
 import GRDB
 import Synchronization
@@ -45,7 +45,7 @@ public struct AuxiliaryDataRequestManager: Sendable {
     /// pending — renews that one with this request's share and returns it.
     ///
     /// - Returns: the request as queued (its `id` is the pending one's when coalesced).
-    /// - Throws: ``/AppexSystem/AppexError`` `coding` when the info cannot be encoded; `storage`.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `coding` when the info cannot be encoded; `storage`.
     public func putDataRequest<T>(_ request: AuxiliaryDataRequest<T>) throws(AppexError) -> AuxiliaryDataRequest<T> {
         let info = try Self.encode(request.info, what: "the info of a \(request.kind) request")
         let digest = try dataStore.digest(kind: request.kind, info: info)
@@ -91,7 +91,7 @@ public struct AuxiliaryDataRequestManager: Sendable {
     /// The request `id` as the queue has it now (pending or answered), its info decoded as `T`;
     /// `nil` when there is none (never put, expired, or dropped after its retention).
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `corruptValue` when it does not open with this store's key;
+    /// - Throws: ``/AppexVocabulary/AppexError`` `corruptValue` when it does not open with this store's key;
     ///   `coding` when its info is not a `T`.
     public func getDataRequest<T>(
         _ id: String,
@@ -150,7 +150,7 @@ public struct AuxiliaryDataRequestManager: Sendable {
     /// read at once and again after every commit to it (and every 100 ms), so an answer that
     /// came before the wait began, or between two looks, is found.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `deadlineExceeded` when no answer came within `timeout` (the
+    /// - Throws: ``/AppexVocabulary/AppexError`` `deadlineExceeded` when no answer came within `timeout` (the
     ///   host is not running: its next background run answers); `notFound` when the request
     ///   expired or was purged; `cancelled`.
     public func completion<T>(
@@ -248,7 +248,7 @@ public struct AuxiliaryDataRequestManager: Sendable {
     /// Answers the claimed request with `response` (sealed under the auxiliary data encryption
     /// key) and wakes its waiting extension.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `conflict` when the lease was lost (it ran out and another
+    /// - Throws: ``/AppexVocabulary/AppexError`` `conflict` when the lease was lost (it ran out and another
     ///   process took the request, or the request expired): the answer is dropped, so each
     ///   request is answered once.
     public func completeDataRequest(_ claim: AuxiliaryDataRequestClaim, response: Data) throws(AppexError) {
@@ -295,7 +295,7 @@ public struct AuxiliaryDataRequestManager: Sendable {
 
     /// Answers every pending request (of `kinds`, if given) now, one at a time, and returns how
     /// many were answered or failed: what a background run does. `handler` makes each answer;
-    /// an ``/AppexSystem/AppexError`` it throws fails the request with its description (the extension sees
+    /// an ``/AppexVocabulary/AppexError`` it throws fails the request with its description (the extension sees
     /// it as ``AuxiliaryDataRequest/failure``). A request whose lease was lost is left to its
     /// new holder.
     @discardableResult

@@ -1,6 +1,7 @@
 public import AppexCore
 import AppexSQLite
 import AppexSystem
+import AppexVocabulary
 import Crypto
 public import Foundation
 import GRDB
@@ -43,7 +44,7 @@ public final class AuxiliaryDataStore: Sendable {
 
     /// Opens (creating if needed) `group`'s queue, sealing and opening with `encryptionKey`.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `invalidValue` when the key is not 32 bytes; `storage`.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `invalidValue` when the key is not 32 bytes; `storage`.
     public convenience init(group: AppGroup, encryptionKey: Data) throws(AppexError) {
         try self.init(group: group, key: encryptionKey)
     }
@@ -138,7 +139,7 @@ public final class AuxiliaryDataStore: Sendable {
 
     /// What ``seal(_:id:_:)`` sealed.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `corruptValue` when the key is not the one it was sealed with
+    /// - Throws: ``/AppexVocabulary/AppexError`` `corruptValue` when the key is not the one it was sealed with
     ///   (the host published a new one) or the bytes were changed.
     func open(_ sealed: Data, id: String, _ what: String) throws(AppexError) -> Data {
         let key = try key()

@@ -32,7 +32,7 @@ public struct AuxiliarySecurityManager: Sendable {
     ///   - accessGroup: the shared keychain group; `nil`: the process's default group.
     ///   - context: who is asking (the running extension by default).
     ///   - environment: where the keychain lives (`APPEX_HOME`, `APPEX_KEYS_DIR`).
-    /// - Throws: ``/AppexSystem/AppexError`` from opening the keychain or checking the process.
+    /// - Throws: ``/AppexVocabulary/AppexError`` from opening the keychain or checking the process.
     public init(
         hostBundleIdentifier: String,
         storeName: String = "SecureStore",
@@ -51,7 +51,7 @@ public struct AuxiliarySecurityManager: Sendable {
     /// The encrypted auxiliary share of the store's current paired access key (SAP's
     /// `eSPAKAuxiliary`), as data requests carry it.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `notOnboarded` when the host has published none (no store, or it
+    /// - Throws: ``/AppexVocabulary/AppexError`` `notOnboarded` when the host has published none (no store, or it
     ///   was erased); `missingEntitlement` for a group the process may not use.
     public func getESPAKAuxiliary() throws(AppexError) -> Data {
         try read(Self.eSPAKAccount, what: "auxiliary share")

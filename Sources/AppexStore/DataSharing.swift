@@ -51,7 +51,7 @@ public final class DataSharing: Sendable {
     /// `Containers/.owner/`, a name no bundle identifier can take), claimed by the bundle's team
     /// the first time, as app groups are.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `teamMismatch` when a bundle of another team owns the container,
+    /// - Throws: ``/AppexVocabulary/AppexError`` `teamMismatch` when a bundle of another team owns the container,
     ///   `storage` when the own suite cannot be opened.
     public init(context: ProcessContext, environment: AppexEnvironment = .current()) throws(AppexError) {
         self.context = context
@@ -100,7 +100,7 @@ public final class DataSharing: Sendable {
     /// Ask again after a switch: a suite returned before keeps pointing where it pointed. The own
     /// suite refuses writes once sharing is on (`conflict`), so none lands where nobody reads.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` from opening the group (the entitlement may have been removed
+    /// - Throws: ``/AppexVocabulary/AppexError`` from opening the group (the entitlement may have been removed
     ///   since sharing was turned on: `missingEntitlement` names it).
     public func defaults() throws(AppexError) -> SharedDefaults {
         let state = try state()
@@ -117,7 +117,7 @@ public final class DataSharing: Sendable {
     /// defaults into the group); an app extension's do not: a key the group already holds —
     /// the login status its host published — keeps the group's value.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `missingEntitlement`/`teamMismatch` when the process may not
+    /// - Throws: ``/AppexVocabulary/AppexError`` `missingEntitlement`/`teamMismatch` when the process may not
     ///   open the group (nothing changes); `conflict` when another process of this bundle
     ///   switches to another group at the same moment, or keeps writing the own suite
     ///   throughout; `storage` when a step fails (a repeated call resumes).
@@ -198,7 +198,7 @@ public final class DataSharing: Sendable {
     /// the own suite, then uses the own suite. The group keeps its keys. Does nothing when
     /// sharing is off.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` from opening the group, or `storage` (a repeated call resumes).
+    /// - Throws: ``/AppexVocabulary/AppexError`` from opening the group, or `storage` (a repeated call resumes).
     public func disableAppGroup() throws(AppexError) {
         let current = try state()
         guard current.enabled, let name = current.name else { return }
@@ -234,7 +234,7 @@ public final class DataSharing: Sendable {
     /// no key: ``enableAppGroup(_:)`` with no name later uses it (``DataSharingHelper``'s
     /// `appGroupName` setter). Checks the entitlement first: a refusal changes nothing.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `missingEntitlement`/`teamMismatch`/`invalidName` for a group
+    /// - Throws: ``/AppexVocabulary/AppexError`` `missingEntitlement`/`teamMismatch`/`invalidName` for a group
     ///   the process may not open; `conflict` when sharing is on (turn it off first, or switch
     ///   with ``enableAppGroup(_:)``); `storage`.
     func recordAppGroupName(_ name: String?) throws(AppexError) {

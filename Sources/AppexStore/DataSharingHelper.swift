@@ -50,7 +50,7 @@ public final class DataSharingHelper: Sendable {
     /// A helper for `context`'s defaults (the SDK has one per process; tests and tools make one
     /// per context, and a host may install one as ``shared``).
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` from ``DataSharing/init(context:environment:)``.
+    /// - Throws: ``/AppexVocabulary/AppexError`` from ``DataSharing/init(context:environment:)``.
     public init(context: ProcessContext, environment: AppexEnvironment = .current()) throws(AppexError) {
         let sharing = try DataSharing(context: context, environment: environment)
         source = .opened(sharing)
@@ -121,7 +121,7 @@ public final class DataSharingHelper: Sendable {
     ///
     /// Blocks while another process of the bundle holds its suite's write lock.
     ///
-    /// - Throws: ``/AppexSystem/AppexError``, and nothing changes: `missingEntitlement`/`teamMismatch` for a
+    /// - Throws: ``/AppexVocabulary/AppexError``, and nothing changes: `missingEntitlement`/`teamMismatch` for a
     ///   group the process may not open (naming the group and the process), `invalidName` for
     ///   `enabled` with no name or a name that cannot name a group, `untrustedProcess` when
     ///   ``shared`` cannot find the process's context, `conflict` or `storage` from the switch

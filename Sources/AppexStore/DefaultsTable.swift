@@ -1,5 +1,5 @@
 import AppexCore
-import AppexSystem
+import AppexVocabulary
 import Foundation
 import GRDB
 
@@ -70,7 +70,7 @@ enum DefaultsTable {
     ///
     /// - Parameter migrated: the change is a data-sharing migration's copy, not the process's
     ///   own write (``DataSharing`` copies only the process's own writes).
-    /// - Throws: ``/AppexSystem/AppexError`` `invalidValue` when the value could not be read back.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `invalidValue` when the value could not be read back.
     static func write(_ value: PropertyListValue?, forKey key: String, migrated: Bool = false, in db: Database) throws {
         let blob = try value.map(encode)
         if let blob, (try? decode(blob)) == nil {
@@ -127,7 +127,7 @@ enum DefaultsTable {
     /// Reads a stored value with Appex's own property-list reader (never Foundation's: the
     /// bytes may come from any process that can write the group).
     ///
-    /// - Throws: what is wrong with the bytes, as a ``/AppexSystem/AppexError`` `corrupt-value` message.
+    /// - Throws: what is wrong with the bytes, as a ``/AppexVocabulary/AppexError`` `corrupt-value` message.
     static func decode(_ blob: Data) throws(AppexError) -> PropertyListValue {
         let stored: [String: PropertyListValue]
         do { stored = try PropertyListValue.dictionary(fromPropertyList: Array(blob)) } catch {

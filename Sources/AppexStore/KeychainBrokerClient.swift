@@ -1,5 +1,6 @@
 import AppexCore
 import AppexSystem
+import AppexVocabulary
 import Foundation
 import Synchronization
 
@@ -55,7 +56,7 @@ final class KeychainBrokerClient: Sendable {
 
     /// Sends `request` and waits for the broker's answer.
     ///
-    /// - Throws: the broker's ``/AppexSystem/AppexError`` as it sent it, or `closed` when the host is gone.
+    /// - Throws: the broker's ``/AppexVocabulary/AppexError`` as it sent it, or `closed` when the host is gone.
     func ask(_ request: KeychainBrokerRequest) throws(AppexError) -> KeychainBrokerReply {
         let bytes = try request.encoded()
         let result = connection.socket.withLock { socket -> Result<KeychainBrokerReply, AppexError> in

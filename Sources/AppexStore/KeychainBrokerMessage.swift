@@ -1,5 +1,5 @@
 import AppexCoding
-public import AppexSystem
+public import AppexVocabulary
 public import Foundation
 
 /// (`@_spi(Fuzzing)`: the fuzz target `keychain-broker` decodes it; not supported API.)
@@ -27,7 +27,7 @@ public import Foundation
     case items([KeychainBrokerItem])
     /// The write or delete was done.
     case done
-    /// It failed: the error's code (``/AppexSystem/AppexError/Code/description``) and message.
+    /// It failed: the error's code (``/AppexVocabulary/AppexError/Code/description``) and message.
     case failure(code: String, message: String)
 }
 
@@ -87,7 +87,7 @@ public import Foundation
 extension KeychainBrokerRequest {
     /// The request the bytes hold.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `protocolViolation` for bytes that are no request.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `protocolViolation` for bytes that are no request.
     public init(bytes: [UInt8]) throws(AppexError) {
         do { self = try CompactDecoder().decode(KeychainBrokerRequest.self, from: bytes) } catch {
             throw AppexError(.protocolViolation, "a keychain request that does not decode: \(error)")

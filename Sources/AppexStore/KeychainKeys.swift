@@ -1,5 +1,6 @@
 import AppexCore
 import AppexSystem
+import AppexVocabulary
 import Crypto
 import Foundation
 import Synchronization
@@ -31,7 +32,7 @@ final class KeychainKeys: Sendable {
     /// Reads the root key, or makes it when none exists and the keychain holds nothing sealed
     /// yet (`check == nil`). Returns the keys and, for a new keychain, the check value to store.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `keyUnavailable` when the root key is missing or does not open
+    /// - Throws: ``/AppexVocabulary/AppexError`` `keyUnavailable` when the root key is missing or does not open
     ///   this keychain (naming the key file and the database), `storage` when it cannot be read.
     static func load(
         directory: String,

@@ -33,7 +33,7 @@ final class LocalKeychain: Sendable {
 
     /// Opens the keychain for `context`, creating it (and its root key) on first use.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `keyUnavailable` when the root key is missing or is not this
+    /// - Throws: ``/AppexVocabulary/AppexError`` `keyUnavailable` when the root key is missing or is not this
     ///   keychain's, `storage` when the files cannot be opened.
     init(context: ProcessContext, environment: AppexEnvironment) throws(AppexError) {
         self.context = context
@@ -173,7 +173,7 @@ final class LocalKeychain: Sendable {
     /// (`update`), or does whichever applies (`set`): one IMMEDIATE transaction.
     ///
     /// - Parameter accessGroup: where; `nil`: ``defaultAccessGroup``.
-    /// - Throws: ``/AppexSystem/AppexError`` `duplicateItem` when `add` finds an item of this service and
+    /// - Throws: ``/AppexVocabulary/AppexError`` `duplicateItem` when `add` finds an item of this service and
     ///   account, `itemNotFound` when `update` finds none (nothing changes either way);
     ///   `missingEntitlement`/`teamMismatch` for a group the process may not use.
     func write(
@@ -255,7 +255,7 @@ final class LocalKeychain: Sendable {
 
     /// Deletes an item; its sealed bytes are overwritten in the file (`secure_delete`).
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `itemNotFound` when there is no such item.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `itemNotFound` when there is no such item.
     func delete(service: String, account: String, accessGroup: String? = nil) throws(AppexError) {
         let group = try resolve(accessGroup)
         try transaction("delete", service: service, account: account, group: group) { db in
@@ -281,7 +281,7 @@ final class LocalKeychain: Sendable {
     ///
     /// - Parameter accessGroup: where to look; `nil`: every group the process is entitled to,
     ///   in the order its entitlement lists them.
-    /// - Throws: ``/AppexSystem/AppexError`` for a group the process may not use; `corruptItem` when the
+    /// - Throws: ``/AppexVocabulary/AppexError`` for a group the process may not use; `corruptItem` when the
     ///   stored item fails authentication.
     ///
     /// Repeated reads of an item no process changed are answered from memory: every commit
@@ -305,7 +305,7 @@ final class LocalKeychain: Sendable {
     /// Every item that matches `query`, with its attributes and data (the `kSecMatchLimitAll`
     /// form), in the order of the process's access groups, then by service and account.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` for a group the process may not use; `corruptItem` when a
+    /// - Throws: ``/AppexVocabulary/AppexError`` for a group the process may not use; `corruptItem` when a
     ///   matching item fails authentication.
     func items(matching query: KeychainQuery = KeychainQuery()) throws(AppexError) -> [KeychainItem] {
         let groups: [String]?  // nil: every group (the owner)

@@ -21,7 +21,7 @@ public struct UserAccount: Codable, Sendable, Hashable {
 ///
 /// The host calls ``publish(_:)`` when its user changes (`nil` at logout); an extension reads
 /// ``isUserLoggedIn``/``currentUser``, observes ``changes``, and uses ``requireUser()`` at the
-/// entry points that need a user: before login they refuse with ``/AppexSystem/AppexError/Code/notLoggedIn``
+/// entry points that need a user: before login they refuse with ``/AppexStore/AppexVocabulary/AppexError/Code/notLoggedIn``
 /// instead of crashing or guessing. The account is stored in the group's suite `appex.login`.
 ///
 /// Publishing also sets a Boolean, as seed 000 (MobileSyncExplorer) keeps its login status:
@@ -64,7 +64,7 @@ public final class LoginStatus: Sendable {
     /// Any process may end a session (an extension whose refresh token was refused publishes
     /// `nil`); only the host app may start one.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `hostOnly` when an app extension publishes a user.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `hostOnly` when an app extension publishes a user.
     public func publish(_ user: UserAccount?) throws(AppexError) {
         if user != nil && group.context.kind != .hostApp {
             throw AppexError(
@@ -103,7 +103,7 @@ public final class LoginStatus: Sendable {
     /// account was published (a status published before the Boolean existed).
     public var isUserLoggedIn: Bool { flag ?? (currentUser != nil) }
 
-    /// The signed-in user. - Throws: ``/AppexSystem/AppexError`` `notLoggedIn` before login.
+    /// The signed-in user. - Throws: ``/AppexVocabulary/AppexError`` `notLoggedIn` before login.
     public func requireUser() throws(AppexError) -> UserAccount {
         guard let user = currentUser else {
             throw AppexError(

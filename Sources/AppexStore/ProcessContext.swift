@@ -48,7 +48,7 @@ public struct ProcessContext: Sendable, Hashable {
 
     /// The context a signed bundle vouches for: its identifier, its team, its entitlements.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `untrustedProcess` when the bundle is not valid or not signed
+    /// - Throws: ``/AppexVocabulary/AppexError`` `untrustedProcess` when the bundle is not valid or not signed
     ///   (its problems are named): entitlements count only under a valid seal.
     public init(bundleAt path: String) throws(AppexError) {
         try self.init(bundle: AppexBundle.load(at: path), path: path)
@@ -83,7 +83,7 @@ public struct ProcessContext: Sendable, Hashable {
     /// ``/AppexCore/AppexBundle/loadRunning(at:)``: its executable must be this process's image, which its
     /// launcher hashed; an app's in full); later calls in the process answer the same context.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `untrustedProcess` when the process was neither launched by a
+    /// - Throws: ``/AppexVocabulary/AppexError`` `untrustedProcess` when the process was neither launched by a
     ///   host nor runs from an app bundle, or its bundle cannot vouch for it (checked again at
     ///   the next call).
     public static func current() throws(AppexError) -> ProcessContext {

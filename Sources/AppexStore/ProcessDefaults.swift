@@ -21,7 +21,7 @@ public struct ProcessDefaults: Sendable {
     /// The suite the settings name now: the app group's when sharing is on, the process's own
     /// otherwise.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` when the process's context cannot be found (`untrustedProcess`)
+    /// - Throws: ``/AppexVocabulary/AppexError`` when the process's context cannot be found (`untrustedProcess`)
     ///   or the suite cannot be opened (`missingEntitlement` when the group's entitlement was
     ///   removed since sharing was turned on, `storage`).
     public func suite() throws(AppexError) -> SharedDefaults { try helper.currentSuite() }

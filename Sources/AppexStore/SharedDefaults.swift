@@ -1,6 +1,7 @@
 public import AppexCore
 import AppexSQLite
 import AppexSystem
+import AppexVocabulary
 public import Foundation
 import GRDB
 import Synchronization
@@ -16,7 +17,7 @@ import Synchronization
 ///
 /// Values are property-list values (``/AppexCore/PropertyListValue``: strings, numbers, booleans, dates,
 /// data, arrays, dictionaries) or any `Codable` value (``set(encoded:forKey:)``).
-/// ``update(_:_:)-68liw`` is an atomic read-modify-write across processes: no concurrent update from
+/// ``update(_:_:)-6u3kl`` is an atomic read-modify-write across processes: no concurrent update from
 /// another process is ever lost. The file is
 /// `<container>/Library/Preferences/<suite>.sqlite` (WAL, `synchronous = FULL`).
 public final class SharedDefaults: Sendable {
@@ -42,7 +43,7 @@ public final class SharedDefaults: Sendable {
 
     /// Opens (creating if needed) the suite `suiteName` of `group`.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `invalidName` for a suite name that cannot name a file,
+    /// - Throws: ``/AppexVocabulary/AppexError`` `invalidName` for a suite name that cannot name a file,
     ///   `storage` when the database cannot be opened (the path is named).
     public convenience init(suiteName: String? = nil, group: AppGroup) throws(AppexError) {
         try self.init(
@@ -203,7 +204,7 @@ public final class SharedDefaults: Sendable {
         return result
     }
 
-    /// As the blocking ``update(_:_:)-68liw``, waiting for the write lock off Swift's cooperative pool.
+    /// As the blocking ``update(_:_:)-6u3kl``, waiting for the write lock off Swift's cooperative pool.
     @discardableResult
     public func update(
         _ key: String,
@@ -236,7 +237,7 @@ public final class SharedDefaults: Sendable {
     /// ``object(forKey:)``, except that a stored value that cannot be read is an error rather
     /// than absent. Only that key fails: every other key reads as before.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `corrupt-value`, naming the key, the suite's file and what is
+    /// - Throws: ``/AppexVocabulary/AppexError`` `corrupt-value`, naming the key, the suite's file and what is
     ///   wrong with the bytes (a set, a UID, damage); `storage` when the database cannot be read.
     public func value(forKey key: String) throws(AppexError) -> PropertyListValue? {
         var failure: AppexError?
@@ -321,7 +322,7 @@ public final class SharedDefaults: Sendable {
 
     /// A value stored with ``set(encoded:forKey:)``, decoded; `nil` when absent.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `storage` when the stored value is not a `Value`.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `storage` when the stored value is not a `Value`.
     public func decoded<Value: Decodable>(_ type: Value.Type, forKey key: String) throws(AppexError) -> Value? {
         guard case .data(let data) = try value(forKey: key) else { return nil }
         do { return try JSONDecoder().decode(Value.self, from: data) } catch {

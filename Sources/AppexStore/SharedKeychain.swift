@@ -40,7 +40,7 @@ public final class SharedKeychain: Sendable {
     /// with one (a sandboxed extension), else the files themselves, creating them (and the root
     /// key) on first use.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `keyUnavailable` when the root key is missing or is not this
+    /// - Throws: ``/AppexVocabulary/AppexError`` `keyUnavailable` when the root key is missing or is not this
     ///   keychain's, `storage` when the files cannot be opened.
     public init(context: ProcessContext, environment: AppexEnvironment = .current()) throws(AppexError) {
         self.context = context
@@ -98,7 +98,7 @@ public final class SharedKeychain: Sendable {
     ///   - account: the item's account (`kSecAttrAccount`), stored in plain text.
     ///   - label: a name for people (`kSecAttrLabel`).
     ///   - accessGroup: where; `nil`: ``defaultAccessGroup``.
-    /// - Throws: ``/AppexSystem/AppexError`` `duplicateItem` when the group holds an item of this service and
+    /// - Throws: ``/AppexVocabulary/AppexError`` `duplicateItem` when the group holds an item of this service and
     ///   account (nothing changes); `missingEntitlement`/`teamMismatch` for a group the process
     ///   may not use.
     public func add(
@@ -113,7 +113,7 @@ public final class SharedKeychain: Sendable {
 
     /// Replaces an item's data (and its label, when one is given).
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `itemNotFound` when there is no such item (nothing changes).
+    /// - Throws: ``/AppexVocabulary/AppexError`` `itemNotFound` when there is no such item (nothing changes).
     public func update(
         _ data: Data,
         service: String,
@@ -158,7 +158,7 @@ public final class SharedKeychain: Sendable {
 
     /// Deletes an item; its sealed bytes are overwritten in the file (`secure_delete`).
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `itemNotFound` when there is no such item.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `itemNotFound` when there is no such item.
     public func delete(service: String, account: String, accessGroup: String? = nil) throws(AppexError) {
         switch backend {
         case .local(let keychain): try keychain.delete(service: service, account: account, accessGroup: accessGroup)
@@ -176,7 +176,7 @@ public final class SharedKeychain: Sendable {
     ///   - account: the item's account.
     ///   - accessGroup: where to look; `nil`: every group the process is entitled to,
     ///     in the order its entitlement lists them.
-    /// - Throws: ``/AppexSystem/AppexError`` for a group the process may not use; `corruptItem` when the
+    /// - Throws: ``/AppexVocabulary/AppexError`` for a group the process may not use; `corruptItem` when the
     ///   stored item fails authentication.
     ///
     /// Repeated reads of an item no process changed are answered from memory: every commit
@@ -193,7 +193,7 @@ public final class SharedKeychain: Sendable {
     /// Every item that matches `query`, with its attributes and data (the `kSecMatchLimitAll`
     /// form), in the order of the process's access groups, then by service and account.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` for a group the process may not use; `corruptItem` when a
+    /// - Throws: ``/AppexVocabulary/AppexError`` for a group the process may not use; `corruptItem` when a
     ///   matching item fails authentication.
     public func items(matching query: KeychainQuery = KeychainQuery()) throws(AppexError) -> [KeychainItem] {
         switch backend {

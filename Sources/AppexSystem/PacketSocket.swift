@@ -1,3 +1,4 @@
+package import AppexVocabulary
 import CAppexSystem
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 // Unix sockets, descriptor passing, kernel-attested credentials, poll, self-pipes and sealed
 // shared memory: the socket layer AppexIPC's wire stands on.
+package import AppexVocabulary
 import CAppexSystem
 import SystemPackage
 
@@ -8,25 +9,6 @@ import SystemPackage
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-/// Who is at the other end of a Unix socket, as the kernel says (`SO_PEERCRED`).
-public struct PeerCredentials: Hashable, Sendable, CustomStringConvertible {
-    /// Credentials as the kernel reported them.
-    public init(processIdentifier: Int32, userIdentifier: UInt32, groupIdentifier: UInt32) {
-        self.processIdentifier = processIdentifier
-        self.userIdentifier = userIdentifier
-        self.groupIdentifier = groupIdentifier
-    }
-
-    /// The peer's process id at the time it connected (or the socket pair was made).
-    public let processIdentifier: Int32
-    /// The peer's user id.
-    public let userIdentifier: UInt32
-    /// The peer's group id.
-    public let groupIdentifier: UInt32
-
-    public var description: String { "pid \(processIdentifier), uid \(userIdentifier)" }
-}
 
 package enum Socket {
     /// A connected pair of stream sockets, both close-on-exec.
@@ -263,16 +245,6 @@ package enum SharedMemory {
     /// Asks the kernel to fault in `buffer`'s pages for writing in one call (where it can).
     package static func populate(_ buffer: UnsafeMutableRawBufferPointer) {
         if let base = buffer.baseAddress { cappex_populate(base, buffer.count) }
-    }
-}
-
-/// SQLite's WAL-index header, read from the connection's own mapping of the `-shm` file.
-package enum WALIndexHeader {
-    /// Copies the first of the two 48-byte header copies at `shm` into `words` and returns `true`
-    /// when both copies agree; `false` while a writer changes them (read the database instead).
-    /// Loads are atomic and ordered as SQLite's own readers order them (sqlite.org/walformat.html).
-    package static func read(_ shm: UnsafeRawPointer, into words: UnsafeMutablePointer<UInt64>) -> Bool {
-        cappex_wal_index_header(shm, words) == 1
     }
 }
 

@@ -1,4 +1,4 @@
-@_exported public import struct AppexSystem.AppexError
+@_exported public import struct AppexVocabulary.AppexError
 @_exported public import struct AppexWidgetKit.ViewTree
 @_exported public import struct AppexWidgetKit.WidgetDescriptor
 // What a widget host's users name without importing another module: the widgets' families,

@@ -1,5 +1,5 @@
 import AppexCore
-import AppexSystem
+import AppexVocabulary
 import AppexWidgetKit
 import Foundation
 
@@ -22,7 +22,7 @@ extension WidgetHost {
     ///   - url: the URL; default: the current entry's `widgetURL`.
     ///   - state: the widget, as ``states(now:family:)`` or ``refresh(now:family:)`` gave it.
     ///   - date: the moment whose entry gives the default URL; now by default.
-    /// - Throws: ``/AppexSystem/AppexError`` `notFound` (no containing app, or no URL to open), `refused`
+    /// - Throws: ``/AppexVocabulary/AppexError`` `notFound` (no containing app, or no URL to open), `refused`
     ///   (a `javascript:`, `data:`, `vbscript:` or `file:` URL), `invalidBundle` (the app has
     ///   problems), `launchFailed`.
     @discardableResult

@@ -1,6 +1,6 @@
 import AppexCore
 import AppexHost
-import AppexSystem
+import AppexVocabulary
 import AppexWidgetKit
 import Foundation
 import Logging

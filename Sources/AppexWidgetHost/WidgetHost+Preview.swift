@@ -8,7 +8,7 @@ extension WidgetHost {
     /// one entry with `isPreview` set, quickly, with sample data. A preview is not a timeline:
     /// it is not stored and takes nothing from the reload budget.
     ///
-    /// - Throws: ``/AppexSystem/AppexError``: `refused` (the widget is not enabled), `launchFailed`,
+    /// - Throws: ``/AppexVocabulary/AppexError``: `refused` (the widget is not enabled), `launchFailed`,
     ///   `interrupted`, `deadlineExceeded`, `protocolViolation`, `viewTreeTooLarge`, as for a
     ///   timeline.
     public func preview(_ state: WidgetState) async throws(AppexError) -> WidgetFrame {

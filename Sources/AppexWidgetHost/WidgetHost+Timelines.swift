@@ -1,6 +1,7 @@
 import AppexCore
 import AppexHost
 import AppexSystem
+import AppexVocabulary
 import AppexWidgetKit
 import Foundation
 import Logging
@@ -22,7 +23,7 @@ extension WidgetHost {
     ///   - now: the moment to schedule for (tests pass a later date instead of waiting).
     ///   - family: the family to show each widget in when it supports it; default (and for a
     ///     widget that does not): its first supported one.
-    /// - Throws: ``/AppexSystem/AppexError`` `storage` or `registry` when the host's own state cannot be
+    /// - Throws: ``/AppexVocabulary/AppexError`` `storage` or `registry` when the host's own state cannot be
     ///   read or written. A widget's failure is never thrown: it is in that widget's state.
     public func refresh(
         now: Date = Date(),
@@ -61,7 +62,7 @@ extension WidgetHost {
 
     /// Every widget's state at `now`, from what the host has stored: launches nothing.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `storage` or `registry`.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `storage` or `registry`.
     public func states(now: Date = Date(), family: WidgetFamily? = nil) throws(AppexError) -> [WidgetState] {
         var states: [WidgetState] = []
         for found in try discovery.snapshot().extensions {

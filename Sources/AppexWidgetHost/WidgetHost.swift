@@ -1,6 +1,6 @@
 public import AppexCore
 public import AppexHost
-import AppexSystem
+import AppexVocabulary
 import AppexWidgetKit
 import Foundation
 public import Logging
@@ -67,7 +67,7 @@ public final class WidgetHost: Sendable {
 
     /// Opens the widget host's state and discovery.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `registry` or `storage` when the state under `APPEX_HOME`
+    /// - Throws: ``/AppexVocabulary/AppexError`` `registry` or `storage` when the state under `APPEX_HOME`
     ///   cannot be opened.
     public init(configuration: Configuration = Configuration()) throws(AppexError) {
         self.configuration = configuration
@@ -92,7 +92,7 @@ public final class WidgetHost: Sendable {
     /// Enables or disables a widget extension. Widgets inside an app signed by the app's team
     /// are enabled by default; others (on `APPEX_EXTENSIONS_PATH`) wait for the owner.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `notFound` (no such widget extension), `refused` (enabling an
+    /// - Throws: ``/AppexVocabulary/AppexError`` `notFound` (no such widget extension), `refused` (enabling an
     ///   invalid one), `registry`.
     public func setEnabled(_ enabled: Bool, bundleIdentifier: String) throws(AppexError) {
         try discovery.setEnabled(enabled, bundleIdentifier: bundleIdentifier)

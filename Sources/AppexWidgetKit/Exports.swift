@@ -2,4 +2,4 @@
 // it brings Foundation (`Date`, `URL`, `Calendar`) with it, and the error Appex calls throw.
 @_exported public import Foundation
 
-@_exported public import struct AppexSystem.AppexError
+@_exported public import struct AppexVocabulary.AppexError

@@ -1,5 +1,3 @@
-internal import AppexSystem
-
 /// The URL the widget host opened this app with, when a widget was tapped: its `widgetURL` or
 /// the destination of the `Link` tapped. The Linux counterpart of SwiftUI's `onOpenURL`.
 ///

@@ -26,7 +26,7 @@ public struct ViewTree: Sendable, Hashable {
 
     /// The encoded form: the version byte, then the tree.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `coding` if the tree nests deeper than the format allows.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `coding` if the tree nests deeper than the format allows.
     public func encoded() throws(AppexError) -> [UInt8] {
         var writer = WireWriter(prefix: [Self.currentVersion], capacity: 512)
         guard root.write(to: &writer) else {
@@ -40,7 +40,7 @@ public struct ViewTree: Sendable, Hashable {
 
     /// Decodes a tree a widget sent.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `protocolViolation` for an empty input, an unknown version or
+    /// - Throws: ``/AppexVocabulary/AppexError`` `protocolViolation` for an empty input, an unknown version or
     ///   bytes that are no tree; `viewTreeTooLarge` when `bytes` exceeds ``byteLimit``.
     public init(decoding bytes: [UInt8]) throws(AppexError) {
         guard bytes.count <= Self.byteLimit else {

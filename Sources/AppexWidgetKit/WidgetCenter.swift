@@ -1,4 +1,5 @@
 internal import AppexSystem
+internal import AppexVocabulary
 
 /// Asks the system's widget host to reload widgets' timelines, as WidgetKit's `WidgetCenter`.
 ///
@@ -31,7 +32,7 @@ public final class WidgetCenter: Sendable {
 
     /// Asks for new timelines of the widgets of `kind` (every kind when `nil`) of this app.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `fileSystem` when the request cannot be written (the message
+    /// - Throws: ``/AppexVocabulary/AppexError`` `fileSystem` when the request cannot be written (the message
     ///   names the file).
     public func requestReload(ofKind kind: String?) throws(AppexError) {
         let variables = ProcessInfo.processInfo.environment

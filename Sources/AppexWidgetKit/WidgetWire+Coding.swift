@@ -30,7 +30,7 @@ extension WidgetRequest {
 
     /// Reads a request.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `protocolViolation`, saying what was wrong and where.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `protocolViolation`, saying what was wrong and where.
     package init(decoding bytes: [UInt8]) throws(AppexError) {
         do throws(WireFormatError) { self = try Self(reading: bytes) } catch {
             throw AppexError(.protocolViolation, "not a widget request: \(error)")
@@ -75,7 +75,7 @@ extension WidgetReply {
 
     /// Reads a reply.
     ///
-    /// - Throws: ``/AppexSystem/AppexError`` `protocolViolation`, saying what was wrong and where.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `protocolViolation`, saying what was wrong and where.
     package init(decoding bytes: [UInt8]) throws(AppexError) {
         do throws(WireFormatError) { self = try Self(reading: bytes) } catch {
             throw AppexError(.protocolViolation, "not a widget reply: \(error)")

@@ -5,8 +5,8 @@ import AppexFixtureInterfaces
 import AppexHost
 import AppexIPC
 import AppexStore
-import AppexSystem
 import AppexTesting
+import AppexVocabulary
 import Distributed
 import Foundation
 import Logging

@@ -1,6 +1,7 @@
 import AppexCore
 import AppexIPC
 import AppexSystem
+import AppexVocabulary
 import Foundation
 import Testing
 

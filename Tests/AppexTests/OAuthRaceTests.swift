@@ -2,7 +2,6 @@ import AppexAuth
 import AppexAuthLogin
 import AppexCore
 import AppexStore
-import AppexSystem
 import AppexTesting
 import Foundation
 import Synchronization

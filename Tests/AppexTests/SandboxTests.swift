@@ -5,6 +5,7 @@ import AppexIPC
 @_spi(Fuzzing) import AppexStore
 import AppexSystem
 import AppexTesting
+import AppexVocabulary
 import Foundation
 import Synchronization
 import Testing

@@ -4,8 +4,8 @@ import AppexCore
 import AppexHost
 import AppexSAP
 import AppexStore
-import AppexSystem
 import AppexTesting
+import AppexVocabulary
 import Foundation
 import Testing
 

@@ -1,4 +1,4 @@
-import AppexSystem
+import AppexVocabulary
 import AppexWidgetHost
 import AppexWidgetKit
 import Foundation

@@ -3,7 +3,7 @@
 /// The string form is `host.name` (`com.example.hostapp.HostAppFeature`); parsing splits at the
 /// last dot. Mirrors the identifier of ExtensionKit's `AppExtensionPoint`.
 ///
-/// A value type both sides speak: it lives at the bottom of the module graph (AppexSystem) so
+/// A value type both sides speak: it lives at the bottom of the module graph (AppexVocabulary) so
 /// that an extension names its point without linking the bundle code, and AppexCore and
 /// AppexExtension re-export it.
 public struct ExtensionPointIdentifier: Hashable, Sendable, Comparable, CustomStringConvertible, Codable {
