@@ -11,6 +11,7 @@ let package = Package(
     name: "Appex",
     products: [
         .library(name: "AppexCore", targets: ["AppexCore"]),
+        .library(name: "AppexBuild", targets: ["AppexBuild"]),
         .library(name: "AppexCoding", targets: ["AppexCoding"]),
         .library(name: "AppexIPC", targets: ["AppexIPC"]),
         .library(name: "AppexHost", targets: ["AppexHost"]),
@@ -67,6 +68,15 @@ let package = Package(
         .target(
             name: "AppexCore",
             dependencies: ["AppexVocabulary", "AppexSystem", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictSwift
+        ),
+        // What only builds need: package templates, points declared in sources, making and signing
+        // bundles. The CLI, the plugin (through it) and AppexTesting use it; a host never links it.
+        .target(
+            name: "AppexBuild",
+            dependencies: [
+                "AppexCore", "AppexVocabulary", "AppexSystem", .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strictSwift
         ),
         .target(
@@ -261,12 +271,13 @@ let package = Package(
         ),
         .target(
             name: "AppexTesting",
-            dependencies: ["AppexCore"],
+            dependencies: ["AppexBuild", "AppexCore"],
             swiftSettings: strictSwift
         ),
         .executableTarget(
             name: "appex",
             dependencies: [
+                "AppexBuild",
                 "AppexCore",
                 "AppexHost",
                 "AppexStore",
@@ -319,7 +330,8 @@ let package = Package(
         .testTarget(
             name: "AppexTests",
             dependencies: [
-                "AppexCore", "AppexCoding", "AppexIPC", "AppexHost", "AppexSystem", "AppexVocabulary", "AppexTesting",
+                "AppexBuild", "AppexCore", "AppexCoding", "AppexIPC", "AppexHost", "AppexSystem", "AppexVocabulary",
+                "AppexTesting",
                 "appex",
                 "AppexStore", "AppexSalesforce", "AppexSAP", "AppexSQLite", "AppexAuth", "AppexAuthLogin",
                 "AppexFixtureStore",

@@ -1,3 +1,4 @@
+import AppexBuild
 import AppexCore
 import ArgumentParser
 import Foundation

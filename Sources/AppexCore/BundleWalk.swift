@@ -1,4 +1,4 @@
-import AppexSystem
+package import AppexSystem
 import Crypto
 import Foundation
 import Synchronization
@@ -45,22 +45,22 @@ package struct BundleObservation: Sendable {
 }
 
 /// Every entry of a bundle's tree, except its seal and the bundles nested in `Extensions/`.
-struct BundleWalk {
-    struct Entry {
-        var relativePath: String
-        var status: FileStatus
+package struct BundleWalk {
+    package struct Entry {
+        package var relativePath: String
+        package var status: FileStatus
     }
 
     let root: String
     let kind: AppexBundle.Kind
-    private(set) var entries: [Entry] = []
+    package private(set) var entries: [Entry] = []
     /// Entries the seal cannot vouch for, by relative path, with why.
-    private(set) var unsupported: [(path: String, reason: String)] = []
+    package private(set) var unsupported: [(path: String, reason: String)] = []
     /// The root's status (followed, as given) and the seal's, if there is one.
     private var rootStatus: FileStatus
     private var sealStatus: FileStatus?
 
-    init(root: String, kind: AppexBundle.Kind) throws(SystemError) {
+    package init(root: String, kind: AppexBundle.Kind) throws(SystemError) {
         self.root = root
         self.kind = kind
         rootStatus = try Syscalls.lstat(root)

@@ -111,7 +111,7 @@ public enum FixtureBundles {
     }
 
     /// Bundles a real extension executable as `name.appex` inside `folder`, as `appex bundle`
-    /// does (``/AppexCore/AppexBundle/makeExtension(at:from:)``: the Info.plist comes from the binding the
+    /// does (``/AppexBuild/AppexCore/AppexBundle/makeExtension(at:from:)``: the Info.plist comes from the binding the
     /// executable prints, unless `extensionPoint` overrides it), signed by `key` when given. It is
     /// not checked against the app whose `Extensions/` `folder` may be: a test may need an
     /// extension that app refuses.

@@ -1,3 +1,4 @@
+public import AppexCore
 import AppexSystem
 import AppexVocabulary
 import Foundation

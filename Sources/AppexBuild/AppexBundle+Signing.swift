@@ -1,3 +1,4 @@
+public import AppexCore
 import AppexSystem
 import AppexVocabulary
 import Crypto
@@ -90,11 +91,5 @@ extension AppexBundle {
             throw .fileSystem("write the seal of", root, error)
         }
         return entries.count
-    }
-
-    static func sha256(ofFile path: String) throws(SystemError) -> [UInt8] {
-        var hasher = SHA256()
-        try Syscalls.readChunks(path) { hasher.update(bufferPointer: $0) }
-        return Array(hasher.finalize())
     }
 }

@@ -1,3 +1,4 @@
+public import AppexCore
 import AppexVocabulary
 import Foundation
 
