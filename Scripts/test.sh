@@ -31,6 +31,13 @@ if grep -rlnE 'import (Glibc|Musl|Darwin)|CAppexSystem' Sources --include='*.swi
   echo "test.sh: the files above import the C library or CAppexSystem; only Sources/AppexSystem may (docs/DESIGN.md, \"Modules\")" >&2
   exit 1
 fi
+# Only AppexSystem spawns processes or starts threads (the spawner thread, the event thread and
+# the threads it names): no Foundation Process, fork, posix_spawn or Thread elsewhere.
+if grep -rnE '\bProcess\(|\bfork\(|\bvfork\(|posix_spawn|\bThread\(|Thread\.detachNewThread|pthread_create\(' Sources \
+  --include='*.swift' | grep -v '^Sources/AppexSystem/' | grep -vE '^[^:]+:[0-9]+:[[:space:]]*//'; then
+  echo "test.sh: the lines above spawn a process or start a thread outside AppexSystem; use its Subprocess, SandboxedSpawn or startDetachedThread (docs/ARCHITECTURE.md)" >&2
+  exit 1
+fi
 # The vocabulary imports nothing (not even Foundation), and the OS layer has no public API.
 if grep -rnE '^[[:space:]]*(@_exported |@preconcurrency )*((public|package|internal) )?import ' Sources/AppexVocabulary --include='*.swift'; then
   echo "test.sh: Sources/AppexVocabulary imports the modules above; it has no dependencies (docs/ARCHITECTURE.md)" >&2

@@ -235,27 +235,24 @@ extension AppexBundle {
     /// - Throws: ``/AppexVocabulary/AppexError`` `launchFailed` when it cannot run; `refused` when it prints no
     ///   extension point.
     public static func binding(ofExecutable executable: String) throws(AppexError) -> ExtensionPointIdentifier {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--print-binding"]
-        process.environment = ["PATH": "/usr/bin:/bin"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch {
-            throw AppexError(.launchFailed, "cannot run \(executable) to read its binding: \(error)")
+        var run = Subprocess(executable, arguments: ["--print-binding"], environment: ["PATH": "/usr/bin:/bin"])
+        run.output = .captured
+        run.errorOutput = .discarded
+        let outcome: Subprocess.Outcome
+        do { outcome = try run.runWaiting(timeLimit: .seconds(10)) } catch {
+            throw AppexError(
+                .launchFailed,
+                "cannot run \(executable) to read its binding",
+                context: AppexError.Context(path: executable),
+                underlyingError: error
+            )
         }
-        let pid = process.processIdentifier
-        let watchdog = DispatchWorkItem { ProcessControl.signal(Signal.kill, toProcess: pid) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 10, execute: watchdog)
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        watchdog.cancel()
-        let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-        guard process.terminationStatus == 0, let point = ExtensionPointIdentifier(line) else {
+        let line = outcome.lines.first ?? ""
+        guard outcome.exitCode == 0, let point = ExtensionPointIdentifier(line) else {
             throw AppexError(
                 .refused,
-                "\(executable) did not print its binding (`--print-binding` exited \(process.terminationStatus), printed \(line.debugDescription)); is it an AppExtension @main?"
+                "\(executable) did not print its binding (`--print-binding` \(outcome.timedOut ? "ran past 10 s and was killed" : "ended with \(outcome.status)"), printed \(line.debugDescription)); is it an AppExtension @main?",
+                context: AppexError.Context(path: executable)
             )
         }
         return point

@@ -20,12 +20,7 @@ public struct FioriASWebAuthenticationSessionPresenter: OAuth2AuthenticationPres
     /// Prints `url` for the user and opens it with `xdg-open` when present.
     public func present(_ url: URL) async throws {
         FileHandle.standardError.write(Data("Open this address to sign in: \(url.absoluteString)\n".utf8))
-        let opener = "/usr/bin/xdg-open"
-        guard FileManager.default.isExecutableFile(atPath: opener) else { return }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: opener)
-        process.arguments = [url.absoluteString]
-        try? process.run()
+        await SystemBrowser.open(url)
     }
 }
 

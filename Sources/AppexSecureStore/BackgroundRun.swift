@@ -3,7 +3,6 @@ import AppexStore
 import AppexSystem
 import AppexVocabulary
 import Foundation
-import Synchronization
 
 /// What one background run of a host did (`appex background run`).
 public struct BackgroundRun: Sendable, Hashable {
@@ -48,19 +47,19 @@ public struct BackgroundRun: Sendable, Hashable {
         guard !due.isEmpty else {
             return BackgroundRun(host: identifier, due: [], exitStatus: nil, wasSignalled: false, timedOut: false)
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: app.path + "/" + executable)
         var variables = ProcessInfo.processInfo.environment
         for (name, value) in environment.variables { variables[name] = value }
         variables[BackgroundTaskScheduler.backgroundRunVariable] = "1"
         variables["APPEX_BUNDLE_PATH"] = app.path
-        process.environment = variables
-        let ended = AsyncStream<(Int32, Bool)>.makeStream()
-        process.terminationHandler = { process in
-            ended.continuation.yield((process.terminationStatus, process.terminationReason == .uncaughtSignal))
-            ended.continuation.finish()
-        }
-        do { try process.run() } catch {
+        let run = Subprocess(
+            app.path + "/" + executable,
+            environment: variables,
+            workingDirectory: FileManager.default.currentDirectoryPath
+        )
+        // The host never outlives the run: past the time limit it is stopped, and a cancelled
+        // caller kills it.
+        let outcome: Subprocess.Outcome
+        do { outcome = try await run.run(timeLimit: timeLimit, grace: .seconds(2)) } catch {
             throw AppexError(
                 .launchFailed,
                 "cannot launch \(app.path) for a background run",
@@ -68,37 +67,12 @@ public struct BackgroundRun: Sendable, Hashable {
                 underlyingError: error
             )
         }
-        let pid = process.processIdentifier
-        let timedOut = Atomic<Bool>(false)
-        let watchdog = Task {
-            try await Task.sleep(for: timeLimit)
-            timedOut.store(true, ordering: .relaxed)
-            ProcessControl.signal(SIGTERM, toProcess: pid)
-            try await Task.sleep(for: .seconds(2))
-            ProcessControl.signal(SIGKILL, toProcess: pid)
-        }
-        // The host never outlives the run: a cancelled caller stops it as the time limit does.
-        let status = await withTaskCancellationHandler {
-            var statuses = ended.stream.makeAsyncIterator()
-            return await statuses.next()
-        } onCancel: {
-            ProcessControl.signal(SIGKILL, toProcess: pid)
-        }
-        watchdog.cancel()
-        let final: (Int32, Bool)
-        if let status {
-            final = status
-        } else {
-            // Cancelled before the end was seen: it was killed above; wait until it is reaped.
-            process.waitUntilExit()
-            final = (process.terminationStatus, process.terminationReason == .uncaughtSignal)
-        }
         return BackgroundRun(
             host: identifier,
             due: due,
-            exitStatus: final.0,
-            wasSignalled: final.1,
-            timedOut: timedOut.load(ordering: .relaxed)
+            exitStatus: outcome.exitCode ?? outcome.status.signal,
+            wasSignalled: outcome.status.signal != nil,
+            timedOut: outcome.timedOut
         )
     }
 }

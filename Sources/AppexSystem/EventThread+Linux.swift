@@ -296,11 +296,15 @@ extension EventThread {
     }
 
     /// Reads `descriptor` (a pipe) as it fills and calls `onLine` with each line (without its
-    /// newline), on the event thread; the rest after the last newline when it ends. A line longer
-    /// than 64 KiB is dropped.
+    /// newline), on the event thread; the rest after the last newline when it ends, then `atEnd`.
+    /// A line longer than 64 KiB is dropped.
     ///
     /// - Returns: `false` when the thread is not available.
-    package func forEachLine(of descriptor: OwnedDescriptor, _ onLine: @escaping @Sendable (String) -> Void) -> Bool {
+    package func forEachLine(
+        of descriptor: OwnedDescriptor,
+        _ onLine: @escaping @Sendable (String) -> Void,
+        atEnd: @escaping @Sendable () -> Void = {}
+    ) -> Bool {
         _ = fcntl(descriptor.rawValue, F_SETFL, fcntl(descriptor.rawValue, F_GETFL) | O_NONBLOCK)
         let pending = Mutex<[UInt8]>([])
         return whenReadable(descriptor) {
@@ -314,6 +318,7 @@ extension EventThread {
                 if count <= 0 {
                     let rest = pending.withLock { $0 }
                     if !rest.isEmpty { onLine(String(decoding: rest, as: UTF8.self)) }
+                    atEnd()
                     return .remove
                 }
                 let lines = pending.withLock { pending -> [String] in

@@ -301,13 +301,15 @@ package enum Sandbox {
 
 /// One spawn: `executable` (opened and verified by the caller) confined by `sandbox` (`nil`:
 /// unconfined), run on the spawner thread (``SpawnerThread``: the parent-death signal follows
-/// the spawning thread); `inherited` become descriptors 3, 4, …, `output` 1 and 2.
+/// the spawning thread); `inherited` become descriptors 3, 4, …, `output` 1 and `errorOutput` 2 (-1: /dev/null).
 package struct SandboxedSpawn: Sendable {
     package var executable: OpenedExecutable
     package var arguments: [String]
     package var environment: [String]
     package var inherited: [Int32]
     package var output: Int32
+    /// Standard error; `nil`: the same as ``output``.
+    package var errorOutput: Int32?
     package var workingDirectory: String
     package var sandbox: Sandbox.Prepared?
 
@@ -317,6 +319,7 @@ package struct SandboxedSpawn: Sendable {
         environment: [String],
         inherited: [Int32],
         output: Int32,
+        errorOutput: Int32? = nil,
         workingDirectory: String,
         sandbox: Sandbox.Prepared?
     ) {
@@ -325,6 +328,7 @@ package struct SandboxedSpawn: Sendable {
         self.environment = environment
         self.inherited = inherited
         self.output = output
+        self.errorOutput = errorOutput
         self.workingDirectory = workingDirectory
         self.sandbox = sandbox
     }
@@ -405,7 +409,7 @@ package struct SandboxedSpawn: Sendable {
                                             fds.baseAddress,
                                             Int32(fds.count),
                                             output,
-                                            output,
+                                            errorOutput ?? output,
                                             workingDirectory,
                                             prepared == nil ? nil : sandbox,
                                             &pid,

@@ -1,4 +1,5 @@
 import AppexCore
+import AppexSystem
 import AppexVocabulary
 import AppexWidgetKit
 import Foundation
@@ -55,14 +56,17 @@ extension WidgetHost {
                 problems: app.problems
             )
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: appPath + "/" + executable)
-        process.arguments = ["--open-url", url.absoluteString]
         var environment = ProcessInfo.processInfo.environment
         environment["APPEX_OPEN_URL"] = url.absoluteString
         for (name, value) in configuration.environment.variables { environment[name] = value }
-        process.environment = environment
-        do { try process.run() } catch {
+        let opened = Subprocess(
+            appPath + "/" + executable,
+            arguments: ["--open-url", url.absoluteString],
+            environment: environment,
+            workingDirectory: FileManager.default.currentDirectoryPath
+        )
+        let processIdentifier: Int32
+        do { processIdentifier = try opened.startWaiting() } catch {
             throw AppexError(
                 .launchFailed,
                 "cannot open \(appPath) with \(url.absoluteString)",
@@ -70,6 +74,6 @@ extension WidgetHost {
                 underlyingError: error
             )
         }
-        return OpenedApp(app: appPath, url: url, processIdentifier: process.processIdentifier)
+        return OpenedApp(app: appPath, url: url, processIdentifier: processIdentifier)
     }
 }
