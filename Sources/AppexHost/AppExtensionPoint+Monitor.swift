@@ -78,7 +78,7 @@ extension AppExtensionPoint {
         ) async throws(AppexError) {
             let discovery = try ExtensionDiscovery(hostBundleAt: hostPath, environment: environment)
             let point = try Self.checkDeclared(appExtensionPoint, in: discovery)
-            core = try MonitorCore(discovery: discovery, points: [point], logger: logger)
+            core = MonitorCore(discovery: discovery, points: [point], logger: logger)
             core.onChange = { [weak self] in self?.changed() }
             try await core.start()
         }
@@ -141,7 +141,7 @@ extension AppExtensionPoint {
             return core.latest
         }
 
-        /// Tells observers that what the monitor sees changed (called on the watcher thread,
+        /// Tells observers that what the monitor sees changed (called on the monitor's scan queue,
         /// after the new snapshot is in place).
         private func changed() {
             registrar.withMutation(of: self, keyPath: \.identities) {}
@@ -207,170 +207,5 @@ extension AppExtensionPoint {
             }
             return point.identifier
         }
-    }
-}
-
-// MARK: - The watching machinery
-
-/// The state behind a monitor, shared with its watcher thread.
-final class MonitorCore: Sendable {
-    typealias Snapshot = AppExtensionPoint.Monitor.Snapshot
-
-    private struct State {
-        var points: [ExtensionPointIdentifier]
-        var full: DiscoverySnapshot?
-        var latest = Snapshot(
-            identities: [],
-            state: .init(enabledCount: 0, disabledCount: 0, unapprovedCount: 0, invalidCount: 0),
-            extensions: []
-        )
-        var subscribers: [Int: AsyncStream<Snapshot>.Continuation] = [:]
-        var nextSubscriber = 0
-        var stopped = false
-    }
-
-    let discovery: ExtensionDiscovery
-    /// Called after each new snapshot is published (the monitor tells its observers).
-    var onChange: (@Sendable () -> Void)? {
-        get { changeHandler.withLock { $0 } }
-        set { changeHandler.withLock { $0 = newValue } }
-    }
-    private let changeHandler = Mutex<(@Sendable () -> Void)?>(nil)
-    private let watcher: DirectoryWatcher
-    private let logger: Logger
-    private let state: Mutex<State>
-
-    init(discovery: ExtensionDiscovery, points: [ExtensionPointIdentifier], logger: Logger) throws(AppexError) {
-        self.discovery = discovery
-        self.logger = logger
-        self.state = Mutex(State(points: points))
-        do {
-            watcher = try DirectoryWatcher()
-        } catch {
-            throw AppexError(.fileSystem, "cannot watch for extension changes", underlyingError: error)
-        }
-    }
-
-    var latest: Snapshot { state.withLock { $0.latest } }
-    var points: [ExtensionPointIdentifier] { state.withLock { $0.points } }
-
-    /// Starts the watcher thread and returns once the first scan is published.
-    func start() async throws(AppexError) {
-        let result: Result<Void, AppexError> = await withCheckedContinuation { continuation in
-            let started = startDetachedThread(name: "appex.monitor") { [self] in self.run(first: continuation) }
-            if !started {
-                continuation.resume(
-                    returning: .failure(
-                        AppexError(.fileSystem, "cannot start the monitor's watcher thread (pthread_create failed)")
-                    )
-                )
-            }
-        }
-        try result.get()
-    }
-
-    func stop() {
-        let subscribers = state.withLock { state in
-            state.stopped = true
-            let subscribers = state.subscribers.values
-            state.subscribers = [:]
-            return Array(subscribers)
-        }
-        for subscriber in subscribers { subscriber.finish() }
-        watcher.wake()
-    }
-
-    func add(_ point: ExtensionPointIdentifier) {
-        let full = state.withLock { state -> DiscoverySnapshot? in
-            if !state.points.contains(point) { state.points.append(point) }
-            return state.full
-        }
-        if let full { publish(full) }
-    }
-
-    func subscribe() -> AsyncStream<Snapshot> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Snapshot.self, bufferingPolicy: .bufferingNewest(1))
-        let registered = state.withLock { state -> Int? in
-            guard !state.stopped else { return nil }
-            let id = state.nextSubscriber
-            state.nextSubscriber += 1
-            state.subscribers[id] = continuation
-            continuation.yield(state.latest)
-            return id
-        }
-        guard let id = registered else {
-            continuation.finish()
-            return stream
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
-        }
-        return stream
-    }
-
-    private var isStopped: Bool { state.withLock { $0.stopped } }
-
-    /// The watcher thread: scan, publish, wait for a change, settle, scan again.
-    private func run(first: CheckedContinuation<Result<Void, AppexError>, Never>) {
-        var first: CheckedContinuation<Result<Void, AppexError>, Never>? = first
-        while !isStopped {
-            // Watch before scanning, so nothing that changes during the scan is missed.
-            watcher.watch(discovery.watchedDirectories())
-            do {
-                publish(try discovery.snapshot())
-                first?.resume(returning: .success(()))
-                first = nil
-            } catch {
-                if let pending = first {
-                    pending.resume(returning: .failure(error))
-                    return
-                }
-                logger.warning(
-                    "extension scan failed",
-                    metadata: ["host": "\(discovery.hostPath)", "error": "\(error)"]
-                )
-            }
-            // A new bundle brings new directories: watch them, then look again at once.
-            if watcher.watch(discovery.watchedDirectories()) { continue }
-            switch watcher.wait(timeoutMilliseconds: -1) {
-            case .woken, .timedOut:
-                continue
-            case .changed:
-                // Let a burst of changes (a bundle being copied in) settle: 10 ms of quiet,
-                // at most 50 ms in all.
-                var settled = 0
-                while settled < 5, watcher.wait(timeoutMilliseconds: 10) == .changed { settled += 1 }
-            }
-        }
-    }
-
-    private func publish(_ full: DiscoverySnapshot) {
-        let (snapshot, subscribers) = state.withLock { state -> (Snapshot?, [AsyncStream<Snapshot>.Continuation]) in
-            state.full = full
-            let points = Set(state.points)
-            let extensions = full.extensions.filter { found in
-                guard let point = found.extensionPoint.flatMap(ExtensionPointIdentifier.init) else {
-                    return found.state == .invalid
-                }
-                return points.contains(point)
-            }
-            let snapshot = Snapshot(
-                identities: extensions.compactMap { $0.state == .enabled ? $0.identity : nil },
-                state: .init(
-                    identities: extensions.compactMap { $0.state == .enabled ? $0.identity : nil },
-                    enabledCount: extensions.count { $0.state == .enabled },
-                    disabledCount: extensions.count { $0.state == .disabled },
-                    unapprovedCount: extensions.count { $0.state == .unapproved },
-                    invalidCount: extensions.count { $0.state == .invalid }
-                ),
-                extensions: extensions
-            )
-            guard snapshot != state.latest else { return (nil, []) }
-            state.latest = snapshot
-            return (snapshot, Array(state.subscribers.values))
-        }
-        guard let snapshot else { return }
-        onChange?()
-        for subscriber in subscribers { subscriber.yield(snapshot) }
     }
 }

@@ -1,109 +1,56 @@
 #if os(Linux)
-@preconcurrency import Glibc
+import Synchronization
 
-/// Waits for changes in a set of directories with inotify.
+/// Watches a set of directories on the process's event thread (``EventThread``, its one
+/// inotify), and calls a handler there after something changes in any of them.
 ///
-/// Used by one thread at a time (the monitor's), except ``wake()``, which any thread may call:
-/// it writes a byte to a pipe, which is safe from anywhere.
-package final class DirectoryWatcher: @unchecked Sendable {
-    private let inotify: Int32
-    private let wakeup: WakePipe
-    /// Path → watch descriptor, and back (two paths may reach one inode and share its watch).
-    private var watches: [String: Int32] = [:]
-    private var paths: [Int32: Set<String>] = [:]
+/// The handler runs on the event thread: it must only note the change and return (the monitor
+/// schedules a scan elsewhere).
+package final class DirectoryWatcher: Sendable {
+    private let handler: @Sendable () -> Void
+    /// The registrations, by path.
+    private let tokens = Mutex<[String: EventThread.Token]>([:])
 
-    package init() throws(SystemError) {
-        inotify = try syscall("inotify_init1") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
-        do { wakeup = try WakePipe() } catch {
-            close(inotify)
-            throw error
-        }
+    /// A watcher that calls `handler` on the event thread after a change.
+    ///
+    /// - Throws: ``SystemError`` when the event thread or its inotify is not available.
+    package init(_ handler: @escaping @Sendable () -> Void) throws(SystemError) {
+        guard EventThread.shared.isAvailable else { throw SystemError("epoll_create1", .noFunction) }
+        self.handler = handler
     }
 
-    deinit {
-        close(inotify)
-    }
+    deinit { stop() }
 
-    /// Watches exactly `directories` (missing ones are skipped; they appear through their parent).
-    /// - Returns: whether a watch was added (the caller should look again for changes it missed).
+    /// Watches exactly `directories`, each at whatever inode its path names now (missing ones
+    /// are skipped: they appear through their parent). Every path is registered again, so a
+    /// directory that was removed or replaced since the last call is watched anew.
+    ///
+    /// - Returns: whether a path is watched that was not before (the caller should look again
+    ///   for changes it missed).
     @discardableResult
     package func watch(_ directories: Set<String>) -> Bool {
-        var added = false
-        for (path, descriptor) in watches where !directories.contains(path) {
-            forget(path, descriptor: descriptor, removeWatch: true)
+        var fresh: [String: EventThread.Token] = [:]
+        for path in directories {
+            if let token = try? EventThread.shared.whenDirectoryChanges(path, handler) { fresh[path] = token }
         }
-        let mask = UInt32(
-            IN_CREATE | IN_DELETE | IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO
-                | IN_DELETE_SELF | IN_MOVE_SELF
-        )
-        for path in directories where watches[path] == nil {
-            let descriptor = inotify_add_watch(inotify, path, mask | UInt32(IN_ONLYDIR))
-            if descriptor >= 0 {
-                watches[path] = descriptor
-                paths[descriptor, default: []].insert(path)
-                added = true
-            }
+        // The new registrations first: a directory that stays keeps its kernel watch throughout.
+        let old = tokens.withLock { tokens in
+            let old = tokens
+            tokens = fresh
+            return old
         }
-        return added
+        for token in old.values { EventThread.shared.cancel(token) }
+        return fresh.keys.contains { old[$0] == nil }
     }
 
-    /// Drops `path`'s watch; removes it from the kernel only when no other path shares it.
-    private func forget(_ path: String, descriptor: Int32, removeWatch: Bool) {
-        watches[path] = nil
-        paths[descriptor]?.remove(path)
-        if paths[descriptor]?.isEmpty == true {
-            paths[descriptor] = nil
-            if removeWatch { inotify_rm_watch(inotify, descriptor) }
+    /// Stops watching.
+    package func stop() {
+        let old = tokens.withLock { tokens in
+            let old = tokens
+            tokens = [:]
+            return old
         }
+        for token in old.values { EventThread.shared.cancel(token) }
     }
-
-    /// Blocks until something changes, ``wake()`` is called, or `timeout` milliseconds pass
-    /// (-1: no limit). Drains pending events.
-    /// - Returns: `.changed`, `.woken` or `.timedOut`.
-    package func wait(timeoutMilliseconds timeout: Int32) -> WaitResult {
-        var ready: [Bool] = []
-        do {
-            try Socket.waitReadable([inotify, wakeup.readEnd.rawValue], ready: &ready, timeoutMilliseconds: timeout)
-        } catch { return .timedOut }
-        if ready.isEmpty || !ready.contains(true) { return .timedOut }
-        if ready[1] {
-            wakeup.drain()
-            return .woken
-        }
-        drain()
-        return .changed
-    }
-
-    /// Reads every pending event. A watched directory that was removed, moved away or replaced
-    /// (its watch is gone: `IN_IGNORED`, `IN_DELETE_SELF`, `IN_MOVE_SELF`) is forgotten, so the
-    /// next ``watch(_:)`` watches whatever now stands at that path.
-    private func drain() {
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        let header = MemoryLayout<inotify_event>.size
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
-            if count <= 0 { return }
-            var offset = 0
-            while offset + header <= count {
-                let (descriptor, mask, length) = buffer.withUnsafeBytes { raw in
-                    let event = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
-                    return (event.wd, event.mask, Int(event.len))
-                }
-                if mask & UInt32(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
-                    for path in paths[descriptor] ?? [] {
-                        forget(path, descriptor: descriptor, removeWatch: mask & UInt32(IN_IGNORED) == 0)
-                    }
-                }
-                offset += header + length
-            }
-        }
-    }
-
-    /// Makes a blocked ``wait(timeoutMilliseconds:)`` return `.woken`.
-    package func wake() {
-        wakeup.wake()
-    }
-
-    package enum WaitResult { case changed, woken, timedOut }
 }
 #endif

@@ -107,7 +107,8 @@ package final class EventThread: Sendable {
     }
 
     /// Calls `handler` on the event thread after something changes in the directory `path`
-    /// (a file created, written, closed, moved, removed, its attributes changed).
+    /// (a file created, written, closed, moved, removed, its attributes changed, or the directory
+    /// itself removed or moved away).
     ///
     /// - Throws: ``SystemError`` when the directory cannot be watched (missing, no inotify, no
     ///   watches left).
@@ -117,7 +118,8 @@ package final class EventThread: Sendable {
     ) throws(SystemError) -> Token {
         guard isAvailable, let inotify else { throw SystemError("inotify_init1", .noFunction) }
         let mask = UInt32(
-            IN_CREATE | IN_DELETE | IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR
+            IN_CREATE | IN_DELETE | IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO
+                | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR
         )
         // One kernel watch per inode: a second watch of the same directory returns the same
         // descriptor, so registrations on it are counted here.
