@@ -51,6 +51,9 @@ fi
 # swift-docc-plugin, warnings as errors (its own scratch path, .build-docs; docs/DESIGN.md,
 # "Documentation").
 Scripts/docs.sh
+# The public API equals its baseline in api/ (from the symbol graphs docs.sh extracted), and no
+# wire type is public.
+Scripts/api.sh
 # The real OAuth server the token tests use (installed on first use into .build-oauth/), stopped
 # when the tests end; the tests start it themselves too when run alone.
 Scripts/oauth-server.sh start >/dev/null

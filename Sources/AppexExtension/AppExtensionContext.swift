@@ -1,4 +1,4 @@
-public import AppexIPC
+@_spi(Wire) public import AppexIPC
 import AppexSystem
 import AppexVocabulary
 import Distributed

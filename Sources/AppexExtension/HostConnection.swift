@@ -1,4 +1,4 @@
-public import AppexIPC
+@_spi(Wire) public import AppexIPC
 import AppexSystem
 public import Distributed
 import Foundation
@@ -13,7 +13,7 @@ import Synchronization
 public final class HostConnection: Sendable {
     private struct State {
         var requestHandler: (@Sendable ([UInt8]) async throws -> [UInt8])?
-        var payloadHandler: IPCConnection.PayloadHandler?
+        var payloadHandler: PayloadRequestHandler?
         var exportedInterface: ExportedInterface?
         var declineReason: String?
         var isResumed = false
@@ -65,7 +65,7 @@ public final class HostConnection: Sendable {
     /// Serves the host's messages with bytes where they are: a large request is read in the
     /// host's shared memory, and a reply made once with `Payload(sharing:)` is sent again and
     /// again without a copy. Set this or ``requestHandler``, not both.
-    public var payloadHandler: IPCConnection.PayloadHandler? {
+    public var payloadHandler: PayloadRequestHandler? {
         get { state.withLock { $0.payloadHandler } }
         set { state.withLock { $0.payloadHandler = newValue } }
     }

@@ -1,4 +1,4 @@
-import AppexIPC
+@_spi(Wire) import AppexIPC
 import AppexVocabulary
 import Foundation
 

@@ -1,5 +1,5 @@
 import AppexCore
-import AppexIPC
+@_spi(Wire) import AppexIPC
 import AppexStore
 import AppexSystem
 import AppexVocabulary

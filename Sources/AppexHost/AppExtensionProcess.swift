@@ -1,5 +1,5 @@
 public import AppexCore
-public import AppexIPC
+@_spi(Wire) public import AppexIPC
 import AppexSystem
 import AppexVocabulary
 import Foundation
@@ -37,7 +37,7 @@ public final class AppExtensionProcess: Sendable {
         /// The connection's limits: the largest frame through the socket, the largest in
         /// shared memory, and the size from which payloads travel in shared memory. The
         /// extension adopts them in the handshake.
-        public var channel = FrameChannel.Configuration()
+        public var channel = ChannelConfiguration()
         /// How long a new process has to answer the handshake. Default 10 s.
         public var launchTimeout: Duration = .seconds(10)
         /// Called after the executable was opened and checked and before it is spawned: the

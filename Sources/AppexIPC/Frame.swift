@@ -4,7 +4,7 @@
 /// (`UInt8`), flags (`UInt8`, bit 0: the payload travels in a sealed memfd passed with the
 /// frame), two reserved zero bytes, request id (`UInt64`) — followed by the payload unless it
 /// travels in shared memory.
-public struct Frame: Sendable, Hashable {
+@_spi(Wire) public struct Frame: Sendable, Hashable {
     /// What a frame means. New kinds may be added; a peer refuses kinds it does not know.
     public struct Kind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         public let rawValue: UInt8

@@ -8,22 +8,11 @@ public import SystemPackage
 /// Any thread may ``send(_:)`` (frames never interleave); one thread at a time
 /// ``receive()``s. Large payloads travel as a sealed `memfd` passed with `SCM_RIGHTS` instead of
 /// through the socket. Every read is bounded: a header that is malformed, a frame over
-/// ``Configuration/maximumFrameSize``, or a shared-memory frame without its descriptor is a
+/// ``ChannelConfiguration/maximumFrameSize``, or a shared-memory frame without its descriptor is a
 /// ``/AppexVocabulary/AppexError/Code/protocolViolation`` and the channel is finished.
-public final class FrameChannel: Sendable {
+@_spi(Wire) public final class FrameChannel: Sendable {
     /// Limits and thresholds of a channel.
-    public struct Configuration: Sendable, Codable, Hashable {
-        /// The largest payload accepted through the socket. Default 16 MiB.
-        public var maximumFrameSize: Int = 16 << 20
-        /// The largest payload accepted in shared memory. Default 1 GiB.
-        public var maximumSharedPayloadSize: Int = 1 << 30
-        /// Payloads of at least this many bytes are sent in shared memory. Default 256 KiB;
-        /// `Int.max` keeps everything in the socket.
-        public var sharedMemoryThreshold: Int = 256 << 10
-
-        /// The defaults.
-        public init() {}
-    }
+    public typealias Configuration = ChannelConfiguration
 
     private struct ReadState: ~Copyable {
         var buffer: [UInt8] = []

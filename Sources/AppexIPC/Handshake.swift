@@ -8,7 +8,7 @@ import Foundation
 /// A hello is binary (``/AppexCoding``'s wire form, see `HandshakeCoding.swift`): the protocol
 /// version first, then the fields in order. Protocol 1 spoke JSON; a hello that starts with `{`
 /// is read as protocol 1, so either side can say which versions met.
-public enum Handshake {
+@_spi(Wire) public enum Handshake {
     /// The wire protocol this build speaks: 2, the binary hello (1 was JSON). No protocol is 123:
     /// its varint is `{`, the first byte of protocol 1's JSON.
     public static let protocolVersion = 2
@@ -25,7 +25,7 @@ public enum Handshake {
         public var extensionPoint: String
         /// The limits and shared-memory threshold the host's end uses; the extension adopts
         /// them, so both ends agree on what may be sent. Absent: the defaults.
-        public var channel: FrameChannel.Configuration?
+        public var channel: ChannelConfiguration?
 
         /// Makes a host hello for this build's protocol.
         public init(

@@ -2,7 +2,7 @@ import AppexCoding
 public import Distributed
 import Synchronization
 
-/// A `DistributedActorSystem` over one ``IPCConnection``: a `distributed actor` in one process
+/// A `DistributedActorSystem` over one connection between a host and an extension: a `distributed actor` in one process
 /// is called from the other through a `@Resolvable` protocol, with compiler-checked signatures.
 ///
 /// The Swift-native form of `NSXPCInterface` plus `exportedObject`:
@@ -72,7 +72,7 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
     public init() {}
 
     /// The connection remote calls go over.
-    public func attach(_ connection: IPCConnection) {
+    @_spi(Wire) public func attach(_ connection: IPCConnection) {
         caller.withLock {
             $0 = Caller(call: { invocation throws(AppexError) in
                 try await connection.call(invocation, kind: .invocation)
@@ -81,11 +81,13 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
     }
 
     /// Where remote calls go, asked at every call: `call` sends an encoded invocation as an
-    /// ``Frame/Kind/invocation`` frame and returns the reply's bytes. Lets an owner launch the
+    /// invocation frame and returns the reply's bytes. Lets an owner launch the
     /// peer on demand, follow it across relaunches, and report a remote call's failure as it
     /// reports its other calls' (an `AppExtensionProcess` says `interrupted` when the extension
     /// dies during the call, for a remote call as for `send`).
-    public func attach(caller call: @escaping @Sendable (_ invocation: [UInt8]) async throws(AppexError) -> [UInt8]) {
+    @_spi(Wire) public func attach(
+        caller call: @escaping @Sendable (_ invocation: [UInt8]) async throws(AppexError) -> [UInt8]
+    ) {
         caller.withLock { $0 = Caller(call: call) }
     }
 
@@ -183,7 +185,7 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
     // MARK: - Serving
 
     /// Serves the other side's distributed calls: install it as the connection's invocation handler.
-    public var invocationHandler: IPCConnection.Handler {
+    @_spi(Wire) public var invocationHandler: IPCConnection.Handler {
         { [self] bytes in
             let invocation = try InvocationCoding.decode(Invocation.self, from: bytes)
             guard let actor = state.withLock({ $0.actors[ActorID(invocation.actor)] }) else {

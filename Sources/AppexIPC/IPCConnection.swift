@@ -9,7 +9,7 @@ import Synchronization
 /// started on that thread, and their results go back as replies. When the channel ends — the
 /// peer exits, crashes or breaks the protocol — every pending call fails at once with the
 /// reason, and the `onClose` closure given at creation runs.
-public final class IPCConnection: Sendable, IPCExecutorSource {
+@_spi(Wire) public final class IPCConnection: Sendable, IPCExecutorSource {
     /// Serves the peer's requests: takes the request's bytes, returns the reply's bytes; a
     /// thrown error becomes an ``/AppexVocabulary/AppexError/Code/remoteFailure`` on the peer's side. Runs in a
     /// task of its own, cancelled when the peer cancels the call.
@@ -17,7 +17,7 @@ public final class IPCConnection: Sendable, IPCExecutorSource {
     /// A ``Handler`` that takes and gives bytes where they are: a request that arrived in
     /// shared memory is read in place, and a reply made with ``Payload/init(sharing:)`` is sent
     /// without a copy.
-    public typealias PayloadHandler = @Sendable (_ request: Payload) async throws -> Payload
+    public typealias PayloadHandler = PayloadRequestHandler
 
     private enum Outcome: Sendable {
         case reply(Payload)

@@ -207,3 +207,8 @@ final class ReceiveBufferPool: Sendable {
         if let region = slot.withLock({ $0 }) { SharedMemory.unmap(UnsafeRawBufferPointer(region.memory)) }
     }
 }
+
+/// A handler of raw calls that takes and gives bytes where they are: a request that arrived in
+/// shared memory is read in place, and a reply made with ``Payload/init(sharing:)`` is sent
+/// without a copy. A thrown error becomes a `remote-failure` on the peer's side.
+public typealias PayloadRequestHandler = @Sendable (_ request: Payload) async throws -> Payload

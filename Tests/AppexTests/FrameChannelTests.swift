@@ -1,12 +1,12 @@
 import AppexCore
-import AppexIPC
+@_spi(Wire) import AppexIPC
 import AppexSystem
 import AppexVocabulary
 import Foundation
 import Testing
 
 /// The wire layer over a real socket pair: framing, limits, shared memory, peer credentials.
-@Suite struct FrameChannelTests {
+@Suite(.timed) struct FrameChannelTests {
     @Test("frames of every size arrive intact and in order, small ones through the socket, large ones in shared memory")
     func roundTrip() throws {
         let (a, b) = try FrameChannel.pair()

@@ -1,5 +1,5 @@
 import AppexCoding
-import AppexIPC
+@_spi(Wire) import AppexIPC
 import Distributed
 import Foundation
 import Synchronization
@@ -91,7 +91,7 @@ func recordedInvocation(
 }
 
 /// Distributed actors across a real socket pair: the exported-interface form of IPC.
-@Suite struct IPCActorSystemTests {
+@Suite(.timed) struct IPCActorSystemTests {
     @Test("a @Resolvable protocol resolved on one side calls the distributed actor on the other")
     func resolveAndCall() async throws {
         let (a, b) = try FrameChannel.pair()

@@ -1,9 +1,9 @@
-import AppexIPC
+@_spi(Wire) import AppexIPC
 import Foundation
 import Testing
 
 /// Calls in both directions over a real socket pair.
-@Suite struct IPCConnectionTests {
+@Suite(.timed) struct IPCConnectionTests {
     /// Two started connections, each serving with `handler`.
     static func pair(_ handler: @escaping IPCConnection.Handler) throws -> (IPCConnection, IPCConnection) {
         let (a, b) = try FrameChannel.pair()
@@ -123,7 +123,7 @@ import Testing
 }
 
 /// The reader thread as a task executor.
-@Suite struct IPCExecutorTests {
+@Suite(.timed) struct IPCExecutorTests {
     @Test("a request's handler starts on the serving connection's executor thread")
     func handlersStartOnTheExecutor() async throws {
         let (a, b) = try FrameChannel.pair()
@@ -257,7 +257,7 @@ import Testing
 }
 
 /// Bytes where they are: shared payloads in place and passed on without copies.
-@Suite struct PayloadTests {
+@Suite(.timed) struct PayloadTests {
     @Test("a reply made once with Payload(sharing:) is served again and again in shared memory, unchanged")
     func sharedRepliesAreResent() async throws {
         let reply = try Payload(sharing: (0..<(512 << 10)).map { UInt8(truncatingIfNeeded: $0) })

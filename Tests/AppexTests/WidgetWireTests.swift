@@ -1,5 +1,5 @@
 import AppexCoding
-import AppexIPC
+@_spi(Wire) import AppexIPC
 import AppexWidgetKit
 import Foundation
 import Testing
@@ -7,7 +7,7 @@ import Testing
 /// The hand-written binary forms on the widget's hot path: the view tree (version 2), the widget
 /// host's messages and stored forms, and the binary hello of protocol 2. What they read back, what
 /// they refuse and how they say so, and what earlier builds wrote that is still read.
-@Suite struct WidgetWireTests {
+@Suite(.timed) struct WidgetWireTests {
     /// A tree with every kind of node and every optional field both set and not.
     static let everyNode: ViewNode = .widgetURL(
         "app://widget",

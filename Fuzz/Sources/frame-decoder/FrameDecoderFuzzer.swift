@@ -1,4 +1,4 @@
-@_spi(Fuzzing) import AppexIPC
+@_spi(Fuzzing) @_spi(Wire) import AppexIPC
 import FuzzSupport
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-@_spi(Fuzzing) import AppexIPC
+@_spi(Fuzzing) @_spi(Wire) import AppexIPC
 import FuzzSupport
 
 /// Decodes the input as a hello frame's payload both ways a connection starts: as the host decodes an extension's

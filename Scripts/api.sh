@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The public API, as a baseline in the repository: one file per module in api/, a sorted list
+# of every public declaration (with its full signature) and every public conformance, read from
+# the symbol graphs that Scripts/docs.sh has just extracted (so it costs no build of its own).
+#
+#   Scripts/api.sh            compares the API with api/ and fails, with the difference, when
+#                             they differ: an unintended change fails the tests.
+#   Scripts/api.sh --update   writes api/ from the API: an intended change updates the baseline
+#                             in the same commit.
+#
+# It also fails when a wire type (the framed channel, the connection, the handshake) is public:
+# they are `@_spi(Wire)`, for Appex's own modules, fuzzers and benchmarks only.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+update=0
+[ "${1:-}" = "--update" ] && update=1
+products=$(sed -n 's/^ *\.library(name: "\([A-Za-z]*\)".*/\1/p' Package.swift)
+graphs=$(find .build-docs -type d -path '*/extracted-symbols/main' 2>/dev/null | head -1)
+if [ -z "$graphs" ]; then
+  echo "api.sh: no symbol graphs under .build-docs; run Scripts/docs.sh first" >&2
+  exit 1
+fi
+current="$(mktemp -d)"
+trap 'rm -rf "$current"' EXIT
+/usr/bin/env python3 - "$graphs" "$current" AppexVocabulary $products <<'PY'
+import json, os, sys
+graphs, out, modules = sys.argv[1], sys.argv[2], sys.argv[3:]
+wire = ("FrameChannel", "IPCConnection", "Handshake", "HostHello", "ExtensionHello")
+exposed = []
+for module in modules:
+    folder = os.path.join(graphs, module)
+    if not os.path.isdir(folder):
+        sys.exit(f"api.sh: no symbol graph for {module} in {graphs}")
+    lines = set()
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".symbols.json"):
+            continue
+        with open(os.path.join(folder, name)) as file:
+            graph = json.load(file)
+        public = {}
+        for symbol in graph.get("symbols", []):
+            if symbol.get("accessLevel") not in ("public", "open") or symbol.get("spi"):
+                continue
+            path = ".".join(symbol["pathComponents"])
+            declaration = "".join(fragment["spelling"] for fragment in symbol.get("declarationFragments", []))
+            declaration = " ".join(declaration.split())
+            public[symbol["identifier"]["precise"]] = path
+            lines.add(f"{symbol['kind']['identifier'].removeprefix('swift.')} {path}: {declaration}")
+            if any(word in path.split(".") or path == "Frame" for word in wire):
+                exposed.append(f"{module}: {path}")
+        for relation in graph.get("relationships", []):
+            if relation["kind"] == "conformsTo" and relation["source"] in public:
+                target = relation.get("targetFallback") or relation["target"]
+                lines.add(f"conformance {public[relation['source']]}: {target.split('.')[-1] if '.' in target else target}")
+    with open(os.path.join(out, f"{module}.txt"), "w") as file:
+        file.write("".join(line + "\n" for line in sorted(lines)))
+if exposed:
+    sys.exit("api.sh: wire types are public (they must be @_spi(Wire)):\n  " + "\n  ".join(exposed))
+PY
+if [ "$update" = 1 ]; then
+  rm -rf api
+  mkdir -p api
+  cp "$current"/*.txt api/
+  echo "api.sh: wrote the public API of $(ls api | wc -l) modules to api/ ($(cat api/*.txt | wc -l) lines)"
+  exit 0
+fi
+if ! diff -ru api "$current" >&2; then
+  echo "api.sh: the public API differs from api/ (above: - the baseline, + now). If the change is intended, run Scripts/api.sh --update and commit api/ with it." >&2
+  exit 1
+fi
+echo "api.sh: the public API of $(ls api | wc -l) modules matches api/"
