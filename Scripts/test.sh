@@ -63,6 +63,13 @@ swift build --build-tests
 # every test starts at once on 2 cores and time-bounded checks (a 100 ms deadline, a 2-s token)
 # waited 20 s for a thread; bounded, the run takes no longer (338 s against 351 s, measured).
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=6
+# Each test's own time (the `.timed` trait every suite carries), for the ten slowest at the end.
+if grep -rnE '^[[:space:]]*@Suite' Tests/AppexTests --include='*.swift' | grep -v '\.timed'; then
+  echo "test.sh: the suites above lack the .timed trait (@Suite(.timed)); their tests would be missing from the slowest" >&2
+  exit 1
+fi
+export APPEX_TEST_TIMINGS="$PWD/.build/test-timings.tsv"
+rm -f "$APPEX_TEST_TIMINGS"
 swift test --skip-build --filter LaunchCycleTests
 swift test --skip-build --filter HostDeathTests
 swift test --skip-build --filter ThreadBudgetTests
@@ -70,6 +77,9 @@ swift test --skip-build --skip 'LaunchCycleTests|HostDeathTests|ThreadBudgetTest
 # The templates' READMEs, run as written: each builds Appex in new packages (minutes of both cores),
 # so they run after the rest, one at a time, rather than beside its time-bounded tests.
 swift test --skip-build --filter TemplateTests
+echo "test.sh: the ten slowest tests (each its own time, queue wait excluded; a parameterized test's cases added up):"
+awk -F '\t' '{ total[$2] += $1 } END { for (name in total) printf "%.3f\t%s\n", total[name], name }' "$APPEX_TEST_TIMINGS" |
+  sort -rn | head -10 | awk -F '\t' '{ printf "  %8.1f s  %s\n", $1, $2 }'
 # The product (Examples/, a sibling package on Appex by path): its own tests, against the same server.
 swift test --package-path Examples
 # The libFuzzer targets (Fuzz/): every property-list reader, bundle loading, the IPC decoder and the view tree,

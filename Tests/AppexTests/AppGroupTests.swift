@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// App group containers, opened only with the signed entitlement and by one team.
-@Suite struct AppGroupTests {
+@Suite(.timed) struct AppGroupTests {
     let world: AppexTestEnvironment
     init() throws { world = try AppexTestEnvironment() }
 

@@ -3,7 +3,7 @@ import Testing
 
 /// docs/ARCHITECTURE.md is the newcomer's map: its module table must list exactly the modules
 /// Package.swift declares (test fixtures and the seeds' targets aside).
-@Suite struct ArchitectureTests {
+@Suite(.timed) struct ArchitectureTests {
     @Test("ARCHITECTURE.md's module table names exactly the library, tool and plugin targets of Package.swift")
     func modulesMatchPackage() throws {
         let manifest = try String(contentsOfFile: packageRoot + "/Package.swift", encoding: .utf8)

@@ -8,7 +8,7 @@ import Testing
 
 /// Auxiliary data requests: a widget asks through the app group's queue, the host answers with
 /// its secure store opened by the request's share.
-@Suite struct AuxiliaryDataRequestTests {
+@Suite(.timed) struct AuxiliaryDataRequestTests {
     let world: AppexTestEnvironment
     init() throws { world = try AppexTestEnvironment() }
 

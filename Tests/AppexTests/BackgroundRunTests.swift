@@ -9,7 +9,7 @@ import Testing
 
 /// Onboarding flows, the background task scheduler, and `appex background run` launching a real
 /// host app that answers its widgets' requests.
-@Suite struct BackgroundRunTests {
+@Suite(.timed) struct BackgroundRunTests {
     let world: AppexTestEnvironment
     let app: String
     let host: ProcessContext

@@ -7,7 +7,7 @@ import Testing
 
 /// Truncated, bit-flipped and garbage plists, seals and declarations: never a crash, always a
 /// clear problem, never a change to the registry.
-@Suite struct BadInputTests {
+@Suite(.timed) struct BadInputTests {
     @Test("mutated Info.plists, XML and binary, never crash the reader", arguments: PropertyListFormat.allCases)
     func infoPlistMutations(_ format: PropertyListFormat) async throws {
         let original = try Array(

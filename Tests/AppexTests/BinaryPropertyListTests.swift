@@ -5,7 +5,7 @@ import Testing
 
 /// Appex's binary property-list reader: every object type of `bplist00` is read or refused by
 /// name, and it agrees with Foundation wherever Foundation is given bytes Appex made.
-@Suite struct BinaryPropertyListTests {
+@Suite(.timed) struct BinaryPropertyListTests {
     /// Foundation's reading of bytes that Foundation itself wrote (trusted: never hostile input).
     static func foundationValue(ofTrusted bytes: [UInt8]) throws -> PropertyListValue? {
         PropertyListValue(foundationObject: try PropertyListSerialization.propertyList(from: Data(bytes), format: nil))

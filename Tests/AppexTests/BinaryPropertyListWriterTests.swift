@@ -6,7 +6,7 @@ import Testing
 /// Appex's binary property-list writer at the sizes where its integer widths change: every file
 /// it writes is read back the same by Appex's reader, by Foundation's (which applies
 /// CoreFoundation's checks) and by Python's `plistlib`, a reader written apart from both.
-@Suite struct BinaryPropertyListWriterTests {
+@Suite(.timed) struct BinaryPropertyListWriterTests {
     /// A random value of every type, `depth` levels of containers deep at most. Dates are whole
     /// seconds, as `plistlib`'s XML keeps them.
     static func randomValue(depth: Int, using rng: inout SeededGenerator) -> PropertyListValue {

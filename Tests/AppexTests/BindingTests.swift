@@ -24,7 +24,7 @@ struct UnboundExtension: AppExtension {
 }
 
 /// The binding in both of its forms (docs/DESIGN.md, issue 16).
-@Suite struct BindingTests {
+@Suite(.timed) struct BindingTests {
     @Test("seed 001's @AppExtensionPoint.Bind property binds, and the static form reads it")
     func seedBinding() {
         let expected = ExtensionPointIdentifier(host: "com.example.hostapp", name: "HostAppFeature")
@@ -47,7 +47,7 @@ struct UnboundExtension: AppExtension {
 }
 
 /// The binding as `appex bundle` reads it from a built extension.
-@Suite struct BindingExecutableTests {
+@Suite(.timed) struct BindingExecutableTests {
     @Test("an extension built with seed 001's binding prints it for appex bundle")
     func printedBinding() async throws {
         let output = try await run(translateExecutable, ["--print-binding"], environment: [:])

@@ -6,7 +6,7 @@ import Testing
 /// `appex bundle` and `appex sign` check what they make as `appex validate` does, and never print
 /// success for a bundle it refuses: the problem is named, the exit code is 1, and nothing at the
 /// destination changes.
-@Suite struct BundleCommandValidationTests {
+@Suite(.timed) struct BundleCommandValidationTests {
     /// A team key written to `world`'s folder, and an app there declaring `com.example.maker.Translate`.
     static func app(in world: AppexTestEnvironment) async throws -> (key: String, app: String) {
         let key = world.root.appending("team.key")

@@ -5,7 +5,7 @@ import Testing
 
 /// `AppexBundle.makeApp` and `makeExtension` (what `appex bundle` does): an app replaced keeps
 /// the extensions inside it; a bundle is replaced only whole, so a failure leaves the old one.
-@Suite struct BundleMakingTests {
+@Suite(.timed) struct BundleMakingTests {
     @Test("an app made again with replacesExisting keeps its Extensions/; without it, it is refused and unchanged")
     func appKeepsItsExtensions() throws {
         let world = try AppexTestEnvironment(prefix: "appex-make")

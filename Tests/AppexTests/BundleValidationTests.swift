@@ -3,7 +3,7 @@ import AppexTesting
 import Foundation
 import Testing
 
-@Suite struct BundleValidationTests {
+@Suite(.timed) struct BundleValidationTests {
     let directory: TemporaryDirectory
     let team = SigningKey.generate()
 

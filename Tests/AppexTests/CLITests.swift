@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// The `appex` executable, run as a real process.
-@Suite struct CLITests {
+@Suite(.timed) struct CLITests {
     let fixture: HostFixture
     init() throws { fixture = try HostFixture() }
 

@@ -4,7 +4,7 @@ import Testing
 
 /// The compact IPC coder: every kind of `Codable` value round-trips, errors say what and where,
 /// and no input, however broken, crashes the decoder.
-@Suite struct CompactCoderTests {
+@Suite(.timed) struct CompactCoderTests {
     let encoder = CompactEncoder()
     let decoder = CompactDecoder()
 

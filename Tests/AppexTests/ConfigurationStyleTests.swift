@@ -8,7 +8,7 @@ import Logging
 import Testing
 
 /// ExtensionKit's configuration styles, with the seed's translate extension in a real process.
-@Suite struct ConfigurationStyleTests {
+@Suite(.timed) struct ConfigurationStyleTests {
     let fixture: HostFixture
     init() throws { fixture = try HostFixture() }
 

@@ -7,7 +7,7 @@ import FoundationNetworking
 
 /// The test server's contacts API (issue 13), which ContactsExplorer syncs and its widget reads:
 /// over HTTP against the real server, each test with a user of its own.
-@Suite struct ContactsAPITests {
+@Suite(.timed) struct ContactsAPITests {
     init() async throws { try await OAuthServer.start() }
 
     @Test("a full listing comes page by page through the cursor: every contact once, oldest change first")

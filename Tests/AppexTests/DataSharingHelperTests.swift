@@ -7,7 +7,7 @@ import Testing
 
 /// The settable data-sharing helper (the Salesforce SDK's `SFSDKDatasharingHelper`) and the
 /// defaults it names (`msdkUserDefaults`).
-@Suite struct DataSharingHelperTests {
+@Suite(.timed) struct DataSharingHelperTests {
     let world: AppexTestEnvironment
     init() throws { world = try AppexTestEnvironment() }
 

@@ -6,7 +6,7 @@ import Testing
 
 /// The data-sharing helper: a process's defaults in its own suite or its app group's, moved
 /// between the two without losing a key.
-@Suite struct DataSharingTests {
+@Suite(.timed) struct DataSharingTests {
     let world: AppexTestEnvironment
     init() throws { world = try AppexTestEnvironment() }
 

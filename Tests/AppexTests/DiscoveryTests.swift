@@ -4,7 +4,7 @@ import AppexTesting
 import Foundation
 import Testing
 
-@Suite struct DiscoveryTests {
+@Suite(.timed) struct DiscoveryTests {
     let fixture: HostFixture
     init() throws { fixture = try HostFixture() }
 

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// Decisions survive `kill -9` of the process writing them.
-@Suite struct DurabilityTests {
+@Suite(.timed) struct DurabilityTests {
     @Test("CLI writers killed with SIGKILL at random moments never corrupt the registry or lose a reported decision")
     func killedWriters() async throws {
         let fixture = try HostFixture()

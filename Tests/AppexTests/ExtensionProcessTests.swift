@@ -14,7 +14,7 @@ import Synchronization
 import Testing
 
 /// Launching real extension processes and talking to them.
-@Suite struct ExtensionProcessTests {
+@Suite(.timed) struct ExtensionProcessTests {
     let fixture: HostFixture
     init() throws { fixture = try HostFixture() }
     init(fixture: HostFixture) { self.fixture = fixture }
@@ -633,7 +633,7 @@ import Testing
 }
 
 /// `appex bundle`: the Info.plist comes from the binding in code.
-@Suite struct BundleToolTests {
+@Suite(.timed) struct BundleToolTests {
     @Test("appex bundle writes Info.plist from the extension's binding, signs it, and the bundle launches")
     func bundleFromBinding() async throws {
         let fixture = try HostFixture()
@@ -736,7 +736,7 @@ import Testing
 }
 
 /// Hostile extensions cost their own connection, never the host.
-@Suite struct HostileExtensionTests {
+@Suite(.timed) struct HostileExtensionTests {
     @Test(
         "garbage or an oversize frame closes that extension's connection with a protocol error; other extensions keep serving",
         arguments: ["garbage", "oversize"]
@@ -771,7 +771,7 @@ import Testing
 }
 
 /// The host's death takes its extensions with it.
-@Suite struct HostDeathTests {
+@Suite(.timed) struct HostDeathTests {
     @Test("a host killed with SIGKILL takes its extension with it within 1 s")
     func hostKilled() async throws {
         let fixture = try HostFixture()
@@ -801,7 +801,7 @@ import Testing
 }
 
 /// Launch after launch leaves nothing behind.
-@Suite struct LaunchCycleTests {
+@Suite(.timed) struct LaunchCycleTests {
     @Test("500 launch/terminate cycles leave no zombie and no leaked descriptor")
     func cycles() async throws {
         let fixture = try HostFixture()
@@ -823,7 +823,7 @@ import Testing
 }
 
 /// What the host's configuration and the point's policy impose on a process.
-@Suite struct ProcessPolicyTests {
+@Suite(.timed) struct ProcessPolicyTests {
     @Test("an idle process is ended quietly after the idle timeout, and the next call launches a new one")
     func idleTermination() async throws {
         let fixture = try HostFixture()

@@ -9,7 +9,7 @@ import Testing
 /// each is refused by name, forever, wherever untrusted bytes enter — a bundle's Info.plist
 /// read by `appex validate`, a folder on the search path read by discovery and the monitor, a
 /// shared-defaults value read by another process.
-@Suite struct HostileInputTests {
+@Suite(.timed) struct HostileInputTests {
     static let folder = fixturesFolder + "/Hostile"
     static let files: [String] = {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0 != "README.md" }.sorted()

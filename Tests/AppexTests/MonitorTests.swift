@@ -4,7 +4,7 @@ import AppexTesting
 import Foundation
 import Testing
 
-@Suite struct MonitorTests {
+@Suite(.timed) struct MonitorTests {
     let fixture: HostFixture
     let point = AppExtensionPoint(host: HostFixture.hostIdentifier, name: "HostAppFeature")
 

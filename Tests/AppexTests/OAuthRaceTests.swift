@@ -11,7 +11,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite(.serialized) struct OAuthRaceTests {
+@Suite(.serialized, .timed) struct OAuthRaceTests {
     init() async throws { try await OAuthServer.start() }
 
     @Test(

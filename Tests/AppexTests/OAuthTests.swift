@@ -11,7 +11,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite(.serialized) struct OAuthTests {
+@Suite(.serialized, .timed) struct OAuthTests {
     init() async throws { try await OAuthServer.start() }
 
     @Test(
@@ -281,7 +281,7 @@ extension JSONEncoder {
 }
 
 /// `appex auth`, in real processes, against the live server.
-@Suite(.serialized) struct AuthCommandTests {
+@Suite(.serialized, .timed) struct AuthCommandTests {
     init() async throws { try await OAuthServer.start() }
 
     /// The configuration file, with the test server's issuer and `client` (and, when
@@ -414,7 +414,7 @@ extension JSONEncoder {
 /// A headless browser for the authorization code flow: it follows the server's redirects by
 /// hand, keeps the cookies, and signs in through the Django login form (CSRF token included).
 /// The last redirect goes to the app's loopback listener, as a browser's would.
-@Suite(.serialized) struct PKCELoginTests {
+@Suite(.serialized, .timed) struct PKCELoginTests {
     init() async throws { try await OAuthServer.start() }
 
     @Test(

@@ -6,7 +6,7 @@ import Testing
 
 /// Extension points defined in code (`@Definition`), their scope, and seed 004's monitor with no
 /// host path.
-@Suite struct PointDefinitionTests {
+@Suite(.timed) struct PointDefinitionTests {
     /// The seed host fixture (Tests/Fixtures/AppexFixtureSeedHost).
     static let seedHostExecutable = URL(fileURLWithPath: appexExecutable).deletingLastPathComponent()
         .appendingPathComponent("AppexFixtureSeedHost").path

@@ -7,7 +7,7 @@ import Testing
 /// A sample is a ```swift block right after an HTML comment `<!-- sample: PRODUCT[, PRODUCT] -->`
 /// naming the products its target depends on; the block is the whole of the target's source. In
 /// `Examples/README.md`, products named `Appex…` come from Appex, the others from Examples.
-@Suite struct ReadmeSampleTests {
+@Suite(.timed) struct ReadmeSampleTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Real, public Apple Info.plist and entitlements files (see Fixtures/RealWorld/SOURCES.md).
-@Suite struct RealWorldFixtureTests {
+@Suite(.timed) struct RealWorldFixtureTests {
     static let folder = fixturesFolder + "/RealWorld"
 
     struct InfoCase: Sendable, CustomTestStringConvertible {

@@ -16,7 +16,7 @@ let hostileExecutable = URL(fileURLWithPath: echoExecutable).deletingLastPathCom
 
 /// Every extension runs confined (docs/DESIGN.md, "The sandbox"): a hostile extension tries what
 /// its sandbox forbids, sees each attempt refused, and the host and other extensions go on.
-@Suite struct SandboxTests {
+@Suite(.timed) struct SandboxTests {
     let fixture: HostFixture
     let tests: ExtensionProcessTests
     static let group = "group.com.example.app"

@@ -6,7 +6,7 @@ import Testing
 @testable import AppexHost
 
 /// Ways a file could escape a seal, or a scan could be made to hang: each is refused by name.
-@Suite struct SealEscapeTests {
+@Suite(.timed) struct SealEscapeTests {
     let directory: TemporaryDirectory
     let team = SigningKey.generate()
 

@@ -7,7 +7,7 @@ import Testing
 @testable import AppexSecureStore
 
 /// `appex securestore` and `appex aux`, run as the owner runs them.
-@Suite struct SecureStoreCLITests {
+@Suite(.timed) struct SecureStoreCLITests {
     let world: AppexTestEnvironment
     let app: String
     init() throws {

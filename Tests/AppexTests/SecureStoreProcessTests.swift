@@ -8,7 +8,7 @@ import Testing
 
 /// The secure store used by real processes killed with SIGKILL at random moments, and what a
 /// process leaves on disk.
-@Suite struct SecureStoreProcessTests {
+@Suite(.timed) struct SecureStoreProcessTests {
     let world: AppexTestEnvironment
     init() throws { world = try AppexTestEnvironment() }
 

@@ -10,7 +10,7 @@ import Testing
 
 /// The host's passcode-protected store: sealed values, the passcode's durable attempt count and
 /// waits, the erase at the retry limit, the passcode change, and the paired access key's shares.
-@Suite struct SecureStoreTests {
+@Suite(.timed) struct SecureStoreTests {
     let world: AppexTestEnvironment
     init() throws { world = try AppexTestEnvironment() }
 

@@ -14,7 +14,7 @@ import FoundationNetworking
 
 /// A session's tokens behind the app passcode: the host logs in and refreshes with them in its
 /// secure store; an extension cannot read them.
-@Suite struct SecureStoreTokenTests {
+@Suite(.timed) struct SecureStoreTokenTests {
     init() async throws { try await OAuthServer.start() }
 
     @Test(

@@ -14,7 +14,7 @@ import Foundation
 import Testing
 
 /// Seed 000's data sharing and login status, as the seed writes them.
-@Suite(.serialized) struct Seed000Tests {
+@Suite(.serialized, .timed) struct Seed000Tests {
     static let group = "group.com.salesforce.mobilesyncexplorer"
 
     @Test(

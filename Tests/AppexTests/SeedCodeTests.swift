@@ -16,7 +16,7 @@ import FoundationNetworking
 /// The seeds' own code, as the documents print it (Tests/Seeds; the lines a port changes are
 /// Examples/README.md's table), run against the real parts: a bundled, signed, sandboxed
 /// extension answering a host, a host app monitoring its point.
-@Suite struct SeedCodeTests {
+@Suite(.timed) struct SeedCodeTests {
     /// A seed target's executable, built beside the tests.
     static func seedExecutable(_ name: String) -> String {
         URL(fileURLWithPath: appexExecutable).deletingLastPathComponent().appendingPathComponent(name).path

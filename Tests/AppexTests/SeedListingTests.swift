@@ -5,7 +5,7 @@ import Testing
 /// the lines Examples/README.md's tables name written otherwise. The documents are kept as they
 /// were taken in Tests/Seeds/Documents (seed 000's code is Objective-C; its target is the same
 /// code in Swift, so it has no listing to compare).
-@Suite struct SeedListingTests {
+@Suite(.timed) struct SeedListingTests {
     struct Seed: Sendable, CustomTestStringConvertible {
         var document: String
         var target: String

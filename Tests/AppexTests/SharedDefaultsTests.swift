@@ -7,7 +7,7 @@ import GRDB
 import Testing
 
 /// Shared defaults in an app group's container.
-@Suite struct SharedDefaultsTests {
+@Suite(.timed) struct SharedDefaultsTests {
     let world: AppexTestEnvironment
     let group: AppGroup
     init() throws {
@@ -144,7 +144,7 @@ import Testing
 }
 
 /// `appex defaults`, like macOS `defaults`, in real processes.
-@Suite struct DefaultsCommandTests {
+@Suite(.timed) struct DefaultsCommandTests {
     @Test(
         "write then read prints the value alone; the suite as JSON; delete; writes from separate processes are seen by the library"
     )
@@ -205,7 +205,7 @@ import Testing
 }
 
 /// Change observation across processes.
-@Suite struct DefaultsObservationTests {
+@Suite(.timed) struct DefaultsObservationTests {
     @Test("a write by another process (the appex tool) reaches an observer of the key, with its value")
     func crossProcessChange() async throws {
         let world = try AppexTestEnvironment()
@@ -244,7 +244,7 @@ import Testing
 }
 
 /// Several real processes on one suite.
-@Suite struct DefaultsProcessTests {
+@Suite(.timed) struct DefaultsProcessTests {
     @Test("4 processes x 100 atomic increments = 400 exactly")
     func processesIncrement() async throws {
         let world = try AppexTestEnvironment()
@@ -302,7 +302,7 @@ import Testing
 }
 
 /// The host's login status, as extensions see it.
-@Suite struct LoginStatusTests {
+@Suite(.timed) struct LoginStatusTests {
     @Test("before login requireUser refuses with not-logged-in; publish and logout arrive in order on changes")
     func loginAndLogout() async throws {
         let world = try AppexTestEnvironment()
@@ -374,7 +374,7 @@ import Testing
 }
 
 /// The SQLite files every store shares.
-@Suite struct SharedDatabaseTests {
+@Suite(.timed) struct SharedDatabaseTests {
     @Test("every connection syncs each commit: synchronous is FULL after GRDB's WAL setup (which sets NORMAL)")
     func synchronousFull() throws {
         let directory = try TemporaryDirectory(prefix: "appex-shared-db")

@@ -6,7 +6,7 @@ import Testing
 /// A host and the extensions inside it must list the same app groups and keychain access groups
 /// (seed 000's app and widget share `group.com.salesforce.mobilesyncexplorer` and one keychain
 /// group): `appex validate` names each extension that does not.
-@Suite struct SharedEntitlementsValidationTests {
+@Suite(.timed) struct SharedEntitlementsValidationTests {
     let fixture: HostFixture
     init() throws { fixture = try HostFixture() }
 

@@ -6,7 +6,7 @@ import GRDB
 import Testing
 
 /// The shared keychain: generic-password items, entitlement checks, encryption at rest.
-@Suite struct SharedKeychainTests {
+@Suite(.timed) struct SharedKeychainTests {
     let world: AppexTestEnvironment
     init() throws { world = try AppexTestEnvironment() }
 
@@ -266,7 +266,7 @@ import Testing
 }
 
 /// Several real processes on one keychain.
-@Suite struct KeychainProcessTests {
+@Suite(.timed) struct KeychainProcessTests {
     static let group = "TEAMID.com.example.shared"
 
     @Test("4 processes adding and updating 50 items each at once: 200 items, each opening to its last secret")
@@ -329,7 +329,7 @@ import Testing
 }
 
 /// `appex keychain`, like macOS `security`.
-@Suite struct KeychainCommandTests {
+@Suite(.timed) struct KeychainCommandTests {
     static let group = "TEAMID.com.example.shared"
 
     @Test(

@@ -3,7 +3,7 @@ import AppexTesting
 import Foundation
 import Testing
 
-@Suite struct SigningTests {
+@Suite(.timed) struct SigningTests {
     let directory: TemporaryDirectory
     let team = SigningKey.generate()
     let path: String

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// Reading bindings and point definitions from Swift sources, as the build plugin does.
-@Suite struct SourceDeclarationsTests {
+@Suite(.timed) struct SourceDeclarationsTests {
     @Test(
         "an extension's binding is read in each documented form, the first after boundAppExtensionPoint; comments are skipped",
         arguments: [
@@ -94,7 +94,7 @@ import Testing
 }
 
 /// Sources read from folders, as `appex bundle --sources` (repeatable) reads a product's targets.
-@Suite struct SourceFoldersTests {
+@Suite(.timed) struct SourceFoldersTests {
     @Test(
         "several folders: the binding is the first found, the definitions are all of them; a missing folder is refused by name"
     )

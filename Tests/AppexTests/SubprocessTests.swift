@@ -7,7 +7,7 @@ import Testing
 /// AppexSystem's `Subprocess`, through which every program Appex runs unconfined is spawned
 /// (`--print-binding`, a background run, an app a widget opens, `xdg-open`): output, limits,
 /// cancellation, and no child left unreaped.
-@Suite struct SubprocessTests {
+@Suite(.timed) struct SubprocessTests {
     /// Whether `pid` still names a process (a zombie included): `kill(pid, 0)` finds it.
     private func exists(_ pid: Int32) -> Bool {
         FileManager.default.fileExists(atPath: "/proc/\(pid)")

@@ -9,7 +9,7 @@ import Testing
 ///
 /// Each README test builds Appex in one or two new packages (several minutes on two cores), so
 /// the suite runs alone, one test at a time (`Scripts/test.sh` runs it apart from the rest).
-@Suite(.serialized) struct TemplateTests {
+@Suite(.serialized, .timed) struct TemplateTests {
     /// Every regular file under `folder`, by relative path, with its bytes.
     static func tree(_ folder: String) throws -> [String: Data] {
         var files: [String: Data] = [:]

@@ -14,7 +14,7 @@ import Testing
 ///
 /// Before issue 11 the same test counted 3 threads per extension (reader, reaper, output) and
 /// one per observer: 20 + 20 added about 80.
-@Suite struct ThreadBudgetTests {
+@Suite(.timed) struct ThreadBudgetTests {
     static let extensions = 20
     static let observers = 20
 

@@ -8,7 +8,7 @@ import Testing
 /// The WAL-index header (read from the connection's own mapping of `-shm`) changes exactly when
 /// SQLite's own `PRAGMA data_version` says another connection committed: the cached reads of
 /// SharedDefaults and SharedKeychain rest on it.
-@Suite struct WALIndexTests {
+@Suite(.timed) struct WALIndexTests {
     @Test(
         "the header changes with every commit by another connection, as PRAGMA data_version does, and never without one"
     )

@@ -5,7 +5,7 @@ import Testing
 /// The HTML that `appex widgets show --html` writes, read by a real browser (headless
 /// Chromium, which `Scripts/setup.sh` installs): what a hostile widget sends stays text, and each
 /// family is drawn at its size.
-@Suite(.serialized) struct WidgetBrowserTests {
+@Suite(.serialized, .timed) struct WidgetBrowserTests {
     static let chromium: String? = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
 

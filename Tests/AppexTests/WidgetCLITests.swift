@@ -6,7 +6,7 @@ import Testing
 /// `appex widgets` as separate processes: each is a start of the widget host, so what one
 /// fetched another shows without launching; `run` stays up, acts on an app's reload request at
 /// once, and stops cleanly on SIGTERM.
-@Suite(.serialized) struct WidgetCLITests {
+@Suite(.serialized, .timed) struct WidgetCLITests {
     @Test(
         "timelines survive a restart of the widget host: a second `appex widgets show` shows them without launching the widget"
     )

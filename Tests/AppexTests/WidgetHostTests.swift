@@ -9,7 +9,7 @@ import Testing
 /// The system's widget host with real widget extension processes: discovery in apps on the apps
 /// path, the scheduler's reload policies, reload requests from the containing app's process,
 /// the daily budget, and isolation of a widget that crashes, hangs or answers garbage.
-@Suite(.serialized) struct WidgetHostTests {
+@Suite(.serialized, .timed) struct WidgetHostTests {
     @Test("a widget inside an app on the apps path is found, described and shown with its timeline")
     func findsAndShowsWidgets() async throws {
         let widgets = try WidgetWorld()

@@ -5,7 +5,7 @@ import Testing
 /// the checkout, the package that depends on Appex by path, Xcode's widget template, the app;
 /// then the section's commands — build, keygen, bundle the app, bundle the widget inside it,
 /// `appex widgets show` — with the `appex` just built. The widget must be on screen.
-@Suite struct WidgetNewUserTests {
+@Suite(.timed) struct WidgetNewUserTests {
     struct Section {
         var files: [(path: String, contents: String)] = []
         var steps: [String] = []

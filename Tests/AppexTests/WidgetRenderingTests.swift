@@ -15,7 +15,7 @@ import Testing
 /// ```
 ///
 /// With `APPEX_UPDATE_GOLDEN=1` the golden tests write what they drew instead of comparing it.
-@Suite struct WidgetRenderingTests {
+@Suite(.timed) struct WidgetRenderingTests {
     static let goldenFolder = fixturesFolder + "/Widgets/Golden"
     /// 2026-11-18 11:06:40 UTC: the moment every golden frame is drawn at.
     static let now = Date(timeIntervalSince1970: 1_795_000_000)

@@ -9,7 +9,7 @@ import Testing
 /// a bundle with an `if #available` widget, family switches, interpolated dates, formatted
 /// numbers, shapes, progress, gauges, overlays, links, previews) builds against AppexWidgetKit
 /// — the build is the first test — and runs in the widget host as it would on Apple platforms.
-@Suite struct WidgetSampleCodeTests {
+@Suite(.timed) struct WidgetSampleCodeTests {
     static let executable = URL(fileURLWithPath: appexExecutable).deletingLastPathComponent()
         .appendingPathComponent("AppexFixtureSampleWidget").path
 

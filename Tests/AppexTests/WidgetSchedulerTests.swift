@@ -9,7 +9,7 @@ import Testing
 /// interval between policy reloads, retry and recovery after a failure, one fetch for two
 /// refreshes at once, budget taken only for what is fetched, the family asked for, reload
 /// requests through a symlinked apps path and from the future, and the run loop's wake-up.
-@Suite(.serialized) struct WidgetSchedulerTests {
+@Suite(.serialized, .timed) struct WidgetSchedulerTests {
     func host(
         _ widgets: WidgetWorld,
         minimumReloadInterval: Duration = .zero,

@@ -5,7 +5,7 @@ import Testing
 
 /// Appex's XML property-list reader: what Apple's tools write reads as Foundation reads it, and
 /// everything else is refused by name with its line and column.
-@Suite struct XMLPropertyListTests {
+@Suite(.timed) struct XMLPropertyListTests {
     static func read(_ text: String) throws(PropertyListReadError) -> PropertyListValue {
         try XMLPropertyList.parse(Array(text.utf8))
     }
