@@ -20,34 +20,24 @@ final class ApprovalRegistry: Sendable {
 
     init(environment: AppexEnvironment) throws(AppexError) {
         path = environment.registryPath
-        try environment.makePrivateDirectory(environment.registryDirectory)
-        // SQLite gives its -wal and -shm files the database file's mode: make it 0600 first.
-        try environment.makePrivateFile(path)
-        do {
-            database = try SharedDatabase.open(
-                path: path,
-                label: "appex.registry",
-                version: 1,
-                schema: { _ in
-                    """
-                    CREATE TABLE IF NOT EXISTS decision (
-                        host TEXT NOT NULL,
-                        bundle TEXT NOT NULL,
-                        enabled BOOLEAN NOT NULL,
-                        team TEXT,
-                        updatedAt DATETIME NOT NULL,
-                        PRIMARY KEY (host, bundle));
-                    """
-                }
-            )
-        } catch {
-            throw AppexError(
-                .registry,
-                "cannot open the approval registry \(path)",
-                context: AppexError.Context(path: path),
-                underlyingError: error
-            )
-        }
+        database = try SharedDatabase.openPrivate(
+            path: path,
+            naming: "the approval registry",
+            code: .registry,
+            label: "appex.registry",
+            version: 1,
+            schema: { _ in
+                """
+                CREATE TABLE IF NOT EXISTS decision (
+                    host TEXT NOT NULL,
+                    bundle TEXT NOT NULL,
+                    enabled BOOLEAN NOT NULL,
+                    team TEXT,
+                    updatedAt DATETIME NOT NULL,
+                    PRIMARY KEY (host, bundle));
+                """
+            }
+        )
     }
 
     /// Every decision the owner made for `host`, by extension bundle identifier.

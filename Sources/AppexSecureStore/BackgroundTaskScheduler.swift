@@ -55,21 +55,15 @@ public final class BackgroundTaskScheduler: Sendable {
     {
         let directory = environment.home + "/Containers/\(host)/Library"
         let path = directory + "/BackgroundTasks.sqlite"
-        try environment.makePrivateDirectory(directory)
-        try environment.makePrivateFile(path)
-        do {
-            let database = try SharedDatabase.open(path: path, label: "appex.background-tasks", version: 1) { _ in
-                "CREATE TABLE IF NOT EXISTS request (identifier TEXT PRIMARY KEY NOT NULL, earliest REAL);"
-            }
-            return (path, database)
-        } catch {
-            throw AppexError(
-                .storage,
-                "cannot open the background task requests \(path)",
-                context: AppexError.Context(path: path),
-                underlyingError: error
-            )
+        let database = try SharedDatabase.openPrivate(
+            path: path,
+            naming: "the background task requests",
+            label: "appex.background-tasks",
+            version: 1
+        ) { _ in
+            "CREATE TABLE IF NOT EXISTS request (identifier TEXT PRIMARY KEY NOT NULL, earliest REAL);"
         }
+        return (path, database)
     }
 
     /// Registers the handler of the task `identifier`; `false` when one is registered already.

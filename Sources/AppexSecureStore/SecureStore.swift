@@ -151,24 +151,15 @@ public final class SecureStore: Sendable {
         let environment = configuration.environment
         let directory = environment.home + "/Containers/\(host)/Library/SecureStore"
         path = directory + "/\(configuration.name).sqlite"
-        try environment.makePrivateDirectory(directory)
-        try environment.makePrivateFile(path)
-        do {
-            database = try SharedDatabase.open(
-                path: path,
-                label: "appex.securestore",
-                version: SecureStoreFile.version,
-                schema: SecureStoreFile.schema,
-                secureDelete: true
-            )
-        } catch {
-            throw AppexError(
-                .storage,
-                "cannot open the secure store \(path)",
-                context: context.errorContext(path: path),
-                underlyingError: error
-            )
-        }
+        database = try SharedDatabase.openPrivate(
+            path: path,
+            naming: "the secure store",
+            context: context.errorContext(path: path),
+            label: "appex.securestore",
+            version: SecureStoreFile.version,
+            secureDelete: true,
+            schema: SecureStoreFile.schema
+        )
         keychain = try SharedKeychain(context: context, environment: environment)
         guard let privateGroup = keychain.privateAccessGroup else {
             throw AppexError(

@@ -62,44 +62,35 @@ public final class AuxiliaryDataStore: Sendable {
         let directory = group.containerPath + "/Library/Appex"
         path = directory + "/AuxiliaryDataRequests.sqlite"
         commitSignal = path + "-committed"
-        try group.environment.makePrivateDirectory(directory)
-        try group.environment.makePrivateFile(path)
-        do {
-            database = try SharedDatabase.open(
-                path: path,
-                label: "appex.auxiliary-requests",
-                version: 1,
-                schema: { _ in
-                    """
-                    CREATE TABLE IF NOT EXISTS request (
-                        id TEXT PRIMARY KEY NOT NULL,
-                        kind TEXT NOT NULL,
-                        digest BLOB NOT NULL,
-                        info BLOB NOT NULL,
-                        espak BLOB NOT NULL,
-                        created REAL NOT NULL,
-                        modified REAL NOT NULL,
-                        expires REAL NOT NULL,
-                        lease TEXT,
-                        lease_until REAL,
-                        leases INTEGER NOT NULL DEFAULT 0,
-                        completed REAL,
-                        response BLOB,
-                        failure TEXT);
-                    CREATE INDEX IF NOT EXISTS request_pending ON request (completed, created);
-                    CREATE INDEX IF NOT EXISTS request_digest ON request (digest);
-                    """
-                },
-                secureDelete: true
-            )
-        } catch {
-            throw AppexError(
-                .storage,
-                "cannot open the auxiliary data requests of app group \(group.identifier) at \(path)",
-                context: AppexError.Context(path: path, group: group.identifier),
-                underlyingError: error
-            )
-        }
+        database = try SharedDatabase.openPrivate(
+            path: path,
+            naming: "the auxiliary data requests of app group \(group.identifier) at",
+            context: AppexError.Context(group: group.identifier),
+            label: "appex.auxiliary-requests",
+            version: 1,
+            secureDelete: true,
+            schema: { _ in
+                """
+                CREATE TABLE IF NOT EXISTS request (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    kind TEXT NOT NULL,
+                    digest BLOB NOT NULL,
+                    info BLOB NOT NULL,
+                    espak BLOB NOT NULL,
+                    created REAL NOT NULL,
+                    modified REAL NOT NULL,
+                    expires REAL NOT NULL,
+                    lease TEXT,
+                    lease_until REAL,
+                    leases INTEGER NOT NULL DEFAULT 0,
+                    completed REAL,
+                    response BLOB,
+                    failure TEXT);
+                CREATE INDEX IF NOT EXISTS request_pending ON request (completed, created);
+                CREATE INDEX IF NOT EXISTS request_digest ON request (digest);
+                """
+            }
+        )
     }
 
     private func key() throws(AppexError) -> SymmetricKey {

@@ -49,53 +49,35 @@ final class LocalKeychain: Sendable {
         }
         let directory = environment.home + "/Keychains"
         path = directory + "/keychain.sqlite"
-        do {
-            try environment.makePrivateDirectory(directory)
-            try environment.makePrivateFile(path)
-        } catch {
-            throw AppexError(
-                .storage,
-                "cannot make the keychain \(path)",
-                context: context.errorContext(path: path),
-                underlyingError: error
-            )
-        }
-        do {
-            database = try SharedDatabase.open(
-                path: path,
-                label: "appex.keychain",
-                version: 1,
-                schema: { _ in
-                    """
-                    CREATE TABLE IF NOT EXISTS item (
-                        access_group TEXT NOT NULL,
-                        service TEXT NOT NULL,
-                        account TEXT NOT NULL,
-                        wrapped_key BLOB NOT NULL,
-                        data BLOB NOT NULL,
-                        label BLOB,
-                        created REAL NOT NULL,
-                        modified REAL NOT NULL,
-                        PRIMARY KEY (access_group, service, account));
-                    CREATE TABLE IF NOT EXISTS access_group (
-                        name TEXT PRIMARY KEY NOT NULL,
-                        team TEXT NOT NULL);
-                    CREATE TABLE IF NOT EXISTS meta (
-                        name TEXT PRIMARY KEY NOT NULL,
-                        value BLOB NOT NULL);
-                    INSERT OR IGNORE INTO meta (name, value) VALUES ('salt', randomblob(32));
-                    """
-                },
-                secureDelete: true
-            )
-        } catch {
-            throw AppexError(
-                .storage,
-                "cannot open the keychain \(path)",
-                context: context.errorContext(path: path),
-                underlyingError: error
-            )
-        }
+        database = try SharedDatabase.openPrivate(
+            path: path,
+            naming: "the keychain",
+            context: context.errorContext(path: path),
+            label: "appex.keychain",
+            version: 1,
+            secureDelete: true,
+            schema: { _ in
+                """
+                CREATE TABLE IF NOT EXISTS item (
+                    access_group TEXT NOT NULL,
+                    service TEXT NOT NULL,
+                    account TEXT NOT NULL,
+                    wrapped_key BLOB NOT NULL,
+                    data BLOB NOT NULL,
+                    label BLOB,
+                    created REAL NOT NULL,
+                    modified REAL NOT NULL,
+                    PRIMARY KEY (access_group, service, account));
+                CREATE TABLE IF NOT EXISTS access_group (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    team TEXT NOT NULL);
+                CREATE TABLE IF NOT EXISTS meta (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    value BLOB NOT NULL);
+                INSERT OR IGNORE INTO meta (name, value) VALUES ('salt', randomblob(32));
+                """
+            }
+        )
         keys = try Self.openKeys(database: database, path: path, environment: environment)
         walIndex = WALIndex(database: database)
     }

@@ -71,32 +71,14 @@ public final class SharedDefaults: Sendable {
         let directory = container + "/Library/Preferences"
         path = directory + "/" + suite + ".sqlite"
         commitSignal = path + "-committed"
-        do {
-            try environment.makePrivateDirectory(directory)  // and its parents, 0700 all
-            try environment.makePrivateFile(path)
-        } catch {
-            throw AppexError(
-                .storage,
-                "cannot make the defaults file \(path)",
-                context: AppexError.Context(path: path, group: group?.identifier),
-                underlyingError: error
-            )
-        }
-        do {
-            database = try SharedDatabase.open(
-                path: path,
-                label: "appex.defaults",
-                version: DefaultsTable.version,
-                schema: DefaultsTable.schema
-            )
-        } catch {
-            throw AppexError(
-                .storage,
-                "cannot open the defaults \(path)",
-                context: AppexError.Context(path: path, group: group?.identifier),
-                underlyingError: error
-            )
-        }
+        database = try SharedDatabase.openPrivate(
+            path: path,
+            naming: "the defaults",
+            context: AppexError.Context(group: group?.identifier),
+            label: "appex.defaults",
+            version: DefaultsTable.version,
+            schema: DefaultsTable.schema
+        )
         // Opening read the database, so its connection has mapped the WAL index; the connection
         // lives as long as this instance.
         walIndex = WALIndex(database: database)

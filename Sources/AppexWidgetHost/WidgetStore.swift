@@ -15,60 +15,55 @@ final class WidgetStore: Sendable {
     init(environment: AppexEnvironment) throws(AppexError) {
         let folder = environment.home + "/Widgets"
         path = folder + "/widgets.sqlite"
-        try environment.makePrivateDirectory(folder)
-        try environment.makePrivateFile(path)
-        do {
-            database = try SharedDatabase.open(
-                path: path,
-                label: "appex.widgets",
-                version: 1,
-                schema: { _ in
-                    """
-                    CREATE TABLE IF NOT EXISTS descriptors (
-                        extension TEXT PRIMARY KEY,
-                        version TEXT NOT NULL,
-                        widgets BLOB NOT NULL);
-                    CREATE TABLE IF NOT EXISTS timeline (
-                        extension TEXT NOT NULL,
-                        kind TEXT NOT NULL,
-                        family TEXT NOT NULL,
-                        fetchedAt REAL NOT NULL,
-                        timeline BLOB NOT NULL,
-                        PRIMARY KEY (extension, kind, family));
-                    CREATE TABLE IF NOT EXISTS placeholder (
-                        extension TEXT NOT NULL,
-                        kind TEXT NOT NULL,
-                        family TEXT NOT NULL,
-                        entry BLOB NOT NULL,
-                        PRIMARY KEY (extension, kind, family));
-                    CREATE TABLE IF NOT EXISTS attempt (
-                        extension TEXT NOT NULL,
-                        kind TEXT NOT NULL,
-                        family TEXT NOT NULL,
-                        at REAL NOT NULL,
-                        code TEXT,
-                        reason TEXT,
-                        PRIMARY KEY (extension, kind, family));
-                    CREATE TABLE IF NOT EXISTS budget (
-                        extension TEXT NOT NULL,
-                        kind TEXT NOT NULL,
-                        day TEXT NOT NULL,
-                        used INTEGER NOT NULL,
-                        PRIMARY KEY (extension, kind, day));
-                    CREATE TABLE IF NOT EXISTS reload (
-                        name TEXT PRIMARY KEY,
-                        kind TEXT,
-                        app TEXT,
-                        requestedAt REAL NOT NULL);
-                    """
-                },
-                // What widgets answered can be asked again: a commit survives any process's
-                // death without a sync to disk (docs/DESIGN.md, "Durability of the widget state").
-                syncsEveryCommit: false
-            )
-        } catch {
-            throw Self.failure("cannot open the widget host's state \(path)", path: path, error)
-        }
+        database = try SharedDatabase.openPrivate(
+            path: path,
+            naming: "the widget host's state",
+            label: "appex.widgets",
+            version: 1,
+            // What widgets answered can be asked again: a commit survives any process's
+            // death without a sync to disk (docs/DESIGN.md, "Durability of the widget state").
+            syncsEveryCommit: false,
+            schema: { _ in
+                """
+                CREATE TABLE IF NOT EXISTS descriptors (
+                    extension TEXT PRIMARY KEY,
+                    version TEXT NOT NULL,
+                    widgets BLOB NOT NULL);
+                CREATE TABLE IF NOT EXISTS timeline (
+                    extension TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    family TEXT NOT NULL,
+                    fetchedAt REAL NOT NULL,
+                    timeline BLOB NOT NULL,
+                    PRIMARY KEY (extension, kind, family));
+                CREATE TABLE IF NOT EXISTS placeholder (
+                    extension TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    family TEXT NOT NULL,
+                    entry BLOB NOT NULL,
+                    PRIMARY KEY (extension, kind, family));
+                CREATE TABLE IF NOT EXISTS attempt (
+                    extension TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    family TEXT NOT NULL,
+                    at REAL NOT NULL,
+                    code TEXT,
+                    reason TEXT,
+                    PRIMARY KEY (extension, kind, family));
+                CREATE TABLE IF NOT EXISTS budget (
+                    extension TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    day TEXT NOT NULL,
+                    used INTEGER NOT NULL,
+                    PRIMARY KEY (extension, kind, day));
+                CREATE TABLE IF NOT EXISTS reload (
+                    name TEXT PRIMARY KEY,
+                    kind TEXT,
+                    app TEXT,
+                    requestedAt REAL NOT NULL);
+                """
+            }
+        )
     }
 
     private static func failure(_ message: String, path: String, _ error: any Error) -> AppexError {
