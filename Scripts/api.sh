@@ -16,7 +16,10 @@ cd "$(dirname "$0")/.."
 update=0
 [ "${1:-}" = "--update" ] && update=1
 products=$(sed -n 's/^ *\.library(name: "\([A-Za-z]*\)".*/\1/p' Package.swift)
-graphs=$(find .build-docs -type d -path '*/extracted-symbols/main' 2>/dev/null | head -1)
+# The symbol graphs are under extracted-symbols/<this package's identity> (its folder's name, in
+# lower case): take the newest folder that holds AppexVocabulary's.
+graphs=$(find .build-docs -type d -path '*/extracted-symbols/*/AppexVocabulary' -printf '%T@ %h\n' 2>/dev/null |
+  sort -rn | head -1 | cut -d' ' -f2-)
 if [ -z "$graphs" ]; then
   echo "api.sh: no symbol graphs under .build-docs; run Scripts/docs.sh first" >&2
   exit 1
@@ -58,15 +61,25 @@ for module in modules:
 if exposed:
     sys.exit("api.sh: wire types are public (they must be @_spi(Wire)):\n  " + "\n  ".join(exposed))
 PY
+# The declarations are spelled as this compiler prints them (and it adds conformances such as
+# SendableMetatype that older ones do not): the baseline names the toolchain it was made with,
+# and another toolchain only warns.
+toolchain=$(swift --version 2>/dev/null | head -1)
 if [ "$update" = 1 ]; then
   rm -rf api
   mkdir -p api
   cp "$current"/*.txt api/
-  echo "api.sh: wrote the public API of $(ls api | wc -l) modules to api/ ($(cat api/*.txt | wc -l) lines)"
+  echo "$toolchain" > api/TOOLCHAIN
+  echo "api.sh: wrote the public API of $(ls api/*.txt | wc -l) modules to api/ ($(cat api/*.txt | wc -l) lines)"
+  exit 0
+fi
+cp api/TOOLCHAIN "$current/TOOLCHAIN" 2>/dev/null || true
+if [ "$(cat api/TOOLCHAIN 2>/dev/null)" != "$toolchain" ]; then
+  echo "api.sh: api/ was made with \"$(cat api/TOOLCHAIN 2>/dev/null)\", this is \"$toolchain\": not compared (run Scripts/api.sh --update with the project's toolchain)" >&2
   exit 0
 fi
 if ! diff -ru api "$current" >&2; then
   echo "api.sh: the public API differs from api/ (above: - the baseline, + now). If the change is intended, run Scripts/api.sh --update and commit api/ with it." >&2
   exit 1
 fi
-echo "api.sh: the public API of $(ls api | wc -l) modules matches api/"
+echo "api.sh: the public API of $(ls api/*.txt | wc -l) modules matches api/"

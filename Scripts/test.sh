@@ -33,17 +33,17 @@ if grep -rlnE 'import (Glibc|Musl|Darwin)|CAppexSystem' Sources --include='*.swi
 fi
 # Only AppexSystem spawns processes or starts threads (the spawner thread, the event thread and
 # the threads it names): no Foundation Process, fork, posix_spawn or Thread elsewhere.
-if grep -rnE '\bProcess\(|\bfork\(|\bvfork\(|posix_spawn|\bThread\(|Thread\.detachNewThread|pthread_create\(' Sources \
+if grep -rnE '\bProcess\(|Process\.run\(|launchedProcess\(|\bfork\(|\bvfork\(|posix_spawn|\bThread\(|Thread\.detachNewThread|pthread_create\(' Sources \
   --include='*.swift' | grep -v '^Sources/AppexSystem/' | grep -vE '^[^:]+:[0-9]+:[[:space:]]*//'; then
   echo "test.sh: the lines above spawn a process or start a thread outside AppexSystem; use its Subprocess, SandboxedSpawn or startDetachedThread (docs/ARCHITECTURE.md)" >&2
   exit 1
 fi
 # The vocabulary imports nothing (not even Foundation), and the OS layer has no public API.
-if grep -rnE '^[[:space:]]*(@_exported |@preconcurrency )*((public|package|internal) )?import ' Sources/AppexVocabulary --include='*.swift'; then
+if grep -rnE '^[[:space:]]*(@[A-Za-z_]+(\([^)]*\))? )*((public|package|internal|fileprivate|private) )?import ' Sources/AppexVocabulary --include='*.swift'; then
   echo "test.sh: Sources/AppexVocabulary imports the modules above; it has no dependencies (docs/ARCHITECTURE.md)" >&2
   exit 1
 fi
-if grep -rnE '^[[:space:]]*(@[A-Za-z]+ )*(open|public) ' Sources/AppexSystem --include='*.swift'; then
+if grep -rnE '^[[:space:]]*(@[A-Za-z_]+(\([^)]*\))? )*((final|nonisolated|static|class|override|indirect|convenience|required) )*(open|public)[[:space:]]' Sources/AppexSystem --include='*.swift'; then
   echo "test.sh: the declarations above are public; AppexSystem's API is package-level only (docs/ARCHITECTURE.md)" >&2
   exit 1
 fi
@@ -79,7 +79,7 @@ swift test --skip-build --skip 'LaunchCycleTests|HostDeathTests|ThreadBudgetTest
 swift test --skip-build --filter TemplateTests
 echo "test.sh: the ten slowest tests (each its own time, queue wait excluded; a parameterized test's cases added up):"
 awk -F '\t' '{ total[$2] += $1 } END { for (name in total) printf "%.3f\t%s\n", total[name], name }' "$APPEX_TEST_TIMINGS" |
-  sort -rn | head -10 | awk -F '\t' '{ printf "  %8.1f s  %s\n", $1, $2 }'
+  sort -rn | awk -F '\t' 'NR <= 10 { printf "  %8.1f s  %s\n", $1, $2 }'  # awk reads it all: no SIGPIPE under pipefail
 # The product (Examples/, a sibling package on Appex by path): its own tests, against the same server.
 swift test --package-path Examples
 # The libFuzzer targets (Fuzz/): every property-list reader, bundle loading, the IPC decoder and the view tree,

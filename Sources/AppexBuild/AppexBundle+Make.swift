@@ -235,7 +235,12 @@ extension AppexBundle {
     /// - Throws: ``/AppexVocabulary/AppexError`` `launchFailed` when it cannot run; `refused` when it prints no
     ///   extension point.
     public static func binding(ofExecutable executable: String) throws(AppexError) -> ExtensionPointIdentifier {
-        var run = Subprocess(executable, arguments: ["--print-binding"], environment: ["PATH": "/usr/bin:/bin"])
+        var run = Subprocess(
+            executable,
+            arguments: ["--print-binding"],
+            environment: ["PATH": "/usr/bin:/bin"],
+            workingDirectory: FileManager.default.currentDirectoryPath
+        )
         run.output = .captured
         run.errorOutput = .discarded
         let outcome: Subprocess.Outcome
@@ -247,7 +252,8 @@ extension AppexBundle {
                 underlyingError: error
             )
         }
-        let line = outcome.lines.first ?? ""
+        let line =
+            outcome.lines.lazy.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.first { !$0.isEmpty } ?? ""
         guard outcome.exitCode == 0, let point = ExtensionPointIdentifier(line) else {
             throw AppexError(
                 .refused,

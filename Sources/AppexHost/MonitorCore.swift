@@ -63,7 +63,12 @@ final class MonitorCore: Sendable {
             let made = try DirectoryWatcher { [weak self] in self?.changed() }
             watcher.withLock { $0 = made }
         } catch {
-            throw AppexError(.fileSystem, "cannot watch for extension changes", underlyingError: error)
+            throw AppexError(
+                .fileSystem,
+                "cannot watch for changes to the extensions of \(discovery.hostPath)",
+                context: AppexError.Context(path: discovery.hostPath),
+                underlyingError: error
+            )
         }
         let first: Result<Void, AppexError> = await withCheckedContinuation { continuation in
             scans.async { [self] in
@@ -161,7 +166,7 @@ final class MonitorCore: Sendable {
     /// directories that were not watched (a new bundle: what changed in it during the scan
     /// would have been missed).
     private func scan() throws(AppexError) {
-        guard let watcher = watcher.withLock({ $0 }) else { return }
+        guard !isStopped, let watcher = watcher.withLock({ $0 }) else { return }
         // Watch before scanning, so nothing that changes during the scan is missed.
         watcher.watch(discovery.watchedDirectories())
         repeat {

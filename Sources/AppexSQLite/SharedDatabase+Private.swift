@@ -12,8 +12,9 @@ extension SharedDatabase {
     ///   - what: the store as its errors name it (`the keychain`, `the defaults`).
     ///   - code: the code of a failure to open it (`storage`, or the registry's `registry`).
     ///   - context: what its errors are about (the path is added).
-    /// - Throws: ``/AppexVocabulary/AppexError`` `fileSystem` when the folder or the file cannot be
-    ///   made; `code` ("cannot open WHAT PATH") when SQLite cannot open it or set its schema.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `code`: "cannot make WHAT PATH" when the folder or
+    ///   the file cannot be made (the system's error underneath), "cannot open WHAT PATH" when
+    ///   SQLite cannot open it or set its schema.
     package static func openPrivate(
         path: String,
         naming what: String,
@@ -32,7 +33,7 @@ extension SharedDatabase {
             if !directory.isEmpty { try Syscalls.makeDirectories(directory, mode: 0o700) }
             try Syscalls.createFileIfMissing(path, mode: 0o600)
         } catch {
-            throw AppexError(.fileSystem, "cannot make \(what) \(path)", context: context, underlyingError: error)
+            throw AppexError(code, "cannot make \(what) \(path)", context: context, underlyingError: error)
         }
         do {
             return try open(

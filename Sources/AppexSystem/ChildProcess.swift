@@ -27,10 +27,15 @@ package final class ChildProcess: Sendable {
 
     /// Kills it (SIGKILL), and only it.
     package func kill() {
+        signal(Signal.kill)
+    }
+
+    /// Sends it `signal`, and only it: through its pidfd, or by pid while it is not yet reaped.
+    package func signal(_ signal: Int32) {
         if let pidfd {
-            ProcessControl.signal(Signal.kill, through: pidfd)
+            ProcessControl.signal(signal, through: pidfd)
         } else if exitStatus == nil {
-            ProcessControl.signal(Signal.kill, toProcess: pid)  // no pidfd: a small window remains
+            ProcessControl.signal(signal, toProcess: pid)  // no pidfd: a small window remains
         }
     }
 

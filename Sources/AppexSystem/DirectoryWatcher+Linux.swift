@@ -8,14 +8,15 @@ import Synchronization
 /// schedules a scan elsewhere).
 package final class DirectoryWatcher: Sendable {
     private let handler: @Sendable () -> Void
-    /// The registrations, by path.
-    private let tokens = Mutex<[String: EventThread.Token]>([:])
+    /// The registrations, by path; `nil` once stopped.
+    private let tokens = Mutex<[String: EventThread.Token]?>([:])
 
     /// A watcher that calls `handler` on the event thread after a change.
     ///
-    /// - Throws: ``SystemError`` when the event thread or its inotify is not available.
+    /// - Throws: ``SystemError`` when the event thread or its inotify is not available (a monitor
+    ///   that started anyway would never see a change).
     package init(_ handler: @escaping @Sendable () -> Void) throws(SystemError) {
-        guard EventThread.shared.isAvailable else { throw SystemError("epoll_create1", .noFunction) }
+        if let failure = EventThread.shared.directoryWatchFailure { throw failure }
         self.handler = handler
     }
 
@@ -34,20 +35,25 @@ package final class DirectoryWatcher: Sendable {
             if let token = try? EventThread.shared.whenDirectoryChanges(path, handler) { fresh[path] = token }
         }
         // The new registrations first: a directory that stays keeps its kernel watch throughout.
-        let old = tokens.withLock { tokens in
-            let old = tokens
+        // Stopped meanwhile: the new ones go too.
+        let old = tokens.withLock { tokens -> [String: EventThread.Token]? in
+            guard let old = tokens else { return nil }
             tokens = fresh
             return old
+        }
+        guard let old else {
+            for token in fresh.values { EventThread.shared.cancel(token) }
+            return false
         }
         for token in old.values { EventThread.shared.cancel(token) }
         return fresh.keys.contains { old[$0] == nil }
     }
 
-    /// Stops watching.
+    /// Stops watching, for good: a later ``watch(_:)`` watches nothing.
     package func stop() {
         let old = tokens.withLock { tokens in
-            let old = tokens
-            tokens = [:]
+            let old = tokens ?? [:]
+            tokens = nil
             return old
         }
         for token in old.values { EventThread.shared.cancel(token) }

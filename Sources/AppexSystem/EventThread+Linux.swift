@@ -70,6 +70,14 @@ package final class EventThread: Sendable {
         epoll >= 0 && wakePipe != nil && startIfNeeded()
     }
 
+    /// Why directories cannot be watched here, if they cannot: the thread is not available, or
+    /// the kernel refused this process an inotify instance (`max_user_instances`).
+    package var directoryWatchFailure: SystemError? {
+        guard isAvailable else { return SystemError("epoll_create1 or pthread_create (the event thread)", .noFunction) }
+        guard inotify != nil else { return SystemError("inotify_init1 (the event thread's)", .tooManyOpenFiles) }
+        return nil
+    }
+
     // MARK: - Registering
 
     /// Calls `handler` on the event thread whenever `descriptor` is readable or its other end

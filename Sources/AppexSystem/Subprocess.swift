@@ -26,8 +26,8 @@ package struct Subprocess: Sendable {
         /// `/dev/null`.
         case discarded
         /// A pipe this process reads: its lines are the outcome's ``Outcome/lines`` (standard
-        /// output only; for standard error it means discarded). At most ``lineLimit`` lines are
-        /// kept, the rest read and dropped.
+        /// output of a run only: for standard error, or for a started child nobody reads, it
+        /// means discarded). At most ``lineLimit`` lines are kept, the rest read and dropped.
         case captured
     }
 
@@ -80,7 +80,7 @@ package struct Subprocess: Sendable {
     /// - Returns: its pid.
     @discardableResult
     package func start() async throws(SystemError) -> Int32 {
-        let prepared = try prepare()
+        let prepared = try prepare(capturing: false)
         let pid = try await prepared.spawn.run()
         withExtendedLifetime(prepared.writer) {}
         reapWhenItEnds(pid)
@@ -91,7 +91,7 @@ package struct Subprocess: Sendable {
     @available(*, noasync, message: "waits for the spawner thread; use the async start()")
     @discardableResult
     package func startWaiting() throws(SystemError) -> Int32 {
-        let prepared = try prepare()
+        let prepared = try prepare(capturing: false)
         let pid = try prepared.spawn.runWaiting()
         withExtendedLifetime(prepared.writer) {}
         reapWhenItEnds(pid)
@@ -111,7 +111,10 @@ package struct Subprocess: Sendable {
         let collected = Collected()
         if let reader = prepared.reader {
             if !EventThread.shared.forEachLine(of: reader, collected.add, atEnd: collected.end) {
-                collected.end()  // no event thread: the output is lost, the run is not
+                // No event thread: the output is lost, the run is not (closing the pipe here gives
+                // the child EPIPE rather than a pipe nobody empties).
+                prepared.reader = nil
+                collected.end()
             }
         } else {
             collected.end()  // nothing captured: nothing to wait for
@@ -125,28 +128,37 @@ package struct Subprocess: Sendable {
         let watchdog = timeLimit.map { limit in
             Task {
                 try await Task.sleep(for: limit)
+                guard child.exitStatus == nil else { return }  // it ended in time
                 collected.markTimedOut()
                 if let grace {
-                    ProcessControl.signal(SIGTERM, toProcess: child.pid)
+                    child.signal(SIGTERM)
                     try await Task.sleep(for: grace)
                 }
                 child.kill()
             }
         }
-        let status = await withTaskCancellationHandler {
+        // The wait is a task of its own, which the caller's cancellation does not reach: a
+        // cancelled caller kills the child, then still waits (without spinning) until it is reaped.
+        let finished = Task { () -> ExitStatus? in
             var statuses = ended.stream.makeAsyncIterator()
-            return await statuses.next()
+            let status = await statuses.next()
+            let outputEnd = ContinuousClock.now + .seconds(2)
+            while !collected.hasEnded && ContinuousClock.now < outputEnd {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            return status
+        }
+        let status = await withTaskCancellationHandler {
+            await finished.value
         } onCancel: {
             child.kill()
         }
         watchdog?.cancel()
-        // Cancelled before the end was seen: it was killed; its status comes from the event thread.
-        let final = status ?? child.exitStatus(within: .seconds(5)) ?? ExitStatus(rawValue: Signal.kill)
-        let outputEnd = ContinuousClock.now + .seconds(2)
-        while !collected.hasEnded && ContinuousClock.now < outputEnd {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return Outcome(status: final, lines: collected.lines, timedOut: collected.timedOut)
+        return Outcome(
+            status: status ?? ExitStatus(rawValue: Signal.kill),
+            lines: collected.lines,
+            timedOut: collected.timedOut
+        )
     }
 
     /// As the async ``run(timeLimit:grace:)``, on this thread: it reads the output and waits
@@ -154,29 +166,29 @@ package struct Subprocess: Sendable {
     @available(*, noasync, message: "blocks until the child ends; use the async run(timeLimit:grace:)")
     package func runWaiting(timeLimit: Duration) throws(SystemError) -> Outcome {
         var prepared = try prepare()
+        defer { withExtendedLifetime(prepared) {} }
         let pid = try prepared.spawn.runWaiting()
         prepared.writer = nil
         let deadline = ContinuousClock.now + timeLimit
         let collected = Collected()
-        var timedOut = false
         if let reader = prepared.reader {
             var pending: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 16 * 1024)
             reading: while true {
                 let left = deadline - ContinuousClock.now
-                guard left > .zero else {
-                    timedOut = true
-                    break
-                }
+                guard left > .zero else { break }
                 let milliseconds = Int32(
                     clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1
                 )
-                guard (try? Socket.waitReadable(reader.rawValue, timeoutMilliseconds: milliseconds)) == true else {
-                    continue
+                let readable: Bool
+                do { readable = try Socket.waitReadable(reader.rawValue, timeoutMilliseconds: milliseconds) } catch {
+                    break reading  // the pipe cannot be waited on: its output ends here
                 }
+                guard readable else { continue }
                 let count = buffer.withUnsafeMutableBytes { raw in (try? Pipe.read(reader.rawValue, into: raw)) ?? 0 }
                 guard count > 0 else { break reading }
                 pending.append(contentsOf: buffer[0..<count])
+                if pending.count > 64 * 1024, pending.firstIndex(of: 0x0a) == nil { pending.removeAll() }  // as the event thread drops it
                 while let newline = pending.firstIndex(of: 0x0a) {
                     collected.add(String(decoding: pending[..<newline], as: UTF8.self))
                     pending.removeSubrange(...newline)
@@ -189,8 +201,9 @@ package struct Subprocess: Sendable {
             ProcessControl.sleep(microseconds: 1_000)
             status = ProcessControl.reapIfEnded(pid)
         }
+        // Timed out only when it was still running at the limit (a descendant may hold the pipe).
+        let timedOut = status == nil
         if status == nil {
-            timedOut = true
             ProcessControl.signal(Signal.kill, toProcess: pid)  // not reaped yet: the pid is still its
             status = ProcessControl.waitForExit(of: pid)
         }
@@ -210,9 +223,9 @@ package struct Subprocess: Sendable {
 
     /// Opens the executable (its links resolved, as `execvp` would follow them) and, for
     /// captured output, a pipe.
-    private func prepare() throws(SystemError) -> Prepared {
+    private func prepare(capturing: Bool = true) throws(SystemError) -> Prepared {
         let opened = try OpenedExecutable.open(try Syscalls.realPath(executable))
-        let pipe = output == .captured ? try Pipe.make() : nil
+        let pipe = capturing && output == .captured ? try Pipe.make() : nil
         func descriptor(_ output: Output, standard: Int32) -> Int32 {
             switch output {
             case .inherited: standard

@@ -8,8 +8,8 @@
 /// error caused it (a failed system call, a database error, a `URLError`, …), that error is the
 /// ``underlyingError``.
 ///
-/// Modelled on swift-subprocess's `SubprocessError`: the code is a struct over an internal
-/// storage enum, so new codes may be added without breaking callers.
+/// Modelled on swift-subprocess's `SubprocessError`: the code is a struct over its stable name,
+/// declared by the module that throws it, so new codes may be added without breaking callers.
 public struct AppexError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// What kind of failure this is.
     public let code: Code

@@ -8,7 +8,7 @@ import Testing
 /// (`--print-binding`, a background run, an app a widget opens, `xdg-open`): output, limits,
 /// cancellation, and no child left unreaped.
 @Suite(.timed) struct SubprocessTests {
-    /// Whether `pid` still names a process (a zombie included): `kill(pid, 0)` finds it.
+    /// Whether `pid` still names a process (a zombie included): `/proc/<pid>` is there.
     private func exists(_ pid: Int32) -> Bool {
         FileManager.default.fileExists(atPath: "/proc/\(pid)")
     }
