@@ -156,7 +156,7 @@ extension AppExtensionPoint {
         ///
         /// - Throws: ``/AppexVocabulary/AppexError`` `undeclaredExtensionPoint` when the host does not declare it.
         public func addAppExtensionPoint(_ point: AppExtensionPoint) async throws(AppexError) {
-            core.add(try Self.checkDeclared(point, in: core.discovery))
+            await core.add(try Self.checkDeclared(point, in: core.discovery))
         }
 
         /// Every change, as a new snapshot. Iteration starts with the current snapshot; when

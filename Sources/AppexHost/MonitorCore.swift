@@ -94,12 +94,19 @@ final class MonitorCore: Sendable {
         watcher.withLock { $0 }?.stop()
     }
 
-    func add(_ point: ExtensionPointIdentifier) {
-        let full = state.withLock { state -> DiscoverySnapshot? in
-            if !state.points.contains(point) { state.points.append(point) }
-            return state.full
+    /// Adds `point` and publishes what the monitor sees of it, on the scan queue, so that no
+    /// scan's newer snapshot is overwritten by an older one; returns once it is published.
+    func add(_ point: ExtensionPointIdentifier) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            scans.async { [self] in
+                let full = state.withLock { state -> DiscoverySnapshot? in
+                    if !state.points.contains(point) { state.points.append(point) }
+                    return state.full
+                }
+                if let full { publish(full) }
+                continuation.resume()
+            }
         }
-        if let full { publish(full) }
     }
 
     func subscribe() -> AsyncStream<Snapshot> {
