@@ -84,9 +84,10 @@ import Testing
         static func target(_ index: Int) -> String { "Sample\(index)" }
 
         static func build(_ samples: [(index: Int, sample: Sample)], named name: String) async throws -> SamplePackage {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "appex-readme-\(name)-\(UUID().uuidString)"
-            )
+            // One folder per group, made afresh at each run: no stale build plan, and no copy of
+            // Appex's build left behind per run (the cases share it, so none can remove it).
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("appex-readme-\(name)")
+            try? FileManager.default.removeItem(at: folder)
             // A path dependency's identity is its folder's name. In the product's README, a product
             // named Appex… comes from Appex itself, the others from the product's package.
             func packageFolder(of product: String, in sample: Sample) -> URL {

@@ -67,6 +67,7 @@ import Testing
         let pidFile = directory.appending("pid")
         let run = shell("echo $$ > \(pidFile); exec sleep 30")
         let task = Task { try await run.run() }
+        defer { task.cancel() }  // a failure below leaves no child behind
         var pid: Int32?
         for _ in 0..<400 where pid == nil {
             try await Task.sleep(for: .milliseconds(10))
