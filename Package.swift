@@ -125,7 +125,8 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
-        // The passcode-protected store, paired access keys and auxiliary data requests (seed 002).
+        // The passcode-protected store and its paired access keys (seed 002); the data requests that
+        // reach it are AppexStore's.
         // _CryptoExtras for scrypt (a memory-hard passcode KDF).
         .target(
             name: "AppexSecureStore",

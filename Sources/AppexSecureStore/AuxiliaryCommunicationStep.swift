@@ -5,6 +5,9 @@ public import Foundation
 /// Answers the auxiliary data requests pending in an app group, each with the secure store
 /// opened by the request's share (SAP's `AuxiliaryCommunicationStep`): at every start and in
 /// every background run. Requests of a kind with no handler fail, saying so.
+///
+/// The step only opens the store for each request: the queue and the serving by kind are
+/// AppexStore's (``/AppexStore/AuxiliaryDataRequestManager/serveDataRequests(handlers:lease:isolation:)``).
 public struct AuxiliaryCommunicationStep: OnboardingStep {
     /// Makes the answer to one request, from the store opened for it alone.
     public typealias Handler =
@@ -28,21 +31,6 @@ public struct AuxiliaryCommunicationStep: OnboardingStep {
     /// Answers the pending requests, without the passcode: each opens the store with its share.
     public func background(context: inout OnboardingContext) async throws(AppexError) { try await serve(&context) }
 
-    /// One request's answer: the kind's handler, given the store opened with the request's
-    /// share for this answer alone (its state in the process does not change).
-    public func answer(_ claim: AuxiliaryDataRequestClaim, store: SecureStore) async throws(AppexError) -> Data {
-        guard let handler = handlers[claim.kind] else {
-            throw AppexError(
-                .notFound,
-                "the host has no handler for data requests of kind \(claim.kind) (it has: \(handlers.keys.sorted().joined(separator: ", ")))",
-                context: AppexError.Context(bundleIdentifier: store.hostBundleIdentifier, key: claim.kind)
-            )
-        }
-        return try await store.withAccess(eSPAKAuxiliary: claim.eSPAKAux) { access throws(AppexError) in
-            try await handler(claim, access)
-        }
-    }
-
     private func serve(_ context: inout OnboardingContext) async throws(AppexError) {
         guard let store = context.store else {
             throw AppexError(
@@ -51,9 +39,21 @@ public struct AuxiliaryCommunicationStep: OnboardingStep {
                 context: AppexError.Context(bundleIdentifier: context.host.bundleIdentifier, group: group)
             )
         }
-        let requests = try store.dataRequests(inGroup: group)
-        context.answeredRequests += try await requests.serveDataRequests { claim throws(AppexError) in
-            try await answer(claim, store: store)
+        let opened = handlers.mapValues { Self.opening(store, for: $0) }
+        context.answeredRequests += try await store.dataRequests(inGroup: group).serveDataRequests(handlers: opened)
+    }
+
+    /// `handler`, given the store opened with each request's share for that answer alone (the
+    /// store's state in the process does not change).
+    private static func opening(
+        _ store: SecureStore,
+        for handler: @escaping Handler
+    ) -> (AuxiliaryDataRequestClaim) async throws(AppexError) -> Data {
+        func answer(_ claim: AuxiliaryDataRequestClaim) async throws(AppexError) -> Data {
+            try await store.withAccess(eSPAKAuxiliary: claim.eSPAKAux) { access throws(AppexError) in
+                try await handler(claim, access)
+            }
         }
+        return answer
     }
 }

@@ -1,7 +1,8 @@
 public import AppexStore
 
-// The host's side of its extensions' data requests, made from the store: the shares and key it
-// published, and the queue of an app group it serves.
+// The store's ties to its extensions' data requests, which AppexStore owns whole (the request,
+// the queue, its key, serving by kind): what this store published for them, and the queue of
+// an app group that it serves.
 extension SecureStore {
     /// What this store published for the host's extensions (its auxiliary share and the key
     /// answers are sealed with), read as the host.
@@ -21,11 +22,9 @@ extension SecureStore {
     /// - Throws: ``/AppexVocabulary/AppexError`` `notOnboarded` before the store is set up (no key is published);
     ///   what opening the group throws (`missingEntitlement`, …).
     public func dataRequests(inGroup group: String) throws(AppexError) -> AuxiliaryDataRequestManager {
-        AuxiliaryDataRequestManager(
-            dataStore: try AuxiliaryDataStore(
-                group: AppGroup(group, context: context, environment: configuration.environment),
-                encryptionKey: auxiliarySecurity().getAuxiliaryDataEncryptionKey()
-            )
+        try AuxiliaryDataRequestManager(
+            group: AppGroup(group, context: context, environment: configuration.environment),
+            security: auxiliarySecurity()
         )
     }
 }

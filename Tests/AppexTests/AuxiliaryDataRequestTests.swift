@@ -50,13 +50,12 @@ import Testing
             context: context,
             environment: world.environment
         )
-        return AuxiliaryDataRequestManager(
-            dataStore: try AuxiliaryDataStore(
-                group: AppGroup(Self.group, context: context, environment: world.environment),
-                encryptionKey: security.getAuxiliaryDataEncryptionKey()
-            ),
-            timeToLive: timeToLive
+        var manager = try AuxiliaryDataRequestManager(
+            group: AppGroup(Self.group, context: context, environment: world.environment),
+            security: security
         )
+        manager.timeToLive = timeToLive
+        return manager
     }
 
     func share() throws -> Data {
@@ -92,6 +91,38 @@ import Testing
         #expect(try answered.response(as: String.self) == "s3cret:42")
         #expect(answered.completionTime != nil && answered.creationTime <= answered.lastModifiedTime)
         #expect(try hostSide.claimDataRequest() == nil)
+    }
+
+    @Test(
+        "serving by kind answers each request with its kind's handler and fails a kind with no handler, naming the kinds the host answers"
+    )
+    func servingByKind() async throws {
+        _ = try onboardedStore()
+        let widgetSide = try manager(widget)
+        let echo = try widgetSide.putDataRequest(
+            AuxiliaryDataRequest(info: Question(key: "e", n: 1), eSPAKAux: share(), kind: "echo")
+        )
+        let double = try widgetSide.putDataRequest(
+            AuxiliaryDataRequest(info: Question(key: "d", n: 21), eSPAKAux: share(), kind: "double")
+        )
+        let mystery = try widgetSide.putDataRequest(
+            AuxiliaryDataRequest(info: Question(key: "m", n: 0), eSPAKAux: share(), kind: "mystery")
+        )
+        let served = try await manager(host).serveDataRequests(handlers: [
+            "echo": { claim throws(AppexError) in Data(try claim.info(as: Question.self).key.utf8) },
+            "double": { claim throws(AppexError) in Data("\(try claim.info(as: Question.self).n * 2)".utf8) },
+        ])
+        #expect(served == 3)
+        var answers: [AuxiliaryDataRequest<Question>] = []
+        for request in [echo, double, mystery] {
+            answers.append(try #require(try widgetSide.getDataRequest(request.id, infoType: Question.self)))
+        }
+        #expect(answers[0].response == Data("e".utf8) && answers[1].response == Data("42".utf8))
+        #expect(answers[2].response == nil)
+        #expect(
+            answers[2].failure?.contains("no handler for data requests of kind mystery (it has: double, echo)") == true
+        )
+        #expect(try manager(host).claimDataRequest() == nil)
     }
 
     @Test(
