@@ -1,3 +1,4 @@
+package import AppexCore
 public import AppexStore
 public import Foundation
 import Synchronization
@@ -29,6 +30,8 @@ public final class OAuthTokenManager: Sendable {
     public let loginStatus: LoginStatus
     /// How close to its expiry an access token is refreshed before use (at most half its lifetime).
     public let leeway: TimeInterval
+    /// The time tokens expire by: the group's environment's clock.
+    package let clock: AppexClock
     private let lock: RefreshLock
     private let clientIDOverride: String?
     /// The last token set decoded, with the bytes it came from: a fresh-token request decodes
@@ -67,6 +70,7 @@ public final class OAuthTokenManager: Sendable {
         self.storage = storage
         self.leeway = leeway
         self.clientIDOverride = clientID
+        self.clock = group.environment.clock
         do {
             loginStatus = try LoginStatus(
                 group: group,
@@ -148,7 +152,8 @@ public final class OAuthTokenManager: Sendable {
                 status: response.statusCode,
                 body: data,
                 endpoint: endpoints.token,
-                previous: try? storedTokens()
+                previous: try? storedTokens(),
+                now: clock.now
             )
         } catch {
             return .transportError(error)
@@ -190,7 +195,7 @@ public final class OAuthTokenManager: Sendable {
     /// - Throws: ``/AppexVocabulary/AppexError``: `notLoggedIn`, `reauthenticationRequired`, `retryable`, `storage`.
     public func freshTokens() async throws(AppexError) -> TokenSet {
         guard let current = try storedTokens() else { throw notLoggedIn() }
-        if !current.needsRefresh(leeway: leeway) { return current }
+        if !current.needsRefresh(leeway: leeway, now: clock.now) { return current }
         return try await refresh(replacing: current)
     }
 
@@ -216,7 +221,7 @@ public final class OAuthTokenManager: Sendable {
             // Under the lock: what is stored now? A sibling may have rotated the tokens while we waited.
             guard let latest = try storedTokens() else { throw notLoggedIn() }
             // Rotated by a sibling while we waited: use it while it lives, do not refresh again.
-            if latest.accessToken != stale.accessToken && !latest.expires(within: 0) { return latest }
+            if latest.accessToken != stale.accessToken && !latest.expires(within: 0, from: clock.now) { return latest }
             guard let refreshToken = latest.refreshToken else {
                 try clearSession()
                 throw AppexError(

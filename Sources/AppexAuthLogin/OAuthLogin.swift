@@ -97,7 +97,7 @@ public struct OAuthLogin: Sendable {
         let endpoints = try await tokenManager.configuration.resolvedEndpoints()
         let (data, response) = try await HTTP.postForm(endpoints.token, form)
         if response.statusCode == 200, let tokens = try? JSONDecoder().decode(TokenResponse.self, from: data) {
-            return TokenSet(response: tokens)
+            return TokenSet(response: tokens, now: tokenManager.clock.now)
         }
         struct Refusal: Decodable {
             var error: String

@@ -22,6 +22,9 @@ public struct AppexEnvironment: Sendable, Hashable {
     /// colon-separated; default `~/Applications`). The system's widget host finds widgets in
     /// these apps' `Extensions/`.
     public var appsPath: [String]
+    /// The time of day stores read for leases, delays, lifetimes, budgets and expiry: the
+    /// system's, unless `APPEX_CLOCK_OFFSET` (seconds) shifts it (see ``AppexClock``).
+    public var clock: AppexClock = .system
 
     /// An environment rooted at `home`, its keys in `keysDirectory` (default `<home>-keys`).
     public init(
@@ -39,7 +42,8 @@ public struct AppexEnvironment: Sendable, Hashable {
     }
 
     /// The environment the process's variables describe (`APPEX_HOME`, `APPEX_KEYS_DIR`,
-    /// `APPEX_EXTENSIONS_PATH`, `APPEX_APPS_PATH`, `XDG_DATA_HOME`, `XDG_CONFIG_HOME`, `HOME`).
+    /// `APPEX_EXTENSIONS_PATH`, `APPEX_APPS_PATH`, `APPEX_CLOCK_OFFSET`, `XDG_DATA_HOME`,
+    /// `XDG_CONFIG_HOME`, `HOME`). An offset that is not a number is ignored: the system's clock.
     public static func current() -> AppexEnvironment {
         from(variables: ProcessInfo.processInfo.environment)
     }
@@ -64,16 +68,31 @@ public struct AppexEnvironment: Sendable, Hashable {
             .split(separator: ":", omittingEmptySubsequences: true)
             .map(String.init)
         if variables["APPEX_APPS_PATH"] == nil { appsPath = [userHome + "/Applications"] }
-        return AppexEnvironment(home: home, extensionSearchPath: searchPath, keysDirectory: keys, appsPath: appsPath)
+        var environment = AppexEnvironment(
+            home: home,
+            extensionSearchPath: searchPath,
+            keysDirectory: keys,
+            appsPath: appsPath
+        )
+        if let offset = variables["APPEX_CLOCK_OFFSET"].flatMap(Double.init), offset.isFinite {
+            environment.clock = .shifted(by: .milliseconds(offset * 1000))
+        }
+        return environment
     }
 
-    /// The variables that describe this environment to a child process.
+    /// The variables that describe this environment to a child process (`APPEX_CLOCK_OFFSET`
+    /// only for a shifted clock: its offset now).
     public var variables: [String: String] {
-        [
+        var variables = [
             "APPEX_HOME": home, "APPEX_KEYS_DIR": keysDirectory,
             "APPEX_EXTENSIONS_PATH": extensionSearchPath.joined(separator: ":"),
             "APPEX_APPS_PATH": appsPath.joined(separator: ":"),
         ]
+        if clock != .system {
+            let (seconds, attoseconds) = clock.offset.components
+            variables["APPEX_CLOCK_OFFSET"] = String(Double(seconds) + Double(attoseconds) / 1e18)
+        }
+        return variables
     }
 
     /// `$APPEX_HOME/Registry`: where approval decisions live.

@@ -25,6 +25,8 @@ public final class BackgroundTaskScheduler: Sendable {
     public let context: ProcessContext
     /// The requests' file.
     public let path: String
+    /// When tasks are due: the environment's clock.
+    let clock: AppexClock
     private let database: DatabaseQueue
     private let handlers = Mutex<[String: @Sendable (AppRefreshTask) async -> Void]>([:])
 
@@ -48,6 +50,7 @@ public final class BackgroundTaskScheduler: Sendable {
             )
         }
         self.context = context
+        self.clock = environment.clock
         (path, database) = try Self.open(host: host, environment: environment)
     }
 
@@ -116,8 +119,10 @@ public final class BackgroundTaskScheduler: Sendable {
     /// background run past its time limit) leaves the request due for the next run. Due requests
     /// without a registered handler are left for a later run.
     ///
+    /// - Parameter now: the moment; default: the environment's clock.
     /// - Returns: the identifiers of the tasks run.
-    public func runDueTasks(now: Date = Date()) async throws(AppexError) -> [String] {
+    public func runDueTasks(now: Date? = nil) async throws(AppexError) -> [String] {
+        let now = now ?? clock.now
         let due = try pendingTaskRequests().filter { ($0.earliestBeginDate ?? .distantPast) <= now }
         var ran: [String] = []
         for request in due {
@@ -139,9 +144,10 @@ public final class BackgroundTaskScheduler: Sendable {
     /// `appex background run` checks before launching it).
     public static func dueTaskIdentifiers(
         hostBundleIdentifier host: String,
-        now: Date = Date(),
+        now: Date? = nil,
         environment: AppexEnvironment = .current()
     ) throws(AppexError) -> [String] {
+        let now = now ?? environment.clock.now
         let (path, database) = try open(host: host, environment: environment)
         return try requests(in: database, path: path).filter { ($0.earliestBeginDate ?? .distantPast) <= now }.map(
             \.identifier

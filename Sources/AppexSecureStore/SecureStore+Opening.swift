@@ -320,7 +320,7 @@ extension SecureStore {
     /// on success the count is reset, at the limit the store is erased.
     func attempt(_ passcode: String) throws(AppexError) -> (SecureStoreRecord, DataKey) {
         let policy = configuration.policy
-        let now = Date().timeIntervalSince1970
+        let now = configuration.environment.clock.now.timeIntervalSince1970
         // nil: the limit was reached before (a process killed before it could erase the store).
         var limit = policy.retryLimit
         let counted = try write("count a passcode attempt") { db -> Result<SecureStoreRecord?, AppexError> in

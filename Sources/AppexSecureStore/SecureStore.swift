@@ -215,7 +215,9 @@ public final class SecureStore: Sendable {
     public func status() throws(AppexError) -> Status {
         let record = try read("read the store's status") { db in try SecureStoreRecord.fetch(db, path: path) }
         let state = state(of: record)
-        let next = record.map { Date(timeIntervalSince1970: $0.nextAttemptAfter) }.flatMap { $0 > Date() ? $0 : nil }
+        let next = record.map { Date(timeIntervalSince1970: $0.nextAttemptAfter) }.flatMap {
+            $0 > configuration.environment.clock.now ? $0 : nil
+        }
         return Status(
             state: state,
             hasPasscode: record?.mode == .passcode,

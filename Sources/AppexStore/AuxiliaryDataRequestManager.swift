@@ -49,7 +49,7 @@ public struct AuxiliaryDataRequestManager: Sendable {
     public func putDataRequest<T>(_ request: AuxiliaryDataRequest<T>) throws(AppexError) -> AuxiliaryDataRequest<T> {
         let info = try Self.encode(request.info, what: "the info of a \(request.kind) request")
         let digest = try dataStore.digest(kind: request.kind, info: info)
-        let now = Date().timeIntervalSince1970
+        let now = dataStore.group.environment.clock.now.timeIntervalSince1970
         let expires = now + Self.seconds(timeToLive)
         let store = dataStore
         let retention = answerRetention
@@ -197,7 +197,7 @@ public struct AuxiliaryDataRequestManager: Sendable {
         let store = dataStore
         let retention = answerRetention
         while true {
-            let now = Date().timeIntervalSince1970
+            let now = dataStore.group.environment.clock.now.timeIntervalSince1970
             let token = UUID().uuidString
             let row = try store.write("take a data request") { db -> Row? in
                 try Self.dropExpired(db, now: now, retention: retention)
@@ -237,7 +237,7 @@ public struct AuxiliaryDataRequestManager: Sendable {
                     kind: kind,
                     eSPAKAux: Data(),
                     info: Data(),
-                    creationTime: Date(),
+                    creationTime: store.group.environment.clock.now,
                     lease: token
                 )
                 try? failDataRequest(unreadable, reason: error.description)
@@ -273,7 +273,7 @@ public struct AuxiliaryDataRequestManager: Sendable {
     }
 
     private func finish(_ claim: AuxiliaryDataRequestClaim, response: Data?, failure: String?) throws(AppexError) {
-        let now = Date().timeIntervalSince1970
+        let now = dataStore.group.environment.clock.now.timeIntervalSince1970
         let changed = try dataStore.write("answer a data request") { db -> Int in
             try db.execute(
                 sql: """

@@ -6,8 +6,13 @@ import Foundation
 public final class AppexTestEnvironment: Sendable {
     /// The temporary directory that holds everything.
     public let root: TemporaryDirectory
-    /// The environment to hand to Appex APIs (`home` and one search folder).
+    /// The environment to hand to Appex APIs (`home`, one search folder, and ``clock``).
     public let environment: AppexEnvironment
+    /// The environment's clock, shifted by zero at the start: a test moves it
+    /// (`try world.clock.advance(by: .seconds(31))`) instead of sleeping until a lease, a
+    /// passcode delay, a request's lifetime or a token runs out. A child process started with
+    /// ``processVariables`` reads the offset it had then.
+    public var clock: AppexClock { environment.clock }
     /// A folder on the search path where tests install extensions from "elsewhere".
     public let searchFolder: String
     /// A team key, for signing fixtures.
@@ -18,12 +23,14 @@ public final class AppexTestEnvironment: Sendable {
         root = try TemporaryDirectory(prefix: prefix)
         searchFolder = root.appending("Installed")
         try FileManager.default.createDirectory(atPath: searchFolder, withIntermediateDirectories: true)
-        environment = AppexEnvironment(home: root.appending("Home"), extensionSearchPath: [searchFolder])
+        var environment = AppexEnvironment(home: root.appending("Home"), extensionSearchPath: [searchFolder])
+        environment.clock = .shifted(by: .zero)
+        self.environment = environment
         team = SigningKey.generate()
     }
 
     /// The variables a child process needs to see this environment (`APPEX_HOME`,
-    /// `APPEX_EXTENSIONS_PATH`), merged over the current process's.
+    /// `APPEX_EXTENSIONS_PATH`, `APPEX_CLOCK_OFFSET`), merged over the current process's.
     public var processVariables: [String: String] {
         var variables = ProcessInfo.processInfo.environment
         variables.merge(environment.variables) { _, new in new }

@@ -22,13 +22,13 @@ extension WidgetHost {
     /// - Parameters:
     ///   - url: the URL; default: the current entry's `widgetURL`.
     ///   - state: the widget, as ``states(now:family:)`` or ``refresh(now:family:)`` gave it.
-    ///   - date: the moment whose entry gives the default URL; now by default.
+    ///   - date: the moment whose entry gives the default URL; now by default (the environment's clock).
     /// - Throws: ``/AppexVocabulary/AppexError`` `notFound` (no containing app, or no URL to open), `refused`
     ///   (a `javascript:`, `data:`, `vbscript:` or `file:` URL), `invalidBundle` (the app has
     ///   problems), `launchFailed`.
     @discardableResult
-    public func open(_ url: URL? = nil, from state: WidgetState, at date: Date = Date()) throws(AppexError) -> OpenedApp
-    {
+    public func open(_ url: URL? = nil, from state: WidgetState, at date: Date? = nil) throws(AppexError) -> OpenedApp {
+        let date = date ?? configuration.environment.clock.now
         let context = AppexError.Context(bundleIdentifier: state.key.extensionIdentifier, widgetKind: state.key.kind)
         guard let appPath = state.app else {
             throw AppexError(

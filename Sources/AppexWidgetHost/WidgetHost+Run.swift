@@ -46,7 +46,7 @@ extension WidgetHost {
         let task = Task {
             var last: [String] = []
             while !Task.isCancelled {
-                let now = Date()
+                let now = configuration.environment.clock.now
                 var wait = rescan
                 do {
                     let states = try await refresh(now: now, family: family)

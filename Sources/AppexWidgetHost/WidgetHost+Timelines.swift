@@ -20,17 +20,19 @@ extension WidgetHost {
     /// placeholder), marked stale with the reason; the others are unaffected.
     ///
     /// - Parameters:
-    ///   - now: the moment to schedule for (tests pass a later date instead of waiting).
+    ///   - now: the moment to schedule for; default: the environment's clock (tests move that,
+    ///     or pass a later date, instead of waiting).
     ///   - family: the family to show each widget in when it supports it; default (and for a
     ///     widget that does not): its first supported one.
     /// - Throws: ``/AppexVocabulary/AppexError`` `storage` or `registry` when the host's own state cannot be
     ///   read or written. A widget's failure is never thrown: it is in that widget's state.
     public func refresh(
-        now: Date = Date(),
+        now: Date? = nil,
         family: WidgetFamily? = nil
     ) async throws(AppexError)
         -> [WidgetState]
     {
+        let now = now ?? configuration.environment.clock.now
         try ingestReloadRequests(now: now)
         let fetches = try plan(now: now, family: family)
         var launched: [AppExtensionProcess] = []
@@ -63,7 +65,8 @@ extension WidgetHost {
     /// Every widget's state at `now`, from what the host has stored: launches nothing.
     ///
     /// - Throws: ``/AppexVocabulary/AppexError`` `storage` or `registry`.
-    public func states(now: Date = Date(), family: WidgetFamily? = nil) throws(AppexError) -> [WidgetState] {
+    public func states(now: Date? = nil, family: WidgetFamily? = nil) throws(AppexError) -> [WidgetState] {
+        let now = now ?? configuration.environment.clock.now
         var states: [WidgetState] = []
         for found in try discovery.snapshot().extensions {
             guard let identity = found.identity else { continue }

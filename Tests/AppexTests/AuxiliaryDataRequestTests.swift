@@ -169,7 +169,7 @@ import Testing
         let host = try manager(self.host)
         let first = try #require(try host.claimDataRequest(lease: .seconds(1)))
         #expect(try host.claimDataRequest() == nil, "taken while the lease holds")
-        Thread.sleep(forTimeInterval: 1.2)  // the lease running out is what is under test
+        try world.clock.advance(by: .milliseconds(1200))  // the lease runs out on the queue's clock
         let second = try #require(try host.claimDataRequest(lease: .seconds(30)))
         #expect(second.id == first.id)
         let lost = try #require(throws: AppexError.self) {
@@ -196,7 +196,7 @@ import Testing
             try await requests.completion(of: asked, within: .milliseconds(100))
         }
         #expect(timedOut?.code == .deadlineExceeded)
-        try await Task.sleep(for: .milliseconds(300))
+        try world.clock.advance(by: .milliseconds(300))  // past the request's lifetime
         #expect(try manager(host).claimDataRequest() == nil)
         #expect(try requests.getDataRequest(asked.id, infoType: Question.self) == nil)
         let kept = try manager(widget).putDataRequest(

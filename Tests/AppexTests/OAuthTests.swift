@@ -90,6 +90,28 @@ import FoundationNetworking
         #expect(after == before + 1)
     }
 
+    @Test(
+        "token expiry is read from the environment's clock: the stored token serves until that clock passes its expiry, then one refresh"
+    )
+    func expiryOnTheEnvironmentsClock() async throws {
+        let auth = try AuthWorld()
+        let client = "swift-public"
+        let host = try auth.host(client: client)
+        try await host.login.password(user: "ada", password: "lovelace")
+        let widget = try auth.extensionManager(client: client)
+        let stored = try #require(try widget.storedTokens())
+        let expiresAt = try #require(stored.expiresAt)
+        let before = try await OAuthServer.stats()["\(client).refresh_token.200"] ?? 0
+        #expect(try await widget.freshTokens().accessToken == stored.accessToken)
+        // Past the expiry on the environment's clock (no waiting): the manager refreshes.
+        try auth.world.clock.advance(by: .seconds(expiresAt.timeIntervalSince(auth.world.clock.now) + 1))
+        let fresh = try await widget.freshTokens()
+        #expect(fresh.accessToken != stored.accessToken)
+        #expect(try await widget.freshTokens().accessToken == fresh.accessToken)
+        let after = try await OAuthServer.stats()["\(client).refresh_token.200"] ?? 0
+        #expect(after == before + 1)
+    }
+
     @Test("a 401 with error=invalid_token refreshes once and retries: 200")
     func unauthorizedRetriedOnce() async throws {
         let auth = try AuthWorld()

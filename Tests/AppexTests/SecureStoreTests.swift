@@ -128,7 +128,7 @@ import Testing
         let early = try #require(throws: AppexError.self) { try store.open(passcode: Self.passcode) }
         #expect(early.code == .passcodeDelay)
         #expect(try store.failedAttempts == 3)
-        Thread.sleep(forTimeInterval: 0.35)
+        try world.clock.advance(by: .milliseconds(350))  // the delay runs out on the store's clock
         try store.open(passcode: Self.passcode)
         #expect(try store.failedAttempts == 0)
         #expect(policy.delay(afterFailures: 2) == .zero)
