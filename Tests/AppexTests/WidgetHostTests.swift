@@ -96,13 +96,18 @@ import Testing
         #expect(Date().timeIntervalSince(started) < 10)
     }
 
-    @Test("a widget that used its daily reload budget keeps its last timeline and says so")
+    @Test(
+        "a widget that used its daily reload budget keeps its last timeline and says so, until the budget renews at midnight UTC on the environment's clock"
+    )
     func budgetExhaustion() async throws {
         let widgets = try WidgetWorld()
+        let clock = widgets.environment.clock
         let host = try widgets.host(budget: 2)
         _ = try await host.refresh()
-        _ = try await host.refresh(now: Date().addingTimeInterval(3))
-        let states = try await host.refresh(now: Date().addingTimeInterval(6))
+        try clock.advance(by: .seconds(3))
+        _ = try await host.refresh()
+        try clock.advance(by: .seconds(3))
+        let states = try await host.refresh()
         #expect(widgets.fetches("AtEnd") == 2)
         let atEnd = try #require(states.widget("AtEnd"))
         guard case .budgetExhausted(let limit, _) = atEnd.health else {
@@ -112,11 +117,17 @@ import Testing
         #expect(limit == 2)
         #expect(atEnd.budgetUsed == 2)
         #expect(atEnd.statusLine?.contains("reload budget of 2 per day used up") == true)
-        #expect(atEnd.texts(at: Date().addingTimeInterval(6)).first == "AtEnd fetch 2 second")
+        #expect(atEnd.texts(at: clock.now).first == "AtEnd fetch 2 second")
         #expect(states.widget("Steady")?.health == .current)
         // Another process sees it too: the state is on disk.
         let other = try widgets.host(budget: 2)
-        #expect(try other.states(now: Date().addingTimeInterval(6)).widget("AtEnd")?.statusLine == atEnd.statusLine)
+        #expect(try other.states().widget("AtEnd")?.statusLine == atEnd.statusLine)
+        // Past midnight UTC on the environment's clock (no waiting), the budget is new.
+        let seconds = clock.now.timeIntervalSince1970
+        try clock.advance(by: .seconds(((seconds / 86_400).rounded(.down) + 1) * 86_400 - seconds + 1))
+        let renewed = try #require(try await host.refresh().widget("AtEnd"))
+        #expect(widgets.fetches("AtEnd") == 3)
+        #expect(renewed.budgetUsed == 1, "\(renewed.health)")
     }
 
     struct Misbehaviour: Sendable, CustomTestStringConvertible {
