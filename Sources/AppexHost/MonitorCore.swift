@@ -174,8 +174,11 @@ final class MonitorCore: Sendable {
     /// would have been missed).
     private func scan() throws(AppexError) {
         guard !isStopped, let watcher = watcher.withLock({ $0 }) else { return }
-        // Watch before scanning, so nothing that changes during the scan is missed.
-        watcher.watch(discovery.watchedDirectories())
+        // Watch before scanning, so nothing that changes during the scan is missed. The last
+        // scan watched every directory it found after it ended: unless one was lost since (or
+        // could not be watched), they are watched. (A directory another snapshot of the
+        // discovery found meanwhile is watched after this scan, which then looks again.)
+        if !watcher.isUpToDate { watcher.watch(discovery.watchedDirectories()) }
         repeat {
             guard !isStopped else { return }
             publish(try discovery.snapshot())

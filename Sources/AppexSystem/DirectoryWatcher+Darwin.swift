@@ -19,6 +19,9 @@ package final class DirectoryWatcher: Sendable {
     @discardableResult
     package func watch(_ directories: Set<String>) -> Bool { false }
 
+    /// Always: the poll sees every change.
+    package var isUpToDate: Bool { true }
+
     package func stop() { timer.cancel() }
 }
 #endif

@@ -42,8 +42,17 @@ package final class EventThread: Sendable {
     private struct State: ~Copyable {
         var registrations: [UInt64: Kind] = [:]
         var nextToken: UInt64 = 16  // below: reserved for the wake pipe and inotify
-        /// inotify watch descriptor → the directory registrations on it.
+        /// inotify watch descriptor → the directory registrations on it. A watch the kernel
+        /// dropped (its directory removed: `IN_IGNORED`) leaves this map; its registrations stay
+        /// until cancelled, no longer current.
         var watchers: [Int32: Set<UInt64>] = [:]
+        /// Directory registrations whose directory moved away from the path they were made for
+        /// (`IN_MOVE_SELF`): the kernel still watches it, but they are no longer current. A new
+        /// registration of the same directory at its new path is.
+        var movedRegistrations: Set<UInt64> = []
+        /// How many times a watched directory was removed or moved away: a watcher whose last
+        /// look saw the same count need not ask which of its registrations are current.
+        var directoryLosses: UInt64 = 0
         var started = false
         var failure: SystemError?
     }
@@ -141,12 +150,28 @@ package final class EventThread: Sendable {
         }
     }
 
+    /// How many times a watched directory was removed or moved away so far: while it stays the
+    /// same, every directory registration that was current still is.
+    package var directoryLosses: UInt64 { state.withLock { $0.directoryLosses } }
+
+    /// Whether directory registration `token` still watches the directory at the path it was
+    /// made for: `false` once that directory was removed (the kernel dropped the watch) or moved
+    /// away, or the registration was cancelled. A watcher registers the path again then.
+    package func isCurrent(_ token: Token) -> Bool {
+        state.withLock { state in
+            guard case .directory(let watch, _)? = state.registrations[token.value] else { return false }
+            return state.watchers[watch]?.contains(token.value) == true
+                && !state.movedRegistrations.contains(token.value)
+        }
+    }
+
     /// Ends a registration; its handler is not called after this returns, unless it is running
     /// now on the event thread.
     package func cancel(_ token: Token) {
         let removed = state.withLock { state -> Kind? in
             guard let kind = state.registrations.removeValue(forKey: token.value) else { return nil }
             if case .directory(let watch, _) = kind {
+                state.movedRegistrations.remove(token.value)
                 state.watchers[watch]?.remove(token.value)
                 if state.watchers[watch]?.isEmpty == true {
                     state.watchers[watch] = nil
@@ -212,6 +237,8 @@ package final class EventThread: Sendable {
     private func directoryEvents() {
         guard let inotify else { return }
         var changed = Set<Int32>()
+        var dropped = Set<Int32>()
+        var moved = Set<Int32>()
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         let header = MemoryLayout<inotify_event>.size
         while true {
@@ -219,21 +246,31 @@ package final class EventThread: Sendable {
             if count <= 0 { break }
             var offset = 0
             while offset + header <= count {
-                let (watch, length) = buffer.withUnsafeBytes { raw in
+                let (watch, mask, length) = buffer.withUnsafeBytes { raw in
                     let event = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
-                    return (event.wd, Int(event.len))
+                    return (event.wd, event.mask, Int(event.len))
                 }
                 changed.insert(watch)
+                if mask & UInt32(IN_IGNORED) != 0 { dropped.insert(watch) }
+                if mask & UInt32(IN_MOVE_SELF) != 0 { moved.insert(watch) }
                 offset += header + length
             }
         }
         let handlers = state.withLock { state -> [@Sendable () -> Void] in
-            changed.flatMap { watch in
+            let handlers = changed.flatMap { watch in
                 (state.watchers[watch] ?? []).compactMap { token -> (@Sendable () -> Void)? in
                     if case .directory(_, let handler)? = state.registrations[token] { return handler }
                     return nil
                 }
             }
+            // After the handlers are taken: a dropped watch's own last event still reaches them.
+            state.directoryLosses &+= UInt64(moved.count + dropped.count)
+            for watch in moved { state.movedRegistrations.formUnion(state.watchers[watch] ?? []) }
+            for watch in dropped {
+                state.movedRegistrations.subtract(state.watchers[watch] ?? [])
+                state.watchers[watch] = nil
+            }
+            return handlers
         }
         for handler in handlers { handler() }
     }
