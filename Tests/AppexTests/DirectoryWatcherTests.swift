@@ -1,0 +1,50 @@
+import AppexTesting
+import Foundation
+import Synchronization
+import Testing
+
+@testable import AppexSystem
+
+/// The watcher under the monitor: it keeps what still watches the path it was made for, and
+/// registers again what was removed or moved away, so a directory put in its place is seen.
+@Suite(.timed) struct DirectoryWatcherTests {
+    @Test(
+        "a watched directory moved away, or removed, is no longer current; watching the same paths again registers the directory now there, and a change in it is seen"
+    )
+    func lostDirectoriesAreWatchedAgain() async throws {
+        let root = try TemporaryDirectory(prefix: "appex-watcher")
+        let (moved, removed) = (root.appending("Moved"), root.appending("Removed"))
+        for path in [moved, removed] {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        }
+        let changes = Mutex(0)
+        let watcher = try DirectoryWatcher { changes.withLock { $0 += 1 } }
+        defer { watcher.stop() }
+        #expect(watcher.watch([moved, removed]))
+        #expect(watcher.isUpToDate)
+        #expect(!watcher.watch([moved, removed]), "the same paths again register nothing")
+        // Each replaced by a new directory at the same path.
+        try FileManager.default.moveItem(atPath: moved, toPath: root.appending("Elsewhere"))
+        try FileManager.default.removeItem(atPath: removed)
+        for path in [moved, removed] {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        }
+        #expect(await eventually(within: 10) { !watcher.isUpToDate }, "the losses were not noticed")
+        #expect(watcher.watch([moved, removed]), "the new directories were not registered")
+        #expect(watcher.isUpToDate)
+        let before = changes.withLock { $0 }
+        for path in [moved, removed] {
+            _ = FileManager.default.createFile(atPath: path + "/file", contents: Data("x".utf8))
+        }
+        #expect(
+            await eventually(within: 10) { changes.withLock { $0 } >= before + 2 },
+            "a change in a new directory was missed"
+        )
+        // The directory that moved away is no longer watched: a change there is not reported.
+        try await Task.sleep(for: .milliseconds(200))  // the writes' last events (close) come in later reads
+        let settled = changes.withLock { $0 }
+        _ = FileManager.default.createFile(atPath: root.appending("Elsewhere") + "/file", contents: Data("x".utf8))
+        try await Task.sleep(for: .milliseconds(200))  // an event, if one came, arrives well within this
+        #expect(changes.withLock { $0 } == settled)
+    }
+}
