@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "AppexTesting", targets: ["AppexTesting"]),
         .library(name: "AppexWidgetKit", targets: ["AppexWidgetKit"]),
         .library(name: "AppexWidgetHost", targets: ["AppexWidgetHost"]),
+        .library(name: "AppexWindow", targets: ["AppexWindow"]),
         .executable(name: "appex", targets: ["appex"]),
         .plugin(name: "AppexBundlePlugin", targets: ["AppexBundlePlugin"]),
     ],
@@ -35,6 +36,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // The window (AppexWindow only): an HTTP server on the loopback interface, stopped cleanly on
+        // SIGINT and SIGTERM. A host that serves no page links none of it.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // Documentation only (`swift package generate-documentation`, Scripts/docs.sh): a plugin, linked into nothing.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -328,6 +335,20 @@ let package = Package(
             path: "Tests/Seeds/Seed004",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // Local web pages that show and change Appex's state (issue 27): Hummingbird on 127.0.0.1,
+        // a one-time login, Host, CSRF and Origin checks, a strict CSP, server-sent events.
+        .target(
+            name: "AppexWindow",
+            dependencies: [
+                "AppexVocabulary",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift
+        ),
         .testTarget(
             name: "AppexTests",
             dependencies: [
@@ -339,7 +360,7 @@ let package = Package(
                 "AppexFixtureAuth",
                 "AppexFixtureEcho", "AppexFixtureHostile", "AppexFixtureShared", "AppexFixtureTranslate",
                 "AppexFixtureHost", "AppexFixtureSeedHost", "Seed000", "Seed001", "Seed002", "Seed003", "Seed004",
-                "AppexFixtureInterfaces", "AppexWidgetKit", "AppexWidgetHost", "AppexFixtureWidget",
+                "AppexFixtureInterfaces", "AppexWidgetKit", "AppexWidgetHost", "AppexWindow", "AppexFixtureWidget",
                 "AppexFixtureWidgetApp", "AppexSecureStore", "AppexFixtureSecureStore",
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,0 +1,76 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Every request passes here first: the Host check (421), the login (a one-time token for a
+/// cookie, then a redirect that drops it), the cookie (401), and for a POST its Origin and CSRF
+/// token (403). Every response leaves with the window's security headers.
+struct WindowMiddleware<Context: RequestContext>: RouterMiddleware {
+    let guard_: WindowGuard
+
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        guard guard_.allows(host: request.head.authority) else {
+            return WindowResponses.refusal(
+                .init(code: 421, reasonPhrase: "Misdirected Request"),
+                "not this window's address"
+            )
+        }
+        if request.uri.path == "/login" {
+            guard let token = request.uri.queryParameters["token"].map(String.init), guard_.redeem(token) else {
+                return WindowResponses.refusal(.forbidden, "this login link was used already, or is not this window's")
+            }
+            var response = WindowResponses.secured(Response(status: .seeOther, headers: [.location: "/"]))
+            response.headers[.setCookie] =
+                "\(guard_.cookieName)=\(guard_.session); Path=/; HttpOnly; SameSite=Strict"
+            return response
+        }
+        guard guard_.isSession(request.cookies[guard_.cookieName]?.value) else {
+            return WindowResponses.refusal(.unauthorized, "open the link the window printed when it started")
+        }
+        if request.method != .get && request.method != .head {
+            guard guard_.allows(origin: request.headers[.origin]) else {
+                return WindowResponses.refusal(.forbidden, "a change must come from this window's own page")
+            }
+            guard guard_.isCSRF(request.headers[WindowResponses.csrfHeader]) else {
+                return WindowResponses.refusal(.forbidden, "a change must carry this page's token")
+            }
+        }
+        return WindowResponses.secured(try await next(request, context))
+    }
+}
+
+/// The headers and refusals every window response shares.
+enum WindowResponses {
+    /// The header a page's script sends its CSRF token in.
+    static var csrfHeader: HTTPField.Name { HTTPField.Name("X-Appex-CSRF")! }
+
+    /// The content security policy of every response: our own script and style only, no
+    /// framing, no form posts elsewhere, no plugins.
+    static let contentSecurityPolicy =
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        + "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+    static func secured(_ response: Response) -> Response {
+        var response = response
+        response.headers[.contentSecurityPolicy] = contentSecurityPolicy
+        response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        response.headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        response.headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
+
+    static func refusal(_ status: HTTPResponse.Status, _ reason: String) -> Response {
+        secured(
+            Response(
+                status: status,
+                headers: [.contentType: "text/plain; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: "\(status.code) \(status.reasonPhrase): \(reason)\n"))
+            )
+        )
+    }
+}

@@ -1,0 +1,53 @@
+public import AppexVocabulary
+
+/// One page of a window: its markup, the updates that replace parts of it while it is open,
+/// and the actions its controls post.
+///
+/// A page builds everything it shows from ``Markup``, so what it shows from others (a contact's
+/// name, an extension's display name) is text. Its ``updates()`` stream replaces an element by
+/// its `id` on every open copy of the page, through the window's one event stream: no reload,
+/// no polling.
+public protocol WindowPage: Sendable {
+    /// Where the page is served: `/`, or a path such as `/extensions`.
+    var path: String { get }
+    /// The page's title.
+    var title: String { get }
+    /// The page's content, as it is now.
+    func render() async throws(AppexError) -> Markup
+    /// The page's changes, as they happen: each replaces the element with its `id`.
+    func updates() -> AsyncStream<WindowUpdate>
+    /// Performs what a control of the page posted (a toggle, a button).
+    ///
+    /// - Throws: ``/AppexVocabulary/AppexError`` when the action is refused; the page shows
+    ///   its message.
+    func perform(_ action: WindowAction) async throws(AppexError)
+}
+
+/// A part of a page to replace: the element with id ``id`` becomes ``markup`` (whose root
+/// element has the same id).
+public struct WindowUpdate: Sendable, Hashable {
+    /// The id of the element to replace.
+    public var id: String
+    /// Its new markup.
+    public var markup: Markup
+
+    /// Replaces the element `id` with `markup`.
+    public init(id: String, markup: Markup) {
+        self.id = id
+        self.markup = markup
+    }
+}
+
+/// What a page's control posted: its action's name and its fields.
+public struct WindowAction: Sendable, Hashable {
+    /// The action (`data-action` on the control).
+    public var name: String
+    /// The control's fields (`data-*` on the control, and its value).
+    public var fields: [String: String]
+
+    /// An action `name` with `fields`.
+    public init(name: String, fields: [String: String] = [:]) {
+        self.name = name
+        self.fields = fields
+    }
+}

@@ -1,0 +1,124 @@
+import AppexVocabulary
+import Foundation
+import Hummingbird
+
+// What the window serves: each page, its event stream, its controls' posts, and the window's
+// own script and style sheet.
+extension WindowServer {
+    func addRoutes(to router: Router<BasicRequestContext>) {
+        router.get("/window.js") { _, _ in Self.asset(WindowAssets.script, type: "text/javascript; charset=utf-8") }
+        router.get("/window.css") { _, _ in Self.asset(WindowAssets.styleSheet, type: "text/css; charset=utf-8") }
+        router.get("/events") { request, _ in try self.events(request) }
+        router.post("/action") { request, _ in try await self.action(request) }
+        for (path, page) in pages {
+            router.get(RouterPath(path)) { _, _ in try await self.document(page) }
+        }
+    }
+
+    /// The page's whole document: its content, the header that links every page, the CSRF
+    /// token its script sends back, and a place for the window's messages.
+    func document(_ page: any WindowPage) async throws -> Response {
+        let content = try await page.render()
+        let links = pages.values.sorted { $0.path < $1.path }.map { other in
+            Markup.element("a", ["href": other.path], [.text(other.title)])
+        }
+        let html =
+            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            + "<meta name=\"appex-csrf\" content=\"\(Markup.escape(guard_.csrf))\">"
+            + "<title>\(Markup.escape(page.title)) — \(Markup.escape(configuration.title))</title>"
+            + "<link rel=\"stylesheet\" href=\"/window.css\"><script src=\"/window.js\" defer></script></head>"
+            + "<body data-page=\"\(Markup.escape(page.path))\">"
+            + Markup.element(
+                "header",
+                [:],
+                [Markup.element("h1", [:], [.text(configuration.title)]), Markup.element("nav", [:], links)]
+            ).html
+            + "<p id=\"window-status\" role=\"status\"></p>"
+            + Markup.element("main", ["id": "page"], [content]).html
+            + "</body></html>"
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/html; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: html))
+        )
+    }
+
+    /// The page's updates as server-sent events (`event: replace`, `data: {"id":…,"html":…}`),
+    /// with a comment every 15 s so a closed connection is noticed.
+    func events(_ request: Request) throws -> Response {
+        guard let path = request.uri.queryParameters["page"].map(String.init), let page = pages[path] else {
+            return WindowResponses.refusal(.notFound, "no such page")
+        }
+        let updates = page.updates()
+        let body = ResponseBody { writer in
+            try await writer.write(ByteBuffer(string: ": open\n\n"))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                let (beats, beat) = AsyncStream.makeStream(of: Void.self)
+                group.addTask {
+                    while !Task.isCancelled {
+                        try await Task.sleep(for: .seconds(15))
+                        beat.yield()
+                    }
+                }
+                // One writer: the updates and the beats reach it through one stream.
+                let (merged, send) = AsyncStream.makeStream(of: String.self)
+                group.addTask {
+                    for await update in updates { send.yield(Self.event(update)) }
+                    send.finish()
+                }
+                group.addTask { for await _ in beats { send.yield(": beat\n\n") } }
+                for await text in merged { try await writer.write(ByteBuffer(string: text)) }
+                group.cancelAll()
+            }
+            try await writer.finish(nil)
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
+            body: body
+        )
+    }
+
+    /// One update as a server-sent event.
+    static func event(_ update: WindowUpdate) -> String {
+        struct Payload: Encodable {
+            var id: String
+            var html: String
+        }
+        let json =
+            (try? JSONEncoder().encode(Payload(id: update.id, html: update.markup.html)))
+            .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return "event: replace\ndata: \(json)\n\n"
+    }
+
+    /// A control's post: `page`, `action` and its fields, form-encoded.
+    func action(_ request: Request) async throws -> Response {
+        let body = try await request.body.collect(upTo: 64 * 1024)
+        var fields: [String: String] = [:]
+        for pair in String(buffer: body).split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map {
+                $0.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+            }
+            if let key = parts.first, !key.isEmpty { fields[key] = parts.count > 1 ? parts[1] : "" }
+        }
+        guard let path = fields.removeValue(forKey: "page"), let page = pages[path],
+            let name = fields.removeValue(forKey: "action"), !name.isEmpty
+        else {
+            return WindowResponses.refusal(.badRequest, "an action names its page and itself")
+        }
+        do {
+            try await page.perform(WindowAction(name: name, fields: fields))
+        } catch {
+            return WindowResponses.refusal(.conflict, error.message)
+        }
+        return Response(status: .noContent)
+    }
+
+    static func asset(_ text: String, type: String) -> Response {
+        Response(
+            status: .ok,
+            headers: [.contentType: type],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: text))
+        )
+    }
+}

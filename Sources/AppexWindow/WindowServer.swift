@@ -1,0 +1,110 @@
+public import AppexVocabulary
+public import Foundation
+import Hummingbird
+public import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// A window: local web pages that show and change Appex's state, served on the loopback
+/// interface to the one person who holds its login link.
+///
+/// ```swift
+/// let window = try WindowServer(pages: [myPage])
+/// try await window.run { url in print(url) }  // until cancelled, or SIGINT / SIGTERM
+/// ```
+///
+/// It binds `127.0.0.1` on a port the kernel picks and hands `onReady` a login URL with a
+/// one-time token. The token buys an `HttpOnly; SameSite=Strict` cookie, once; every request
+/// must carry that cookie and a Host naming this port (others get 421: DNS rebinding); every
+/// change is a POST from the page's own Origin with its CSRF token (others get 403). Every
+/// response carries a content security policy that allows the window's own script and style
+/// only, and no framing. Pages are built from ``Markup``, so data shows as text.
+public final class WindowServer: Sendable {
+    /// How a window presents itself and where it logs.
+    public struct Configuration: Sendable {
+        /// The name in every page's header.
+        public var title: String
+        /// Where the server logs (requests are not logged: their URLs may carry the token).
+        public var logger: Logger
+
+        /// A configuration titled `title`.
+        public init(title: String = "Appex", logger: Logger = Logger(label: "appex.window")) {
+            self.title = title
+            self.logger = logger
+        }
+    }
+
+    /// The paths the window serves itself.
+    static let reservedPaths: Set<String> = ["/login", "/events", "/action", "/window.js", "/window.css"]
+
+    let configuration: Configuration
+    let pages: [String: any WindowPage]
+    let guard_ = WindowGuard()
+
+    /// A window serving `pages`, each at its ``WindowPage/path``.
+    ///
+    /// - Throws: ``/AppexVocabulary/AppexError`` `invalidValue` for two pages at one path, a
+    ///   path that does not start with `/`, or one of the window's own (`/login`, `/events`,
+    ///   `/action`, `/window.js`, `/window.css`).
+    public init(configuration: Configuration = Configuration(), pages: [any WindowPage]) throws(AppexError) {
+        var byPath: [String: any WindowPage] = [:]
+        for page in pages {
+            guard page.path.hasPrefix("/"), !Self.reservedPaths.contains(page.path), byPath[page.path] == nil else {
+                throw AppexError(
+                    .invalidValue,
+                    "a window page cannot be served at \(page.path): a path starts with /, is used once, and is not one of \(Self.reservedPaths.sorted().joined(separator: ", "))",
+                    context: AppexError.Context(key: page.path)
+                )
+            }
+            byPath[page.path] = page
+        }
+        self.configuration = configuration
+        self.pages = byPath
+    }
+
+    /// Serves until the calling task is cancelled, or, when `stopsOnSignals` is set, the process
+    /// gets SIGINT or SIGTERM (it then ends its event streams and stops cleanly).
+    ///
+    /// - Parameters:
+    ///   - stopsOnSignals: whether SIGINT and SIGTERM stop the window (a command that serves
+    ///     until the user stops it); otherwise only cancelling the calling task does.
+    ///   - onReady: called once the port is bound, with the login URL
+    ///     (`http://127.0.0.1:PORT/login?token=…`): hand it to the one person who may use the
+    ///     window, and nobody else.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `windowFailed` when the server cannot bind or stops with an
+    ///   error.
+    public func run(
+        stopsOnSignals: Bool = false,
+        onReady: @escaping @Sendable (URL) -> Void
+    ) async throws(AppexError) {
+        let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: WindowMiddleware(guard_: guard_))
+        addRoutes(to: router)
+        let guard_ = guard_
+        let logger = configuration.logger
+        let app = Application(
+            router: router,
+            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0), serverName: nil),
+            onServerRunning: { channel in
+                guard let port = channel.localAddress?.port, let token = guard_.loginToken,
+                    let url = URL(string: "http://127.0.0.1:\(port)/login?token=\(token)")
+                else { return }
+                guard_.bound(to: port)
+                logger.info("window serving", metadata: ["port": "\(port)"])
+                onReady(url)
+            },
+            logger: logger
+        )
+        do {
+            if stopsOnSignals {
+                try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+            } else {
+                try await app.run()
+            }
+        } catch is CancellationError {
+            return
+        } catch {
+            throw AppexError(.windowFailed, "the window's server stopped", underlyingError: error)
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import Synchronization
+
+@testable import AppexWindow
+
+/// A window served by a test, and a raw HTTP client for it: Python's http.client, so that a
+/// request can carry any Host (or none), any Origin and any cookie, and a redirect is seen as
+/// it is.
+final class TestWindow: Sendable {
+    let port: Int
+    let loginPath: String
+    private let task: Task<Void, any Error>
+
+    init(_ pages: [any WindowPage]) async throws {
+        let server = try WindowServer(pages: pages)
+        let (urls, ready) = AsyncStream.makeStream(of: URL.self)
+        task = Task { try await server.run { ready.yield($0) } }
+        guard let url = await withTimeout(seconds: 20, { await urls.first { _ in true } }) ?? nil,
+            let port = url.port
+        else { throw CocoaError(.fileReadUnknown) }
+        self.port = port
+        self.loginPath = url.path + "?" + (url.query ?? "")
+    }
+
+    deinit { task.cancel() }
+
+    struct Reply: Decodable {
+        var status: Int
+        var headers: [String: String]
+        var body: String
+    }
+
+    /// One request. `host` nil: no Host header at all; default: this window's.
+    func request(
+        _ method: String = "GET",
+        _ path: String,
+        host: String?? = .some(nil),
+        headers: [String: String] = [:],
+        body: String? = nil,
+        untilEvent: Bool = false
+    ) async throws -> Reply {
+        struct Request: Encodable {
+            var method: String
+            var path: String
+            var port: Int
+            var host: String?
+            var headers: [String: String]
+            var body: String?
+            var events: Bool
+        }
+        let chosenHost: String? =
+            switch host {
+            case .none: nil
+            case .some(.none): "127.0.0.1:\(port)"
+            case .some(.some(let value)): value
+            }
+        let json = try JSONEncoder().encode(
+            Request(
+                method: method,
+                path: path,
+                port: port,
+                host: chosenHost,
+                headers: headers,
+                body: body,
+                events: untilEvent
+            )
+        )
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", Self.client, String(decoding: json, as: UTF8.self)]
+        let (output, errors) = (Pipe(), Pipe())
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // Read on Dispatch's threads: a blocking read on Swift's cooperative pool (two threads
+        // here) would starve the server's own handlers.
+        async let reading = Self.readToEnd(output)
+        async let readingErrors = Self.readToEnd(errors)
+        let (data, problem) = await (reading, readingErrors)
+        do { return try JSONDecoder().decode(Reply.self, from: data) } catch {
+            throw ClientFailure(description: "\(method) \(path): \(String(decoding: problem, as: UTF8.self))")
+        }
+    }
+
+    private static func readToEnd(_ pipe: Pipe) async -> Data {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: pipe.fileHandleForReading.readDataToEndOfFile())
+            }
+        }
+    }
+
+    struct ClientFailure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The session cookie, from a first login.
+    func logIn() async throws -> String {
+        let reply = try await request("GET", loginPath)
+        guard let cookie = reply.headers["set-cookie"]?.split(separator: ";").first else {
+            throw CocoaError(.fileReadUnknown)
+        }
+        return String(cookie)
+    }
+
+    static let client = """
+        import http.client, json, sys
+        req = json.loads(sys.argv[1])
+        c = http.client.HTTPConnection("127.0.0.1", req["port"], timeout=20)
+        c.putrequest(req["method"], req["path"], skip_host=True, skip_accept_encoding=True)
+        if req.get("host") is not None:
+            c.putheader("Host", req["host"])
+        for k, v in req["headers"].items():
+            c.putheader(k, v)
+        body = req.get("body")
+        if body is not None:
+            data = body.encode()
+            c.putheader("Content-Type", "application/x-www-form-urlencoded")
+            c.putheader("Content-Length", str(len(data)))
+            c.endheaders(data)
+        else:
+            c.endheaders()
+        r = c.getresponse()
+        headers = {k.lower(): v for k, v in r.getheaders()}
+        if req.get("events"):
+            lines = []
+            while True:
+                line = r.fp.readline().decode()
+                if not line:
+                    break
+                lines.append(line)
+                if line.startswith("data:"):
+                    break
+            text = "".join(lines)
+        elif headers.get("content-type") == "text/event-stream":
+            text = ""  # a stream that was not asked for: its headers are the answer
+        else:
+            text = r.read().decode()
+        print(json.dumps({"status": r.status, "headers": headers, "body": text}))
+        """
+}

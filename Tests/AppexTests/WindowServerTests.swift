@@ -1,0 +1,191 @@
+import AppexVocabulary
+import Foundation
+import Synchronization
+import Testing
+
+@testable import AppexWindow
+
+/// A page for the tests: a counter with a name that is data, and its updates.
+final class CounterPage: WindowPage {
+    let path = "/"
+    let title = "Counter"
+    private let state = Mutex<(count: Int, name: String, watchers: [AsyncStream<WindowUpdate>.Continuation])>(
+        (0, "<script>alert('x')</script>", [])
+    )
+
+    var count: Int { state.withLock { $0.count } }
+
+    func render() async throws(AppexError) -> Markup { markup(state.withLock { ($0.count, $0.name) }) }
+
+    private func markup(_ value: (Int, String)) -> Markup {
+        .element(
+            "section",
+            ["id": "counter", "class": "card"],
+            [.element("h2", [:], [.text(value.1)]), .element("p", ["id": "count"], [.text("\(value.0)")])]
+        )
+    }
+
+    func updates() -> AsyncStream<WindowUpdate> {
+        let (stream, continuation) = AsyncStream.makeStream(of: WindowUpdate.self)
+        state.withLock { $0.watchers.append(continuation) }
+        return stream
+    }
+
+    func perform(_ action: WindowAction) async throws(AppexError) {
+        guard action.name == "increment" else {
+            throw AppexError(.invalidValue, "no action \(action.name)")
+        }
+        let (value, watchers) = state.withLock { state in
+            state.count += Int(action.fields["by"] ?? "1") ?? 1
+            return ((state.count, state.name), state.watchers)
+        }
+        for watcher in watchers { watcher.yield(WindowUpdate(id: "counter", markup: markup(value))) }
+    }
+}
+
+/// The window's safety rules, each attacked over real HTTP on 127.0.0.1: the one-time login,
+/// the cookie, the Host check, the CSRF token and Origin of a change, the CSP; and its event
+/// stream.
+@Suite(.timed) struct WindowServerTests {
+    @Test(
+        "the login link works once: a cookie (HttpOnly, SameSite=Strict, named for the port) and a redirect that drops the token; the second time, 403"
+    )
+    func oneTimeLogin() async throws {
+        let window = try await TestWindow([CounterPage()])
+        let first = try await window.request("GET", window.loginPath)
+        #expect(first.status == 303 && first.headers["location"] == "/")
+        let cookie = try #require(first.headers["set-cookie"])
+        #expect(cookie.hasPrefix("appex-window-\(window.port)="))
+        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
+        let again = try await window.request("GET", window.loginPath)
+        #expect(again.status == 403 && again.headers["set-cookie"] == nil)
+        let guessed = try await window.request("GET", "/login?token=0000")
+        #expect(guessed.status == 403)
+    }
+
+    @Test(
+        "without the cookie every page, script and event stream is refused (401); with it the page carries the CSP, and data shows as text"
+    )
+    func cookieAndPolicy() async throws {
+        let window = try await TestWindow([CounterPage()])
+        for path in ["/", "/events?page=/", "/window.js"] {
+            #expect(try await window.request("GET", path).status == 401, "\(path)")
+            #expect(
+                try await window.request("GET", path, headers: ["Cookie": "appex-window-\(window.port)=forged"]).status
+                    == 401
+            )
+        }
+        let cookie = try await window.logIn()
+        let page = try await window.request("GET", "/", headers: ["Cookie": cookie])
+        #expect(page.status == 200)
+        let policy = try #require(page.headers["content-security-policy"])
+        #expect(policy.contains("default-src 'none'") && policy.contains("script-src 'self'"))
+        #expect(policy.contains("frame-ancestors 'none'"))
+        #expect(page.headers["x-content-type-options"] == "nosniff")
+        #expect(page.body.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"))
+        #expect(!page.body.contains("<script>alert"))
+        #expect(!page.body.contains(window.loginPath.split(separator: "=").last.map(String.init) ?? "-"))
+    }
+
+    @Test(
+        "a Host that is not this window's loopback name and port (another name, another port, none) gets 421, the event stream too"
+    )
+    func hostCheck() async throws {
+        let window = try await TestWindow([CounterPage()])
+        let cookie = try await window.logIn()
+        for host in ["localhost:\(window.port)", "[::1]:\(window.port)"] {
+            #expect(try await window.request("GET", "/", host: .some(host), headers: ["Cookie": cookie]).status == 200)
+        }
+        for host: String? in ["evil.example:\(window.port)", "127.0.0.1:\(window.port + 1)", "127.0.0.1", "", nil] {
+            for path in ["/", "/events?page=/", window.loginPath] {
+                let chosen: String?? = host.map { .some($0) } ?? .none  // nil: no Host header at all
+                let reply = try await window.request("GET", path, host: chosen, headers: ["Cookie": cookie])
+                #expect(reply.status == 421, "\(host ?? "no Host") \(path)")
+            }
+        }
+    }
+
+    @Test(
+        "a change without the CSRF token, or from another Origin, or without one, gets 403 and changes nothing; the page's own post works"
+    )
+    func csrfAndOrigin() async throws {
+        let page = CounterPage()
+        let window = try await TestWindow([page])
+        let cookie = try await window.logIn()
+        let document = try await window.request("GET", "/", headers: ["Cookie": cookie]).body
+        let csrf = try #require(
+            document.firstRange(of: "name=\"appex-csrf\" content=\"").map { range in
+                String(document[range.upperBound...].prefix { $0 != "\"" })
+            }
+        )
+        let own = "http://127.0.0.1:\(window.port)"
+        let form = "page=%2F&action=increment&by=2"
+        let attempts: [[String: String]] = [
+            ["Cookie": cookie, "Origin": own],
+            ["Cookie": cookie, "Origin": own, "X-Appex-CSRF": "forged"],
+            ["Cookie": cookie, "Origin": "http://evil.example", "X-Appex-CSRF": csrf],
+            ["Cookie": cookie, "Origin": "null", "X-Appex-CSRF": csrf],
+            ["Cookie": cookie, "X-Appex-CSRF": csrf],
+        ]
+        for headers in attempts {
+            #expect(try await window.request("POST", "/action", headers: headers, body: form).status == 403)
+        }
+        #expect(page.count == 0)
+        let done = try await window.request(
+            "POST",
+            "/action",
+            headers: ["Cookie": cookie, "Origin": own, "X-Appex-CSRF": csrf],
+            body: form
+        )
+        #expect(done.status == 204 && page.count == 2)
+        let refused = try await window.request(
+            "POST",
+            "/action",
+            headers: ["Cookie": cookie, "Origin": own, "X-Appex-CSRF": csrf],
+            body: "page=%2F&action=explode"
+        )
+        #expect(refused.status == 409 && refused.body.contains("no action explode") && page.count == 2)
+    }
+
+    @Test("the event stream carries a change to every open page as a replaced fragment, its data escaped")
+    func eventStream() async throws {
+        let page = CounterPage()
+        let window = try await TestWindow([page])
+        let cookie = try await window.logIn()
+        let listening = Task {
+            try await window.request("GET", "/events?page=%2F", headers: ["Cookie": cookie], untilEvent: true)
+        }
+        // The stream is open once the page has a watcher.
+        #expect(await eventually(within: 20) { page.watcherCount > 0 })
+        try await page.perform(WindowAction(name: "increment", fields: ["by": "5"]))
+        let reply = try await listening.value
+        #expect(reply.status == 200 && reply.headers["content-type"] == "text/event-stream")
+        let data = try #require(reply.body.split(separator: "\n").first { $0.hasPrefix("data: ") }?.dropFirst(6))
+        struct Update: Decodable {
+            var id: String
+            var html: String
+        }
+        let update = try JSONDecoder().decode(Update.self, from: Data(data.utf8))
+        #expect(update.id == "counter" && update.html.contains("<p id=\"count\">5</p>"))
+        #expect(update.html.contains("&lt;script&gt;") && !update.html.contains("<script>"))
+    }
+
+    @Test("pages at the window's own paths, at one path twice, or at a relative path are refused by name")
+    func reservedPaths() {
+        struct At: WindowPage {
+            let path: String
+            let title = "x"
+            func render() async throws(AppexError) -> Markup { .text("") }
+            func updates() -> AsyncStream<WindowUpdate> { AsyncStream { $0.finish() } }
+            func perform(_ action: WindowAction) async throws(AppexError) {}
+        }
+        for pages in [[At(path: "/events")], [At(path: "/a"), At(path: "/a")], [At(path: "a")]] {
+            let error = #expect(throws: AppexError.self) { try WindowServer(pages: pages) }
+            #expect(error?.code == .invalidValue && error?.context.key == pages.last?.path)
+        }
+    }
+}
+
+extension CounterPage {
+    var watcherCount: Int { state.withLock { $0.watchers.count } }
+}
