@@ -340,7 +340,7 @@ let package = Package(
         .target(
             name: "AppexWindow",
             dependencies: [
-                "AppexVocabulary",
+                "AppexVocabulary", "AppexWidgetHost",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -1,8 +1,9 @@
-/// The one place where text from a widget becomes HTML.
-enum HTMLEscaping {
+/// The one place where text from a widget, or any text a window's page shows, becomes HTML
+/// (AppexWindow's `Markup` calls it).
+package enum HTMLEscaping {
     /// `text` safe as an element's content or a double-quoted attribute's value: control
     /// characters replaced by U+FFFD, then `&`, `<`, `>`, `"` and `'` as character references.
-    static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)
         for scalar in text.replacingControlCharacters.unicodeScalars {

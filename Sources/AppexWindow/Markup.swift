@@ -1,3 +1,5 @@
+import AppexWidgetHost
+
 /// Markup for a window's page, escaped by construction: text and attribute values are escaped
 /// as they are added, and element names come from Appex's own code. Nothing an extension, a
 /// contact or a widget supplies can become markup.
@@ -7,7 +9,8 @@ public struct Markup: Sendable, Hashable {
 
     private init(html: String) { self.html = html }
 
-    /// `text`, escaped: `<`, `>`, `&`, quotes, and control characters (shown as U+FFFD).
+    /// `text`, escaped: `<`, `>`, `&`, quotes, and control characters and bidirectional
+    /// overrides (shown as U+FFFD).
     public static func text(_ text: String) -> Markup {
         Markup(html: escape(text))
     }
@@ -35,30 +38,7 @@ public struct Markup: Sendable, Hashable {
     /// Markup that an Appex renderer made and escaped itself (a widget's HTML fragment).
     package static func trusted(_ html: String) -> Markup { Markup(html: html) }
 
-    /// `text` escaped for an element's content or an attribute's value.
-    package static func escape(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            case "\n", "\t": escaped.unicodeScalars.append(scalar)
-            default:
-                let value = scalar.value
-                // C0 and C1 controls, bidirectional overrides and isolates: shown as U+FFFD.
-                if value < 0x20 || (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value)
-                    || (0x2066...0x2069).contains(value)
-                {
-                    escaped += "\u{FFFD}"
-                } else {
-                    escaped.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return escaped
-    }
+    /// `text` escaped for an element's content or an attribute's value: the widget host's
+    /// escaping, the one place where text becomes HTML.
+    package static func escape(_ text: String) -> String { HTMLEscaping.escape(text) }
 }

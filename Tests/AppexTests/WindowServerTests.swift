@@ -170,6 +170,17 @@ final class CounterPage: WindowPage {
         #expect(update.html.contains("&lt;script&gt;") && !update.html.contains("<script>"))
     }
 
+    @Test(
+        "Markup escapes text and attribute values as they are added; control characters and bidirectional overrides become U+FFFD"
+    )
+    func markupEscapes() {
+        let hostile = "\"><img src=x onerror=alert(1)>\u{202E}\u{1B}[2J&"
+        let markup = Markup.element("p", ["title": hostile], [.text(hostile)])
+        #expect(!markup.html.contains("<img") && !markup.html.contains("\"><"))
+        #expect(markup.html.contains("&quot;&gt;&lt;img src=x onerror=alert(1)&gt;\u{FFFD}\u{FFFD}[2J&amp;"))
+        #expect(markup.html.hasPrefix("<p title=\"&quot;&gt;&lt;img") && markup.html.hasSuffix("</p>"))
+    }
+
     @Test("pages at the window's own paths, at one path twice, or at a relative path are refused by name")
     func reservedPaths() {
         struct At: WindowPage {
