@@ -48,9 +48,10 @@ public struct AppexClock: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// How far this clock is ahead of the system's: zero for the system's own.
-    public var offset: Duration {
-        .milliseconds((shared?.seconds.withLock { $0 } ?? 0) * 1000)
-    }
+    public var offset: Duration { .milliseconds(offsetSeconds * 1000) }
+
+    /// ``offset`` in seconds, as `APPEX_CLOCK_OFFSET` carries it.
+    package var offsetSeconds: Double { shared?.seconds.withLock { $0 } ?? 0 }
 
     /// Moves this clock, and every copy of it, by `duration` (back, when negative).
     ///

@@ -89,8 +89,7 @@ public struct AppexEnvironment: Sendable, Hashable {
             "APPEX_APPS_PATH": appsPath.joined(separator: ":"),
         ]
         if clock != .system {
-            let (seconds, attoseconds) = clock.offset.components
-            variables["APPEX_CLOCK_OFFSET"] = String(Double(seconds) + Double(attoseconds) / 1e18)
+            variables["APPEX_CLOCK_OFFSET"] = String(clock.offsetSeconds)
         }
         return variables
     }

@@ -7,6 +7,8 @@ import Hummingbird
 /// token (403). Every response leaves with the window's security headers.
 struct WindowMiddleware<Context: RequestContext>: RouterMiddleware {
     let guard_: WindowGuard
+    /// Where the login redirects: the page at `/`, else the first page.
+    let home: String
 
     func handle(
         _ request: Request,
@@ -23,7 +25,7 @@ struct WindowMiddleware<Context: RequestContext>: RouterMiddleware {
             guard let token = request.uri.queryParameters["token"].map(String.init), guard_.redeem(token) else {
                 return WindowResponses.refusal(.forbidden, "this login link was used already, or is not this window's")
             }
-            var response = WindowResponses.secured(Response(status: .seeOther, headers: [.location: "/"]))
+            var response = WindowResponses.secured(Response(status: .seeOther, headers: [.location: home]))
             response.headers[.setCookie] =
                 "\(guard_.cookieName)=\(guard_.session); Path=/; HttpOnly; SameSite=Strict"
             return response

@@ -78,7 +78,8 @@ public final class WindowServer: Sendable {
         onReady: @escaping @Sendable (URL) -> Void
     ) async throws(AppexError) {
         let router = Router(context: BasicRequestContext.self)
-        router.add(middleware: WindowMiddleware(guard_: guard_))
+        let home = pages["/"] != nil ? "/" : pages.keys.sorted().first ?? "/"
+        router.add(middleware: WindowMiddleware(guard_: guard_, home: home))
         addRoutes(to: router)
         let guard_ = guard_
         let logger = configuration.logger

@@ -181,6 +181,20 @@ final class CounterPage: WindowPage {
         #expect(markup.html.hasPrefix("<p title=\"&quot;&gt;&lt;img") && markup.html.hasSuffix("</p>"))
     }
 
+    @Test("with no page at /, the login redirects to the window's first page")
+    func loginRedirectsToAPage() async throws {
+        struct At: WindowPage {
+            let path: String
+            let title = "x"
+            func render() async throws(AppexError) -> Markup { .text(path) }
+            func updates() -> AsyncStream<WindowUpdate> { AsyncStream { $0.finish() } }
+            func perform(_ action: WindowAction) async throws(AppexError) {}
+        }
+        let window = try await TestWindow([At(path: "/widgets"), At(path: "/extensions")])
+        let login = try await window.request("GET", window.loginPath)
+        #expect(login.status == 303 && login.headers["location"] == "/extensions")
+    }
+
     @Test("pages at the window's own paths, at one path twice, or at a relative path are refused by name")
     func reservedPaths() {
         struct At: WindowPage {

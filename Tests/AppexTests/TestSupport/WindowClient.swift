@@ -17,7 +17,7 @@ final class TestWindow: Sendable {
         task = Task { try await server.run { ready.yield($0) } }
         guard let url = await withTimeout(seconds: 20, { await urls.first { _ in true } }) ?? nil,
             let port = url.port
-        else { throw CocoaError(.fileReadUnknown) }
+        else { throw ClientFailure(description: "the window did not report its login URL within 20 s") }
         self.port = port
         self.loginPath = url.path + "?" + (url.query ?? "")
     }
@@ -98,7 +98,7 @@ final class TestWindow: Sendable {
     func logIn() async throws -> String {
         let reply = try await request("GET", loginPath)
         guard let cookie = reply.headers["set-cookie"]?.split(separator: ";").first else {
-            throw CocoaError(.fileReadUnknown)
+            throw ClientFailure(description: "the login link set no cookie: \(reply.status) \(reply.headers)")
         }
         return String(cookie)
     }
