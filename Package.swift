@@ -294,6 +294,7 @@ let package = Package(
                 "AppexAuthLogin",
                 "AppexVocabulary", "AppexSystem",
                 "AppexWidgetHost",
+                "AppexWindow",
                 "AppexWidgetKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -340,7 +341,7 @@ let package = Package(
         .target(
             name: "AppexWindow",
             dependencies: [
-                "AppexVocabulary", "AppexWidgetHost",
+                "AppexVocabulary", "AppexCore", "AppexHost", "AppexWidgetHost",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

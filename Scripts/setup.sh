@@ -7,6 +7,10 @@ dpkg -s libsqlite3-dev >/dev/null 2>&1 || need+=(libsqlite3-dev)
 command -v sqlite3 >/dev/null 2>&1 || need+=(sqlite3)
 # A real browser reads the widget host's HTML pages (WidgetBrowserTests): Debian's chromium, headless.
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+# The window's pages are driven in that browser (WindowBrowserTests): Selenium and chromium's
+# WebDriver, from Debian, for Debian's own /usr/bin/python3 (offline: no browser download).
+dpkg -s chromium-driver >/dev/null 2>&1 || need+=(chromium-driver)
+dpkg -s python3-selenium >/dev/null 2>&1 || need+=(python3-selenium)
 # A static link of a program that uses URLSession (the demo's ContactsExplorer and RecentContacts,
 # built by the appex-bundle plugin with the static Swift runtime) needs libcurl's development files.
 dpkg -s libcurl4-openssl-dev >/dev/null 2>&1 || need+=(libcurl4-openssl-dev)

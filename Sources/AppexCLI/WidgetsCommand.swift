@@ -3,6 +3,7 @@ import AppexSystem
 import AppexVocabulary
 import AppexWidgetHost
 import AppexWidgetKit
+import AppexWindow
 import ArgumentParser
 import Foundation
 
@@ -19,7 +20,7 @@ struct Widgets: AsyncParsableCommand {
             """,
         subcommands: [
             WidgetsList.self, WidgetsShow.self, WidgetsReload.self, WidgetsEnable.self, WidgetsDisable.self,
-            WidgetsOpen.self, WidgetsRun.self,
+            WidgetsOpen.self, WidgetsRun.self, WidgetsServe.self,
         ]
     )
 }
@@ -40,7 +41,10 @@ struct WidgetDrawingOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Also write the widgets as a self-contained HTML page to FILE.", valueName: "FILE"))
     var html: String?
 
-    func widgetFamily() throws -> WidgetFamily? {
+    func widgetFamily() throws -> WidgetFamily? { try Self.widgetFamily(named: family) }
+
+    /// The family `name` (nil: none asked for), or an error that lists them.
+    static func widgetFamily(named family: String?) throws -> WidgetFamily? {
         guard let family else { return nil }
         guard let value = WidgetFamily(rawValue: family) else {
             throw fail(
@@ -357,5 +361,46 @@ struct WidgetsRun: AsyncParsableCommand {
         await task.value
         withExtendedLifetime(signals) {}
         FileHandle.standardOutput.write(Data("widget host stopped\n".utf8))
+    }
+}
+
+struct WidgetsServe: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract:
+            "Stay up as the widget host and serve the widget desktop: a local web page, current without reload, with the widget settings.",
+        discussion: """
+            Binds 127.0.0.1 on a port the kernel picks and prints the login link on the first line of \
+            standard output: open it in a browser. The link works once (it buys a session cookie); \
+            the page then follows every timeline, reload, enable and disable by itself. SIGUSR1 \
+            (`systemctl --user reload`) prints a new link, for another browser. Stops on SIGINT or \
+            SIGTERM.
+            """
+    )
+
+    @Option(
+        help: ArgumentHelp(
+            "Show each widget in this family when it supports it: systemSmall, systemMedium, systemLarge, systemExtraLarge, accessoryCircular, accessoryRectangular or accessoryInline.",
+            valueName: "FAMILY"
+        )
+    )
+    var family: String?
+
+    func run() async throws {
+        let host = try WidgetCommands.host()
+        let family = try WidgetDrawingOptions.widgetFamily(named: family)
+        let desktop = WidgetDesktop(host: host, family: family)
+        let window = try WindowServer(configuration: .init(title: "Widgets"), pages: desktop.pages)
+        let links = Terminal.onUserSignal {
+            if let url = window.newLoginURL() {
+                FileHandle.standardOutput.write(Data((url.absoluteString + "\n").utf8))
+            }
+        }
+        defer { withExtendedLifetime(links) {} }
+        try await window.run(stopsOnSignals: true) { url in
+            // Written at once, unbuffered: whoever started the window reads the link as it is printed.
+            FileHandle.standardOutput.write(Data((url.absoluteString + "\n").utf8))
+        }
+        FileHandle.standardOutput.write(Data("widget desktop stopped\n".utf8))
     }
 }

@@ -53,7 +53,25 @@ extension ExtensionDiscovery {
             return ExtensionDiagnosis(isAvailable: false, lines: lines)
         }
 
-        let place = found.origin == .host ? "inside the host's Extensions/ folder" : "on APPEX_EXTENSIONS_PATH"
+        return diagnosis(of: found, among: matches, host: host)
+    }
+
+    /// The diagnosis of `found`, one of `snapshot`'s extensions (for `host`), when the others of
+    /// its identifier are `matches`: what ``diagnose(bundleIdentifier:)`` says of a bundle it
+    /// found, without scanning again (the extension browser asks this for each row).
+    package func diagnosis(
+        of found: DiscoveredExtension,
+        among matches: [DiscoveredExtension],
+        host: String
+    ) -> ExtensionDiagnosis {
+        var lines: [String] = []
+        let bundleIdentifier = found.bundleIdentifier ?? found.path
+        let place =
+            switch found.origin {
+            case .host: "inside the host's Extensions/ folder"
+            case .searchPath: "on APPEX_EXTENSIONS_PATH"
+            case .app: "inside an app on APPEX_APPS_PATH"
+            }
         switch found.state {
         case .enabled:
             let why =

@@ -39,8 +39,19 @@ package enum Terminal {
     /// Calls `handler`, on a dispatch queue, when the process gets SIGINT or SIGTERM; the
     /// signals no longer kill the process, so it can stop cleanly. Keep the result alive.
     package static func onStopRequest(_ handler: @escaping @Sendable (Int32) -> Void) -> StopRequests {
+        on([SIGINT, SIGTERM], handler)
+    }
+
+    /// Calls `handler`, on a dispatch queue, when the process gets SIGUSR1 (a service's
+    /// `systemctl reload`, or `kill -USR1`), which then no longer ends the process. Keep the
+    /// result alive.
+    package static func onUserSignal(_ handler: @escaping @Sendable () -> Void) -> StopRequests {
+        on([SIGUSR1]) { _ in handler() }
+    }
+
+    private static func on(_ signals: [Int32], _ handler: @escaping @Sendable (Int32) -> Void) -> StopRequests {
         StopRequests(
-            [SIGINT, SIGTERM].map { number in
+            signals.map { number in
                 signal(number, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
                 source.setEventHandler { handler(number) }

@@ -22,6 +22,10 @@ public struct HTMLRenderer: Sendable {
     public var timeZone: TimeZone
     /// The locale of `.time` and `.date` texts (`en_US_POSIX` unless given).
     public var locale: Locale
+    /// The attribute that carries a node's sizes and colours: `style`, or `data-style` for a page
+    /// whose content security policy forbids inline styles (the window applies them through the
+    /// CSSOM, which that policy allows).
+    package var styleAttribute = "style"
 
     /// A renderer drawing dates in `timeZone` and `locale`.
     public init(timeZone: TimeZone = .current, locale: Locale = Locale(identifier: "en_US_POSIX")) {
@@ -38,7 +42,10 @@ public struct HTMLRenderer: Sendable {
         html += "<header>" + HTMLEscaping.escape(frame.displayName) + "</header>\n"
         html += "<div class=\"content\">"
         if let tree = frame.tree {
-            var writer = HTMLWriter(dates: DateText(timeZone: timeZone, locale: locale, now: frame.now))
+            var writer = HTMLWriter(
+                dates: DateText(timeZone: timeZone, locale: locale, now: frame.now),
+                styleAttribute: styleAttribute
+            )
             writer.write(tree.root, HTMLWriter.Context())
             html += writer.output
         } else {

@@ -2,9 +2,14 @@ internal import AppexWidgetKit
 
 /// The style sheet of ``HTMLRenderer/page(_:title:)``: fixed rules, and one size rule per family
 /// from `WidgetFamily.displaySize`. It loads nothing (no fonts, images or imports).
-enum HTMLStyleSheet {
+package enum HTMLStyleSheet {
     /// The whole sheet.
-    static let css: String = {
+    static let css: String =
+        "body{margin:16px;background:#e5e5ea;font-family:system-ui,-apple-system,sans-serif}\n"
+        + widgetRules
+
+    /// The rules of the widgets and their contents alone (the window adds them to its own sheet).
+    package static let widgetRules: String = {
         var rules = fixedRules
         for family in WidgetFamily.allCases {
             let size = family.displaySize
@@ -15,7 +20,6 @@ enum HTMLStyleSheet {
     }()
 
     private static let fixedRules = """
-        body{margin:16px;background:#e5e5ea;font-family:system-ui,-apple-system,sans-serif}
         .widgets{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}
         .widget{flex:none;box-sizing:border-box;display:flex;flex-direction:column;overflow:hidden;border-radius:20px;\
         background:#fff;color:#000;font-size:15px;line-height:1.25}

@@ -9,9 +9,18 @@ internal import AppexWidgetKit
 struct HTMLWriter {
     /// Formats the dates in texts.
     let dates: DateText
+    /// The attribute the declarations go in: `style`, or, for a page whose CSP forbids inline
+    /// styles, `data-style` (the window's own script applies them through the CSSOM).
+    let styleAttribute: String
     private(set) var output = ""
+    /// How many intent controls were written: the next one's `data-intent` (the order of
+    /// `ViewTree.controls`).
+    private var controls = 0
 
-    init(dates: DateText) { self.dates = dates }
+    init(dates: DateText, styleAttribute: String = "style") {
+        self.dates = dates
+        self.styleAttribute = styleAttribute
+    }
 
     /// Where a node is: the axis of its container, whether a link encloses it, and whether only
     /// modifiers lie between it and the root (such a modifier fills the widget).
@@ -108,6 +117,21 @@ struct HTMLWriter {
             writeLink(destination, content: content, kind: "link", classes: classes, context)
         case .widgetURL(let destination, let content):
             writeLink(destination, content: content, kind: "widget-url", classes: classes, context)
+        case .control(let control, let label):
+            let index = controls
+            controls += 1
+            var attributes: KeyValuePairs<String, String> = ["type": "button", "data-intent": "\(index)"]
+            switch control.kind {
+            case .button:
+                classes = ["control", "intent-button"] + classes
+            case .toggleOn, .toggleOff:
+                let on = control.kind == .toggleOn
+                classes = ["control", "intent-toggle", on ? "on" : "off"] + classes
+                attributes = ["type": "button", "data-intent": "\(index)", "role": "switch", "aria-checked": "\(on)"]
+            }
+            open("button", classes, attributes: attributes)
+            write(label, context.child(keepsRoot: true))
+            output += "</button>"
         }
     }
 
@@ -176,7 +200,7 @@ struct HTMLWriter {
         output += "<" + tag
         if !classes.isEmpty { output += " class=\"" + classes.joined(separator: " ") + "\"" }
         for (name, value) in attributes { output += " \(name)=\"\(HTMLEscaping.escape(value))\"" }
-        if !style.isEmpty { output += " style=\"" + style.joined(separator: ";") + "\"" }
+        if !style.isEmpty { output += " \(styleAttribute)=\"" + style.joined(separator: ";") + "\"" }
         output += ">"
     }
 

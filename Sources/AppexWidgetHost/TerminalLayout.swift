@@ -78,6 +78,9 @@ struct TerminalLayout {
             return padded(content, insets: insets, width: width, height: height, style, depth)
         case .frame(let spec, let content):
             return framed(content, spec: spec, width: width, height: height, style, depth)
+        case .control(let control, let label):
+            let drawn = ViewNode.terminalForm(of: control, label: label)
+            return block(drawn, width: width, height: height, style: style, depth: depth + 1)
         }
     }
 
@@ -392,6 +395,8 @@ struct TerminalLayout {
             if let width = spec.width, width.isFinite { return Self.columns(width) }
             let inner = idealWidth(content, style: style, depth: depth + 1)
             return spec.maxWidth.flatMap { $0.isFinite ? min(inner, Self.columns($0)) : nil } ?? inner
+        case .control(let control, let label):
+            return idealWidth(ViewNode.terminalForm(of: control, label: label), style: style, depth: depth + 1)
         }
     }
 

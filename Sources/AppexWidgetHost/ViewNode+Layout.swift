@@ -24,7 +24,7 @@ extension ViewNode {
             if spec.width == .infinity || (spec.width == nil && spec.maxWidth == .infinity) { return true }
             return spec.width == nil && spec.maxWidth == nil && content.isFlexibleWidth(depth: depth + 1)
         case .padding(_, let content), .styled(_, let content), .link(_, let content), .widgetURL(_, let content),
-            .background(_, let content):
+            .background(_, let content), .control(_, let content):
             return content.isFlexibleWidth(depth: depth + 1)
         case .empty, .spacer, .text, .image, .label:
             return false
@@ -49,10 +49,21 @@ extension ViewNode {
             if spec.height == .infinity || (spec.height == nil && spec.maxHeight == .infinity) { return true }
             return spec.height == nil && spec.maxHeight == nil && content.isFlexibleHeight(depth: depth + 1)
         case .padding(_, let content), .styled(_, let content), .link(_, let content), .widgetURL(_, let content),
-            .background(_, let content):
+            .background(_, let content), .control(_, let content):
             return content.isFlexibleHeight(depth: depth + 1)
         case .empty, .spacer, .divider, .text, .image, .label:
             return false
+        }
+    }
+
+    /// How a terminal draws a control: a button as its label, a switch as `[x]` or `[ ]` and its
+    /// label.
+    static func terminalForm(of control: IntentControl, label: ViewNode) -> ViewNode {
+        switch control.kind {
+        case .button: return label
+        case .toggleOn, .toggleOff:
+            let mark = TextRun(content: .verbatim(control.kind == .toggleOn ? "[x]" : "[ ]"))
+            return .stack(.horizontal, alignment: .center, spacing: 4, children: [.text([mark]), label])
         }
     }
 

@@ -9,8 +9,9 @@ extension WidgetHost {
     ///
     /// Between changes it launches nothing and wakes only when something is due: the next
     /// entry's date, a timeline's reload date, a retry, a reload request (watched with
-    /// inotify under `$APPEX_HOME/Widgets/Reloads`, so a running host acts on it at once), or a
-    /// change on the apps path; and at least every `rescan` to notice anything else.
+    /// inotify under `$APPEX_HOME/Widgets/Reloads`, so a running host acts on it at once), an
+    /// enable or disable (the registry is watched too), or a change on the apps path; and at
+    /// least every `rescan` to notice anything else.
     ///
     /// - Parameters:
     ///   - family: the family to show each widget in when it supports it; default (and for a
@@ -37,7 +38,11 @@ extension WidgetHost {
             let names: [String] = (try? FileManager.default.contentsOfDirectory(atPath: entry)) ?? []
             for name in names where name.hasSuffix(".app") { apps.append(entry + "/" + name + "/Extensions") }
         }
-        for folder in [reloadsFolder] + apps {
+        // The registry: an enable or disable from any process (a shell's `appex widgets enable`,
+        // a window's toggle) shows at once.
+        let registry = configuration.environment.registryDirectory
+        try? Syscalls.makeDirectories(registry, mode: 0o700)
+        for folder in [reloadsFolder, registry] + apps {
             if let token = try? EventThread.shared.whenDirectoryChanges(folder, { wakeup.signal() }) {
                 tokens.append(token)
             }
@@ -49,6 +54,16 @@ extension WidgetHost {
                 let now = configuration.environment.clock.now
                 var wait = rescan
                 do {
+                    // What is stored first: an entry whose date came is drawn now, not after the
+                    // launches a refresh may make (a reload due at the same moment, say).
+                    if !last.isEmpty {
+                        let stored = try self.states(now: now, family: family)
+                        let drawn = stored.map { Self.signature(of: $0, at: now) }
+                        if drawn != last {
+                            last = drawn
+                            continuation.yield(stored)
+                        }
+                    }
                     let states = try await refresh(now: now, family: family)
                     let drawn = states.map { Self.signature(of: $0, at: now) }
                     if drawn != last {

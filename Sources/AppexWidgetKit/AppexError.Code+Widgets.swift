@@ -9,3 +9,8 @@ extension AppexError.Code {
     /// renews; the context names the widget's kind.
     public static var reloadBudgetExhausted: Self { .init("reload-budget-exhausted") }
 }
+
+extension AppexError.Code {
+    /// An interactive widget's intent threw from `perform()`; the message carries its error.
+    public static var intentFailed: Self { .init("intent-failed") }
+}

@@ -11,7 +11,7 @@ extension ViewNode {
 
     private enum Case: UInt8 {
         case empty, group, text, image, stack, spacer, divider, label, link, styled, padding, frame, widgetURL,
-            background
+            background, control
     }
 
     /// Writes the node and everything in it; `false` when it nests deeper than ``maximumDepth``.
@@ -75,6 +75,12 @@ extension ViewNode {
             writer.write(byte: Case.background.rawValue)
             paint.write(to: &writer)
             return content.write(to: &writer, depth: depth + 1)
+        case .control(let control, let label):
+            writer.write(byte: Case.control.rawValue)
+            writer.write(byte: control.kind.rawValue)
+            writer.write(control.type)
+            writer.write(bytes: control.arguments)
+            return label.write(to: &writer, depth: depth + 1)
         }
         return true
     }
@@ -139,6 +145,15 @@ extension ViewNode {
         case .background:
             let paint = try Paint(reading: &reader)
             self = .background(paint, try ViewNode(reading: &reader, depth: depth + 1))
+        case .control:
+            let kindByte = try reader.byte("a control's kind")
+            guard let controlKind = IntentControl.Kind(rawValue: kindByte) else {
+                throw reader.error("\(kindByte) is not a kind of control")
+            }
+            let type = try reader.string("a control's intent type")
+            let arguments = try reader.bytes("a control's intent parameters")
+            let control = IntentControl(kind: controlKind, type: type, arguments: arguments)
+            self = .control(control, label: try ViewNode(reading: &reader, depth: depth + 1))
         }
     }
 }

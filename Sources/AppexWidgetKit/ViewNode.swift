@@ -30,6 +30,9 @@ package indirect enum ViewNode: Codable, Hashable, Sendable {
     case widgetURL(String, ViewNode)
     /// A background behind content (`.containerBackground(_:for:)`, `.background(_:)`).
     case background(Paint, ViewNode)
+    /// A control that performs an intent when tapped (`Button(intent:)`, `Toggle(isOn:intent:)`),
+    /// drawn as its label.
+    case control(IntentControl, label: ViewNode)
 }
 
 /// Which way a stack lays out.

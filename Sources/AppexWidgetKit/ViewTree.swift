@@ -93,7 +93,7 @@ extension ViewNode {
             case .widgetURL(let url, _): return url
             case .group(let children), .stack(_, _, _, let children): queue += children
             case .link(_, let child), .styled(_, let child), .padding(_, let child), .frame(_, let child),
-                .background(_, let child):
+                .background(_, let child), .control(_, let child):
                 queue.append(child)
             case .empty, .text, .image, .spacer, .divider, .label: break
             }
@@ -103,6 +103,29 @@ extension ViewNode {
 }
 
 extension ViewTree {
+    /// Every URL a tap on the tree may open: its `widgetURL`s and its `Link`s' destinations.
+    /// A window opens a URL only when the widget's current tree holds it.
+    package var destinations: Set<String> {
+        var found: Set<String> = []
+        func visit(_ node: ViewNode) {
+            switch node {
+            case .widgetURL(let url, let child):
+                found.insert(url)
+                visit(child)
+            case .link(let url, let child):
+                found.insert(url)
+                visit(child)
+            case .group(let children), .stack(_, _, _, let children): children.forEach(visit)
+            case .styled(_, let child), .padding(_, let child), .frame(_, let child), .background(_, let child),
+                .control(_, let child):
+                visit(child)
+            case .empty, .text, .image, .spacer, .divider, .label: break
+            }
+        }
+        visit(root)
+        return found
+    }
+
     /// Every verbatim text of the tree, in order, one per line: what tests and logs read.
     package var texts: [String] {
         var found: [String] = []
@@ -117,7 +140,7 @@ extension ViewTree {
                 )
             case .group(let children), .stack(_, _, _, let children): children.forEach(visit)
             case .link(_, let child), .styled(_, let child), .padding(_, let child), .frame(_, let child),
-                .background(_, let child), .widgetURL(_, let child):
+                .background(_, let child), .widgetURL(_, let child), .control(_, let child):
                 visit(child)
             case .empty, .image, .spacer, .divider: break
             }

@@ -37,12 +37,19 @@ public final class WidgetCenter: Sendable {
     public func requestReload(ofKind kind: String?) throws(AppexError) {
         let variables = ProcessInfo.processInfo.environment
         let home = StateRoot.home(variables: variables, userHome: variables["HOME"] ?? "/")
-        let folder = StateRoot.widgetReloads(home: home)
-        let request = WidgetReloadRequest(
-            kind: kind,
-            app: Self.containingApp(),
-            requestedAt: Date().timeIntervalSince1970
+        try Self.writeReloadRequest(
+            WidgetReloadRequest(kind: kind, app: Self.containingApp(), requestedAt: Date().timeIntervalSince1970),
+            home: home
         )
+    }
+
+    /// Leaves `request` in the reloads folder under `home`, where a running widget host sees it
+    /// at once (the widget host itself leaves one after a widget's intent ran).
+    ///
+    /// - Throws: ``/AppexVocabulary/AppexError`` `fileSystem`, naming the file.
+    package static func writeReloadRequest(_ request: WidgetReloadRequest, home: String) throws(AppexError) {
+        let kind = request.kind
+        let folder = StateRoot.widgetReloads(home: home)
         // Sortable by time; unique by process and chance. (No `String(format:)`: it would link
         // all of Foundation into every widget.)
         let micros = UInt64(max(0, request.requestedAt * 1_000_000))

@@ -43,6 +43,10 @@ enum WidgetExtensionRuntime {
             reply = .entry(try await widget(kind).snapshot(context(family, preview: isPreview)))
         case .timeline(let kind, let family):
             reply = .timeline(try await widget(kind).timeline(context(family, preview: false)))
+        case .performIntent(let kind, let control):
+            _ = try widget(kind)
+            try await control.perform()
+            reply = .performed
         }
         return reply.encoded()
     }

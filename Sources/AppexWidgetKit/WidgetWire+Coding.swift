@@ -24,6 +24,12 @@ extension WidgetRequest {
             writer.write(byte: 3)
             writer.write(kind)
             family.write(to: &writer)
+        case .performIntent(let kind, let control):
+            writer.write(byte: 4)
+            writer.write(kind)
+            writer.write(byte: control.kind.rawValue)
+            writer.write(control.type)
+            writer.write(bytes: control.arguments)
         }
         return writer.bytes
     }
@@ -49,6 +55,18 @@ extension WidgetRequest {
                 isPreview: try reader.bool("whether it is a preview")
             )
         case 3: self = .timeline(kind: try reader.string("a kind"), family: try WidgetFamily(reading: &reader))
+        case 4:
+            let kind = try reader.string("a kind")
+            let controlByte = try reader.byte("a control's kind")
+            guard let controlKind = IntentControl.Kind(rawValue: controlByte) else {
+                throw reader.error("\(controlByte) is not a kind of control")
+            }
+            let control = IntentControl(
+                kind: controlKind,
+                type: try reader.string("an intent's type"),
+                arguments: try reader.bytes("an intent's parameters")
+            )
+            self = .performIntent(kind: kind, control: control)
         case let other: throw reader.error("\(other) is not a kind of request")
         }
         try reader.expectEnd(of: "the request")
@@ -69,6 +87,8 @@ extension WidgetReply {
         case .timeline(let timeline):
             writer.write(byte: 2)
             timeline.write(to: &writer)
+        case .performed:
+            writer.write(byte: 3)
         }
         return writer.bytes
     }
@@ -88,6 +108,7 @@ extension WidgetReply {
         case 0: self = .widgets(try WidgetDescriptor.read(&reader))
         case 1: self = .entry(try EncodedEntry(reading: &reader))
         case 2: self = .timeline(try EncodedTimeline(reading: &reader))
+        case 3: self = .performed
         case let other: throw reader.error("\(other) is not a kind of reply")
         }
         try reader.expectEnd(of: "the reply")

@@ -10,6 +10,8 @@ package enum WidgetRequest: Sendable, Hashable {
     case snapshot(kind: String, family: WidgetFamily, isPreview: Bool)
     /// A timeline of `kind`.
     case timeline(kind: String, family: WidgetFamily)
+    /// Performs the intent of a control a person tapped on a widget of `kind`.
+    case performIntent(kind: String, control: IntentControl)
 }
 
 /// An extension's answer.
@@ -17,6 +19,8 @@ package enum WidgetReply: Sendable, Hashable {
     case widgets([WidgetDescriptor])
     case entry(EncodedEntry)
     case timeline(EncodedTimeline)
+    /// The intent ran.
+    case performed
 }
 
 /// An entry as it crosses: its date, relevance and encoded view tree (see ``ViewTree``).

@@ -1,3 +1,5 @@
+import AppexWidgetHost
+
 // The window's own script and style sheet, served from its origin (the CSP allows nothing
 // else): no framework, no CDN.
 enum WindowAssets {
@@ -9,6 +11,19 @@ enum WindowAssets {
           const csrf = document.querySelector('meta[name="appex-csrf"]').content;
           const status = document.getElementById("window-status");
           const say = (text) => { status.textContent = text; };
+          // Sizes and colours of drawn views come as data-style (numbers the renderer formatted):
+          // set through the CSSOM, which the page's policy allows, where a style attribute is not.
+          const styled = (root) => {
+            const nodes = root.querySelectorAll ? [root, ...root.querySelectorAll("[data-style]")] : [];
+            for (const node of nodes) {
+              if (!node.dataset || !node.dataset.style) continue;
+              for (const declaration of node.dataset.style.split(";")) {
+                const colon = declaration.indexOf(":");
+                if (colon > 0) node.style.setProperty(declaration.slice(0, colon).trim(), declaration.slice(colon + 1).trim());
+              }
+            }
+          };
+          styled(document.body);
           const events = new EventSource("/events?page=" + encodeURIComponent(page));
           events.addEventListener("replace", (event) => {
             const update = JSON.parse(event.data);
@@ -18,21 +33,14 @@ enum WindowAssets {
             const template = document.createElement("template");
             template.innerHTML = update.html;
             const fresh = template.content.firstElementChild;
-            if (fresh) old.replaceWith(fresh);
+            if (fresh) { styled(fresh); old.replaceWith(fresh); }
           });
           events.addEventListener("open", () => { document.body.dataset.live = "yes"; });
           events.addEventListener("error", () => { document.body.dataset.live = "no"; });
-          document.addEventListener("click", async (event) => {
-            const control = event.target.closest("[data-action]");
-            if (!control) return;
+          const post = async (fields) => {
             const body = new URLSearchParams();
             body.append("page", page);
-            for (const [key, value] of Object.entries(control.dataset)) body.append(key, value);
-            if (control.type === "checkbox") {
-              body.append("checked", control.checked ? "true" : "false");
-            } else {
-              event.preventDefault();
-            }
+            for (const [key, value] of Object.entries(fields)) body.append(key, value);
             try {
               const response = await fetch("/action", {
                 method: "POST",
@@ -41,15 +49,51 @@ enum WindowAssets {
                 credentials: "same-origin",
               });
               say(response.ok ? "" : await response.text());
+              return response.ok;
             } catch (error) {
               say("the window is not answering: " + error);
+              return false;
             }
+          };
+          document.addEventListener("click", async (event) => {
+            // A tap on an interactive widget's button or switch: the widget host performs its
+            // intent (named by its place in the widget, never by the page).
+            const intent = event.target.closest("[data-intent]");
+            const intentTile = intent && intent.closest("[data-widget]");
+            if (intentTile) {
+              event.preventDefault();
+              intent.disabled = true;
+              await post({ action: "intent", key: intentTile.dataset.widget, intent: intent.dataset.intent });
+              intent.disabled = false;
+              return;
+            }
+            // A tap on a widget's link: the window opens its app, with that URL.
+            const link = event.target.closest("[data-open-url]");
+            const tile = link && link.closest("[data-widget]");
+            if (tile) {
+              event.preventDefault();
+              await post({ action: "open", key: tile.dataset.widget, url: link.dataset.openUrl });
+              return;
+            }
+            const control = event.target.closest("[data-action]");
+            if (!control) return;
+            const fields = Object.assign({}, control.dataset);
+            if (control.type === "checkbox") {
+              fields.checked = control.checked ? "true" : "false";
+            } else {
+              event.preventDefault();
+            }
+            const ok = await post(fields);
+            if (!ok && control.type === "checkbox") control.checked = !control.checked;
           });
         })();
         """
 
-    /// The page style: system fonts, a grid of cards.
-    static let styleSheet = """
+    /// The page style: system fonts, a grid of cards, and the widget host's own rules for
+    /// drawn widgets.
+    static let styleSheet = ownRules + HTMLStyleSheet.widgetRules
+
+    private static let ownRules = """
         :root { color-scheme: light dark; font-family: system-ui, sans-serif; }
         body { margin: 0; background: Canvas; color: CanvasText; }
         header { padding: 12px 20px; border-bottom: 1px solid #8884; display: flex; gap: 16px; align-items: baseline; }
@@ -59,5 +103,24 @@ enum WindowAssets {
         #window-status { margin: 0 20px; color: #c33; min-height: 1.2em; }
         body[data-live="no"] header::after { content: "reconnecting…"; color: #c33; }
         .card { border: 1px solid #8886; border-radius: 12px; padding: 12px; overflow: hidden; }
+        .extensions { list-style: none; padding: 0; margin: 0; display: grid; gap: 10px; }
+        .extension-head { display: flex; gap: 10px; align-items: center; flex-wrap: wrap; }
+        .extension-head code { opacity: 0.7; }
+        .badge { font-size: 12px; padding: 1px 8px; border-radius: 999px; border: 1px solid #8886; }
+        .state-enabled { background: #2a7d2a22; } .state-disabled { background: #8883; }
+        .state-unapproved { background: #c9a20033; } .state-invalid { background: #c3333333; }
+        .facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 8px 0 0; font-size: 14px; }
+        .facts dt { opacity: 0.7; } .facts dd { margin: 0; overflow-wrap: anywhere; }
+        .reasons { margin: 8px 0 0; padding-left: 18px; font-size: 13px; color: #b33; }
+        .toggle { width: 18px; height: 18px; } .toggle-none { width: 18px; }
+        #desktop { background: #e5e5ea; padding: 16px; border-radius: 16px; min-height: 200px; }
+        .widget-tile { display: flex; flex-direction: column; gap: 4px; }
+        .widget-tile .updated { margin: 0 8px; font-size: 12px; color: #3c3c43; }
+        .widget-tile[data-health="stale"] .widget { outline: 2px solid #c33; }
+        .widget-tile .widget { color-scheme: light; }
+        .empty { opacity: 0.7; }
+        .widget button.control { display: inline-flex; align-items: center; gap: 6px; align-self: flex-start; font: inherit; font-size: 14px; border: none; border-radius: 8px; padding: 4px 10px; margin: 2px 0; background: #007aff; color: #fff; cursor: pointer; }
+        .widget button.intent-toggle.off { background: #e5e5ea; color: #000; }
+        .widget button.intent-toggle.on::before { content: "● "; } .widget button.intent-toggle.off::before { content: "○ "; }
         """
 }

@@ -32,6 +32,13 @@ final class WindowGuard: Sendable {
     /// The login token, once; `nil` after it was redeemed.
     var loginToken: String? { state.withLock { $0.loginToken } }
 
+    /// A new login token, which replaces any that was not redeemed.
+    func renewLoginToken() -> String {
+        let token = Self.randomToken()
+        state.withLock { $0.loginToken = token }
+        return token
+    }
+
     /// Whether `host` (a request's Host) names this window: `127.0.0.1:PORT`, `localhost:PORT`
     /// or `[::1]:PORT`. Anything else, an empty one included, is another site's name for this
     /// address (DNS rebinding).

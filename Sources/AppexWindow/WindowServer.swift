@@ -62,6 +62,14 @@ public final class WindowServer: Sendable {
         self.pages = byPath
     }
 
+    /// A new one-time login URL, for a second browser or after the first link was used; it
+    /// replaces any link not yet used. `nil` before the window is bound (``run(stopsOnSignals:onReady:)``
+    /// hands the first link to `onReady`).
+    public func newLoginURL() -> URL? {
+        guard let port = guard_.port else { return nil }
+        return URL(string: "http://127.0.0.1:\(port)/login?token=\(guard_.renewLoginToken())")
+    }
+
     /// Serves until the calling task is cancelled, or, when `stopsOnSignals` is set, the process
     /// gets SIGINT or SIGTERM (it then ends its event streams and stops cleanly).
     ///

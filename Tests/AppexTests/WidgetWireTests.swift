@@ -38,6 +38,10 @@ import Testing
                     .label(title: [TextRun(content: .verbatim("Open"))], icon: .system("arrow.up.right")),
                     .label(title: [], icon: nil),
                     .link(destination: "app://contact/1", content: .text([TextRun(content: .verbatim("Ada"))])),
+                    .control(
+                        IntentControl(kind: .toggleOn, type: "4Main9StarIntentV", arguments: Array(#"{"by":1}"#.utf8)),
+                        label: .text([TextRun(content: .verbatim("Starred"))])
+                    ),
                     .styled(TextStyle(foreground: .named("red")), .text([])),
                     .padding(EdgeInsets(top: 1, leading: 2, bottom: 3, trailing: 4), .divider),
                     .frame(
@@ -139,6 +143,7 @@ import Testing
         let requests: [WidgetRequest] = [
             .describe, .placeholder(kind: "A", family: .systemSmall),
             .snapshot(kind: "B", family: .accessoryInline, isPreview: true), .timeline(kind: "C", family: .systemLarge),
+            .performIntent(kind: "D", control: IntentControl(kind: .button, type: "T", arguments: [])),
         ]
         for request in requests { #expect(try WidgetRequest(decoding: request.encoded()) == request) }
         let replies: [WidgetReply] = [
@@ -149,6 +154,7 @@ import Testing
             .entry(entry),
             .timeline(EncodedTimeline(entries: [entry, entry], policy: .after(1_750_000_900))),
             .timeline(EncodedTimeline(entries: [], policy: .never)),
+            .performed,
             // The smallest entries there are (no relevance, no tree bytes): the count check
             // must not refuse them.
             .timeline(

@@ -9,7 +9,9 @@ import Synchronization
 final class TestWindow: Sendable {
     let port: Int
     let loginPath: String
-    private let task: Task<Void, any Error>
+    /// The login link, as the window printed it.
+    var loginURL: String { "http://127.0.0.1:\(port)\(loginPath)" }
+    private let task: Task<Void, any Error>?
 
     init(_ pages: [any WindowPage]) async throws {
         let server = try WindowServer(pages: pages)
@@ -22,7 +24,17 @@ final class TestWindow: Sendable {
         self.loginPath = url.path + "?" + (url.query ?? "")
     }
 
-    deinit { task.cancel() }
+    /// A client of a window another process serves, from the login link it printed.
+    init(attachingTo link: String) throws {
+        guard let url = URL(string: link), let port = url.port else {
+            throw ClientFailure(description: "not a window's login link: \(link)")
+        }
+        self.port = port
+        self.loginPath = url.path + "?" + (url.query ?? "")
+        task = nil
+    }
+
+    deinit { task?.cancel() }
 
     struct Reply: Decodable {
         var status: Int

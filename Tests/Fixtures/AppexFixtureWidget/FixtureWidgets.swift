@@ -7,7 +7,8 @@ import Glibc
 
 /// A fixture widget extension with one widget per reload policy, a steady one, and a "victim"
 /// that misbehaves as `$HOME/fixture-widget-mode` (its container) says (ok, crash, hang, memory, garbage,
-/// oversize, hostile). Every timeline it makes is logged, a line per kind, to
+/// oversize, hostile), or is interactive (interactive: a counter with a `Button(intent:)` and a
+/// `Toggle(isOn:intent:)`, kept in its container). Every timeline it makes is logged, a line per kind, to
 /// `$HOME/fixture-widget-fetches.log` (its container), so tests count launches; each entry says which
 /// fetch of its kind it came from.
 @main
@@ -49,6 +50,45 @@ struct FixtureEntry: TimelineEntry {
     let date: Date
     let text: String
     var link: URL? = nil
+    /// The interactive victim's counter and star.
+    var counter: Int? = nil
+    var starred = false
+}
+
+/// The interactive victim's state, in its container.
+enum Counter {
+    static var path: String { Fixture.home + "/fixture-counter" }
+    static var starPath: String { Fixture.home + "/fixture-starred" }
+    static var count: Int { Int((try? String(contentsOfFile: path, encoding: .utf8)) ?? "0") ?? 0 }
+    static var starred: Bool { FileManager.default.fileExists(atPath: starPath) }
+}
+
+/// Adds `by` to the interactive victim's counter.
+struct AddIntent: AppIntent {
+    static let title: LocalizedStringResource = "Add"
+    @Parameter(title: "By") var by: Int
+
+    init() {}
+    init(by: Int) { self.by = by }
+
+    func perform() async throws -> some IntentResult {
+        try String(Counter.count + by).write(toFile: Counter.path, atomically: true, encoding: .utf8)
+        return .result()
+    }
+}
+
+/// Stars or unstars the interactive victim.
+struct StarIntent: AppIntent {
+    static let title: LocalizedStringResource = "Star"
+
+    func perform() async throws -> some IntentResult {
+        if Counter.starred {
+            try FileManager.default.removeItem(atPath: Counter.starPath)
+        } else {
+            try "yes".write(toFile: Counter.starPath, atomically: true, encoding: .utf8)
+        }
+        return .result()
+    }
 }
 
 struct FixtureView: View {
@@ -58,7 +98,12 @@ struct FixtureView: View {
     var body: some View {
         VStack(alignment: .leading) {
             Text(entry.text).font(.headline)
-            Text("family \(family.rawValue)").foregroundStyle(.secondary)
+            if entry.counter != nil {
+                Button("Add one", intent: AddIntent(by: 1))
+                Toggle("Starred", isOn: entry.starred, intent: StarIntent())
+            } else {
+                Text("family \(family.rawValue)").foregroundStyle(.secondary)
+            }
         }
         .widgetURL(entry.link)
         .containerBackground(.fill.tertiary, for: .widget)
@@ -155,6 +200,15 @@ struct VictimProvider: TimelineProvider {
             try? await Task.sleep(for: .seconds(3600))
         default:
             break
+        }
+        if Fixture.mode == "interactive" {
+            let entry = FixtureEntry(
+                date: Date(),
+                text: "Victim count \(Counter.count)",
+                counter: Counter.count,
+                starred: Counter.starred
+            )
+            return Timeline(entries: [entry], policy: .never)
         }
         if Fixture.mode == "hostile" {
             // What a hostile widget would draw: markup, quotes, terminal escapes, a script URL.

@@ -1,0 +1,115 @@
+/// A button that performs an ``AppIntent`` when a person taps it, as SwiftUI's
+/// `Button(intent:)` in an interactive widget: the widget host performs the intent in the
+/// widget's extension process, then asks for a new timeline.
+public struct Button<Label: View>: View {
+    let control: IntentControl
+    let label: Label
+
+    /// A button drawn as `label` that performs `intent`.
+    public init<Intent: AppIntent>(intent: Intent, @ViewBuilder label: () -> Label) {
+        control = IntentControl(.button, intent)
+        self.label = label()
+    }
+
+    /// Never called.
+    public var body: Never { fatalNever() }
+    /// Implementation detail: how the resolver reads this view.
+    public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
+        resolution.node = .control(view.control, label: ViewResolver.node(of: view.label))
+    }
+}
+
+extension Button where Label == Text {
+    /// A button titled `title` that performs `intent`.
+    public init<S: StringProtocol, Intent: AppIntent>(_ title: S, intent: Intent) {
+        control = IntentControl(.button, intent)
+        label = Text(title)
+    }
+}
+
+/// A switch that performs an ``AppIntent`` when a person flips it, as SwiftUI's
+/// `Toggle(isOn:intent:)` in an interactive widget: the widget draws it on or off from its
+/// entry; the intent changes what the next timeline shows.
+public struct Toggle<Label: View>: View {
+    let control: IntentControl
+    let label: Label
+
+    /// A switch drawn as `label`, on when `isOn`, that performs `intent`.
+    public init<Intent: AppIntent>(isOn: Bool, intent: Intent, @ViewBuilder label: () -> Label) {
+        control = IntentControl(isOn ? .toggleOn : .toggleOff, intent)
+        self.label = label()
+    }
+
+    /// Never called.
+    public var body: Never { fatalNever() }
+    /// Implementation detail: how the resolver reads this view.
+    public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
+        resolution.node = .control(view.control, label: ViewResolver.node(of: view.label))
+    }
+}
+
+extension Toggle where Label == Text {
+    /// A switch titled `title`, on when `isOn`, that performs `intent`.
+    public init<S: StringProtocol, Intent: AppIntent>(_ title: S, isOn: Bool, intent: Intent) {
+        control = IntentControl(isOn ? .toggleOn : .toggleOff, intent)
+        label = Text(title)
+    }
+}
+
+/// A control of a view tree and the intent it performs, as it crosses to the host: the intent's
+/// type (its mangled name, which the extension looks up again) and its parameters as JSON.
+package struct IntentControl: Codable, Hashable, Sendable {
+    /// What the control looks like.
+    package enum Kind: UInt8, Codable, Sendable {
+        case button, toggleOn, toggleOff
+    }
+
+    package var kind: Kind
+    /// The intent's type, as `_mangledTypeName` gives it.
+    package var type: String
+    /// Its `Codable` form, as JSON.
+    package var arguments: [UInt8]
+
+    package init(kind: Kind, type: String, arguments: [UInt8]) {
+        self.kind = kind
+        self.type = type
+        self.arguments = arguments
+    }
+
+    init<Intent: AppIntent>(_ kind: Kind, _ intent: Intent) {
+        self.kind = kind
+        type = _mangledTypeName(Intent.self) ?? String(reflecting: Intent.self)
+        // An intent that cannot be encoded crosses without parameters: performing it then
+        // fails by name in the extension.
+        arguments = (try? JSONEncoder().encode(intent)).map { Array($0) } ?? []
+    }
+
+    /// Decodes and performs the intent in this process (the widget's extension).
+    ///
+    /// - Throws: ``/AppexVocabulary/AppexError`` `notFound` when the type is no intent of this
+    ///   extension, `coding` when its parameters do not decode, `intentFailed` when `perform()`
+    ///   throws.
+    package func perform() async throws(AppexError) {
+        guard let found = _typeByName(type), let intentType = found as? any AppIntent.Type else {
+            throw AppexError(.notFound, "this extension has no intent of type \(type)")
+        }
+        try await Self.perform(intentType, arguments: arguments)
+    }
+
+    private static func perform<Intent: AppIntent>(_ type: Intent.Type, arguments: [UInt8]) async throws(AppexError) {
+        let intent: Intent
+        do { intent = try JSONDecoder().decode(Intent.self, from: Data(arguments)) } catch {
+            throw AppexError(
+                .coding,
+                "the parameters of intent \(Intent.title) (\(String(reflecting: Intent.self))) do not decode: \(error)"
+            )
+        }
+        do { _ = try await intent.perform() } catch {
+            throw AppexError(
+                .intentFailed,
+                "intent \(Intent.title) failed: \(error)",
+                underlyingError: error
+            )
+        }
+    }
+}

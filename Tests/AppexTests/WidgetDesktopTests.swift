@@ -1,0 +1,207 @@
+import AppexCore
+import AppexWidgetHost
+import AppexWidgetKit
+import Foundation
+import Testing
+
+@testable import AppexWindow
+
+/// The widget desktop (`appex widgets serve`'s pages) in Debian's Chromium, headless: the real
+/// widget host launching the fixture widgets, the real registry, the containing app opened by a
+/// tap, and changes made in the page or in a shell.
+@Suite(.timed) struct WidgetDesktopTests {
+    let widgets: WidgetWorld
+    init() throws { widgets = try WidgetWorld() }
+
+    func tile(_ kind: String) -> String { "section.widget-tile[data-widget^='\(kind) ']" }
+
+    func open() async throws -> (TestWindow, Browser, WidgetDesktop) {
+        let desktop = WidgetDesktop(host: try widgets.host())
+        let window = try await TestWindow(desktop.pages)
+        let browser = try await Browser(width: 1200, height: 900)
+        try await browser.open(window.loginURL)
+        try await browser.wait(for: "body[data-live='yes']")
+        _ = try await browser.evaluate("window.appexMark = 'kept'; return 1")
+        return (window, browser, desktop)
+    }
+
+    /// AtEnd's entries are a second apart (and it reloads at its last): the entry shown now
+    /// gives way to the next by itself, within a second of that one's date.
+    func expectNextEntry(in browser: Browser) async throws {
+        let shown = try await browser.wait(
+            for: "\(tile("AtEnd")) .font-headline",
+            containing: "AtEnd fetch",
+            within: 30
+        )
+        try await browser.waitUntilGone("\(tile("AtEnd")) .font-headline", containing: shown, within: 2.2)
+    }
+
+    @Test(
+        "the widget desktop: every enabled widget shows at its family's size, a new entry reaches the page by itself within 1 s of its date, a WidgetCenter reload shows the next timeline, and a tap opens the containing app with the link tapped"
+    )
+    func liveDesktop() async throws {
+        let (window, browser, desktop) = try await open()
+        _ = (window, desktop)
+        try await expectNextEntry(in: browser)
+        try await browser.wait(for: tile("Steady"), containing: "Steady fetch 1")
+        let size = try await browser.evaluate(
+            "const r = document.querySelector(\"\(tile("Steady")) article\").getBoundingClientRect(); return Math.round(r.width) + 'x' + Math.round(r.height)"
+        )
+        #expect(size == "\"170x170\"", "a systemSmall widget's size")
+
+        let reload = try await widgets.appRequestsReload("Steady")
+        #expect(reload.status == 0, "\(reload.standardError)")
+        try await browser.wait(for: tile("Steady"), containing: "Steady fetch 2", within: 10)
+
+        try await browser.click("\(tile("Steady")) [data-open-url]")
+        let opened = widgets.environment.home + "/opened-url"
+        #expect(
+            await eventually(within: 10) {
+                (try? String(contentsOfFile: opened, encoding: .utf8)) == "fixture://widget/Steady?fetch=2"
+            },
+            "the app was not opened with the link tapped"
+        )
+        #expect(try await browser.evaluate("return window.appexMark") == "\"kept\"")
+        if let folder = ProcessInfo.processInfo.environment["APPEX_SCREENSHOTS"] {
+            try await browser.screenshot(to: folder + "/widget-desktop.png")
+        }
+    }
+
+    @Test(
+        "the widget desktop: a tap's URL must be one the widget shows now; a forged one opens nothing and says why"
+    )
+    func forgedOpen() async throws {
+        let desktop = WidgetDesktop(host: try widgets.host())
+        let page = try #require(desktop.pages.first { $0.path == "/" })
+        let updates = page.updates()
+        _ = await firstElement(
+            of: updates.filter { $0.markup.html.contains("Steady fetch") },
+            within: 30,
+            "the Steady widget on the desktop"
+        )
+        let key = "Steady (systemSmall) of \(WidgetWorld.widgetsIdentifier)"
+        let error = await #expect(throws: AppexError.self) {
+            try await page.perform(WindowAction(name: "open", fields: ["key": key, "url": "fixture://elsewhere"]))
+        }
+        #expect(error?.code == .refused && error?.message.contains("fixture://elsewhere") == true)
+        #expect(!FileManager.default.fileExists(atPath: widgets.environment.home + "/opened-url"))
+    }
+
+    @Test(
+        "the widget desktop: a widget that crashes shows its stale mark while the others keep updating; turning its extension off in the settings empties the desktop without a reload, and `appex widgets enable` in a shell brings it back"
+    )
+    func crashAndSettings() async throws {
+        try widgets.setVictimMode("crash")
+        let (window, browser, desktop) = try await open()
+        _ = desktop
+        try await browser.wait(for: "\(tile("Victim"))[data-health='stale']", containing: "stale", within: 30)
+        try await expectNextEntry(in: browser)
+
+        try await browser.openTab("http://127.0.0.1:\(window.port)/settings")
+        let row = "li:has(input[data-bundle='\(WidgetWorld.widgetsIdentifier)'])"
+        try await browser.wait(for: "\(row)[data-state='enabled']", containing: "ships inside an app")
+        try await browser.click("input[data-bundle='\(WidgetWorld.widgetsIdentifier)']")
+        try await browser.wait(for: "\(row)[data-state='disabled']")
+        try await browser.showTab(0)
+        try await browser.wait(for: "#desktop p.empty", containing: "No widgets are enabled")
+
+        let enabled = try await run(
+            appexExecutable,
+            ["widgets", "enable", WidgetWorld.widgetsIdentifier],
+            environment: widgets.processVariables
+        )
+        #expect(enabled.status == 0, "\(enabled.standardError)")
+        try await browser.wait(for: tile("Steady"), within: 30)
+        #expect(try await browser.evaluate("return window.appexMark") == "\"kept\"")
+        try await browser.showTab(1)
+        try await browser.wait(for: "\(row)[data-state='enabled']")
+    }
+
+    @Test("the widget desktop: a hostile widget's markup and script URL show as text; nothing of it runs")
+    func hostileWidget() async throws {
+        try widgets.setVictimMode("hostile")
+        let (window, browser, desktop) = try await open()
+        _ = (window, desktop)
+        let text = try await browser.wait(for: tile("Victim"), containing: "<script>", within: 30)
+        #expect(text.contains("<img src=x onerror=alert(1)>"))
+        #expect(try await browser.evaluate("return document.title === 'Widgets \u{2014} Appex'") == "true")
+        #expect(try await browser.evaluate("return document.querySelectorAll('main script, main img').length") == "0")
+        #expect(
+            try await browser.evaluate("return document.querySelectorAll('main [href^=\"javascript\"]').length") == "0"
+        )
+    }
+
+    @Test(
+        "`appex widgets serve` prints its login link first, serves the desktop with it once, prints a new link on SIGUSR1, and stops cleanly on SIGTERM"
+    )
+    func serveCommand() async throws {
+        let child = try LineChild(appexExecutable, ["widgets", "serve"], environment: widgets.processVariables)
+        let firstLine = await readLines([child], within: 30)
+        let first = try #require(firstLine.first ?? nil)
+        let window = try TestWindow(attachingTo: first)
+        let cookie = try await window.logIn()
+        let page = try await window.request("GET", "/", headers: ["Cookie": cookie])
+        #expect(page.status == 200 && page.body.contains("id=\"desktop\""))
+        #expect(try await window.request("GET", window.loginPath).status == 403, "the link works once")
+
+        kill(child.pid, SIGUSR1)
+        let secondLine = await readLines([child], within: 10)
+        let second = try #require(secondLine.first ?? nil)
+        #expect(second != first && second.hasPrefix("http://127.0.0.1:\(window.port)/login?token="))
+        let again = try TestWindow(attachingTo: second)
+        #expect(try await again.request("GET", again.loginPath).status == 303)
+
+        kill(child.pid, SIGTERM)
+        let last = await readLines([child], within: 10)
+        #expect(last.first == "widget desktop stopped")
+        child.end()
+        #expect(child.process.terminationStatus == 0)
+    }
+
+    @Test(
+        "the widget desktop: an interactive widget's Button(intent:) and Toggle(isOn:intent:) run their intents in the widget's extension, and the page shows the next entry by itself"
+    )
+    func interactiveWidget() async throws {
+        try widgets.setVictimMode("interactive")
+        let (window, browser, desktop) = try await open()
+        _ = (window, desktop)
+        try await browser.wait(for: tile("Victim"), containing: "Victim count 0", within: 30)
+        try await browser.wait(for: "\(tile("Victim")) button.intent-toggle.off[aria-checked='false']")
+        try await browser.click("\(tile("Victim")) button.intent-button")
+        try await browser.wait(for: tile("Victim"), containing: "Victim count 1", within: 10)
+        try await browser.click("\(tile("Victim")) button.intent-toggle")
+        try await browser.wait(for: "\(tile("Victim")) button.intent-toggle.on[aria-checked='true']", within: 10)
+        try await browser.click("\(tile("Victim")) button.intent-button")
+        try await browser.wait(for: tile("Victim"), containing: "Victim count 2", within: 10)
+        #expect(try await browser.evaluate("return window.appexMark") == "\"kept\"")
+        if let folder = ProcessInfo.processInfo.environment["APPEX_SCREENSHOTS"] {
+            try await browser.screenshot(to: folder + "/widget-interactive.png")
+        }
+    }
+
+    @Test(
+        "an interactive widget's controls are numbered as the HTML draws them; a control number the entry does not show is refused by name, and nothing runs"
+    )
+    func controlNumbers() async throws {
+        try widgets.setVictimMode("interactive")
+        let host = try widgets.host()
+        let victim = try #require(try await host.refresh().widget("Victim"))
+        let html = HTMLRenderer().fragment(victim.frame())
+        #expect(html.contains("data-intent=\"0\"") && html.contains("data-intent=\"1\""))
+        #expect(!html.contains("data-intent=\"2\""))
+        let tree = try #require(victim.entry(at: Date())?.tree)
+        #expect(tree.controls.map(\.kind) == [.button, .toggleOff])
+        let terminal = TerminalRenderer().render(victim.frame())
+        #expect(terminal.contains("Add one") && terminal.contains("[ ] Starred"))
+        let error = await #expect(throws: AppexError.self) { try await host.performIntent(2, of: victim) }
+        #expect(error?.code == .notFound && error?.message.contains("2 controls") == true)
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: widgets.environment.home + "/Containers/\(WidgetWorld.widgetsIdentifier)/fixture-counter"
+            )
+        )
+        try await host.performIntent(0, of: victim)
+        let counter = widgets.environment.home + "/Containers/\(WidgetWorld.widgetsIdentifier)/fixture-counter"
+        #expect((try? String(contentsOfFile: counter, encoding: .utf8)) == "1")
+    }
+}
