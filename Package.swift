@@ -205,6 +205,12 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .executableTarget(
+            name: "AppexFixtureScene",
+            dependencies: ["AppexExtension", "AppexWidgetKit"],
+            path: "Tests/Fixtures/AppexFixtureScene",
+            swiftSettings: strictSwift
+        ),
+        .executableTarget(
             name: "AppexFixtureWidget",
             dependencies: ["AppexWidgetKit"],
             path: "Tests/Fixtures/AppexFixtureWidget",
@@ -362,6 +368,7 @@ let package = Package(
                 "AppexFixtureEcho", "AppexFixtureHostile", "AppexFixtureShared", "AppexFixtureTranslate",
                 "AppexFixtureHost", "AppexFixtureSeedHost", "Seed000", "Seed001", "Seed002", "Seed003", "Seed004",
                 "AppexFixtureInterfaces", "AppexWidgetKit", "AppexWidgetHost", "AppexWindow", "AppexFixtureWidget",
+                "AppexFixtureScene",
                 "AppexFixtureWidgetApp", "AppexSecureStore", "AppexFixtureSecureStore",
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -14,6 +14,7 @@ public final class HostConnection: Sendable {
     private struct State {
         var requestHandler: (@Sendable ([UInt8]) async throws -> [UInt8])?
         var payloadHandler: PayloadRequestHandler?
+        var interceptor: (@Sendable ([UInt8]) async throws -> [UInt8]?)?
         var exportedInterface: ExportedInterface?
         var declineReason: String?
         var isResumed = false
@@ -70,6 +71,14 @@ public final class HostConnection: Sendable {
         set { state.withLock { $0.payloadHandler = newValue } }
     }
 
+    /// Answers the messages it recognizes before ``requestHandler`` or ``payloadHandler`` see
+    /// them (`nil`: not one of its own): how a UI extension's scenes share the connection with
+    /// what the extension serves itself.
+    package var interceptor: (@Sendable ([UInt8]) async throws -> [UInt8]?)? {
+        get { state.withLock { $0.interceptor } }
+        set { state.withLock { $0.interceptor = newValue } }
+    }
+
     /// Starts delivering the host's messages and calls, as `NSXPCConnection.resume()` does.
     ///
     /// Nothing reaches ``exportedObject`` or the handlers before this call (the host's requests
@@ -106,10 +115,18 @@ public final class HostConnection: Sendable {
 
     /// The handler that serves the host's messages: whichever of the two was set.
     var handler: IPCConnection.PayloadHandler? {
-        state.withLock { state in
-            if let payloadHandler = state.payloadHandler { return payloadHandler }
-            guard let requestHandler = state.requestHandler else { return nil }
-            return { @Sendable payload in Payload(try await requestHandler(payload.bytes)) }
+        let (inner, interceptor) = state.withLock { state -> (IPCConnection.PayloadHandler?, _) in
+            if let payloadHandler = state.payloadHandler { return (payloadHandler, state.interceptor) }
+            guard let requestHandler = state.requestHandler else { return (nil, state.interceptor) }
+            return ({ @Sendable payload in Payload(try await requestHandler(payload.bytes)) }, state.interceptor)
+        }
+        guard let interceptor else { return inner }
+        return { @Sendable payload in
+            if let reply = try await interceptor(payload.bytes) { return Payload(reply) }
+            guard let inner else {
+                throw AppexError(.refused, "this extension serves no messages but its scenes'")
+            }
+            return try await inner(payload)
         }
     }
 

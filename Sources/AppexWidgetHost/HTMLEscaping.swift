@@ -28,7 +28,7 @@ package enum HTMLEscaping {
     /// The scheme is read as a browser reads it: after dropping leading and trailing whitespace
     /// and control characters, and tabs and newlines anywhere (`java\tscript:` is `javascript:`).
     /// A URL without a scheme is refused too: a widget's links open its app, so they are absolute.
-    static func isSafeLink(_ url: String) -> Bool {
+    package static func isSafeLink(_ url: String) -> Bool {
         let ignored: Set<Unicode.Scalar> = ["\t", "\n", "\r"]
         let scalars = url.unicodeScalars.filter { !ignored.contains($0) }
         let isTrimmed = { (scalar: Unicode.Scalar) in scalar.isControlCharacter || scalar.properties.isWhitespace }

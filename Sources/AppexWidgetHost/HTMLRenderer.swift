@@ -26,6 +26,9 @@ public struct HTMLRenderer: Sendable {
     /// whose content security policy forbids inline styles (the window applies them through the
     /// CSSOM, which that policy allows).
     package var styleAttribute = "style"
+    /// Whether links carry no `href`, only `data-open-url`: for a page whose host opens them
+    /// itself, after checking them (the window).
+    package var linksThroughHost = false
 
     /// A renderer drawing dates in `timeZone` and `locale`.
     public init(timeZone: TimeZone = .current, locale: Locale = Locale(identifier: "en_US_POSIX")) {
@@ -44,7 +47,8 @@ public struct HTMLRenderer: Sendable {
         if let tree = frame.tree {
             var writer = HTMLWriter(
                 dates: DateText(timeZone: timeZone, locale: locale, now: frame.now),
-                styleAttribute: styleAttribute
+                styleAttribute: styleAttribute,
+                linksThroughHost: linksThroughHost
             )
             writer.write(tree.root, HTMLWriter.Context())
             html += writer.output

@@ -17,9 +17,14 @@ struct HTMLWriter {
     /// `ViewTree.controls`).
     private var controls = 0
 
-    init(dates: DateText, styleAttribute: String = "style") {
+    /// Whether links go through the host: no `href` (a middle-click or a drag cannot follow
+    /// one), only `data-open-url`, which the window's script sends to the host to check and open.
+    let linksThroughHost: Bool
+
+    init(dates: DateText, styleAttribute: String = "style", linksThroughHost: Bool = false) {
         self.dates = dates
         self.styleAttribute = styleAttribute
+        self.linksThroughHost = linksThroughHost
     }
 
     /// Where a node is: the axis of its container, whether a link encloses it, and whether only
@@ -132,6 +137,61 @@ struct HTMLWriter {
             open("button", classes, attributes: attributes)
             write(label, context.child(keepsRoot: true))
             output += "</button>"
+        case .sceneControl(let control, let label):
+            writeSceneControl(control, label: label, classes: classes, context)
+        }
+    }
+
+    /// A scene's control: `data-scene-control` carries its number, which the page sends back
+    /// with the event (a click, a new text, an option's index). Every value is escaped.
+    private mutating func writeSceneControl(
+        _ control: SceneControl,
+        label: ViewNode,
+        classes: [String],
+        _ context: Context
+    ) {
+        let number = "\(control.index)"
+        switch control.kind {
+        case .button:
+            open(
+                "button",
+                ["control", "scene-button"] + classes,
+                attributes: ["type": "button", "data-scene-control": number]
+            )
+            write(label, context.child(keepsRoot: true))
+            output += "</button>"
+        case .toggle(let isOn):
+            open(
+                "button",
+                ["control", "scene-toggle", isOn ? "on" : "off"] + classes,
+                attributes: [
+                    "type": "button", "role": "switch", "aria-checked": "\(isOn)", "data-scene-control": number,
+                ]
+            )
+            write(label, context.child(keepsRoot: true))
+            output += "</button>"
+        case .textField(let text, let prompt):
+            open("label", ["scene-field"] + classes)
+            write(label, context.child(keepsRoot: true))
+            open(
+                "input",
+                [],
+                attributes: ["type": "text", "value": text, "placeholder": prompt, "data-scene-control": number]
+            )
+            output += "</label>"
+        case .picker(let selected, let options):
+            open("label", ["scene-field"] + classes)
+            write(label, context.child(keepsRoot: true))
+            open("select", [], attributes: ["data-scene-control": number])
+            for (index, option) in options.enumerated() {
+                if index == selected {
+                    open("option", [], attributes: ["value": "\(index)", "selected": "selected"])
+                } else {
+                    open("option", [], attributes: ["value": "\(index)"])
+                }
+                output += HTMLEscaping.escape(option) + "</option>"
+            }
+            output += "</select></label>"
         }
     }
 
@@ -152,6 +212,8 @@ struct HTMLWriter {
         let allClasses = ([kind] + classes + (context.atRoot ? ["root"] : [])).joined(separator: " ")
         if context.insideLink {
             output += "<span class=\"\(allClasses)\" data-open-url=\"\(url)\">"
+        } else if linksThroughHost {
+            output += "<a class=\"\(allClasses)\" role=\"link\" tabindex=\"0\" data-open-url=\"\(url)\">"
         } else {
             output += "<a class=\"\(allClasses)\" href=\"\(url)\" data-open-url=\"\(url)\">"
         }

@@ -81,6 +81,9 @@ struct TerminalLayout {
         case .control(let control, let label):
             let drawn = ViewNode.terminalForm(of: control, label: label)
             return block(drawn, width: width, height: height, style: style, depth: depth + 1)
+        case .sceneControl(let control, let label):
+            let drawn = ViewNode.terminalForm(of: control, label: label)
+            return block(drawn, width: width, height: height, style: style, depth: depth + 1)
         }
     }
 
@@ -396,6 +399,8 @@ struct TerminalLayout {
             let inner = idealWidth(content, style: style, depth: depth + 1)
             return spec.maxWidth.flatMap { $0.isFinite ? min(inner, Self.columns($0)) : nil } ?? inner
         case .control(let control, let label):
+            return idealWidth(ViewNode.terminalForm(of: control, label: label), style: style, depth: depth + 1)
+        case .sceneControl(let control, let label):
             return idealWidth(ViewNode.terminalForm(of: control, label: label), style: style, depth: depth + 1)
         }
     }

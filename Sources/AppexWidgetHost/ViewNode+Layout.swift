@@ -24,7 +24,7 @@ extension ViewNode {
             if spec.width == .infinity || (spec.width == nil && spec.maxWidth == .infinity) { return true }
             return spec.width == nil && spec.maxWidth == nil && content.isFlexibleWidth(depth: depth + 1)
         case .padding(_, let content), .styled(_, let content), .link(_, let content), .widgetURL(_, let content),
-            .background(_, let content), .control(_, let content):
+            .background(_, let content), .control(_, let content), .sceneControl(_, let content):
             return content.isFlexibleWidth(depth: depth + 1)
         case .empty, .spacer, .text, .image, .label:
             return false
@@ -49,7 +49,7 @@ extension ViewNode {
             if spec.height == .infinity || (spec.height == nil && spec.maxHeight == .infinity) { return true }
             return spec.height == nil && spec.maxHeight == nil && content.isFlexibleHeight(depth: depth + 1)
         case .padding(_, let content), .styled(_, let content), .link(_, let content), .widgetURL(_, let content),
-            .background(_, let content), .control(_, let content):
+            .background(_, let content), .control(_, let content), .sceneControl(_, let content):
             return content.isFlexibleHeight(depth: depth + 1)
         case .empty, .spacer, .divider, .text, .image, .label:
             return false
@@ -64,6 +64,23 @@ extension ViewNode {
         case .toggleOn, .toggleOff:
             let mark = TextRun(content: .verbatim(control.kind == .toggleOn ? "[x]" : "[ ]"))
             return .stack(.horizontal, alignment: .center, spacing: 4, children: [.text([mark]), label])
+        }
+    }
+
+    /// How a terminal draws a scene's control: a button as `[ label ]`, a switch as `[x]` or
+    /// `[ ]` and its label, a text field as `label: text`, a picker as `label: choice`.
+    static func terminalForm(of control: SceneControl, label: ViewNode) -> ViewNode {
+        func text(_ value: String) -> ViewNode { .text([TextRun(content: .verbatim(value))]) }
+        func row(_ children: [ViewNode]) -> ViewNode {
+            .stack(.horizontal, alignment: .center, spacing: 4, children: children)
+        }
+        switch control.kind {
+        case .button: return row([text("["), label, text("]")])
+        case .toggle(let isOn): return row([text(isOn ? "[x]" : "[ ]"), label])
+        case .textField(let value, let prompt): return row([label, text(": " + (value.isEmpty ? prompt : value))])
+        case .picker(let selected, let options):
+            let choice = options.indices.contains(selected) ? options[selected] : "—"
+            return row([label, text(": ‹" + choice + "›")])
         }
     }
 

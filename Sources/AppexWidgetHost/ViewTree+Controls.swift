@@ -15,7 +15,7 @@ extension ViewTree {
             case .group(let children), .stack(_, _, _, let children):
                 for child in ViewNode.flattened(children) { visit(child, depth + 1) }
             case .link(_, let child), .styled(_, let child), .padding(_, let child), .frame(_, let child),
-                .background(_, let child), .widgetURL(_, let child):
+                .background(_, let child), .widgetURL(_, let child), .sceneControl(_, let child):
                 visit(child, depth + 1)
             case .empty, .text, .image, .spacer, .divider, .label: break
             }

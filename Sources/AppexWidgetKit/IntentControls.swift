@@ -1,13 +1,24 @@
-/// A button that performs an ``AppIntent`` when a person taps it, as SwiftUI's
-/// `Button(intent:)` in an interactive widget: the widget host performs the intent in the
-/// widget's extension process, then asks for a new timeline.
+/// A button, as SwiftUI's: in a scene, `Button(action:)` runs its action in the extension and
+/// draws the scene again; in an interactive widget, `Button(intent:)` performs an ``AppIntent``
+/// in the widget's extension process, and the widget host then asks for a new timeline.
 public struct Button<Label: View>: View {
-    let control: IntentControl
+    enum Kind {
+        case intent(IntentControl)
+        case action(() -> Void)
+    }
+
+    let kind: Kind
     let label: Label
 
     /// A button drawn as `label` that performs `intent`.
     public init<Intent: AppIntent>(intent: Intent, @ViewBuilder label: () -> Label) {
-        control = IntentControl(.button, intent)
+        kind = .intent(IntentControl(.button, intent))
+        self.label = label()
+    }
+
+    /// A button drawn as `label` that runs `action` (in a scene).
+    public init(action: @escaping () -> Void, @ViewBuilder label: () -> Label) {
+        kind = .action(action)
         self.label = label()
     }
 
@@ -15,28 +26,52 @@ public struct Button<Label: View>: View {
     public var body: Never { fatalNever() }
     /// Implementation detail: how the resolver reads this view.
     public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
-        resolution.node = .control(view.control, label: ViewResolver.node(of: view.label))
+        let label = ViewResolver.node(of: view.label)
+        switch view.kind {
+        case .intent(let control):
+            resolution.node = .control(control, label: label)
+        case .action(let action):
+            let index = SceneResolution.current?.register(.action(action)) ?? -1
+            resolution.node = .sceneControl(SceneControl(index: index, kind: .button), label: label)
+        }
     }
 }
 
 extension Button where Label == Text {
     /// A button titled `title` that performs `intent`.
     public init<S: StringProtocol, Intent: AppIntent>(_ title: S, intent: Intent) {
-        control = IntentControl(.button, intent)
+        kind = .intent(IntentControl(.button, intent))
+        label = Text(title)
+    }
+
+    /// A button titled `title` that runs `action` (in a scene).
+    public init<S: StringProtocol>(_ title: S, action: @escaping () -> Void) {
+        kind = .action(action)
         label = Text(title)
     }
 }
 
-/// A switch that performs an ``AppIntent`` when a person flips it, as SwiftUI's
-/// `Toggle(isOn:intent:)` in an interactive widget: the widget draws it on or off from its
-/// entry; the intent changes what the next timeline shows.
+/// A switch, as SwiftUI's `Toggle`: in a scene, `Toggle(isOn: $flag)` sets its binding and
+/// draws the scene again; in an interactive widget, `Toggle(isOn:intent:)` is drawn on or off
+/// from the entry and performs an ``AppIntent`` that changes what the next timeline shows.
 public struct Toggle<Label: View>: View {
-    let control: IntentControl
+    enum Kind {
+        case intent(IntentControl)
+        case binding(Binding<Bool>)
+    }
+
+    let kind: Kind
     let label: Label
 
     /// A switch drawn as `label`, on when `isOn`, that performs `intent`.
     public init<Intent: AppIntent>(isOn: Bool, intent: Intent, @ViewBuilder label: () -> Label) {
-        control = IntentControl(isOn ? .toggleOn : .toggleOff, intent)
+        kind = .intent(IntentControl(isOn ? .toggleOn : .toggleOff, intent))
+        self.label = label()
+    }
+
+    /// A switch drawn as `label` that shows and sets `isOn` (in a scene).
+    public init(isOn: Binding<Bool>, @ViewBuilder label: () -> Label) {
+        kind = .binding(isOn)
         self.label = label()
     }
 
@@ -44,14 +79,30 @@ public struct Toggle<Label: View>: View {
     public var body: Never { fatalNever() }
     /// Implementation detail: how the resolver reads this view.
     public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
-        resolution.node = .control(view.control, label: ViewResolver.node(of: view.label))
+        let label = ViewResolver.node(of: view.label)
+        switch view.kind {
+        case .intent(let control):
+            resolution.node = .control(control, label: label)
+        case .binding(let isOn):
+            let index = SceneResolution.current?.register(.toggle(isOn)) ?? -1
+            resolution.node = .sceneControl(
+                SceneControl(index: index, kind: .toggle(isOn: isOn.wrappedValue)),
+                label: label
+            )
+        }
     }
 }
 
 extension Toggle where Label == Text {
     /// A switch titled `title`, on when `isOn`, that performs `intent`.
     public init<S: StringProtocol, Intent: AppIntent>(_ title: S, isOn: Bool, intent: Intent) {
-        control = IntentControl(isOn ? .toggleOn : .toggleOff, intent)
+        kind = .intent(IntentControl(isOn ? .toggleOn : .toggleOff, intent))
+        label = Text(title)
+    }
+
+    /// A switch titled `title` that shows and sets `isOn` (in a scene).
+    public init<S: StringProtocol>(_ title: S, isOn: Binding<Bool>) {
+        kind = .binding(isOn)
         label = Text(title)
     }
 }

@@ -30,6 +30,8 @@ public protocol View {
 extension View {
     /// Implementation detail: a composite view resolves its `body`.
     public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
+        // In a scene, the view's @State is bound to its place before its body reads it.
+        if let scene = SceneResolution.current { scene.bindState(of: view) }
         Body._makeNode(of: view.body, in: &resolution)
     }
 }

@@ -11,7 +11,7 @@ extension ViewNode {
 
     private enum Case: UInt8 {
         case empty, group, text, image, stack, spacer, divider, label, link, styled, padding, frame, widgetURL,
-            background, control
+            background, control, sceneControl
     }
 
     /// Writes the node and everything in it; `false` when it nests deeper than ``maximumDepth``.
@@ -80,6 +80,26 @@ extension ViewNode {
             writer.write(byte: control.kind.rawValue)
             writer.write(control.type)
             writer.write(bytes: control.arguments)
+            return label.write(to: &writer, depth: depth + 1)
+        case .sceneControl(let control, let label):
+            writer.write(byte: Case.sceneControl.rawValue)
+            writer.write(Int64(control.index))
+            switch control.kind {
+            case .button:
+                writer.write(byte: 0)
+            case .toggle(let isOn):
+                writer.write(byte: 1)
+                writer.write(isOn)
+            case .textField(let text, let prompt):
+                writer.write(byte: 2)
+                writer.write(text)
+                writer.write(prompt)
+            case .picker(let selected, let options):
+                writer.write(byte: 3)
+                writer.write(Int64(selected))
+                writer.write(count: options.count)
+                for option in options { writer.write(option) }
+            }
             return label.write(to: &writer, depth: depth + 1)
         }
         return true
@@ -154,6 +174,24 @@ extension ViewNode {
             let arguments = try reader.bytes("a control's intent parameters")
             let control = IntentControl(kind: controlKind, type: type, arguments: arguments)
             self = .control(control, label: try ViewNode(reading: &reader, depth: depth + 1))
+        case .sceneControl:
+            let index = Int(try reader.int64("a scene control's number"))
+            let kind: SceneControl.Kind
+            switch try reader.byte("a scene control's kind") {
+            case 0: kind = .button
+            case 1: kind = .toggle(isOn: try reader.bool("whether a switch is on"))
+            case 2:
+                kind = .textField(text: try reader.string("a text field's text"), prompt: try reader.string("a prompt"))
+            case 3:
+                let selected = Int(try reader.int64("a picker's selection"))
+                let count = try reader.count("the number of a picker's options")
+                var options: [String] = []
+                for _ in 0..<count { options.append(try reader.string("a picker's option")) }
+                kind = .picker(selected: selected, options: options)
+            case let other: throw reader.error("\(other) is not a kind of scene control")
+            }
+            let control = SceneControl(index: index, kind: kind)
+            self = .sceneControl(control, label: try ViewNode(reading: &reader, depth: depth + 1))
         }
     }
 }

@@ -33,6 +33,9 @@ package indirect enum ViewNode: Codable, Hashable, Sendable {
     /// A control that performs an intent when tapped (`Button(intent:)`, `Toggle(isOn:intent:)`),
     /// drawn as its label.
     case control(IntentControl, label: ViewNode)
+    /// A scene's control (`Button(action:)`, `Toggle(isOn: $flag)`, `TextField`, `Picker`),
+    /// drawn with its label; the host sends its events back to the scene.
+    case sceneControl(SceneControl, label: ViewNode)
 }
 
 /// Which way a stack lays out.

@@ -93,7 +93,7 @@ extension ViewNode {
             case .widgetURL(let url, _): return url
             case .group(let children), .stack(_, _, _, let children): queue += children
             case .link(_, let child), .styled(_, let child), .padding(_, let child), .frame(_, let child),
-                .background(_, let child), .control(_, let child):
+                .background(_, let child), .control(_, let child), .sceneControl(_, let child):
                 queue.append(child)
             case .empty, .text, .image, .spacer, .divider, .label: break
             }
@@ -117,7 +117,7 @@ extension ViewTree {
                 visit(child)
             case .group(let children), .stack(_, _, _, let children): children.forEach(visit)
             case .styled(_, let child), .padding(_, let child), .frame(_, let child), .background(_, let child),
-                .control(_, let child):
+                .control(_, let child), .sceneControl(_, let child):
                 visit(child)
             case .empty, .text, .image, .spacer, .divider, .label: break
             }
@@ -140,7 +140,8 @@ extension ViewTree {
                 )
             case .group(let children), .stack(_, _, _, let children): children.forEach(visit)
             case .link(_, let child), .styled(_, let child), .padding(_, let child), .frame(_, let child),
-                .background(_, let child), .widgetURL(_, let child), .control(_, let child):
+                .background(_, let child), .widgetURL(_, let child), .control(_, let child),
+                .sceneControl(_, let child):
                 visit(child)
             case .empty, .image, .spacer, .divider: break
             }

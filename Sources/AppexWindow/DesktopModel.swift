@@ -30,6 +30,8 @@ final class DesktopModel: Sendable {
         var tiles: [Tile] = []
         var rows: [ExtensionRow] = []
         var watchers: [Int: (Surface, AsyncStream<WindowUpdate>.Continuation)] = [:]
+        /// The widgets whose intent is being performed.
+        var performing: Set<String> = []
         var nextWatcher = 0
     }
 
@@ -37,28 +39,46 @@ final class DesktopModel: Sendable {
         self.host = host
         var renderer = HTMLRenderer()
         renderer.styleAttribute = "data-style"
+        renderer.linksThroughHost = true
         self.renderer = renderer
         let updates = host.updates(family: family)
+        // One loop draws: the host's new states, and every 20 s the same states again ("updated
+        // N minutes ago" moves on with no new state), in the order they came, so an older
+        // drawing never replaces a newer one.
+        let (inputs, input) = AsyncStream.makeStream(of: [WidgetState]?.self)
+        let feeding = Task {
+            for await states in updates { input.yield(states) }
+            input.finish()
+        }
+        // The kept states drawn again at each entry's date (so an entry shows on time even while
+        // the host is busy launching an extension), and at least every 20 s.
+        let ticking = Task { [weak self] in
+            while !Task.isCancelled {
+                let wait = self?.untilNextEntry() ?? .seconds(20)
+                try? await Task.sleep(for: wait)
+                input.yield(nil)
+            }
+        }
         let following = Task { [weak self] in
-            for await states in updates {
+            for await states in inputs {
                 guard let self else { return }
                 self.apply(states)
             }
         }
-        // "Updated N minutes ago" moves on with no new state.
-        let ticking = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(20))
-                guard let self else { return }
-                self.apply(self.state.withLock { $0.states })
-            }
-        }
-        tasks.withLock { $0 = [following, ticking] }
+        tasks.withLock { $0 = [feeding, ticking, following] }
     }
 
     deinit {
         for task in tasks.withLock({ $0 }) { task.cancel() }
         for (_, watcher) in state.withLock({ $0.watchers }) { watcher.1.finish() }
+    }
+
+    /// How long until the next entry of a kept widget is due (at most 20 s).
+    private func untilNextEntry() -> Duration {
+        let now = host.configuration.environment.clock.now
+        let next = state.withLock { state in state.states.compactMap { $0.nextEntryDate(after: now) }.min() }
+        guard let next else { return .seconds(20) }
+        return .milliseconds(Int(min(20, max(0.005, next.timeIntervalSince(now) + 0.005)) * 1000))
     }
 
     /// The desktop as it is now.
@@ -105,7 +125,8 @@ final class DesktopModel: Sendable {
         let tree = widget.entry(at: now)?.tree ?? widget.placeholder
         var target: URL?
         if let url {
-            guard tree?.destinations.contains(url) == true, let parsed = URL(string: url) else {
+            guard tree?.destinations.contains(url) == true, HTMLEscaping.isSafeLink(url), let parsed = URL(string: url)
+            else {
                 throw AppexError(
                     .refused,
                     "widget \(widget.key.kind) does not show a link to \(url) now, so the window does not open it",
@@ -122,9 +143,39 @@ final class DesktopModel: Sendable {
 
     /// Performs the intent of control `index` of the widget `key`, as the widget host does; the
     /// widget's next timeline then reaches the page through the updates.
-    func performIntent(key: String, index: Int) async throws(AppexError) {
+    func performIntent(key: String, index: Int, entry: String?) async throws(AppexError) {
         let widget = try shown(key)
-        try await host.performIntent(index, of: widget)
+        // The control tapped is the one drawn: the entry shown then must be the entry now.
+        let now = host.configuration.environment.clock.now
+        guard entry == Self.entryMark(widget, at: now) else {
+            throw AppexError(
+                .refused,
+                "widget \(widget.key.kind) changed since the page drew it; tap again",
+                context: AppexError.Context(
+                    bundleIdentifier: widget.key.extensionIdentifier,
+                    widgetKind: widget.key.kind
+                )
+            )
+        }
+        // One intent at a time per widget: each launches its extension and takes a reload.
+        let started = state.withLock { $0.performing.insert(key).inserted }
+        guard started else {
+            throw AppexError(
+                .refused,
+                "widget \(widget.key.kind) is still performing the last tap",
+                context: AppexError.Context(
+                    bundleIdentifier: widget.key.extensionIdentifier,
+                    widgetKind: widget.key.kind
+                )
+            )
+        }
+        defer { _ = state.withLock { $0.performing.remove(key) } }
+        try await host.performIntent(index, of: widget, at: now)
+    }
+
+    /// What identifies the entry a tile shows: its date (or "placeholder").
+    static func entryMark(_ widget: WidgetState, at date: Date) -> String {
+        widget.entry(at: date).map { "\($0.date.timeIntervalSince1970)" } ?? "placeholder"
     }
 
     /// The widget `key`, as the desktop shows it now.
@@ -136,12 +187,22 @@ final class DesktopModel: Sendable {
     }
 
     /// Keeps `states`, draws them, and sends each open page what changed.
-    private func apply(_ all: [WidgetState]) {
-        // As `appex widgets run` shows them: enabled, with a kind.
-        let states = all.filter { $0.discovered.state == .enabled && !$0.key.kind.isEmpty }
+    /// `all`: the host's new states; `nil`: the kept ones, drawn again (the extensions are not
+    /// scanned again then).
+    private func apply(_ all: [WidgetState]?) {
+        let states: [WidgetState]
+        if let all {
+            // As `appex widgets run` shows them: enabled, with a kind.
+            states = all.filter { $0.discovered.state == .enabled && !$0.key.kind.isEmpty }
+        } else {
+            states = state.withLock { $0.states }
+        }
         let now = host.configuration.environment.clock.now
         let tiles = states.map { tile(of: $0, at: now) }
-        let rows = ((try? host.extensions()) ?? []).map { ExtensionRow(found: $0, summary: nil) }
+        let rows =
+            all == nil
+            ? state.withLock { $0.rows }
+            : ((try? host.extensions()) ?? []).map { ExtensionRow(found: $0, summary: nil) }
         let sends = state.withLock { state -> [(AsyncStream<WindowUpdate>.Continuation, [WindowUpdate])] in
             let (wasLoaded, oldTiles, oldRows) = (state.loaded, state.tiles, state.rows)
             state.loaded = true
@@ -181,7 +242,10 @@ final class DesktopModel: Sendable {
             }
         let markup = Markup.element(
             "section",
-            ["id": id, "class": "widget-tile", "data-widget": key, "data-health": health],
+            [
+                "id": id, "class": "widget-tile", "data-widget": key, "data-health": health,
+                "data-entry": Self.entryMark(widget, at: now),
+            ],
             [
                 .trusted(renderer.fragment(widget.frame(at: now))),
                 .element("p", ["class": "updated"], [.text(Self.updated(widget.fetchedAt, now: now))]),

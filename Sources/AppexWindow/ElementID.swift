@@ -1,14 +1,21 @@
-/// Element ids made from data (a bundle's path, a widget's key): stable for the same data, and
-/// plain names whatever the data holds.
+import Synchronization
+
+/// Element ids made from data (a bundle's path, a widget's key): the same data gets the same id
+/// for the life of the process, different data a different one (a number handed out in order,
+/// so no chosen name can collide with another's), and an id is a plain name whatever the data
+/// holds.
 enum ElementID {
-    /// `prefix-` and the FNV-1a hash (64 bits, hex) of `text`.
+    private static let assigned = Mutex<[String: Int]>([:])
+
+    /// `prefix-N`, N the number of `text` under `prefix`.
     static func make(_ prefix: StaticString, for text: String) -> String {
-        var value: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            value ^= UInt64(byte)
-            value &*= 0x100_0000_01b3
+        let key = "\(prefix)\u{0}\(text)"
+        let number = assigned.withLock { assigned in
+            if let number = assigned[key] { return number }
+            let number = assigned.count + 1
+            assigned[key] = number
+            return number
         }
-        let digits = String(value, radix: 16)
-        return "\(prefix)-" + String(repeating: "0", count: 16 - digits.count) + digits
+        return "\(prefix)-\(number)"
     }
 }

@@ -16,7 +16,7 @@ public struct Markup: Sendable, Hashable {
     }
 
     /// An element `name` with `attributes` (values escaped) around `children`. `name` and the
-    /// attribute names are the caller's own, not data: they are checked to be plain names.
+    /// attribute names are `StaticString`s: the caller's own code, never data.
     public static func element(
         _ name: StaticString,
         _ attributes: KeyValuePairs<StaticString, String> = [:],

@@ -41,7 +41,8 @@ final class WidgetDesktopPage: WindowPage {
     func updates() -> AsyncStream<WindowUpdate> { model.subscribe(to: .desktop) }
 
     /// `open`: a tap on a widget, with its `key` and the `url` tapped; `intent`: a tap on an
-    /// interactive widget's control, with its `key` and the control's number (`intent`).
+    /// interactive widget's control, with its `key`, the control's number (`intent`) and the
+    /// entry the tile showed (`entry`), which must still be the one shown.
     func perform(_ action: WindowAction) async throws(AppexError) {
         switch (action.name, action.fields["key"]) {
         case ("open", let key?):
@@ -50,7 +51,7 @@ final class WidgetDesktopPage: WindowPage {
             guard let index = action.fields["intent"].flatMap({ Int($0) }) else {
                 throw AppexError(.invalidValue, "an intent tap names its control by number", context: .init(key: key))
             }
-            try await model.performIntent(key: key, index: index)
+            try await model.performIntent(key: key, index: index, entry: action.fields["entry"])
         default:
             throw AppexError(
                 .invalidValue,

@@ -33,7 +33,7 @@ enum WindowAssets {
             const template = document.createElement("template");
             template.innerHTML = update.html;
             const fresh = template.content.firstElementChild;
-            if (fresh) { styled(fresh); old.replaceWith(fresh); }
+            if (fresh && fresh.id === update.id) { styled(fresh); old.replaceWith(fresh); }
           });
           events.addEventListener("open", () => { document.body.dataset.live = "yes"; });
           events.addEventListener("error", () => { document.body.dataset.live = "no"; });
@@ -55,7 +55,28 @@ enum WindowAssets {
               return false;
             }
           };
+          // A scene's text field or picker: its new value, when it is committed.
+          document.addEventListener("change", async (event) => {
+            const field = event.target.closest("input[data-scene-control], select[data-scene-control]");
+            const scene = field && field.closest("[data-scene]");
+            if (!scene) return;
+            const kind = field.tagName === "SELECT" ? "choose" : "text";
+            await post({ action: "scene", scene: scene.dataset.scene, control: field.dataset.sceneControl, event: kind, value: field.value });
+          });
+          // A widget's link is a link to the keyboard too: Enter opens it as a click does.
+          document.addEventListener("keydown", (event) => {
+            if (event.key === "Enter" && event.target.matches && event.target.matches("[data-open-url]")) event.target.click();
+          });
           document.addEventListener("click", async (event) => {
+            // A scene's button or switch: the extension handles it and draws the scene again.
+            const sceneControl = event.target.closest("button[data-scene-control]");
+            const scene = sceneControl && sceneControl.closest("[data-scene]");
+            if (scene) {
+              event.preventDefault();
+              const kind = sceneControl.getAttribute("role") === "switch" ? "toggle" : "tap";
+              await post({ action: "scene", scene: scene.dataset.scene, control: sceneControl.dataset.sceneControl, event: kind });
+              return;
+            }
             // A tap on an interactive widget's button or switch: the widget host performs its
             // intent (named by its place in the widget, never by the page).
             const intent = event.target.closest("[data-intent]");
@@ -63,7 +84,7 @@ enum WindowAssets {
             if (intentTile) {
               event.preventDefault();
               intent.disabled = true;
-              await post({ action: "intent", key: intentTile.dataset.widget, intent: intent.dataset.intent });
+              await post({ action: "intent", key: intentTile.dataset.widget, entry: intentTile.dataset.entry, intent: intent.dataset.intent });
               intent.disabled = false;
               return;
             }
@@ -119,6 +140,10 @@ enum WindowAssets {
         .widget-tile[data-health="stale"] .widget { outline: 2px solid #c33; }
         .widget-tile .widget { color-scheme: light; }
         .empty { opacity: 0.7; }
+        .scene { display: inline-block; contain: content; overflow: hidden; border-radius: 20px; background: #e5e5ea; padding: 12px; }
+        .scene button.scene-toggle.off { background: #e5e5ea; color: #000; }
+        .scene-field { display: flex; gap: 8px; align-items: center; font-size: 14px; }
+        .scene-field input, .scene-field select { font: inherit; padding: 2px 6px; }
         .widget button.control { display: inline-flex; align-items: center; gap: 6px; align-self: flex-start; font: inherit; font-size: 14px; border: none; border-radius: 8px; padding: 4px 10px; margin: 2px 0; background: #007aff; color: #fff; cursor: pointer; }
         .widget button.intent-toggle.off { background: #e5e5ea; color: #000; }
         .widget button.intent-toggle.on::before { content: "● "; } .widget button.intent-toggle.off::before { content: "○ "; }

@@ -41,7 +41,14 @@ struct WindowMiddleware<Context: RequestContext>: RouterMiddleware {
                 return WindowResponses.refusal(.forbidden, "a change must carry this page's token")
             }
         }
-        return WindowResponses.secured(try await next(request, context))
+        do {
+            return WindowResponses.secured(try await next(request, context))
+        } catch let error as any HTTPResponseError {
+            // The router's 404, a body past its limit (413): with the window's headers too.
+            return WindowResponses.refusal(error.status, "\(error.status.reasonPhrase.lowercased())")
+        } catch {
+            return WindowResponses.refusal(.internalServerError, "the page could not be made")
+        }
     }
 }
 

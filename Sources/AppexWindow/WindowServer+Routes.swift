@@ -1,6 +1,7 @@
 import AppexVocabulary
 import Foundation
 import Hummingbird
+import ServiceLifecycle
 
 // What the window serves: each page, its event stream, its controls' posts, and the window's
 // own script and style sheet.
@@ -67,7 +68,8 @@ extension WindowServer {
                     send.finish()
                 }
                 group.addTask { for await _ in beats { send.yield(": beat\n\n") } }
-                for await text in merged { try await writer.write(ByteBuffer(string: text)) }
+                // A stopping window (SIGTERM) ends its streams, so an open page does not hold it up.
+                for await text in merged.cancelOnGracefulShutdown() { try await writer.write(ByteBuffer(string: text)) }
                 group.cancelAll()
             }
             try await writer.finish(nil)

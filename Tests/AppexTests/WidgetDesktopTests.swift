@@ -121,7 +121,6 @@ import Testing
     func hostileWidget() async throws {
         try widgets.setVictimMode("hostile")
         let (window, browser, desktop) = try await open()
-        _ = (window, desktop)
         let text = try await browser.wait(for: tile("Victim"), containing: "<script>", within: 30)
         #expect(text.contains("<img src=x onerror=alert(1)>"))
         #expect(try await browser.evaluate("return document.title === 'Widgets \u{2014} Appex'") == "true")
@@ -129,6 +128,17 @@ import Testing
         #expect(
             try await browser.evaluate("return document.querySelectorAll('main [href^=\"javascript\"]').length") == "0"
         )
+        // A widget's links carry no href: only the host opens them, after checking them.
+        #expect(
+            try await browser.evaluate("return document.querySelectorAll('section.widget-tile a[href]').length") == "0"
+        )
+        let page = try #require(desktop.pages.first { $0.path == "/" })
+        let key = "Victim (systemSmall) of \(WidgetWorld.widgetsIdentifier)"
+        let error = await #expect(throws: AppexError.self) {
+            try await page.perform(WindowAction(name: "open", fields: ["key": key, "url": "javascript:alert(1)"]))
+        }
+        #expect(error?.code == .refused)
+        _ = window
     }
 
     @Test(
@@ -151,6 +161,25 @@ import Testing
         let again = try TestWindow(attachingTo: second)
         #expect(try await again.request("GET", again.loginPath).status == 303)
 
+        // A page left open (its event stream) does not hold the window up when it is stopped.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = [
+            "python3", "-c",
+            "import socket,time\ns=socket.create_connection(('127.0.0.1',\(window.port)))\ns.sendall(b'GET /events?page=/ HTTP/1.1\\r\\nHost: 127.0.0.1:\(window.port)\\r\\nCookie: \(cookie)\\r\\n\\r\\n')\nprint(s.recv(100)[:12].decode(), flush=True)\ntime.sleep(60)",
+        ]
+        let holderOutput = Pipe()
+        holder.standardOutput = holderOutput
+        try holder.run()
+        defer { holder.terminate() }
+        let opened = await withTimeout(seconds: 20) {
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().async {
+                    continuation.resume(returning: holderOutput.fileHandleForReading.availableData)
+                }
+            }
+        }
+        #expect(String(decoding: opened ?? Data(), as: UTF8.self).hasPrefix("HTTP/1.1 200"))
         kill(child.pid, SIGTERM)
         let last = await readLines([child], within: 10)
         #expect(last.first == "widget desktop stopped")
@@ -164,7 +193,7 @@ import Testing
     func interactiveWidget() async throws {
         try widgets.setVictimMode("interactive")
         let (window, browser, desktop) = try await open()
-        _ = (window, desktop)
+        _ = window
         try await browser.wait(for: tile("Victim"), containing: "Victim count 0", within: 30)
         try await browser.wait(for: "\(tile("Victim")) button.intent-toggle.off[aria-checked='false']")
         try await browser.click("\(tile("Victim")) button.intent-button")
@@ -174,6 +203,14 @@ import Testing
         try await browser.click("\(tile("Victim")) button.intent-button")
         try await browser.wait(for: tile("Victim"), containing: "Victim count 2", within: 10)
         #expect(try await browser.evaluate("return window.appexMark") == "\"kept\"")
+        // A tap drawn on an entry the widget no longer shows performs nothing.
+        let page = try #require(desktop.pages.first { $0.path == "/" })
+        let key = "Victim (systemSmall) of \(WidgetWorld.widgetsIdentifier)"
+        let stale = await #expect(throws: AppexError.self) {
+            try await page.perform(WindowAction(name: "intent", fields: ["key": key, "intent": "0", "entry": "12345"]))
+        }
+        #expect(stale?.code == .refused && stale?.message.contains("changed since the page drew it") == true)
+        try await browser.wait(for: tile("Victim"), containing: "Victim count 2")
         if let folder = ProcessInfo.processInfo.environment["APPEX_SCREENSHOTS"] {
             try await browser.screenshot(to: folder + "/widget-interactive.png")
         }

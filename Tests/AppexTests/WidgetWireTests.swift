@@ -42,6 +42,13 @@ import Testing
                         IntentControl(kind: .toggleOn, type: "4Main9StarIntentV", arguments: Array(#"{"by":1}"#.utf8)),
                         label: .text([TextRun(content: .verbatim("Starred"))])
                     ),
+                    .sceneControl(SceneControl(index: 0, kind: .button), label: .text([])),
+                    .sceneControl(SceneControl(index: 1, kind: .toggle(isOn: true)), label: .empty),
+                    .sceneControl(SceneControl(index: 2, kind: .textField(text: "Ada", prompt: "Name")), label: .empty),
+                    .sceneControl(
+                        SceneControl(index: -1, kind: .picker(selected: 1, options: ["English", "Français"])),
+                        label: .empty
+                    ),
                     .styled(TextStyle(foreground: .named("red")), .text([])),
                     .padding(EdgeInsets(top: 1, leading: 2, bottom: 3, trailing: 4), .divider),
                     .frame(
@@ -131,6 +138,30 @@ import Testing
     func versionOne() throws {
         let bytes = [1] + (try CompactEncoder().encode(Self.everyNode))
         #expect(try ViewTree(decoding: bytes) == ViewTree(root: Self.everyNode))
+    }
+
+    @Test(
+        "scene messages survive their encoding, start with the scene magic (which no JSON message does), and a garbled one is refused by name"
+    )
+    func sceneMessages() throws {
+        let requests: [SceneRequest] = [
+            .open(sceneID: "translate"), .event(scene: 7, control: 0, .tap), .event(scene: 7, control: 1, .toggle),
+            .event(scene: 7, control: 2, .text("Ada ≠ <b>")), .event(scene: 7, control: 3, .choose(2)),
+            .close(scene: 7),
+        ]
+        for request in requests {
+            let bytes = request.encoded()
+            #expect(SceneRequest.isScene(bytes))
+            #expect(try SceneRequest(decoding: bytes) == request)
+        }
+        #expect(!SceneRequest.isScene(Array(#"{"text":"hi"}"#.utf8)))
+        let replies: [SceneReply] = [.tree(scene: 3, tree: [2, 0]), .refused(code: "not-found", message: "no scene")]
+        for reply in replies { #expect(try SceneReply(decoding: reply.encoded()) == reply) }
+        let garbled = SceneRequest.magic + [9]
+        let error = #expect(throws: AppexError.self) { try SceneRequest(decoding: garbled) }
+        #expect(
+            error?.code == .protocolViolation && error?.message.contains("9 is not a kind of scene request") == true
+        )
     }
 
     @Test("requests and replies survive their encoding; a reply that is none is refused, saying where")

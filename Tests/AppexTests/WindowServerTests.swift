@@ -85,6 +85,11 @@ final class CounterPage: WindowPage {
         #expect(page.body.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"))
         #expect(!page.body.contains("<script>alert"))
         #expect(!page.body.contains(window.loginPath.split(separator: "=").last.map(String.init) ?? "-"))
+        // A page that is not there: 404, with the same policy and headers.
+        let missing = try await window.request("GET", "/nowhere", headers: ["Cookie": cookie])
+        #expect(missing.status == 404)
+        #expect(missing.headers["content-security-policy"] == policy)
+        #expect(missing.headers["x-frame-options"] == "DENY")
     }
 
     @Test(

@@ -153,7 +153,11 @@ final class Browser: Sendable {
                 elif op == "tab":
                     driver.switch_to.window(driver.window_handles[int(command["text"])])
                 elif op == "click":
-                    driver.find_element(By.CSS_SELECTOR, command["css"]).click()
+                    # Found and clicked in one script: an element an event replaces meanwhile is
+                    # never clicked stale.
+                    driver.execute_script(
+                        "const e = document.querySelector(arguments[0]);"
+                        "if (!e) throw new Error('nothing matches ' + arguments[0]); e.click();", command["css"])
                 elif op == "text":
                     value = driver.find_element(By.CSS_SELECTOR, command["css"]).text
                 elif op == "js":

@@ -43,6 +43,8 @@ let translateExecutable = fixtureExecutable("AppexFixtureTranslate")
 let storeExecutable = fixtureExecutable("AppexFixtureStore")
 /// The token process of the race test (Tests/Fixtures/AppexFixtureAuth).
 let authExecutable = fixtureExecutable("AppexFixtureAuth")
+/// The UI extension with a translator scene (Tests/Fixtures/AppexFixtureScene).
+let sceneExecutable = fixtureExecutable("AppexFixtureScene")
 /// The launch-cycle host (Tests/Fixtures/AppexFixtureHost).
 let hostExecutable = fixtureExecutable("AppexFixtureHost")
 
