@@ -61,6 +61,7 @@ let package = Package(
                 .product(name: "AppexStore", package: appexFolder),
                 .product(name: "AppexWidgetKit", package: appexFolder),
                 .product(name: "AppexWidgetHost", package: appexFolder),
+                .product(name: "AppexWindow", package: appexFolder),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
@@ -81,13 +82,19 @@ let package = Package(
         // of the seed's forms.
         .executableTarget(
             name: "Translate",
-            dependencies: ["ContactsTranslation", .product(name: "AppexExtension", package: appexFolder)],
+            dependencies: [
+                "ContactsTranslation", .product(name: "AppexExtension", package: appexFolder),
+                .product(name: "AppexWidgetKit", package: appexFolder),
+            ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // Another team's translator for the same point, on APPEX_EXTENSIONS_PATH (seeds 001, 004).
         .executableTarget(
             name: "LinguaTranslate",
-            dependencies: ["ContactsTranslation", .product(name: "AppexExtension", package: appexFolder)],
+            dependencies: [
+                "ContactsTranslation", .product(name: "AppexExtension", package: appexFolder),
+                .product(name: "AppexWidgetKit", package: appexFolder),
+            ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // Another team's widget, on APPEX_EXTENSIONS_PATH (seed 004).
@@ -102,6 +109,7 @@ let package = Package(
                 "ContactsKit", "ContactsExplorer", "RecentContacts", "Translate", "LinguaTranslate", "LinguaWidgets",
                 "ContactsTranslation",
                 .product(name: "AppexWidgetHost", package: appexFolder),
+                .product(name: "AppexHost", package: appexFolder),
                 .product(name: "AppexTesting", package: appexFolder),
                 .product(name: "AppexCore", package: appexFolder),
                 .product(name: "AppexStore", package: appexFolder),

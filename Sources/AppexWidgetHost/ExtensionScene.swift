@@ -37,13 +37,18 @@ public final class ExtensionScene: Sendable {
     private let number: UInt64
     private let current: Mutex<ViewTree>
 
-    /// Opens the scene `sceneID` of the extension `process` runs, and reads its first tree.
+    /// Opens the scene `sceneID` of the extension `process` runs, passing it `parameters` (what
+    /// it shows, such as a note to translate), and reads its first tree.
     ///
     /// - Throws: ``/AppexVocabulary/AppexError`` `refused` when the extension's point does not
     ///   present user interface (its name and the key to set); the extension's errors (`not-found`
     ///   for a scene it does not have, naming those it has); `protocolViolation` for an answer
     ///   that is no scene.
-    public init(process: AppExtensionProcess, sceneID: String) async throws(AppexError) {
+    public init(
+        process: AppExtensionProcess,
+        sceneID: String,
+        parameters: [String: String] = [:]
+    ) async throws(AppexError) {
         let identity = process.configuration.identity
         let host = AppexBundle.load(at: process.configuration.hostBundlePath, as: .hostApp)
         let point = host.extensionPoints.first { $0.identifier == identity.extensionPointIdentifier }
@@ -56,7 +61,7 @@ public final class ExtensionScene: Sendable {
         }
         self.process = process
         self.sceneID = sceneID
-        let (scene, tree) = try await Self.ask(process, .open(sceneID: sceneID))
+        let (scene, tree) = try await Self.ask(process, .open(sceneID: sceneID, parameters: parameters))
         number = scene
         current = Mutex(try ViewTree(decoding: tree))
     }

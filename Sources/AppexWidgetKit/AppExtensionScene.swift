@@ -8,7 +8,20 @@ public protocol AppExtensionScene {
     /// The scene's identifier, which the host names when it opens it.
     var sceneID: String { get }
     /// Implementation detail: makes one open copy of the scene. Neither call nor implement it.
-    func _makeInstance() -> _SceneInstance
+    func _makeInstance(_ parameters: SceneParameters) -> _SceneInstance
+}
+
+/// What the host passed when it opened a scene (`ExtensionScene(process:sceneID:parameters:)`):
+/// text values by name, such as the note a translator shows.
+public struct SceneParameters: Sendable, Hashable {
+    /// Every parameter.
+    public let values: [String: String]
+
+    /// Parameters of `values`.
+    public init(_ values: [String: String] = [:]) { self.values = values }
+
+    /// The parameter `name`, if the host passed it.
+    public subscript(_ name: String) -> String? { values[name] }
 }
 
 /// A scene made of a view, as ExtensionKit's `PrimitiveAppExtensionScene`.
@@ -19,16 +32,22 @@ public protocol AppExtensionScene {
 public struct PrimitiveAppExtensionScene<Content: View>: AppExtensionScene {
     /// The scene's identifier.
     public let sceneID: String
-    let content: () -> Content
+    let content: (SceneParameters) -> Content
 
     /// A scene `id` whose view is `content`, made once for each time the host opens it.
     public init(id: String, @ViewBuilder content: @escaping () -> Content) {
+        sceneID = id
+        self.content = { _ in content() }
+    }
+
+    /// A scene `id` whose view `content` makes from what the host passed when it opened it.
+    public init(id: String, @ViewBuilder content: @escaping (SceneParameters) -> Content) {
         sceneID = id
         self.content = content
     }
 
     /// Implementation detail: one open copy of the scene.
-    public func _makeInstance() -> _SceneInstance { _SceneInstance(content()) }
+    public func _makeInstance(_ parameters: SceneParameters) -> _SceneInstance { _SceneInstance(content(parameters)) }
 }
 
 /// The configuration of a UI extension, as ExtensionKit's `AppExtensionSceneConfiguration`:
@@ -103,7 +122,7 @@ final class SceneHost: Sendable {
     func answer(_ request: SceneRequest) throws(AppexError) -> [UInt8] {
         try state.withLock { state throws(AppexError) -> [UInt8] in
             switch request {
-            case .open(let sceneID):
+            case .open(let sceneID, let parameters):
                 guard let scene = state.scenes.first(where: { $0.sceneID == sceneID }) else {
                     let known = state.scenes.map(\.sceneID).joined(separator: ", ")
                     throw AppexError(
@@ -117,7 +136,7 @@ final class SceneHost: Sendable {
                 }
                 let number = state.next
                 state.next += 1
-                let instance = scene._makeInstance()
+                let instance = scene._makeInstance(SceneParameters(parameters))
                 state.open[number] = instance
                 return SceneReply.tree(scene: number, tree: try instance.draw()).encoded()
             case .event(let number, let control, let event):

@@ -3,8 +3,9 @@ internal import AppexCoding
 /// The messages of a scene, on the connection the extension shares with its own messages: each
 /// starts with ``magic``, which no session message (JSON) and no compact-coded call begins with.
 package enum SceneRequest: Sendable, Hashable {
-    /// Opens the scene `sceneID`; the reply is its number and its first tree.
-    case open(sceneID: String)
+    /// Opens the scene `sceneID` with the host's `parameters`; the reply is its number and its
+    /// first tree.
+    case open(sceneID: String, parameters: [String: String])
     /// An event of control `control` of the open scene `scene`; the reply is its new tree.
     case event(scene: UInt64, control: Int, SceneEvent)
     /// Closes the open scene `scene`.
@@ -19,9 +20,14 @@ package enum SceneRequest: Sendable, Hashable {
     package func encoded() -> [UInt8] {
         var writer = WireWriter(prefix: Self.magic, capacity: 64)
         switch self {
-        case .open(let sceneID):
+        case .open(let sceneID, let parameters):
             writer.write(byte: 0)
             writer.write(sceneID)
+            writer.write(count: parameters.count)
+            for (key, value) in parameters.sorted(by: { $0.key < $1.key }) {
+                writer.write(key)
+                writer.write(value)
+            }
         case .event(let scene, let control, let event):
             writer.write(byte: 1)
             writer.write(varint: scene)
@@ -55,7 +61,15 @@ package enum SceneRequest: Sendable, Hashable {
     private init(reading bytes: [UInt8]) throws(WireFormatError) {
         var reader = WireReader(bytes, from: Self.magic.count)
         switch try reader.byte("a scene request") {
-        case 0: self = .open(sceneID: try reader.string("a scene's identifier"))
+        case 0:
+            let sceneID = try reader.string("a scene's identifier")
+            let count = try reader.count("the number of a scene's parameters")
+            var parameters: [String: String] = [:]
+            for _ in 0..<count {
+                let key = try reader.string("a parameter's name")
+                parameters[key] = try reader.string("a parameter's value")
+            }
+            self = .open(sceneID: sceneID, parameters: parameters)
         case 1:
             let scene = try reader.varint("a scene's number")
             let control = Int(try reader.int64("a control's number"))

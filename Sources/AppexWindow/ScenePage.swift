@@ -18,13 +18,13 @@ public final class ScenePage: WindowPage {
     public let path: String
     /// The page's title: the extension's name.
     public let title: String
-    private let panel: ScenePanel
+    private let panel: SceneFrame
 
     /// A page at `path` showing `scene`.
     public init(scene: ExtensionScene, path: String) {
         self.path = path
         title = scene.process.configuration.identity.localizedName
-        panel = ScenePanel(scene: scene, title: title)
+        panel = SceneFrame(scene: scene, title: title)
     }
 
     /// The scene as the extension last drew it.
@@ -46,20 +46,26 @@ public final class ScenePage: WindowPage {
                 context: .init(key: action.name)
             )
         }
-        try await panel.perform(action.fields)
+        try await panel.perform(action)
     }
 }
 
-/// One scene in a page: its frame's markup, and its events.
-final class ScenePanel: Sendable {
-    let scene: ExtensionScene
-    let title: String
-    let id: String
+/// A scene in a page: the frame a host puts where the scene goes, in a page of its own (a
+/// contact's detail with its translator's scene, say). The page forwards the `scene` actions it
+/// receives to ``perform(_:)`` and sends the new ``markup()`` under ``id``.
+public final class SceneFrame: Sendable {
+    /// The scene shown.
+    public let scene: ExtensionScene
+    /// Its title.
+    public let title: String
+    /// The frame's element id.
+    public let id: String
     private let renderer: HTMLRenderer
     private let watchers = Mutex<[Int: AsyncStream<WindowUpdate>.Continuation]>([:])
     private let nextWatcher = Mutex(0)
 
-    init(scene: ExtensionScene, title: String) {
+    /// The frame of `scene`, titled `title`.
+    public init(scene: ExtensionScene, title: String) {
         self.scene = scene
         self.title = title
         id = ElementID.make("scene", for: scene.process.configuration.identity.bundleIdentifier + "/" + scene.sceneID)
@@ -70,7 +76,7 @@ final class ScenePanel: Sendable {
     }
 
     /// The scene in its frame, which clips it.
-    func markup() -> Markup {
+    public func markup() -> Markup {
         .element(
             "section",
             ["id": id, "class": "scene", "data-scene": id],
@@ -78,7 +84,8 @@ final class ScenePanel: Sendable {
         )
     }
 
-    func updates() -> AsyncStream<WindowUpdate> {
+    /// The frame each time the scene is drawn again.
+    public func updates() -> AsyncStream<WindowUpdate> {
         let (stream, continuation) = AsyncStream.makeStream(of: WindowUpdate.self)
         let number = nextWatcher.withLock { value in
             defer { value += 1 }
@@ -89,8 +96,13 @@ final class ScenePanel: Sendable {
         return stream
     }
 
-    /// Sends the event `fields` describe to the scene; every open page shows its new tree.
-    func perform(_ fields: [String: String]) async throws(AppexError) {
+    /// Sends the event `action` describes (a `scene` action of the window's script) to the
+    /// scene; every open ``updates()`` stream gets its new markup.
+    ///
+    /// - Throws: ``/AppexVocabulary/AppexError`` `invalidValue` for a malformed event; the
+    ///   extension's refusal.
+    public func perform(_ action: WindowAction) async throws(AppexError) {
+        let fields = action.fields
         guard let control = fields["control"].flatMap({ Int($0) }), let kind = fields["event"] else {
             throw AppexError(.invalidValue, "a scene event names its control and its kind")
         }

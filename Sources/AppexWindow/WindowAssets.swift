@@ -55,6 +55,15 @@ enum WindowAssets {
               return false;
             }
           };
+          // A page's own field (a search, a passcode): its value, when it is committed.
+          document.addEventListener("change", async (event) => {
+            const field = event.target.closest("input[data-action]:not([type=checkbox])");
+            if (!field) return;
+            const fields = Object.assign({}, field.dataset);
+            fields.value = field.value;
+            if (field.type === "password") field.value = "";
+            await post(fields);
+          });
           // A scene's text field or picker: its new value, when it is committed.
           document.addEventListener("change", async (event) => {
             const field = event.target.closest("input[data-scene-control], select[data-scene-control]");
@@ -140,6 +149,21 @@ enum WindowAssets {
         .widget-tile[data-health="stale"] .widget { outline: 2px solid #c33; }
         .widget-tile .widget { color-scheme: light; }
         .empty { opacity: 0.7; }
+        button, input { font: inherit; }
+        main button:not(.control) { padding: 4px 12px; border-radius: 8px; border: 1px solid #8886; background: ButtonFace; color: ButtonText; cursor: pointer; }
+        .card + .card, .card + .columns, .columns + .card { margin-top: 12px; }
+        .columns { display: grid; grid-template-columns: minmax(240px, 340px) 1fr; gap: 12px; align-items: start; }
+        .account { display: flex; gap: 12px; align-items: center; flex-wrap: wrap; }
+        .account .message { opacity: 0.75; }
+        .contacts ul { list-style: none; padding: 0; margin: 8px 0 0; }
+        .contacts li { display: flex; justify-content: space-between; gap: 8px; padding: 4px 0; border-bottom: 1px solid #8883; }
+        .contacts li button { all: unset; cursor: pointer; font-weight: 600; }
+        .contacts li.selected button { color: #007aff; }
+        .contacts .company, .contacts .count { opacity: 0.7; font-size: 14px; }
+        .contacts input { width: 100%; box-sizing: border-box; padding: 4px 8px; }
+        .detail h2 { margin: 0 0 4px; }
+        .translators { display: flex; gap: 8px; margin: 8px 0; }
+        .translators button.chosen { background: #007aff; color: #fff; border-color: #007aff; }
         .scene { display: inline-block; contain: content; overflow: hidden; border-radius: 20px; background: #e5e5ea; padding: 12px; }
         .scene button.scene-toggle.off { background: #e5e5ea; color: #000; }
         .scene-field { display: flex; gap: 8px; align-items: center; font-size: 14px; }

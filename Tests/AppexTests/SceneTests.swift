@@ -55,9 +55,9 @@ import Testing
         let echo = try await process.send("hello", expecting: String.self)
         #expect(echo == "echo: hello")
 
-        // A second copy of the scene has its own state.
-        let second = try await ExtensionScene(process: process, sceneID: "translate")
-        #expect(second.tree.texts.contains("Good morning") && second.tree.texts.contains("Copied 0 times"))
+        // A second copy of the scene has its own state, and shows what the host passed it.
+        let second = try await ExtensionScene(process: process, sceneID: "translate", parameters: ["note": "Thanks"])
+        #expect(second.tree.texts.contains("Thanks") && second.tree.texts.contains("Copied 0 times"))
         await second.close()
     }
 

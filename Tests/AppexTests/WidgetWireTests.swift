@@ -145,7 +145,8 @@ import Testing
     )
     func sceneMessages() throws {
         let requests: [SceneRequest] = [
-            .open(sceneID: "translate"), .event(scene: 7, control: 0, .tap), .event(scene: 7, control: 1, .toggle),
+            .open(sceneID: "translate", parameters: ["note": "Met at <b>", "b": ""]),
+            .event(scene: 7, control: 0, .tap), .event(scene: 7, control: 1, .toggle),
             .event(scene: 7, control: 2, .text("Ada ≠ <b>")), .event(scene: 7, control: 3, .choose(2)),
             .close(scene: 7),
         ]

@@ -73,10 +73,14 @@ struct App {
 
     /// The host's side of the session: log in and out. With a passcode set, the session's tokens
     /// live in the secure store, opened with the passcode (`CONTACTS_PASSCODE`).
-    func host() throws -> HostAccessor {
+    func host() throws -> HostAccessor { try host(unlocked: openedSecureStore()) }
+
+    /// The host's side of the session, its tokens in `store` (the secure store, opened) when a
+    /// passcode is set: the window opens it with the passcode a person types.
+    func host(unlocked store: SecureStore?) throws -> HostAccessor {
         let builder = HostAccessorBuilder(configuration: configuration, context: context, environment: environment)
             .option(.oauth)
-        guard let store = try openedSecureStore() else { return try builder.build() }
+        guard let store else { return try builder.build() }
         return try builder.tokenStorage(SecureStoreTokenStorage(store: store)).build()
     }
 

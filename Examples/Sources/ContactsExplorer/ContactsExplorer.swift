@@ -15,7 +15,7 @@ struct ContactsExplorer: AsyncParsableCommand {
         discussion: "Run from ContactsExplorer.app, with CONTACTS_SERVER naming the contacts server.",
         subcommands: [
             Login.self, Logout.self, Sync.self, Contacts.self, Show.self, TranslateNote.self, Widgets.self,
-            Extensions.self, Run.self, Passcode.self,
+            Extensions.self, Run.self, Passcode.self, WindowCommand.self,
         ]
     )
 

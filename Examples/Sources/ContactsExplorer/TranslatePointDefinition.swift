@@ -8,7 +8,7 @@ extension AppExtensionPoint {
     @Definition
     static var translate: AppExtensionPoint {
         Name("Translate")
-        UserInterface(false)
+        UserInterface(true)  // each translator also presents a scene: the note, a language, the translation
         Scope(restriction: .none)  // Lingua Labs' translator comes from elsewhere (seed 004)
     }
 }

@@ -3,6 +3,7 @@
 // `ContactsExplorer extensions enable com.lingualabs.translate`. It is written as seed 001
 // writes the session form.
 import AppexExtension
+import AppexWidgetKit
 import ContactsTranslation
 
 @main
@@ -14,15 +15,39 @@ struct LinguaTranslate: AppExtension {
         AppExtensionPoint.Identifier("com.myapp.MyApp", name: "Translate")
     }
 
-    var configuration: ConnectionHandler {
-        ConnectionHandler(onSessionRequest: { request in
-            request.accept { session in
-                GermanHandler()
-            }
-        })
+    // Its scene (the point presents user interface), beside the session form.
+    var configuration: AppExtensionSceneConfiguration {
+        AppExtensionSceneConfiguration(
+            PrimitiveAppExtensionScene(id: "translate") { parameters in
+                LinguaScene(note: parameters["note"] ?? "")
+            },
+            configuration: ConnectionHandler(onSessionRequest: { request in
+                request.accept { session in
+                    GermanHandler()
+                }
+            })
+        )
     }
 
     init() {}
+}
+
+/// Lingua Labs' scene: the note, German or Spanish, the translation.
+struct LinguaScene: View {
+    var note: String
+    @State private var language = "de"
+
+    var body: some View {
+        VStack(alignment: .leading, spacing: 8) {
+            Text("Lingua Labs").font(.caption).foregroundStyle(.secondary)
+            Text(note).font(.headline)
+            Picker("Language", selection: $language) {
+                Text("Deutsch").tag("de")
+                Text("English (as written)").tag("en")
+            }
+            Text(language == "de" ? GermanHandler().german.translate(note) : note).font(.title3)
+        }
+    }
 }
 
 struct GermanHandler: PeerHandler {

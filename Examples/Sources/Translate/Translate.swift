@@ -2,6 +2,7 @@
 // ContactsExplorer.app/Extensions/. It serves both of the seed's forms: the exported distributed
 // actor (`accept(connection:)`, `exportedObject`) and the session messages.
 import AppexExtension
+import AppexWidgetKit
 import ContactsTranslation
 import Distributed
 
@@ -14,13 +15,20 @@ struct Translate: AppExtension {
         AppExtensionPoint.Identifier("com.myapp.MyApp", name: "Translate")
     }
 
-    var configuration: ConnectionHandler {
-        ConnectionHandler(onConnection: { connection in
-            connection.exportedObject = FrenchTranslator(actorSystem: connection.actorSystem)
-            connection.answerRequests(with: TranslationHandler())
-            connection.resume()
-            return true
-        })
+    // Its scene (the point presents user interface): the note, a language, the translation.
+    // Its other messages are served as before, on the same connection.
+    var configuration: AppExtensionSceneConfiguration {
+        AppExtensionSceneConfiguration(
+            PrimitiveAppExtensionScene(id: TranslationScene.identifier) { parameters in
+                TranslationScene(note: parameters["note"] ?? "")
+            },
+            configuration: ConnectionHandler(onConnection: { connection in
+                connection.exportedObject = FrenchTranslator(actorSystem: connection.actorSystem)
+                connection.answerRequests(with: TranslationHandler())
+                connection.resume()
+                return true
+            })
+        )
     }
 
     init() {}
@@ -39,6 +47,26 @@ distributed actor FrenchTranslator: NoteTranslator {
 struct TranslationHandler: PeerHandler {
     func handleIncomingRequest(_ message: TranslationRequest) -> Translation {
         Translation(text: Phrasebook.french.translate(message.text), language: "fr", translator: "Translate")
+    }
+}
+
+/// The scene: the note, the language to translate it into, and the translation.
+struct TranslationScene: View {
+    static let identifier = "translate"
+    var note: String
+    @State private var language = "fr"
+
+    var body: some View {
+        VStack(alignment: .leading, spacing: 8) {
+            Text("Translate").font(.caption).foregroundStyle(.secondary)
+            Text(note).font(.headline)
+            Picker("Language", selection: $language) {
+                Text("Français").tag("fr")
+                Text("English (as written)").tag("en")
+            }
+            Text(language == "fr" ? Phrasebook.french.translate(note) : note).font(.title3)
+            Text("by ContactsExplorer's translator").foregroundStyle(.tertiary)
+        }
     }
 }
 

@@ -1,4 +1,5 @@
 import AppexCore
+import AppexHost
 import AppexTesting
 import AppexWidgetHost
 import ContactsKit
@@ -29,6 +30,37 @@ import Testing
         let list = try explorer.run(["extensions", "list"], server: server)
         #expect(list.status == 0, "\(list.err)")
         return list.out.split(separator: "\n").map(String.init).first { $0.contains(" \(bundleIdentifier)\t") }
+    }
+
+    /// The Translate scene of `bundleIdentifier`, opened for `note` as the app's window opens it.
+    func translateScene(_ bundleIdentifier: String, note: String) async throws -> ExtensionScene {
+        let discovery = try ExtensionDiscovery(hostBundleAt: explorer.app, environment: explorer.world.environment)
+        let found = try discovery.snapshot().extensions.first { $0.bundleIdentifier == bundleIdentifier }
+        let identity = try #require(found?.identity, "no valid \(bundleIdentifier)")
+        let process = try await AppExtensionProcess(
+            configuration: .init(identity: identity, hostBundlePath: explorer.app, environment: explorer.world.environment)
+        )
+        return try await ExtensionScene(process: process, sceneID: "translate", parameters: ["note": note])
+    }
+
+    @Test(
+        "both translators present the Translate point's scene (it is a UI point now): the note, a language picker and the translation; choosing another language shows it"
+    )
+    func translateScenes() async throws {
+        func html(_ scene: ExtensionScene) -> String { HTMLRenderer().fragment(scene.frame(title: "Translate")) }
+        let own = try await translateScene("com.myapp.MyApp.Translate", note: "Prefers email.")
+        defer { own.process.invalidate() }
+        #expect(html(own).contains("Préfère le courriel."), "\(html(own))")
+        try await own.send(.choose(control: 0, option: 1))
+        #expect(html(own).components(separatedBy: "Prefers email.").count == 3, "\(html(own))")
+
+        let discovery = try ExtensionDiscovery(hostBundleAt: explorer.app, environment: explorer.world.environment)
+        try discovery.setEnabled(true, bundleIdentifier: "com.lingualabs.translate")
+        let lingua = try await translateScene("com.lingualabs.translate", note: "Prefers email.")
+        defer { lingua.process.invalidate() }
+        #expect(html(lingua).contains("Bevorzugt E-Mail.") && html(lingua).contains("Lingua Labs"), "\(html(lingua))")
+        try await lingua.send(.choose(control: 0, option: 1))
+        #expect(!html(lingua).contains("Bevorzugt E-Mail."), "\(html(lingua))")
     }
 
     @Test(

@@ -14,7 +14,9 @@ struct SceneExtension: AppExtension {
 
     var configuration: AppExtensionSceneConfiguration {
         AppExtensionSceneConfiguration(
-            PrimitiveAppExtensionScene(id: "translate") { TranslateScene(note: "Good morning") },
+            PrimitiveAppExtensionScene(id: "translate") { parameters in
+                TranslateScene(note: parameters["note"] ?? "Good morning")
+            },
             configuration: ConnectionHandler { (message: String) in "echo: " + message }
         )
     }
