@@ -170,6 +170,63 @@ import Testing
         kill(window.processIdentifier, SIGTERM)
     }
 
+    /// A login in the browser: the window's Log in, the server's sign-in page, back to the window.
+    static let loginVisit = preamble + "\n" + #"""
+        user, password = sys.argv[4], sys.argv[5]
+        result = {}
+        try:
+            driver.get(url)
+            home = driver.current_url
+            wait("body[data-live='yes']")
+            result["before"] = wait("#account", "Logged out")
+            driver.execute_script("document.querySelector('#account button[data-action=login]').click()")
+            wait("#account a[href]")
+            sign_in = driver.execute_script("return document.querySelector('#account a[href]').href")
+            result["signIn"] = sign_in
+            driver.get(sign_in)
+            wait("input[name=username]")
+            driver.execute_script("document.querySelector('input[name=username]').value = arguments[0]; document.querySelector('input[name=password]').value = arguments[1]; document.querySelector('input[name=password]').form.submit()", user, password)
+            deadline = time.monotonic() + 20
+            while "127.0.0.1" not in driver.current_url or "/login" in driver.current_url.split("?")[0][-6:]:
+                if time.monotonic() > deadline: break
+                time.sleep(0.05)
+            time.sleep(0.5)
+            driver.get(home)
+            result["after"] = wait("#account", "Logged in")
+        except Exception as error:
+            result["error"] = str(error)[:3000]
+        driver.quit()
+        print(json.dumps(result))
+        """#
+
+    @Test(
+        "the app's window logs in in the browser: Log in shows the server's sign-in page (code + PKCE), signing in there logs the app in (the window shows Logged in, and a sync works)"
+    )
+    func logInInTheBrowser() async throws {
+        let server = try TestServer.start()
+        let user = try await TestServer.newAccount(contacts: 2)
+        let window = try explorer.start(["window"], server: server)
+        defer { if window.isRunning { kill(window.processIdentifier, SIGKILL) } }
+        let output = try #require(window.standardOutput as? Pipe).fileHandleForReading
+        let link = await Self.line(of: output)
+        let visit = Process()
+        visit.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        visit.arguments = [
+            "-c", Self.loginVisit, link ?? "", "", FileManager.default.temporaryDirectory.path, user.username,
+            user.password,
+        ]
+        let visitOutput = Pipe()
+        visit.standardOutput = visitOutput
+        try visit.run()
+        let json = await Self.line(of: visitOutput.fileHandleForReading, within: 120) ?? "{}"
+        let result = try JSONDecoder().decode([String: String].self, from: Data(json.utf8))
+        #expect(result["error"] == nil, "\(result["error"] ?? "")")
+        #expect(result["signIn"]?.contains("code_challenge_method=S256") == true, "\(result["signIn"] ?? "")")
+        #expect(result["after"]?.contains("Logged in") == true)
+        #expect(try explorer.run(["sync"], server: server).out.contains("synced: 2 contacts"))
+        kill(window.processIdentifier, SIGTERM)
+    }
+
     /// The next line of `handle`, read on a Dispatch thread (not Swift's pool), within `seconds`.
     static func line(of handle: FileHandle, within seconds: Double = 60) async -> String? {
         await withCheckedContinuation { continuation in
