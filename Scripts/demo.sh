@@ -294,4 +294,31 @@ printf '\n== every widget, as the system draws it now\n'
 run appex widgets show --html "$html"
 echo
 echo "The widgets as an HTML page: $html"
+
+step "the windows: the widget desktop and the app's window, as local web pages"
+# Each prints its one-time login link first; headless Chromium follows it (the link buys the
+# browser its cookie and lands on the page) and takes a screenshot; then the window is stopped.
+shots="$root/.build/demo"
+# screenshot NAME COMMAND... — starts the window, screenshots its page, stops it.
+screenshot() {
+  local name="$1"; shift
+  local links="$work/$name.links"
+  "$@" >"$links" 2>"$work/$name.log" &
+  local pid=$!
+  local waited=0
+  until [[ -s "$links" ]] || (( waited >= 300 )); do sleep 0.1; waited=$((waited + 1)); done
+  local link; link="$(head -1 "$links")"
+  [[ "$link" == http://127.0.0.1:*/login?token=* ]] || { kill "$pid" 2>/dev/null; fail "$name printed no login link: $(cat "$work/$name.log")"; }
+  # A moment for the widgets to be fetched and drawn before the picture.
+  sleep 3
+  timeout 60 chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,760 \
+    --user-data-dir="$work/chromium-$name" --screenshot="$shots/$name.png" "$link" >/dev/null 2>&1 \
+    || { kill "$pid" 2>/dev/null; fail "chromium could not take the $name screenshot"; }
+  kill -TERM "$pid"
+  wait "$pid" || true
+  [[ -s "$shots/$name.png" ]] || fail "no $name screenshot"
+  echo "$name: $shots/$name.png"
+}
+screenshot widget-desktop "$bin/appex" widgets serve
+screenshot contacts-window "$app/ContactsExplorer" window
 echo "story: all $step steps held"

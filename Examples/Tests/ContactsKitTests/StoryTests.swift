@@ -46,7 +46,7 @@ import Testing
         let steps = [
             "the widget before login", "log in", "sync", "the widget shows", "show a contact",
             "the access token expires", "another team's extensions", "a passcode", "a new passcode",
-            "the session is revoked", "log out",
+            "the session is revoked", "log out", "the windows",
         ]
         for (number, title) in steps.enumerated() {
             #expect(transcript.contains("== \(number + 1). \(title)"), "step \(number + 1) did not run")
@@ -57,6 +57,13 @@ import Testing
         #expect(transcript.contains("Log in again"))
         #expect(transcript.contains("Waiting for ContactsExplorer") && transcript.contains("answered 1 data request"))
         #expect(transcript.contains("Waiting for ContactsExplorer") && transcript.contains("answered 1 data request"))
-        #expect(transcript.hasSuffix("story: all 11 steps held\n"), "\(transcript.suffix(600))")
+        // The windows' screenshots, taken by headless Chromium, are PNG files.
+        for name in ["widget-desktop", "contacts-window"] {
+            let line = transcript.split(separator: "\n").first { $0.hasPrefix("\(name): ") }
+            let path = String(try #require(line, "no \(name) screenshot").dropFirst(name.count + 2))
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) && bytes.count > 10_000, "\(path)")
+        }
+        #expect(transcript.hasSuffix("story: all 12 steps held\n"), "\(transcript.suffix(600))")
     }
 }
