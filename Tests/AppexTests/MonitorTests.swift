@@ -49,6 +49,46 @@ import Testing
         #expect(monitor.identities.map(\.bundleIdentifier) == ["com.example.second", "com.example.translate"])
     }
 
+    @Test(
+        "the first approval ever recorded reaches a monitor started before it (the registry did not exist yet), from another process"
+    )
+    func firstApprovalEver() async throws {
+        try fixture.addExtension("Summarize", id: "com.example.summarize", inHost: false)
+        let registry = fixture.world.environment.registryDirectory
+        try? FileManager.default.removeItem(atPath: registry)
+        let monitor = try await makeMonitor()
+        #expect(monitor.identities.isEmpty)
+        let enabled = try await appex(
+            "enable",
+            "--host",
+            fixture.hostPath,
+            "com.example.summarize",
+            in: fixture.world
+        )
+        #expect(enabled.status == 0, "\(enabled.standardError)")
+        let seen = await waitForUpdate(of: monitor) {
+            $0.identities.contains { $0.bundleIdentifier == "com.example.summarize" }
+        }
+        #expect(seen != nil)
+    }
+
+    @Test(
+        "approvals changed again and again by a discovery this process keeps open (its registry connection stays open) each reach a monitor"
+    )
+    func approvalsFromAnOpenDiscovery() async throws {
+        try fixture.addExtension("Summarize", id: "com.example.summarize", inHost: false)
+        let monitor = try await makeMonitor()
+        let discovery = try fixture.discovery()
+        for round in 0..<4 {
+            let enable = round % 2 == 0
+            try discovery.setEnabled(enable, bundleIdentifier: "com.example.summarize")
+            let seen = await waitForUpdate(of: monitor, within: 5) { snapshot in
+                snapshot.identities.contains { $0.bundleIdentifier == "com.example.summarize" } == enable
+            }
+            #expect(seen != nil, "round \(round)")
+        }
+    }
+
     @Test("creating a monitor for a point the host does not declare fails and says which points it does declare")
     func undeclaredPoint() async throws {
         let error = await #expect(throws: AppexError.self) {
