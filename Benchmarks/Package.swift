@@ -116,6 +116,28 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
+            name: "BenchTickerWidget",
+            dependencies: [.product(name: "AppexWidgetKit", package: appexFolder)],
+            path: "Fixtures/BenchTickerWidget",
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            linkerSettings: staticallyLinked
+        ),
+        .executableTarget(
+            name: "WindowBenchmarks",
+            dependencies: [
+                "BenchWidget", "BenchTickerWidget",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "AppexCore", package: appexFolder),
+                .product(name: "AppexHost", package: appexFolder),
+                .product(name: "AppexTesting", package: appexFolder),
+                .product(name: "AppexWidgetHost", package: appexFolder),
+                .product(name: "AppexWindow", package: appexFolder),
+            ],
+            path: "Benchmarks/WindowBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "ProductBenchmarks",
             dependencies: [
                 "BenchWidget", "FirstByte",

@@ -55,6 +55,7 @@ declare -A baseline_of=(
   [launch.first-reply.sandboxed.lone]=launch.first-reply.lone
   [launch.first-reply.lone]=launch.first-reply.baseline
   [keychain.read.brokered]=keychain.read
+  [window.event.latency]=discovery.update-latency
 )
 # The benchmarks to run: the figures the filter selects, and their baselines.
 bench_filter="$filter"
@@ -122,6 +123,7 @@ explicit = {
     "launch.first-reply.sandboxed.lone": "launch.first-reply.lone",
     "launch.first-reply.lone": "launch.first-reply.baseline",
     "keychain.read.brokered": "keychain.read",
+    "window.event.latency": "discovery.update-latency",
 }
 def show_bytes(count):
     return f"{count / 2**20:.3g}MB"
@@ -133,7 +135,7 @@ if not p50:
     sys.exit("bench.sh: the benchmark run exported no wall-clock percentiles")
 # Figures whose target is a difference from their baseline (docs/DESIGN.md, issue 12).
 differences = {"widget.timeline.first", "widget.host.rss.20", "widget.recentcontacts.reload", "launch.first-reply.sandboxed",
-               "launch.first-reply.enhanced", "launch.first-reply.sandboxed.lone"}
+               "launch.first-reply.enhanced", "launch.first-reply.sandboxed.lone", "window.event.latency"}
 def figure(name, ours, base, unit=show):
     if base is None:
         print(f"figure: {name} ours={unit(ours)} baseline=missing ratio=n/a")
