@@ -24,7 +24,7 @@ import Testing
         return folder
     }
 
-    @Test("Scripts/demo.sh plays the whole story against the real server, and each of its eleven steps holds")
+    @Test("Scripts/demo.sh plays the whole story against the real server, and each of its twelve steps holds (the last: both windows, screenshot in headless Chromium)")
     func story() throws {
         let demo = Process()
         demo.executableURL = Self.repository.appendingPathComponent("Scripts/demo.sh")

@@ -51,6 +51,9 @@ import Testing
             wait("body[data-live='yes']")
             driver.execute_script("window.appexMark = 'kept'")
             wait("#contacts li")
+            # Contacts named with markup and script show as text: no element of theirs, no script run.
+            result["hostileText"] = "yes" if "<script>" in text("#contacts") else "no"
+            result["elements"] = str(driver.execute_script("return document.querySelectorAll('main script, main img, main b').length"))
             driver.execute_script("const s = document.querySelector('#contacts input'); s.value = arguments[0]; s.dispatchEvent(new Event('change', {bubbles: true}))", name)
             result["count"] = wait("#contacts .count", "1 of ")
             driver.execute_script("document.querySelector('#contacts li button').click()")
@@ -68,11 +71,11 @@ import Testing
         """#
 
     @Test(
-        "the app's window in a real browser: a search, a contact's detail with the Translate scene of its translator, a language picked in the scene, and the extension browser with Lingua Labs' translator unapproved"
+        "the app's window in a real browser: contacts named with markup show as text, a search, a contact's detail with the Translate scene of its translator, a language picked in the scene, and the extension browser with Lingua Labs' translator unapproved"
     )
     func window() async throws {
         let server = try TestServer.start()
-        let user = try await TestServer.newAccount(contacts: 3)
+        let user = try await TestServer.newAccount(contacts: 3, hostile: true)
         let session = try await TestServer.signIn(user)
         let first = try await ContactsAPI(server: server, send: session.send).page(modifiedSince: nil, cursor: nil, limit: 1)
         let contact = try #require(first.contacts.first)
@@ -96,6 +99,7 @@ import Testing
         let json = await Self.line(of: visitOutput.fileHandleForReading, within: 120) ?? "{}"
         let result = try JSONDecoder().decode([String: String].self, from: Data(json.utf8))
         #expect(result["error"] == nil, "\(result["error"] ?? "")")
+        #expect(result["hostileText"] == "yes" && result["elements"] == "0", "\(result)")
         #expect(result["count"]?.hasPrefix("1 of ") == true, "\(result)")
         #expect(result["translated"]?.contains("Prefers email.") == true)
         #expect(result["original"]?.components(separatedBy: "Prefers email.").count == 3, "\(result["original"] ?? "")")
