@@ -17,15 +17,7 @@ extension WidgetHost {
     /// - Returns: the process, still to be ended (``endInBackground(_:)``) once the widgets are
     ///   shown; `nil` when none could be made.
     func perform(_ fetch: Fetch, clock: WidgetClock.Shifted) async -> AppExtensionProcess? {
-        let logger = configuration.logger
-        var processConfiguration = AppExtensionProcess.Configuration(
-            identity: fetch.identity,
-            hostBundlePath: discovery.hostPath,
-            environment: configuration.environment,
-            logger: logger
-        )
-        processConfiguration.launchTimeout = configuration.deadline
-        processConfiguration.limitsMemoryByAddressSpace = configuration.limitsMemoryByAddressSpace
+        let processConfiguration = launchConfiguration(for: fetch.identity)
         let process: AppExtensionProcess
         do { process = try await AppExtensionProcess(configuration: processConfiguration, discovery: discovery) } catch
         {
@@ -34,6 +26,20 @@ extension WidgetHost {
         }
         await fetchAll(fetch, from: process, clock: clock)
         return process
+    }
+
+    /// How the host launches the widget extension `identity`, for a timeline, a preview or an
+    /// intent alike: its sandbox, the host's deadline and memory limits, the host's logger.
+    func launchConfiguration(for identity: AppExtensionIdentity) -> AppExtensionProcess.Configuration {
+        var launch = AppExtensionProcess.Configuration(
+            identity: identity,
+            hostBundlePath: discovery.hostPath,
+            environment: configuration.environment,
+            logger: configuration.logger
+        )
+        launch.launchTimeout = configuration.deadline
+        launch.limitsMemoryByAddressSpace = configuration.limitsMemoryByAddressSpace
+        return launch
     }
 
     /// Ends launched processes off the caller's path. Tearing a process down wakes its threads,

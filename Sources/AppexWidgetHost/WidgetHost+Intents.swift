@@ -35,14 +35,7 @@ extension WidgetHost {
                 context: context
             )
         }
-        var processConfiguration = AppExtensionProcess.Configuration(
-            identity: identity,
-            hostBundlePath: discovery.hostPath,
-            environment: configuration.environment,
-            logger: configuration.logger
-        )
-        processConfiguration.launchTimeout = configuration.deadline
-        processConfiguration.limitsMemoryByAddressSpace = configuration.limitsMemoryByAddressSpace
+        let processConfiguration = launchConfiguration(for: identity)
         let process = try await AppExtensionProcess(configuration: processConfiguration, discovery: discovery)
         defer { Self.endInBackground([process]) }
         let reply = try await ask(

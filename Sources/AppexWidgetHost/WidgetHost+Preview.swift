@@ -19,14 +19,7 @@ extension WidgetHost {
                 context: AppexError.Context(bundleIdentifier: state.key.extensionIdentifier, widgetKind: state.key.kind)
             )
         }
-        var processConfiguration = AppExtensionProcess.Configuration(
-            identity: identity,
-            hostBundlePath: discovery.hostPath,
-            environment: configuration.environment,
-            logger: configuration.logger
-        )
-        processConfiguration.launchTimeout = configuration.deadline
-        processConfiguration.limitsMemoryByAddressSpace = configuration.limitsMemoryByAddressSpace
+        let processConfiguration = launchConfiguration(for: identity)
         let process: AppExtensionProcess
         do { process = try await AppExtensionProcess(configuration: processConfiguration, discovery: discovery) } catch
         {

@@ -123,16 +123,8 @@ public final class ExtensionBrowserPage: WindowPage {
     ///   field; ``/AppexHost/ExtensionDiscovery/setEnabled(_:bundleIdentifier:)``'s errors (an invalid
     ///   extension cannot be enabled).
     public func perform(_ action: WindowAction) async throws(AppexError) {
-        guard action.name == "set-enabled", let bundle = action.fields["bundle"],
-            let checked = action.fields["checked"], ["true", "false"].contains(checked)
-        else {
-            throw AppexError(
-                .invalidValue,
-                "the extension browser takes set-enabled with a bundle and checked=true or false, not \(action.name)",
-                context: AppexError.Context(key: action.name)
-            )
-        }
-        try discovery.setEnabled(checked == "true", bundleIdentifier: bundle)
+        let (bundle, enabled) = try action.enablement(on: "the extension browser")
+        try discovery.setEnabled(enabled, bundleIdentifier: bundle)
     }
 
     /// Builds the rows of `extensions` and sends what changed to every open page.

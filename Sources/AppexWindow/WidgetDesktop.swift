@@ -76,15 +76,7 @@ final class WidgetSettingsPage: WindowPage {
 
     /// `set-enabled`, from a toggle: as `appex widgets enable` and `disable`.
     func perform(_ action: WindowAction) async throws(AppexError) {
-        guard action.name == "set-enabled", let bundle = action.fields["bundle"],
-            let checked = action.fields["checked"], ["true", "false"].contains(checked)
-        else {
-            throw AppexError(
-                .invalidValue,
-                "widget settings take set-enabled with a bundle and checked=true or false, not \(action.name)",
-                context: AppexError.Context(key: action.name)
-            )
-        }
-        try model.host.setEnabled(checked == "true", bundleIdentifier: bundle)
+        let (bundle, enabled) = try action.enablement(on: "the widget settings")
+        try model.host.setEnabled(enabled, bundleIdentifier: bundle)
     }
 }

@@ -51,3 +51,20 @@ public struct WindowAction: Sendable, Hashable {
         self.fields = fields
     }
 }
+
+extension WindowAction {
+    /// A toggle's `set-enabled`: the bundle it names and whether it is now on; `page` names the
+    /// page in the refusal of anything else.
+    func enablement(on page: String) throws(AppexError) -> (bundle: String, enabled: Bool) {
+        guard name == "set-enabled", let bundle = fields["bundle"], let checked = fields["checked"],
+            ["true", "false"].contains(checked)
+        else {
+            throw AppexError(
+                .invalidValue,
+                "\(page) takes set-enabled with a bundle and checked=true or false, not \(name)",
+                context: AppexError.Context(key: name)
+            )
+        }
+        return (bundle, checked == "true")
+    }
+}
