@@ -26,6 +26,8 @@ final class DesktopModel: Sendable {
 
     private struct State {
         var loaded = false
+        /// Renders waiting for the first states (a page opened while the host fetches).
+        var loadWaiters: [CheckedContinuation<Void, Never>] = []
         var states: [WidgetState] = []
         var tiles: [Tile] = []
         var rows: [ExtensionRow] = []
@@ -82,7 +84,36 @@ final class DesktopModel: Sendable {
     }
 
     /// The desktop as it is now.
-    func desktop() async -> Markup { desktopMarkup(state.withLock { ($0.loaded, $0.tiles) }) }
+    /// The desktop as it is now; the first time, once the host has shown its widgets (at most
+    /// 10 s), so a page opened at start shows them rather than "Loading".
+    func desktop() async -> Markup {
+        await firstLoad(within: .seconds(10))
+        return desktopMarkup(state.withLock { ($0.loaded, $0.tiles) })
+    }
+
+    /// Returns once the first states are drawn, or after `limit`.
+    private func firstLoad(within limit: Duration) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let waiting = state.withLock { state -> Bool in
+                guard !state.loaded else { return false }
+                state.loadWaiters.append(continuation)
+                return true
+            }
+            guard waiting else { return continuation.resume() }
+            Task { [weak self] in
+                try? await Task.sleep(for: limit)
+                self?.releaseLoadWaiters()
+            }
+        }
+    }
+
+    /// Resumes every render waiting for the first states (each once: they are taken).
+    private func releaseLoadWaiters() {
+        for waiter in state.withLock({ state in
+            defer { state.loadWaiters = [] }
+            return state.loadWaiters
+        }) { waiter.resume() }
+    }
 
     /// The settings as they are now.
     func settings() async -> Markup {
@@ -205,7 +236,9 @@ final class DesktopModel: Sendable {
             : ((try? host.extensions()) ?? []).map { ExtensionRow(found: $0, summary: nil) }
         let sends = state.withLock { state -> [(AsyncStream<WindowUpdate>.Continuation, [WindowUpdate])] in
             let (wasLoaded, oldTiles, oldRows) = (state.loaded, state.tiles, state.rows)
-            state.loaded = true
+            // Loaded once the host's states came (a redraw of none before them is not a load).
+            if all != nil { state.loaded = true }
+            guard state.loaded else { return [] }
             state.states = states
             state.tiles = tiles
             state.rows = rows
@@ -223,6 +256,7 @@ final class DesktopModel: Sendable {
             }
             return state.watchers.values.map { ($0.1, $0.0 == .desktop ? desktop : settings) }
         }
+        if all != nil { releaseLoadWaiters() }
         for (watcher, updates) in sends {
             for update in updates { watcher.yield(update) }
         }

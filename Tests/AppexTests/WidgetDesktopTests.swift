@@ -67,6 +67,16 @@ import Testing
         }
     }
 
+    @Test("the widget desktop's first page, opened as the host starts, already shows its widgets (it waits for them)")
+    func firstPageWaits() async throws {
+        let desktop = WidgetDesktop(host: try widgets.host())
+        let window = try await TestWindow(desktop.pages)
+        let cookie = try await window.logIn()
+        let page = try await window.request("GET", "/", headers: ["Cookie": cookie])
+        #expect(page.status == 200)
+        #expect(page.body.contains("class=\"widget-tile\"") && !page.body.contains("Loading widgets"))
+    }
+
     @Test(
         "the widget desktop: a tap's URL must be one the widget shows now; a forged one opens nothing and says why"
     )
