@@ -73,7 +73,11 @@ rm -f "$APPEX_TEST_TIMINGS"
 swift test --skip-build --filter LaunchCycleTests
 swift test --skip-build --filter HostDeathTests
 swift test --skip-build --filter ThreadBudgetTests
-swift test --skip-build --skip 'LaunchCycleTests|HostDeathTests|ThreadBudgetTests|TemplateTests'
+swift test --skip-build --skip 'LaunchCycleTests|HostDeathTests|ThreadBudgetTests|TemplateTests|WindowBrowserTests|WidgetDesktopTests|SceneTests'
+# The pages in Chromium, after the rest and by themselves: what they measure (an entry on the
+# page within a second of its date, an event without a reload) is time, which five other
+# suites' processes and browsers on two cores would make up.
+SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=2 swift test --skip-build --filter 'WindowBrowserTests|WidgetDesktopTests|SceneTests'
 # The templates' READMEs, run as written: each builds Appex in new packages (minutes of both cores),
 # so they run after the rest, one at a time, rather than beside its time-bounded tests.
 swift test --skip-build --filter TemplateTests

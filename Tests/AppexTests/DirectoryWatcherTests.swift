@@ -21,7 +21,9 @@ import Testing
         let watcher = try DirectoryWatcher { changes.withLock { $0 += 1 } }
         defer { watcher.stop() }
         #expect(watcher.watch([moved, removed]))
-        #expect(watcher.isUpToDate)
+        // (Not `isUpToDate`: the losses it compares are the process's, and other suites running
+        // beside this one lose directories of their own; what is this watcher's is that its
+        // registrations are current, so the same paths again register nothing.)
         #expect(!watcher.watch([moved, removed]), "the same paths again register nothing")
         // Each replaced by a new directory at the same path.
         try FileManager.default.moveItem(atPath: moved, toPath: root.appending("Elsewhere"))
@@ -31,7 +33,7 @@ import Testing
         }
         #expect(await eventually(within: 10) { !watcher.isUpToDate }, "the losses were not noticed")
         #expect(watcher.watch([moved, removed]), "the new directories were not registered")
-        #expect(watcher.isUpToDate)
+        #expect(!watcher.watch([moved, removed]), "the new directories were registered once")
         let before = changes.withLock { $0 }
         for path in [moved, removed] {
             _ = FileManager.default.createFile(atPath: path + "/file", contents: Data("x".utf8))

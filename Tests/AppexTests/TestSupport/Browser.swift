@@ -52,12 +52,12 @@ final class Browser: Sendable {
     /// Waits until an element matches `css` (and, with `text`, its text contains it), within
     /// `seconds`; returns its text.
     @discardableResult
-    func wait(for css: String, containing text: String? = nil, within seconds: Double = 10) async throws -> String {
+    func wait(for css: String, containing text: String? = nil, within seconds: Double = 20) async throws -> String {
         try await perform(Command(op: "wait", css: css, text: text, timeout: seconds)) ?? ""
     }
 
     /// Waits until no element matches `css` (with `text`: none whose text contains it).
-    func waitUntilGone(_ css: String, containing text: String? = nil, within seconds: Double = 10) async throws {
+    func waitUntilGone(_ css: String, containing text: String? = nil, within seconds: Double = 20) async throws {
         _ = try await perform(Command(op: "wait", css: css, text: text, absent: true, timeout: seconds))
     }
 
