@@ -90,14 +90,7 @@ import Testing
         #expect(link?.hasPrefix("http://127.0.0.1:") == true, "\(link ?? "no line")")
 
         let shots = FileManager.default.temporaryDirectory.path
-        let visit = Process()
-        visit.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        visit.arguments = ["-c", Self.visit, link ?? "", contact.name, shots]
-        let visitOutput = Pipe()
-        visit.standardOutput = visitOutput
-        try visit.run()
-        let json = await Self.line(of: visitOutput.fileHandleForReading, within: 120) ?? "{}"
-        let result = try JSONDecoder().decode([String: String].self, from: Data(json.utf8))
+        let result = try await Self.run(Self.visit, arguments: [link ?? "", contact.name, shots])
         #expect(result["error"] == nil, "\(result["error"] ?? "")")
         #expect(result["hostileText"] == "yes" && result["elements"] == "0", "\(result)")
         #expect(result["count"]?.hasPrefix("1 of ") == true, "\(result)")
@@ -158,14 +151,10 @@ import Testing
         defer { if window.isRunning { kill(window.processIdentifier, SIGKILL) } }
         let output = try #require(window.standardOutput as? Pipe).fileHandleForReading
         let link = await Self.line(of: output)
-        let visit = Process()
-        visit.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        visit.arguments = ["-c", Self.lockVisit, link ?? "", "", FileManager.default.temporaryDirectory.path, passcode]
-        let visitOutput = Pipe()
-        visit.standardOutput = visitOutput
-        try visit.run()
-        let json = await Self.line(of: visitOutput.fileHandleForReading, within: 120) ?? "{}"
-        let result = try JSONDecoder().decode([String: String].self, from: Data(json.utf8))
+        let result = try await Self.run(
+            Self.lockVisit,
+            arguments: [link ?? "", "", FileManager.default.temporaryDirectory.path, passcode]
+        )
         #expect(result["error"] == nil, "\(result["error"] ?? "")")
         #expect(result["refused"]?.contains("unlock first") == true)
         #expect(result["wrong"]?.contains("did not open") == true)
@@ -213,22 +202,29 @@ import Testing
         defer { if window.isRunning { kill(window.processIdentifier, SIGKILL) } }
         let output = try #require(window.standardOutput as? Pipe).fileHandleForReading
         let link = await Self.line(of: output)
-        let visit = Process()
-        visit.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        visit.arguments = [
-            "-c", Self.loginVisit, link ?? "", "", FileManager.default.temporaryDirectory.path, user.username,
-            user.password,
-        ]
-        let visitOutput = Pipe()
-        visit.standardOutput = visitOutput
-        try visit.run()
-        let json = await Self.line(of: visitOutput.fileHandleForReading, within: 120) ?? "{}"
-        let result = try JSONDecoder().decode([String: String].self, from: Data(json.utf8))
+        let result = try await Self.run(
+            Self.loginVisit,
+            arguments: [link ?? "", "", FileManager.default.temporaryDirectory.path, user.username, user.password]
+        )
         #expect(result["error"] == nil, "\(result["error"] ?? "")")
         #expect(result["signIn"]?.contains("code_challenge_method=S256") == true, "\(result["signIn"] ?? "")")
         #expect(result["after"]?.contains("Logged in") == true)
         #expect(try explorer.run(["sync"], server: server).out.contains("synced: 2 contacts"))
         kill(window.processIdentifier, SIGTERM)
+    }
+
+    /// Runs a visit `script` with `arguments` in the browser and decodes its one JSON line; the
+    /// browser's driver is ended whatever happens.
+    static func run(_ script: String, arguments: [String]) async throws -> [String: String] {
+        let visit = Process()
+        visit.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        visit.arguments = ["-c", script] + arguments
+        let output = Pipe()
+        visit.standardOutput = output
+        try visit.run()
+        defer { if visit.isRunning { visit.terminate() } }
+        let json = await line(of: output.fileHandleForReading, within: 120) ?? "{}"
+        return try JSONDecoder().decode([String: String].self, from: Data(json.utf8))
     }
 
     /// The next line of `handle`, read on a Dispatch thread (not Swift's pool), within `seconds`.
