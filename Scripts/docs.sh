@@ -8,8 +8,9 @@
 # documentation may link to the modules it depends on (``/AppexCore/AppexBundle``). Each module
 # needs a catalog, Sources/<Module>/<Module>.docc/<Module>.md; a product without one fails here.
 #
-# The build has its own scratch path (.build-docs, ignored by git): symbol graphs come from a
-# debug build of the package, which would otherwise compete with the tests' .build.
+# The build shares the tests' scratch path (.build): symbol graphs come from a debug build of the
+# package, the same one `swift build --build-tests` then completes (a scratch path of its own was
+# a second full debug build on every CI run, several minutes of both cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,8 +30,8 @@ for target in "${targets[@]}"; do
 done
 
 started=$(date +%s)
-swift package --scratch-path .build-docs generate-documentation "${arguments[@]}" \
+swift package generate-documentation "${arguments[@]}" \
   --enable-experimental-combined-documentation --warnings-as-errors
-archive=.build-docs/plugins/Swift-DocC/outputs/Appex.doccarchive
+archive=.build/plugins/Swift-DocC/outputs/Appex.doccarchive
 echo "docs.sh: documentation of ${#targets[@]} modules, no warnings, in $(($(date +%s) - started)) s: $archive"
 

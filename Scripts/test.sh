@@ -13,7 +13,18 @@
 # counts the process's threads (other suites' threads would count too).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-Scripts/setup.sh
+# Each step's wall time, printed as it ends and again at the end: CI has 90 minutes for all of it.
+started_all=$(date +%s)
+step_times=()
+step() {
+  local name="$1" started
+  shift
+  started=$(date +%s)
+  "$@"
+  step_times+=("$(printf '%6d s  %s' $(($(date +%s) - started)) "$name")")
+  echo "test.sh: $name took $(($(date +%s) - started)) s" >&2
+}
+step setup Scripts/setup.sh
 # The code is formatted as .swift-format says (120 columns): formatting a copy changes nothing.
 formatted="$(mktemp -d)"
 cp -R Sources Tests Package.swift .swift-format "$formatted/"
@@ -48,17 +59,17 @@ if grep -rnE '^[[:space:]]*(@[A-Za-z_]+(\([^)]*\))? )*((final|nonisolated|static
   exit 1
 fi
 # The documentation builds with no warning: a DocC catalog for every library module, built with
-# swift-docc-plugin, warnings as errors (its own scratch path, .build-docs; docs/DESIGN.md,
+# swift-docc-plugin, warnings as errors (in .build, the debug build the tests then complete; docs/DESIGN.md,
 # "Documentation").
-Scripts/docs.sh
+step documentation Scripts/docs.sh
 # The public API equals its baseline in api/ (from the symbol graphs docs.sh extracted), and no
 # wire type is public.
-Scripts/api.sh
+step api Scripts/api.sh
 # The real OAuth server the token tests use (installed on first use into .build-oauth/), stopped
 # when the tests end; the tests start it themselves too when run alone.
 Scripts/oauth-server.sh start >/dev/null
 trap 'Scripts/oauth-server.sh stop' EXIT
-swift build --build-tests
+step build swift build --build-tests
 # At most 6 tests at once (Swift Testing's own setting; ignored by a toolchain without it). Unbounded,
 # every test starts at once on 2 cores and time-bounded checks (a 100 ms deadline, a 2-s token)
 # waited 20 s for a thread; bounded, the run takes no longer (338 s against 351 s, measured).
@@ -70,22 +81,24 @@ if grep -rnE '^[[:space:]]*@Suite' Tests/AppexTests --include='*.swift' | grep -
 fi
 export APPEX_TEST_TIMINGS="$PWD/.build/test-timings.tsv"
 rm -f "$APPEX_TEST_TIMINGS"
-swift test --skip-build --filter LaunchCycleTests
-swift test --skip-build --filter HostDeathTests
-swift test --skip-build --filter ThreadBudgetTests
-swift test --skip-build --skip 'LaunchCycleTests|HostDeathTests|ThreadBudgetTests|TemplateTests|WindowBrowserTests|WidgetDesktopTests|SceneTests'
+step LaunchCycleTests swift test --skip-build --filter LaunchCycleTests
+step HostDeathTests swift test --skip-build --filter HostDeathTests
+step ThreadBudgetTests swift test --skip-build --filter ThreadBudgetTests
+step 'main suite' swift test --skip-build --skip 'LaunchCycleTests|HostDeathTests|ThreadBudgetTests|TemplateTests|WindowBrowserTests|WidgetDesktopTests|SceneTests'
 # The pages in Chromium, after the rest and by themselves: what they measure (an entry on the
 # page within a second of its date, an event without a reload) is time, which five other
 # suites' processes and browsers on two cores would make up.
-SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=2 swift test --skip-build --filter 'WindowBrowserTests|WidgetDesktopTests|SceneTests'
+SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=2 step pages swift test --skip-build --filter 'WindowBrowserTests|WidgetDesktopTests|SceneTests'
 # The templates' READMEs, run as written: each builds Appex in new packages (minutes of both cores),
 # so they run after the rest, one at a time, rather than beside its time-bounded tests.
-swift test --skip-build --filter TemplateTests
+step templates swift test --skip-build --filter TemplateTests
 echo "test.sh: the ten slowest tests (each its own time, queue wait excluded; a parameterized test's cases added up):"
 awk -F '\t' '{ total[$2] += $1 } END { for (name in total) printf "%.3f\t%s\n", total[name], name }' "$APPEX_TEST_TIMINGS" |
   sort -rn | awk -F '\t' 'NR <= 10 { printf "  %8.1f s  %s\n", $1, $2 }'  # awk reads it all: no SIGPIPE under pipefail
 # The product (Examples/, a sibling package on Appex by path): its own tests, against the same server.
-swift test --package-path Examples
+step Examples swift test --package-path Examples
 # The libFuzzer targets (Fuzz/): every property-list reader, bundle loading, the IPC decoder and the view tree,
 # 15 seconds each from the committed seeds; a crash fails the run (docs/DESIGN.md, "Fuzzing").
-Scripts/fuzz.sh all 15
+step fuzz Scripts/fuzz.sh all 15
+echo "test.sh: every step passed in $(($(date +%s) - started_all)) s:"
+printf '%s\n' "${step_times[@]}"
