@@ -84,17 +84,22 @@ case "$command" in
     mkdir -p "$state"
     exec 8>"$state.lock"
     flock 8
-    # A server of ours that is alive is given 15 s to answer as itself: under load (the product
+    # A server of ours that is alive is given 60 s to answer as itself: under load (the product
     # tests, the demo and the widget host all at once) /test/instance can take longer than one
-    # 2-s try, and restarting a busy server breaks every request in flight ("Empty reply from
-    # server" in the tests that were using it).
+    # 2-s try, and restarting a busy server breaks every request in flight and, at a new port,
+    # every client that read the old one ("Failed to connect to 127.0.0.1 port N" in the
+    # product's tests after a restart here).
     if running; then
-      for _ in 1 2 3 4 5; do
+      for _ in $(seq 1 20); do
         if answers; then cat "$portfile"; exit 0; fi
         running || break
         sleep 1
       done
     fi
+    # A restart binds the last published port again when it is free (serve.py), so clients that
+    # read it before still reach the server.
+    APPEX_OAUTH_PORT="$(cat "$portfile" 2>/dev/null || true)"
+    export APPEX_OAUTH_PORT
     end_server  # a server that no longer answers as itself (or a stale record)
     export APPEX_OAUTH_STATE="$state" PYTHONDONTWRITEBYTECODE=1
     "$venv/bin/python" "$server/manage.py" migrate -v 0 >&2
