@@ -18,10 +18,10 @@ update=0
 products=$(sed -n 's/^ *\.library(name: "\([A-Za-z]*\)".*/\1/p' Package.swift)
 # The symbol graphs are under extracted-symbols/<this package's identity> (its folder's name, in
 # lower case): take the newest folder that holds AppexVocabulary's.
-graphs=$(find .build/plugins -type d -path '*/extracted-symbols/*/AppexVocabulary' -printf '%T@ %h\n' 2>/dev/null |
+graphs=$(find .build -mindepth 4 -maxdepth 4 -type d -path '*/extracted-symbols/*/AppexVocabulary' -printf '%T@ %h\n' 2>/dev/null |
   sort -rn | head -1 | cut -d' ' -f2-)
 if [ -z "$graphs" ]; then
-  echo "api.sh: no symbol graphs under .build/plugins; run Scripts/docs.sh first" >&2
+  echo "api.sh: no symbol graphs under .build/*/extracted-symbols; run Scripts/docs.sh first" >&2
   exit 1
 fi
 current="$(mktemp -d)"
