@@ -28,6 +28,8 @@ let package = Package(
         .library(name: "AppexWidgetHost", targets: ["AppexWidgetHost"]),
         .library(name: "AppexWindow", targets: ["AppexWindow"]),
         .executable(name: "appex", targets: ["appex"]),
+        // `appex bundle` alone: the tool the appex-bundle plugin builds and runs (docs/decisions/0153).
+        .executable(name: "appex-bundler", targets: ["appex-bundler"]),
         .plugin(name: "AppexBundlePlugin", targets: ["AppexBundlePlugin"]),
     ],
     dependencies: [
@@ -56,8 +58,7 @@ let package = Package(
                     description:
                         "Build a product in release mode (static Swift runtime) and make its signed .appex or .app from its sources' binding or @Definition points"
                 )
-            ),
-            dependencies: ["appex"]
+            )
         ),
         // The words every module speaks (AppexError and its common codes, extension points, bundle
         // problems, peer credentials, where state lives): no dependencies, no system call.
@@ -288,9 +289,28 @@ let package = Package(
             dependencies: ["AppexBuild", "AppexCore"],
             swiftSettings: strictSwift
         ),
+        // What `appex` and `appex-bundler` share: `appex bundle` and the way every command reports
+        // a failure. Package-level: no public API.
+        .target(
+            name: "AppexCommandCore",
+            dependencies: [
+                "AppexBuild", "AppexCore", "AppexVocabulary",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        // `appex bundle` alone, for the appex-bundle plugin: a new package's first bundle builds
+        // what making and signing needs, not the stores, hosts and web server of `appex`.
+        .executableTarget(
+            name: "appex-bundler",
+            dependencies: ["AppexCommandCore"],
+            path: "Sources/AppexBundler",
+            swiftSettings: strictSwift
+        ),
         .executableTarget(
             name: "appex",
             dependencies: [
+                "AppexCommandCore",
                 "AppexBuild",
                 "AppexCore",
                 "AppexHost",

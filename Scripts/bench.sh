@@ -56,6 +56,8 @@ declare -A baseline_of=(
   [launch.first-reply.lone]=launch.first-reply.baseline
   [keychain.read.brokered]=keychain.read
   [window.event.latency]=discovery.update-latency
+  [ipc.actor.roundtrip.64B]=ipc.roundtrip.64B
+  [ipc.roundtrip.64B.pool]=ipc.roundtrip.64B
 )
 # The benchmarks to run: the figures the filter selects, and their baselines.
 bench_filter="$filter"
@@ -75,7 +77,8 @@ to_ns = {"ns": 1, "us": 1e3, "μs": 1e3, "ms": 1e6, "s": 1e9}
 p50 = {}  # benchmark name -> p50 in ns
 p99 = {}
 # Benchmarks whose figures are latency distributions: NAME.p50 and NAME.p99.
-distributions = {"ipc.roundtrip.64B", "ipc.actor.roundtrip.64B", "ipc.roundtrip.64B.pool", "defaults.notify"}
+distributions = {"ipc.roundtrip.64B", "ipc.actor.roundtrip.64B", "ipc.roundtrip.64B.pool", "ipc.roundtrip.64B.pinned",
+                 "defaults.notify"}
 # A benchmark that records the custom metric "latency" (nanoseconds, one value per call) is
 # read from it, one that records "rss" (bytes) likewise; the others from their wall clock (one
 # value per sample).
@@ -124,6 +127,8 @@ explicit = {
     "launch.first-reply.lone": "launch.first-reply.baseline",
     "keychain.read.brokered": "keychain.read",
     "window.event.latency": "discovery.update-latency",
+    "ipc.actor.roundtrip.64B": "ipc.roundtrip.64B",
+    "ipc.roundtrip.64B.pool": "ipc.roundtrip.64B",
 }
 def show_bytes(count):
     return f"{count / 2**20:.3g}MB"

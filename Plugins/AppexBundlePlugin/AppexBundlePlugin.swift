@@ -68,7 +68,7 @@ struct AppexBundlePlugin: CommandPlugin {
                 context.pluginWorkDirectoryURL.appendingPathComponent(productName + (options.isApp ? ".app" : ".appex"))
                 .path
         }
-        var bundle = ["bundle", "--executable", executable.path, "--output", output, "--force"]
+        var bundle = ["--executable", executable.path, "--output", output, "--force"]
         for folder in sourceFolders { bundle += ["--sources", folder] }
         if let identifier = options.identifier { bundle += ["--identifier", identifier] }
         if let name = options.name { bundle += ["--name", name] }
@@ -76,12 +76,27 @@ struct AppexBundlePlugin: CommandPlugin {
         let entitlements = options.entitlements ?? Self.defaultEntitlements(in: sources, product: productName)
         if let entitlements { bundle += ["--entitlements", entitlements] }
 
-        let appex = try context.tool(named: "appex")
-        let process = try Process.run(appex.url, arguments: bundle)
+        let process = try Process.run(try bundler(), arguments: bundle)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw PluginFailure("appex bundle exited \(process.terminationStatus) for \(productName)")
+            throw PluginFailure("appex-bundler exited \(process.terminationStatus) for \(productName)")
         }
+    }
+
+    /// `appex-bundler` (`appex bundle` alone), built in debug in the package's own build folder:
+    /// it links what making and signing a bundle needs, not the rest of `appex`. (As the plugin's
+    /// declared tool, `appex` itself was built a second time, as a host tool, with every module it
+    /// links: most of a new package's first bundle; docs/decisions/0153.)
+    func bundler() throws -> URL {
+        let build = try packageManager.build(
+            .product("appex-bundler"),
+            parameters: PackageManager.BuildParameters(configuration: .debug, logging: .concise)
+        )
+        guard build.succeeded else { throw PluginFailure("building appex-bundler failed:\n\(build.logText)") }
+        guard let tool = build.builtArtifacts.first(where: { $0.kind == .executable })?.url else {
+            throw PluginFailure("building appex-bundler made no executable")
+        }
+        return tool
     }
 
     /// `NAME.entitlements` beside the product's sources, when there is one.

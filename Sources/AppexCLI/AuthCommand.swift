@@ -1,5 +1,6 @@
 import AppexAuth
 import AppexAuthLogin
+import AppexCommandCore
 import AppexCore
 import AppexStore
 import ArgumentParser

@@ -1,4 +1,5 @@
 import AppexBuild
+import AppexCommandCore
 import AppexCore
 import ArgumentParser
 import Foundation

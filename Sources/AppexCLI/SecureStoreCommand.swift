@@ -1,3 +1,4 @@
+import AppexCommandCore
 import AppexCore
 import AppexSecureStore
 import AppexStore

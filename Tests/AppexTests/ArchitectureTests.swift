@@ -7,7 +7,7 @@ import Testing
     @Test("ARCHITECTURE.md's module table names exactly the library, tool and plugin targets of Package.swift")
     func modulesMatchPackage() throws {
         let manifest = try String(contentsOfFile: packageRoot + "/Package.swift", encoding: .utf8)
-        let declaration = try Regex(#"\.(?:target|executableTarget|plugin)\(\s*name:\s*"([A-Za-z0-9]+)""#)
+        let declaration = try Regex(#"\.(?:target|executableTarget|plugin)\(\s*name:\s*"([A-Za-z0-9-]+)""#)
         let declared = Set(
             manifest.matches(of: declaration).compactMap { $0.output[1].substring.map(String.init) }
                 .filter { !$0.hasPrefix("AppexFixture") && !$0.hasPrefix("CAppexFixture") && !$0.hasPrefix("Seed") }
@@ -16,7 +16,7 @@ import Testing
         let section =
             try #require(map.components(separatedBy: "\n## Modules\n").dropFirst().first)
             .components(separatedBy: "\n## ").first ?? ""
-        let row = try Regex(#"(?m)^\| `([A-Za-z0-9]+)` \|"#)
+        let row = try Regex(#"(?m)^\| `([A-Za-z0-9-]+)` \|"#)
         let listed = Set(section.matches(of: row).compactMap { $0.output[1].substring.map(String.init) })
         #expect(declared.count > 10, "the manifest's targets were not found: \(declared)")
         #expect(

@@ -4,12 +4,21 @@
 //   AppExtensionProcess.call to a live extension process, from a loop that prefers the
 //   process's IPCExecutor (docs/DESIGN.md: the recommended way to make calls in a row); each
 //   call is timed and recorded in the custom metric "latency". Baseline: the same exchange
-//   between this process and a forked C child on a socketpair with blocking read/write, timed
-//   the same way.
-// - ipc.roundtrip.64B.pool: the same call from a task with no executor preference (its reply
-//   wakes a thread of Swift's pool), one call per sample.
+//   between this process and a forked C child on a socketpair, timed the same way, the parent
+//   waiting for each reply as the executor does: polling the socket without blocking for up to
+//   50 µs, then blocking in read (issue 28: a baseline that blocked at once was slower to wake,
+//   and made Appex look faster than C).
+// - ipc.roundtrip.64B.cpu: the CPU time one call costs, host and extension together (both
+//   processes' CPU clocks over 1,000 calls, divided by 1,000): latency bought with a spinning
+//   core shows here. Baseline: the C parent's and child's, over the same exchange.
+// - ipc.roundtrip.64B.pinned (p50, p99): ipc.roundtrip.64B with this process's threads on CPU 0
+//   and the extension's on CPU 1 (sched_setaffinity), the placement spinning is for. Baseline:
+//   the C pair placed the same way. ipc.roundtrip.64B itself leaves placement to the scheduler.
+// - ipc.roundtrip.64B.pool (p50, p99): the same call from a task with no executor preference
+//   (its reply wakes a thread of Swift's pool). Baseline: ipc.roundtrip.64B (target: 1.5x).
 // - ipc.actor.roundtrip.64B (p50, p99): the same 64 bytes through a @Resolvable distributed-actor
-//   call to the extension's exported actor, measured like ipc.roundtrip.64B. Same baseline.
+//   call to the extension's exported actor, measured like ipc.roundtrip.64B. Baseline:
+//   ipc.roundtrip.64B, the raw call under it (target: 1.5x).
 // - ipc.reply.1MiB: a small request answered with 1 MiB (shared memory above 256 KiB). Baseline:
 //   the C child writing 1 MiB on the socket.
 // - ipc.reply.64MiB / ipc.reply.64MiB.memfd: 64 MiB answers through the socket (a process
@@ -145,8 +154,27 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.measurement(latency, nanoseconds(ContinuousClock.now - start))
         }
     }
+    /// The executor's spin (IPCExecutor's default), which the C baseline's wait copies.
+    let spin: UInt64 = 50_000
     let cRoundTrip: @Sendable (Benchmark) async throws -> Void = { benchmark in
-        await timeEach(benchmark) { precondition(cpingpong_roundtrip(BenchWorld.shared.cSocket, 64, 64) == 0) }
+        await timeEach(benchmark) {
+            precondition(cpingpong_roundtrip_spinning(BenchWorld.shared.cSocket, 64, 64, spin) == 0)
+        }
+    }
+    /// Runs `body` with this process's threads on CPU 0 and process `peer`'s on CPU 1, then
+    /// lets the scheduler place both again.
+    @Sendable func placedApart(from peer: Int32, _ body: () async throws -> Void) async rethrows {
+        precondition(cpingpong_place(0, 0) > 0 && cpingpong_place(peer, 1) > 0, "cannot set CPU affinity")
+        defer { _ = cpingpong_place(0, -1); _ = cpingpong_place(peer, -1) }
+        try await body()
+    }
+    /// Records in "latency" the CPU time, this process's and `peer`'s, that each of
+    /// `callsPerSample` calls of `call` costs.
+    @Sendable func cpuEach(_ benchmark: Benchmark, peer: Int32, _ call: () async throws -> Void) async rethrows {
+        let before = cpingpong_cpu_ns(0) + cpingpong_cpu_ns(peer)
+        for _ in 0..<callsPerSample { try await call() }
+        let used = cpingpong_cpu_ns(0) + cpingpong_cpu_ns(peer) - before
+        benchmark.measurement(latency, Int(used) / callsPerSample)
     }
 
     Benchmark("ipc.roundtrip.64B", configuration: batch) { benchmark in
@@ -159,12 +187,41 @@ let benchmarks: @Sendable () -> Void = {
 
     Benchmark("ipc.roundtrip.64B.baseline", configuration: batch) { try await cRoundTrip($0) }
 
-    Benchmark("ipc.roundtrip.64B.pool") { _ in
-        blackHole(try await BenchWorld.shared.running.call([UInt8](repeating: 1, count: 64)))
+    Benchmark("ipc.roundtrip.64B.cpu", configuration: batch) { benchmark in
+        let process = BenchWorld.shared.running
+        let request = [UInt8](repeating: 1, count: 64)
+        guard let peer = process.processIdentifier else { preconditionFailure("the extension is not running") }
+        try await withTaskExecutorPreference(process.executor) {
+            try await cpuEach(benchmark, peer: peer) { blackHole(try await process.call(request)) }
+        }
     }
 
-    Benchmark("ipc.roundtrip.64B.pool.baseline") { _ in
-        precondition(cpingpong_roundtrip(BenchWorld.shared.cSocket, 64, 64) == 0)
+    Benchmark("ipc.roundtrip.64B.cpu.baseline", configuration: batch) { benchmark in
+        let world = BenchWorld.shared
+        await cpuEach(benchmark, peer: world.cPid) {
+            precondition(cpingpong_roundtrip_spinning(world.cSocket, 64, 64, spin) == 0)
+        }
+    }
+
+    Benchmark("ipc.roundtrip.64B.pinned", configuration: batch) { benchmark in
+        let process = BenchWorld.shared.running
+        let request = [UInt8](repeating: 1, count: 64)
+        guard let peer = process.processIdentifier else { preconditionFailure("the extension is not running") }
+        try await withTaskExecutorPreference(process.executor) {
+            try await placedApart(from: peer) {
+                try await timeEach(benchmark) { blackHole(try await process.call(request)) }
+            }
+        }
+    }
+
+    Benchmark("ipc.roundtrip.64B.pinned.baseline", configuration: batch) { benchmark in
+        try await placedApart(from: BenchWorld.shared.cPid) { try await cRoundTrip(benchmark) }
+    }
+
+    Benchmark("ipc.roundtrip.64B.pool", configuration: batch) { benchmark in
+        let process = BenchWorld.shared.running
+        let request = [UInt8](repeating: 1, count: 64)
+        try await timeEach(benchmark) { blackHole(try await process.call(request)) }
     }
 
     Benchmark("ipc.actor.roundtrip.64B", configuration: batch) { benchmark in
@@ -174,8 +231,6 @@ let benchmarks: @Sendable () -> Void = {
             try await timeEach(benchmark) { blackHole(try await world.echo.echo(bytes)) }
         }
     }
-
-    Benchmark("ipc.actor.roundtrip.64B.baseline", configuration: batch) { try await cRoundTrip($0) }
 
     Benchmark("ipc.reply.1MiB", configuration: .init(warmupIterations: 5, maxIterations: 500)) { _ in
         let reply = try await BenchWorld.shared.running.call(Array("reply:1048576".utf8))

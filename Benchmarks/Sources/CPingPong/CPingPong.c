@@ -1,7 +1,11 @@
 #define _GNU_SOURCE
 #include "CPingPong.h"
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -77,6 +81,56 @@ int cpingpong_roundtrip(int socket, size_t request_size, size_t reply_size) {
     memcpy(buffer, &reply, 8);
     if (full_write(socket, buffer, request_size < 8 ? 8 : request_size) != 0) return -1;
     return full_read(socket, buffer, reply_size);
+}
+
+int cpingpong_roundtrip_spinning(int socket, size_t request_size, size_t reply_size, uint64_t spin_ns) {
+    static __thread char *buffer = NULL;
+    static __thread size_t capacity = 0;
+    size_t need = request_size > reply_size ? request_size : reply_size;
+    if (need < 8) need = 8;
+    if (need > capacity) { buffer = realloc(buffer, need); capacity = need; memset(buffer, 0, need); }
+    uint64_t reply = request_size == reply_size ? 0 : reply_size;
+    memcpy(buffer, &reply, 8);
+    if (full_write(socket, buffer, request_size < 8 ? 8 : request_size) != 0) return -1;
+    // As the executor: poll without blocking until the reply is readable or the time is over.
+    uint64_t deadline = now_ns() + spin_ns;
+    struct pollfd ready = { .fd = socket, .events = POLLIN };
+    while (spin_ns > 0) {
+        if (poll(&ready, 1, 0) > 0) break;
+        if (now_ns() >= deadline) break;
+    }
+    return full_read(socket, buffer, reply_size);
+}
+
+uint64_t cpingpong_cpu_ns(int pid) {
+    clockid_t clock = CLOCK_PROCESS_CPUTIME_ID;
+    if (pid != 0 && clock_getcpuclockid(pid, &clock) != 0) return 0;
+    struct timespec t;
+    if (clock_gettime(clock, &t) != 0) return 0;
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+int cpingpong_place(int pid, int cpu) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (cpu >= 0) {
+        CPU_SET(cpu, &set);
+    } else {
+        long count = sysconf(_SC_NPROCESSORS_CONF);
+        for (long i = 0; i < count && i < CPU_SETSIZE; i++) CPU_SET(i, &set);
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", pid == 0 ? (int)getpid() : pid);
+    DIR *tasks = opendir(path);
+    if (tasks == NULL) return 0;
+    int changed = 0;
+    struct dirent *entry;
+    while ((entry = readdir(tasks)) != NULL) {
+        int tid = atoi(entry->d_name);
+        if (tid > 0 && sched_setaffinity(tid, sizeof set, &set) == 0) changed++;
+    }
+    closedir(tasks);
+    return changed;
 }
 
 void cpingpong_stop(int socket, int pid) {

@@ -12,6 +12,19 @@ int cpingpong_start(size_t echo_size, int *pid);
 /// the same size) and reads `reply_size` bytes back. Returns 0 or -1.
 int cpingpong_roundtrip(int socket, size_t request_size, size_t reply_size);
 
+/// The same round trip, waiting for the reply as Appex's IPCExecutor does: checking the socket
+/// without blocking (poll, timeout 0) for up to `spin_ns` nanoseconds, then blocking in read.
+/// Returns 0 or -1.
+int cpingpong_roundtrip_spinning(int socket, size_t request_size, size_t reply_size, uint64_t spin_ns);
+
+/// The CPU time (user and system, every thread) that process `pid` has used, in nanoseconds;
+/// `pid` 0 is this process. Returns 0 when it cannot be read.
+uint64_t cpingpong_cpu_ns(int pid);
+
+/// Sets the CPU affinity of every thread of process `pid` (0: this process) to the one CPU
+/// `cpu`, or to every CPU when `cpu` is -1. Returns the number of threads changed.
+int cpingpong_place(int pid, int cpu);
+
 /// Ends the child and closes the socket.
 void cpingpong_stop(int socket, int pid);
 

@@ -1,10 +1,11 @@
 import AppexBuild
 import AppexCore
-import ArgumentParser
+package import ArgumentParser
 import Foundation
 
-struct MakeBundle: ParsableCommand {
-    static let configuration = CommandConfiguration(
+/// `appex bundle` (and `appex-bundler`, the appex-bundle plugin's tool): makes an `.appex` or `.app`.
+package struct MakeBundle: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "bundle",
         abstract:
             "Make an .appex bundle from an extension executable (its Info.plist comes from the binding in code), or an .app from an app's.",
@@ -24,12 +25,12 @@ struct MakeBundle: ParsableCommand {
     )
 
     @Option(help: ArgumentHelp("The extension executable (an AppExtension @main).", valueName: "PATH"))
-    var executable: String
+    package var executable: String
 
     @Option(
         help: ArgumentHelp("Where to write the bundle: X.appex for an extension, X.app for an app.", valueName: "PATH")
     )
-    var output: String
+    package var output: String
 
     @Option(
         help: ArgumentHelp(
@@ -37,19 +38,19 @@ struct MakeBundle: ParsableCommand {
             valueName: "ID"
         )
     )
-    var identifier: String?
+    package var identifier: String?
 
     @Option(help: ArgumentHelp("CFBundleName (default: the executable's name).", valueName: "NAME"))
-    var name: String?
+    package var name: String?
 
     @Option(help: ArgumentHelp("CFBundleVersion.", valueName: "VERSION"))
-    var version = "1"
+    package var version = "1"
 
     @Option(help: ArgumentHelp("CFBundleShortVersionString.", valueName: "VERSION"))
-    var shortVersion = "1.0"
+    package var shortVersion = "1.0"
 
     @Option(help: ArgumentHelp("An entitlements plist to ship as Entitlements.plist.", valueName: "FILE"))
-    var entitlements: String?
+    package var entitlements: String?
 
     @Option(
         name: .customLong("extension-point"),
@@ -58,7 +59,7 @@ struct MakeBundle: ParsableCommand {
             valueName: "NAME"
         )
     )
-    var extensionPoints: [String] = []
+    package var extensionPoints: [String] = []
 
     @Option(
         name: .customLong("open-extension-point"),
@@ -67,7 +68,7 @@ struct MakeBundle: ParsableCommand {
             valueName: "NAME"
         )
     )
-    var openExtensionPoints: [String] = []
+    package var openExtensionPoints: [String] = []
 
     @Option(
         help: ArgumentHelp(
@@ -75,7 +76,7 @@ struct MakeBundle: ParsableCommand {
             valueName: "ID"
         )
     )
-    var binding: String?
+    package var binding: String?
 
     @Option(
         help: ArgumentHelp(
@@ -83,15 +84,17 @@ struct MakeBundle: ParsableCommand {
             valueName: "DIR"
         )
     )
-    var sources: [String] = []
+    package var sources: [String] = []
 
     @Option(help: ArgumentHelp("A team key: sign the bundle with it.", valueName: "FILE"))
-    var key: String?
+    package var key: String?
 
     @Flag(help: "Replace an existing bundle at --output.")
-    var force = false
+    package var force = false
 
-    func run() throws {
+    package init() {}
+
+    package func run() throws {
         if AppexBundle.kind(ofPath: output) == .hostApp {
             try makeApp()
             return
