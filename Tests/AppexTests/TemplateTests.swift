@@ -8,8 +8,10 @@ import Testing
 /// package that depends on Appex by path.
 ///
 /// Each README test builds Appex in one or two new packages (several minutes on two cores), so
-/// the suite runs alone, one test at a time (`Scripts/test.sh` runs it apart from the rest).
-@Suite(.serialized, .timed) struct TemplateTests {
+/// the suite runs apart from the rest (`Scripts/test.sh`); its three READMEs run at once, since
+/// one build's serial stretches (resolving, linking, the plugin's own compile, the tests) leave a
+/// core that another's compiles fill.
+@Suite(.timed) struct TemplateTests {
     /// Every regular file under `folder`, by relative path, with its bytes.
     static func tree(_ folder: String) throws -> [String: Data] {
         var files: [String: Data] = [:]
