@@ -89,8 +89,13 @@ final class ProductWorld: Sendable {
         recipe.signingKey = world.team
         let apps = world.root.appending("Applications")
         let app = try AppexBundle.makeApp(at: apps + "/ContactsExplorer.app", from: recipe).path
+        // The widget asks the server itself: its sandbox lets it connect out only with
+        // com.apple.security.network.client (without it every reload showed "Unavailable" and
+        // the fixture's check stopped the benchmark: the crash issue 28 reported).
+        let widget = Entitlements(applicationGroups: shared.applicationGroups, keychainAccessGroups: shared.keychainAccessGroups,
+                                  values: [Entitlements.Key.networkClient: .boolean(true)])
         try FixtureBundles.bundle(executable: binDirectory + "/RecentContacts", in: app + "/Extensions", name: "RecentContacts",
-                                  bundleIdentifier: "com.myapp.MyApp.RecentContacts", entitlements: shared, signedBy: world.team)
+                                  bundleIdentifier: "com.myapp.MyApp.RecentContacts", entitlements: widget, signedBy: world.team)
         var environment = world.environment
         environment.appsPath = [apps]
         self.environment = environment
@@ -153,11 +158,15 @@ final class ProductWorld: Sendable {
     func shownRecentContacts() async throws -> String {
         WidgetCenter.shared.reloadTimelines(ofKind: "RecentContacts")
         let states = try await host.refresh(family: .systemMedium)
+        // Thrown, not a precondition: an optimized build drops a precondition's message, and this
+        // one is the reason a run fails (benchmarkCrashed said nothing more).
         guard let widget = states.first(where: { $0.key.kind == "RecentContacts" }) else {
-            preconditionFailure("RecentContacts is not shown: \(states.map(\.key))")
+            throw AppexError(.notFound, "RecentContacts is not shown: \(states.map(\.key))")
         }
         let drawing = TerminalRenderer().render(widget.frame())
-        precondition(!drawing.contains("Log in") && !drawing.contains("Unavailable"), "RecentContacts shows no contacts:\n\(drawing)")
+        guard !drawing.contains("Log in"), !drawing.contains("Unavailable") else {
+            throw AppexError(.rejected, "RecentContacts shows no contacts (health \(widget.health)):\n\(drawing)")
+        }
         return drawing
     }
 
