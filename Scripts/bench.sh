@@ -24,10 +24,11 @@ export TMPDIR="$out"
 # this checkout's server (Scripts/oauth-server.sh, at a port the kernel chose) is used, started
 # when the filter selects auth.* and stopped on exit unless it was already running, and its port
 # is passed on in APPEX_OAUTH_PORT.
-# The figures measured against the real server: auth.request.fresh, and the product's
+# The figures measured against the real server (or whose fixture logs in there): auth.request.fresh,
+# auth.token.fresh, and the product's
 # (contacts.sync.1000, widget.recentcontacts.reload).
 needs_server=0
-for name in auth.request.fresh contacts.sync.1000 widget.recentcontacts.reload; do
+for name in auth.request.fresh auth.token.fresh contacts.sync.1000 widget.recentcontacts.reload; do
   if [[ "$name" =~ $filter || "$name.baseline" =~ $filter ]]; then needs_server=1; fi
 done
 if [[ $needs_server == 1 ]]; then

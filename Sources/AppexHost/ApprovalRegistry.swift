@@ -1,5 +1,6 @@
 import AppexCore
 import AppexSQLite
+import AppexSystem
 import Foundation
 import GRDB
 
@@ -17,9 +18,16 @@ final class ApprovalRegistry: Sendable {
 
     private let database: DatabaseQueue
     let path: String
+    /// Touched after every decision is committed, so monitors (which watch the registry's
+    /// folder) wake when the decision can be read. The WAL write wakes them earlier, before the
+    /// commit is visible; with the writer's connection kept open (a discovery in a running host,
+    /// the window's toggles) nothing else follows it, and a monitor that scanned at that moment
+    /// missed the decision (MonitorTests' approvals from an open discovery, under load).
+    private let commitSignal: String
 
     init(environment: AppexEnvironment) throws(AppexError) {
         path = environment.registryPath
+        commitSignal = environment.registryPath + "-committed"
         database = try SharedDatabase.openPrivate(
             path: path,
             naming: "the approval registry",
@@ -81,6 +89,7 @@ final class ApprovalRegistry: Sendable {
                     arguments: [host, bundle, decision.isEnabled, decision.team?.rawValue, Date()]
                 )
             }
+            touchFile(commitSignal)
         } catch {
             throw AppexError(
                 .registry,
