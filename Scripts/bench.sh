@@ -71,9 +71,13 @@ bench_filter="$(printf '%s' "$bench_filter" | sed -E 's/\\\.p(50|99)//g; s/\.p(5
 swift package --package-path Benchmarks --allow-writing-to-directory "$out" \
   benchmark --filter "($bench_filter).*" --format histogramPercentiles --path "$out" --no-progress
 
-python3 - "$out" "$filter" <<'PY'
+pairs=()
+for name in "${!baseline_of[@]}"; do pairs+=("$name=${baseline_of[$name]}"); done
+python3 - "$out" "$filter" "${pairs[@]}" <<'PY'
 import glob, os, re, sys
 out, pattern = sys.argv[1], sys.argv[2]
+# Figures whose baseline benchmark has another name: bash's baseline_of, passed as NAME=BASELINE.
+explicit = dict(pair.split("=", 1) for pair in sys.argv[3:])
 to_ns = {"ns": 1, "us": 1e3, "μs": 1e3, "ms": 1e6, "s": 1e9}
 p50 = {}  # benchmark name -> p50 in ns
 p99 = {}
@@ -117,20 +121,6 @@ for path in paths:
     p50[name] = float(rows["50"]) * scale
     if metric == "rss": memory.add(name)
     p99[name] = float(rows["99"]) * scale
-explicit = {
-    "discovery.snapshot.1000.cold": "discovery.snapshot.1000.baseline",
-    "discovery.snapshot.1000.warm": "discovery.snapshot.1000.baseline",
-    "ipc.reply.64MiB.memfd": "ipc.reply.64MiB.baseline",
-    "aux.request.roundtrip": "defaults.notify",
-    "launch.first-reply.sandboxed": "launch.first-reply",
-    "launch.first-reply.enhanced": "launch.first-reply.sandboxed",
-    "launch.first-reply.sandboxed.lone": "launch.first-reply.lone",
-    "launch.first-reply.lone": "launch.first-reply.baseline",
-    "keychain.read.brokered": "keychain.read",
-    "window.event.latency": "discovery.update-latency",
-    "ipc.actor.roundtrip.64B": "ipc.roundtrip.64B",
-    "ipc.roundtrip.64B.pool": "ipc.roundtrip.64B",
-}
 def show_bytes(count):
     return f"{count / 2**20:.3g}MB"
 def show(ns):
