@@ -71,18 +71,6 @@ int cpingpong_start(size_t echo_size, int *pid) {
     return fds[0];
 }
 
-int cpingpong_roundtrip(int socket, size_t request_size, size_t reply_size) {
-    static __thread char *buffer = NULL;
-    static __thread size_t capacity = 0;
-    size_t need = request_size > reply_size ? request_size : reply_size;
-    if (need < 8) need = 8;
-    if (need > capacity) { buffer = realloc(buffer, need); capacity = need; memset(buffer, 0, need); }
-    uint64_t reply = request_size == reply_size ? 0 : reply_size;
-    memcpy(buffer, &reply, 8);
-    if (full_write(socket, buffer, request_size < 8 ? 8 : request_size) != 0) return -1;
-    return full_read(socket, buffer, reply_size);
-}
-
 int cpingpong_roundtrip_spinning(int socket, size_t request_size, size_t reply_size, uint64_t spin_ns) {
     static __thread char *buffer = NULL;
     static __thread size_t capacity = 0;
@@ -100,6 +88,10 @@ int cpingpong_roundtrip_spinning(int socket, size_t request_size, size_t reply_s
         if (now_ns() >= deadline) break;
     }
     return full_read(socket, buffer, reply_size);
+}
+
+int cpingpong_roundtrip(int socket, size_t request_size, size_t reply_size) {
+    return cpingpong_roundtrip_spinning(socket, request_size, reply_size, 0);
 }
 
 uint64_t cpingpong_cpu_ns(int pid) {
