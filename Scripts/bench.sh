@@ -57,8 +57,6 @@ declare -A baseline_of=(
   [launch.first-reply.lone]=launch.first-reply.baseline
   [keychain.read.brokered]=keychain.read
   [window.event.latency]=discovery.update-latency
-  [ipc.actor.roundtrip.64B]=ipc.roundtrip.64B
-  [ipc.roundtrip.64B.pool]=ipc.roundtrip.64B
 )
 # The benchmarks to run: the figures the filter selects, and their baselines.
 bench_filter="$filter"
@@ -97,6 +95,7 @@ for metric in custom: paths += glob.glob(out + f"/*.{metric}.histogram.percentil
 paths.sort(key=lambda path: not path.endswith(".wallClock.histogram.percentiles.tsv"))  # custom files last: they win
 memory = set()  # benchmarks whose values are bytes
 paired = {}  # benchmark name -> p50 of the baseline timed in its own samples
+paired99 = {}  # and its p99
 for path in paths:
     # <baseline>.<target>.<benchmark name>.<metric>.histogram.percentiles.tsv
     metric = next((m for m in custom if path.endswith(f".{m}.histogram.percentiles.tsv")), "wallClock")
@@ -117,6 +116,7 @@ for path in paths:
     rows = dict(line.split("\t") for line in lines[1:])
     if metric == "pairedBaseline":
         paired[name] = float(rows["50"]) * scale
+        paired99[name] = float(rows["99"]) * scale
         continue
     p50[name] = float(rows["50"]) * scale
     if metric == "rss": memory.add(name)
@@ -144,9 +144,9 @@ for name in sorted(p50):
     if name.endswith(".baseline"): continue
     base = explicit.get(name, name + ".baseline")
     if name in distributions:
-        for suffix, table in ((".p50", p50), (".p99", p99)):
+        for suffix, table, pairs in ((".p50", p50, paired), (".p99", p99, paired99)):
             if re.search(pattern, name + suffix):
-                figure(name + suffix, table[name], table.get(base))
+                figure(name + suffix, table[name], pairs.get(name, table.get(base)))
     elif re.search(pattern, name):
         figure(name, p50[name], paired.get(name, p50.get(base)), show_bytes if name in memory else show)
 PY

@@ -1,24 +1,30 @@
 // IPC and launch figures (issue 3), each beside its baseline measured in the same run:
 //
+// Round trips are measured in pairs: each sample alternates blocks of 50 calls of ours and 50 of
+// the baseline (which goes first alternates too), each call timed and recorded in the custom
+// metric "latency" (ours) or "pairedBaseline" (the baseline), which Scripts/bench.sh reads as the
+// figure's baseline. Both see the same machine: on this VM the idle governor's state alone moved
+// the C round trip between 8 and 18 µs from one run to the next (issue 28).
+//
 // - ipc.roundtrip.64B (p50, p99): a 64-byte request and its 64-byte reply through
 //   AppExtensionProcess.call to a live extension process, from a loop that prefers the
-//   process's IPCExecutor (docs/DESIGN.md: the recommended way to make calls in a row); each
-//   call is timed and recorded in the custom metric "latency". Baseline: the same exchange
-//   between this process and a forked C child on a socketpair, timed the same way, the parent
-//   waiting for each reply as the executor does: polling the socket without blocking for up to
-//   50 µs, then blocking in read (issue 28: a baseline that blocked at once was slower to wake,
-//   and made Appex look faster than C).
+//   process's IPCExecutor (docs/DESIGN.md: the recommended way to make calls in a row).
+//   Baseline: the same exchange between this process and a forked C child on a socketpair, from
+//   the same thread, the parent waiting for each reply as the executor does: polling the socket
+//   without blocking for up to 50 µs, then blocking in read (issue 28: a baseline that blocked at
+//   once was slower to wake, and made Appex look faster than C).
 // - ipc.roundtrip.64B.cpu: the CPU time one call costs, host and extension together (both
-//   processes' CPU clocks over 1,000 calls, divided by 1,000): latency bought with a spinning
-//   core shows here. Baseline: the C parent's and child's, over the same exchange.
+//   processes' CPU clocks over a block of calls, divided by its calls): latency bought with a
+//   spinning core shows here. Baseline: the C parent's and child's, over the same exchange.
 // - ipc.roundtrip.64B.pinned (p50, p99): ipc.roundtrip.64B with this process's threads on CPU 0
-//   and the extension's on CPU 1 (sched_setaffinity), the placement spinning is for. Baseline:
-//   the C pair placed the same way. ipc.roundtrip.64B itself leaves placement to the scheduler.
+//   and the extension's (and the C child's) on CPU 1 (sched_setaffinity), the placement spinning
+//   is for. ipc.roundtrip.64B itself leaves placement to the scheduler.
 // - ipc.roundtrip.64B.pool (p50, p99): the same call from a task with no executor preference
-//   (its reply wakes a thread of Swift's pool). Baseline: ipc.roundtrip.64B (target: 1.5x).
+//   (its reply wakes a thread of Swift's pool). Baseline: the raw call of ipc.roundtrip.64B
+//   (target: 1.5x).
 // - ipc.actor.roundtrip.64B (p50, p99): the same 64 bytes through a @Resolvable distributed-actor
-//   call to the extension's exported actor, measured like ipc.roundtrip.64B. Baseline:
-//   ipc.roundtrip.64B, the raw call under it (target: 1.5x).
+//   call to the extension's exported actor, measured like ipc.roundtrip.64B. Baseline: the raw
+//   call under it (target: 1.5x).
 // - ipc.reply.1MiB: a small request answered with 1 MiB (shared memory above 256 KiB). Baseline:
 //   the C child writing 1 MiB on the socket.
 // - ipc.reply.64MiB / ipc.reply.64MiB.memfd: 64 MiB answers through the socket (a process
@@ -139,96 +145,121 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(metrics: [.wallClock], timeUnits: .microseconds, warmupIterations: 100,
                                            maxDuration: .seconds(10), maxIterations: 20_000)
 
-    // Round trips: each sample is a batch of calls made in a row, each call timed and recorded in
-    // the "latency" metric (its p50/p99 are the figures); the process and the C child stay up.
+    // Round trips: each sample alternates blocks of ours and the baseline (see the top of the
+    // file); the process and the C child stay up.
     let latency = BenchmarkMetric.custom("latency", polarity: .prefersSmaller, useScalingFactor: false)
-    let batch = Benchmark.Configuration(metrics: [.wallClock, latency], timeUnits: .microseconds, warmupIterations: 3,
-                                        maxDuration: .seconds(10), maxIterations: 20)
+    let pairedBaseline = BenchmarkMetric.custom("pairedBaseline", polarity: .prefersSmaller, useScalingFactor: false)
+    let batch = Benchmark.Configuration(metrics: [.wallClock, latency, pairedBaseline], timeUnits: .microseconds,
+                                        warmupIterations: 3, maxDuration: .seconds(10), maxIterations: 40)
     let callsPerSample = 1_000
+    let block = 50
+    let request = [UInt8](repeating: 1, count: 64)
 
-    /// Times each of `callsPerSample` calls of `call`, recording them in "latency".
-    @Sendable func timeEach(_ benchmark: Benchmark, _ call: () async throws -> Void) async rethrows {
-        for _ in 0..<callsPerSample {
+    /// Alternates blocks of `ours` and `baseline`, which goes first alternating too, until each
+    /// ran `callsPerSample / block` blocks; each runs one block, recording in the metric given.
+    @Sendable func alternating(_ benchmark: Benchmark, ours: (BenchmarkMetric) async throws -> Void,
+                               baseline: (BenchmarkMetric) async throws -> Void) async rethrows {
+        for round in 0..<(callsPerSample / block) {
+            for oursNow in round % 2 == 0 ? [true, false] : [false, true] {
+                if oursNow { try await ours(latency) } else { try await baseline(pairedBaseline) }
+            }
+        }
+    }
+    /// Times each of a block of calls of `call`, recording them in `metric`.
+    @Sendable func timeEach(_ benchmark: Benchmark, in metric: BenchmarkMetric, _ call: () async throws -> Void) async rethrows {
+        for _ in 0..<block {
             let start = ContinuousClock.now
             try await call()
-            benchmark.measurement(latency, nanoseconds(ContinuousClock.now - start))
+            benchmark.measurement(metric, nanoseconds(ContinuousClock.now - start))
         }
+    }
+    /// Records in `metric` the CPU time, this process's and `peer`'s, that each of a block of
+    /// calls of `call` costs.
+    @Sendable func cpuEach(_ benchmark: Benchmark, in metric: BenchmarkMetric, peer: Int32, _ call: () async throws -> Void) async rethrows {
+        let before = cpingpong_cpu_ns(0) + cpingpong_cpu_ns(peer)
+        for _ in 0..<block { try await call() }
+        let used = cpingpong_cpu_ns(0) + cpingpong_cpu_ns(peer) - before
+        benchmark.measurement(metric, Int(used) / block)
     }
     /// The executor's spin (IPCExecutor's default), which the C baseline's wait copies.
     let spin: UInt64 = 50_000
-    let cRoundTrip: @Sendable (Benchmark) async throws -> Void = { benchmark in
-        await timeEach(benchmark) {
-            precondition(cpingpong_roundtrip_spinning(BenchWorld.shared.cSocket, 64, 64, spin) == 0)
+    @Sendable func cCall() {
+        precondition(cpingpong_roundtrip_spinning(BenchWorld.shared.cSocket, 64, 64, spin) == 0, "the C child stopped")
+    }
+    /// The extension's process identifier.
+    @Sendable func extensionPID() throws -> Int32 {
+        guard let pid = BenchWorld.shared.running.processIdentifier else {
+            throw AppexError(.closed, "the benchmark extension is not running")
         }
+        return pid
     }
-    /// Runs `body` with this process's threads on CPU 0 and process `peer`'s on CPU 1, then
-    /// lets the scheduler place both again.
-    @Sendable func placedApart(from peer: Int32, _ body: () async throws -> Void) async rethrows {
-        precondition(cpingpong_place(0, 0) > 0 && cpingpong_place(peer, 1) > 0, "cannot set CPU affinity")
-        defer { _ = cpingpong_place(0, -1); _ = cpingpong_place(peer, -1) }
+    /// Runs `body` with this process's threads on CPU 0 and those of `peers` on CPU 1, then lets
+    /// the scheduler place them all again.
+    @Sendable func placedApart(from peers: [Int32], _ body: () async throws -> Void) async rethrows {
+        precondition(cpingpong_place(0, 0) > 0, "cannot set this process's CPU affinity")
+        for peer in peers { precondition(cpingpong_place(peer, 1) > 0, "cannot set process \(peer)'s CPU affinity") }
+        defer { for pid in [0] + peers { _ = cpingpong_place(pid, -1) } }
         try await body()
-    }
-    /// Records in "latency" the CPU time, this process's and `peer`'s, that each of
-    /// `callsPerSample` calls of `call` costs.
-    @Sendable func cpuEach(_ benchmark: Benchmark, peer: Int32, _ call: () async throws -> Void) async rethrows {
-        let before = cpingpong_cpu_ns(0) + cpingpong_cpu_ns(peer)
-        for _ in 0..<callsPerSample { try await call() }
-        let used = cpingpong_cpu_ns(0) + cpingpong_cpu_ns(peer) - before
-        benchmark.measurement(latency, Int(used) / callsPerSample)
     }
 
     Benchmark("ipc.roundtrip.64B", configuration: batch) { benchmark in
         let process = BenchWorld.shared.running
-        let request = [UInt8](repeating: 1, count: 64)
         try await withTaskExecutorPreference(process.executor) {
-            try await timeEach(benchmark) { blackHole(try await process.call(request)) }
-        }
-    }
-
-    Benchmark("ipc.roundtrip.64B.baseline", configuration: batch) { try await cRoundTrip($0) }
-
-    Benchmark("ipc.roundtrip.64B.cpu", configuration: batch) { benchmark in
-        let process = BenchWorld.shared.running
-        let request = [UInt8](repeating: 1, count: 64)
-        guard let peer = process.processIdentifier else { preconditionFailure("the extension is not running") }
-        try await withTaskExecutorPreference(process.executor) {
-            try await cpuEach(benchmark, peer: peer) { blackHole(try await process.call(request)) }
-        }
-    }
-
-    Benchmark("ipc.roundtrip.64B.cpu.baseline", configuration: batch) { benchmark in
-        let world = BenchWorld.shared
-        await cpuEach(benchmark, peer: world.cPid) {
-            precondition(cpingpong_roundtrip_spinning(world.cSocket, 64, 64, spin) == 0)
-        }
-    }
-
-    Benchmark("ipc.roundtrip.64B.pinned", configuration: batch) { benchmark in
-        let process = BenchWorld.shared.running
-        let request = [UInt8](repeating: 1, count: 64)
-        guard let peer = process.processIdentifier else { preconditionFailure("the extension is not running") }
-        try await withTaskExecutorPreference(process.executor) {
-            try await placedApart(from: peer) {
-                try await timeEach(benchmark) { blackHole(try await process.call(request)) }
+            try await alternating(benchmark) { metric in
+                try await timeEach(benchmark, in: metric) { blackHole(try await process.call(request)) }
+            } baseline: { metric in
+                await timeEach(benchmark, in: metric) { cCall() }
             }
         }
     }
 
-    Benchmark("ipc.roundtrip.64B.pinned.baseline", configuration: batch) { benchmark in
-        try await placedApart(from: BenchWorld.shared.cPid) { try await cRoundTrip(benchmark) }
+    Benchmark("ipc.roundtrip.64B.cpu", configuration: batch) { benchmark in
+        let world = BenchWorld.shared
+        let process = world.running
+        let peer = try extensionPID()
+        try await withTaskExecutorPreference(process.executor) {
+            try await alternating(benchmark) { metric in
+                try await cpuEach(benchmark, in: metric, peer: peer) { blackHole(try await process.call(request)) }
+            } baseline: { metric in
+                await cpuEach(benchmark, in: metric, peer: world.cPid) { cCall() }
+            }
+        }
+    }
+
+    Benchmark("ipc.roundtrip.64B.pinned", configuration: batch) { benchmark in
+        let world = BenchWorld.shared
+        let process = world.running
+        let peer = try extensionPID()
+        try await withTaskExecutorPreference(process.executor) {
+            try await placedApart(from: [peer, world.cPid]) {
+                try await alternating(benchmark) { metric in
+                    try await timeEach(benchmark, in: metric) { blackHole(try await process.call(request)) }
+                } baseline: { metric in
+                    await timeEach(benchmark, in: metric) { cCall() }
+                }
+            }
+        }
     }
 
     Benchmark("ipc.roundtrip.64B.pool", configuration: batch) { benchmark in
         let process = BenchWorld.shared.running
-        let request = [UInt8](repeating: 1, count: 64)
-        try await timeEach(benchmark) { blackHole(try await process.call(request)) }
+        try await alternating(benchmark) { metric in
+            try await timeEach(benchmark, in: metric) { blackHole(try await process.call(request)) }
+        } baseline: { metric in
+            try await withTaskExecutorPreference(process.executor) {
+                try await timeEach(benchmark, in: metric) { blackHole(try await process.call(request)) }
+            }
+        }
     }
 
     Benchmark("ipc.actor.roundtrip.64B", configuration: batch) { benchmark in
         let world = BenchWorld.shared
-        let bytes = [UInt8](repeating: 1, count: 64)
         try await withTaskExecutorPreference(world.running.executor) {
-            try await timeEach(benchmark) { blackHole(try await world.echo.echo(bytes)) }
+            try await alternating(benchmark) { metric in
+                try await timeEach(benchmark, in: metric) { blackHole(try await world.echo.echo(request)) }
+            } baseline: { metric in
+                try await timeEach(benchmark, in: metric) { blackHole(try await world.running.call(request)) }
+            }
         }
     }
 
