@@ -42,15 +42,6 @@ struct Point: Codable, Sendable { var x, y: Int }
 /// A type that exists in the process, is `Codable`, and is never registered.
 struct Unregistered: Codable, Sendable { var secret: String }
 
-/// An invocation as it travels, written by a peer that does not use the encoder: the fields
-/// of `IPCActorSystem.Invocation`, in the compact coding.
-struct HostileInvocation: Codable {
-    var actor: String
-    var target: String
-    var generics: [String]
-    var arguments: [[UInt8]]
-}
-
 /// Two systems over a socket pair; `serving` serves, `calling` calls. Invalidated by `end()`.
 struct ConnectedSystems {
     let serving = IPCActorSystem()
@@ -78,7 +69,7 @@ struct ConnectedSystems {
 /// caller records the bytes and sends nothing.
 func recordedInvocation(
     _ call: @Sendable (IPCActorSystem) async throws -> Void
-) async throws -> HostileInvocation {
+) async throws -> IPCInvocationEnvelope {
     let recorded = Mutex<[UInt8]?>(nil)
     let recorder = IPCActorSystem()
     recorder.attach(caller: { bytes throws(AppexError) in
@@ -87,7 +78,7 @@ func recordedInvocation(
     })
     try? await call(recorder)
     let bytes = try #require(recorded.withLock { $0 })
-    return try CompactDecoder().decode(HostileInvocation.self, from: bytes)
+    return try IPCInvocationEnvelope(decoding: bytes)
 }
 
 /// Distributed actors across a real socket pair: the exported-interface form of IPC.
@@ -172,7 +163,7 @@ func recordedInvocation(
                 .echo(Unregistered(secret: "s"))
         }
         invocation.generics = [name]
-        let bytes = try CompactEncoder().encode(invocation)
+        let bytes = invocation.encoded()
 
         // Served directly: the typed error.
         let direct = await #expect(throws: AppexError.self) { _ = try await systems.serving.invocationHandler(bytes) }
@@ -207,7 +198,7 @@ func recordedInvocation(
             try CompactDecoder().decode(
                 String.self,
                 from: try await systems.client.call(
-                    CompactEncoder().encode(call),
+                    call.encoded(),
                     kind: .invocation
                 )
             ) == "HI"
@@ -219,12 +210,51 @@ func recordedInvocation(
             var hostile = call
             hostile.generics = [name]
             let refused = await #expect(throws: AppexError.self) {
-                _ = try await systems.client.call(CompactEncoder().encode(hostile), kind: .invocation)
+                _ = try await systems.client.call(hostile.encoded(), kind: .invocation)
             }
             #expect(refused?.message.hasPrefix("unregistered-type: ") == true, "\(String(describing: refused))")
         }
         let translator = try $Translator.resolve(id: IPCActorSystem.ActorID("translator"), using: systems.calling)
         #expect(try await translator.translate("still") == "STILL")
+    }
+
+    @Test(
+        "calls of one generic target with different types, at once, each run with their own type (what the serving side keeps per target and types)"
+    )
+    func targetsKeptPerSubstitution() async throws {
+        let systems = try ConnectedSystems()
+        defer { systems.end() }
+        let exported = Echoer(actorSystem: systems.serving)
+        systems.serving.export(exported, as: "echoer")
+        systems.serving.register(Point.self, String.self, [Int].self)
+        let echoer = try Echoer.resolve(id: IPCActorSystem.ActorID("echoer"), using: systems.calling)
+        try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for index in 0..<60 {
+                group.addTask {
+                    switch index % 3 {
+                    case 0: (index, try await echoer.echo(Point(x: index, y: -index)))
+                    case 1: (index, try await echoer.echo("text \(index)"))
+                    default: (index, try await echoer.echo([index, index + 1]))
+                    }
+                }
+            }
+            for try await (index, answer) in group {
+                switch index % 3 {
+                case 0: #expect(answer == "Point: Point(x: \(index), y: \(-index))")
+                case 1: #expect(answer == "String: text \(index)")
+                default: #expect(answer == "Array<Int>: [\(index), \(index + 1)]")
+                }
+            }
+        }
+        // A throwing target and one that returns nothing, after the generic ones.
+        let translator = try $Translator.resolve(id: IPCActorSystem.ActorID("translator"), using: systems.calling)
+        systems.serving.export(UppercaseTranslator(actorSystem: systems.serving), as: "translator")
+        for _ in 0..<3 {
+            #expect(try await translator.count(["a"]) == 1)
+            let refused = await #expect(throws: AppexError.self) { try await translator.refuse() }
+            #expect(refused?.message.contains("this translator refuses") == true)
+        }
+        #expect(try await echoer.callCount() == 60)
     }
 
     @Test(
