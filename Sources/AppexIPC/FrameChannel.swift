@@ -271,6 +271,42 @@ public import SystemPackage
         }
     }
 
+    /// Whether ``receive()`` would return without waiting for the peer: a whole frame is
+    /// buffered or waits in the socket, or the stream ended (or failed). A frame whose bytes do
+    /// not fit in the socket's buffer at once is never ready here.
+    public func canReceiveWithoutWaiting() -> Bool {
+        reading.withLock { state -> Bool in
+            if state.finished != nil { return true }
+            let buffered = state.buffer.count - state.start
+            let available: Int
+            do throws(SystemError) {
+                available = try Socket.bytesAvailable(owned.rawValue)
+            } catch {
+                return true  // receive() will meet the same failure and report it
+            }
+            if buffered + available < Frame.headerSize {
+                // Nothing at all, readable: the end of the stream.
+                return available == 0 && buffered == 0
+                    && (try? Socket.waitReadable(owned.rawValue, timeoutMilliseconds: 0)) == true
+            }
+            // The header: buffered bytes, then the socket's, peeked.
+            var header = [UInt8](repeating: 0, count: Frame.headerSize)
+            let fromBuffer = min(buffered, Frame.headerSize)
+            for index in 0..<fromBuffer { header[index] = state.buffer[state.start + index] }
+            if fromBuffer < Frame.headerSize {
+                let peeked = header.withUnsafeMutableBytes { raw in
+                    (try? Socket.peek(owned.rawValue, into: UnsafeMutableRawBufferPointer(rebasing: raw[fromBuffer...])))
+                        ?? nil
+                }
+                guard let peeked, fromBuffer + peeked == Frame.headerSize else { return false }
+            }
+            if header[5] & Frame.sharedMemoryFlag != 0 { return true }  // its payload is in the memory passed with it
+            var length = 0
+            for index in 0..<4 { length |= Int(header[index]) << (8 * index) }
+            return buffered + available >= Frame.headerSize + length
+        }
+    }
+
     /// Receives the next frame, blocking until one is complete.
     ///
     /// - Returns: the frame, or `nil` when the peer closed the stream between frames.

@@ -32,6 +32,29 @@ import Synchronization
         var timers: [UInt64: Task<Void, Never>] = [:]
         var closed: AppexError?
         var started = false
+        /// Who reads the channel now: never the executor's thread and a caller at once.
+        var reader = Reader.nobody
+        /// Calls whose caller reads the channel for its own reply (``callInPlace(_:kind:timeout:)``
+        /// off the executor): `nil` until the reply is read, by whichever thread reads it.
+        var direct: [UInt64: Outcome?] = [:]
+    }
+
+    private enum Reader {
+        case nobody
+        /// The executor's thread, in ``handleInput()``.
+        case executor
+        /// A caller off the executor's thread, waiting for its own reply.
+        case caller
+    }
+
+    /// What a caller that read the channel itself came away with.
+    private enum OwnReply {
+        /// Its call's outcome.
+        case outcome(Outcome)
+        /// Nothing: another thread was reading, or the connection is not running; nothing sent.
+        case notSent
+        /// The request went out; no reply within the spin.
+        case pending
     }
 
     /// The channel underneath.
@@ -146,26 +169,42 @@ import Synchronization
             defer { state.nextRequestID &+= 1 }
             return state.nextRequestID
         }
+        var sent = false
+        // Off the executor's thread (a task with no executor preference), the caller reads the
+        // channel for its own reply for as long as the executor would spin: its thread need
+        // not be woken when the reply comes (issue 28, ipc.roundtrip.64B.pool).
+        if !executor.isCurrent, executor.spinLimit > .zero, !Task.isCancelled {
+            let spin = timeout.map { min($0, executor.spinLimit) } ?? executor.spinLimit
+            switch readOwnReply(Frame(kind: kind, requestID: id, payload: request), spin: spin) {
+            case .outcome(.reply(let bytes)): return bytes
+            case .outcome(.failure(let error)): throw error
+            case .notSent: break
+            case .pending: sent = true
+            }
+        }
         let outcome: Outcome = await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Outcome, Never>) in
-                let refused = state.withLock { state -> AppexError? in
-                    if let closed = state.closed { return closed }
+                let early = state.withLock { state -> Outcome? in
+                    if sent, let read = state.direct.removeValue(forKey: id), let read { return read }
+                    if let closed = state.closed { return .failure(closed) }
                     state.pending[id] = continuation
                     return nil
                 }
-                if let refused {
-                    continuation.resume(returning: .failure(refused))
+                if let early {
+                    continuation.resume(returning: early)
                     return
                 }
                 if Task.isCancelled {
                     finish(id, with: .failure(AppexError(.cancelled, "the call was cancelled before it was sent")))
                     return
                 }
-                do throws(AppexError) {
-                    try channel.send(Frame(kind: kind, requestID: id, payload: request))
-                } catch {
-                    finish(id, with: .failure(error))
-                    return
+                if !sent {
+                    do throws(AppexError) {
+                        try channel.send(Frame(kind: kind, requestID: id, payload: request))
+                    } catch {
+                        finish(id, with: .failure(error))
+                        return
+                    }
                 }
                 if let timeout {
                     let timer = Task { [self] in
@@ -193,14 +232,64 @@ import Synchronization
         }
     }
 
+    /// Sends `frame` and reads the channel on this thread until its reply comes or `spin` is
+    /// over, handling every frame read as the executor would. Only when no other thread reads:
+    /// while this one does, the executor leaves the channel alone. Never waits on the peer: a
+    /// frame is read only once it is whole (a peer that sends half a frame cannot hold a
+    /// thread of Swift's pool). - Returns: the outcome, or why there is none.
+    private func readOwnReply(_ frame: Frame, spin: Duration) -> OwnReply {
+        let id = frame.requestID
+        let claimed = state.withLock { state -> Bool in
+            guard state.closed == nil, state.started, state.reader == .nobody else { return false }
+            state.reader = .caller
+            state.direct.updateValue(nil, forKey: id)
+            return true
+        }
+        guard claimed else { return .notSent }
+        var arrived: Outcome?
+        do throws(AppexError) {
+            try channel.send(frame)
+        } catch {
+            arrived = .failure(error)
+        }
+        let deadline = ContinuousClock.now + spin
+        var ended = false
+        while arrived == nil {
+            if let read = state.withLock({ $0.direct[id] ?? nil }) {
+                arrived = read
+            } else if !ended && channel.canReceiveWithoutWaiting() {
+                ended = !receiveOne()  // ours or another's; at the end, close() records our failure
+            } else if ContinuousClock.now >= deadline {
+                break
+            }
+        }
+        let leftover = channel.hasBufferedInput
+        state.withLock { state in
+            state.reader = .nobody
+            if arrived != nil { state.direct.removeValue(forKey: id) }
+        }
+        if ended {
+            channel.shutdown()  // the executor's wait ends too, and it lets the connection go
+        } else if leftover {
+            executor.wakeUp()  // it waits on the socket, which has nothing more to say
+        }
+        return arrived.map { .outcome($0) } ?? .pending
+    }
+
     /// Resumes the caller of `id`, once. - Returns: whether this call resumed it.
     @discardableResult
     private func finish(_ id: UInt64, with outcome: Outcome) -> Bool {
-        let (continuation, timer) = state.withLock {
-            ($0.pending.removeValue(forKey: id), $0.timers.removeValue(forKey: id))
+        let (continuation, timer, recorded) = state.withLock {
+            state -> (UnsafeContinuation<Outcome, Never>?, Task<Void, Never>?, Bool) in
+            // A caller reading for its own reply finds it here.
+            if case .some(.none) = state.direct[id] {
+                state.direct[id] = .some(outcome)
+                return (nil, nil, true)
+            }
+            return (state.pending.removeValue(forKey: id), state.timers.removeValue(forKey: id), false)
         }
         timer?.cancel()
-        guard let continuation else { return false }
+        guard let continuation else { return recorded }
         continuation.resume(returning: outcome)
         return true
     }
@@ -208,8 +297,8 @@ import Synchronization
     // MARK: - Receiving
 
     var descriptor: Int32 { channel.socket.rawValue }
-    var hasBufferedInput: Bool { channel.hasBufferedInput }
-    var expectsInput: Bool { state.withLock { !$0.pending.isEmpty } }
+    var hasBufferedInput: Bool { state.withLock { $0.reader != .caller } && channel.hasBufferedInput }
+    var expectsInput: Bool { state.withLock { !$0.pending.isEmpty && $0.reader != .caller } }
 
     func abandon(because reason: AppexError) {
         close(reason)
@@ -222,7 +311,15 @@ import Synchronization
     }
 
     func handleInput() -> Bool {
+        // A caller reading for its own reply has the channel: it reads what woke this thread.
+        let claimed = state.withLock { state -> Bool in
+            guard state.reader == .nobody else { return false }
+            state.reader = .executor
+            return true
+        }
+        guard claimed else { return true }
         let alive = receiveOne()
+        state.withLock { $0.reader = .nobody }
         if !alive && ownsExecutor { executor.shutdown() }
         return alive
     }
@@ -298,6 +395,9 @@ import Synchronization
             state.pending = [:]
             state.serving = [:]
             state.timers = [:]
+            for id in Array(state.direct.keys) {
+                if case .some(.none) = state.direct[id] { state.direct[id] = .some(.failure(reason)) }
+            }
             return (pending, serving, first, state.started)
         }
         // Tell the owner first, so a caller that wakes up and calls again finds it updated.

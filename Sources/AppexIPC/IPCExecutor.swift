@@ -51,6 +51,19 @@ public final class IPCExecutor: TaskExecutor, Sendable {
         if !started { state.withLock { $0.stopped = true } }
     }
 
+    /// How long the thread looks for a reply before sleeping; a caller off the thread that
+    /// reads its own reply looks as long (``IPCConnection``).
+    var spinLimit: Duration { spin }
+
+    /// Wakes the thread if it sleeps, so it looks at its connections again.
+    func wakeUp() {
+        let sleeping = state.withLock { state -> Bool in
+            defer { state.sleeping = false }
+            return state.sleeping
+        }
+        if sleeping { wakePipe?.wake() }
+    }
+
     /// Whether the calling code runs on this executor's thread.
     public var isCurrent: Bool {
         guard let thread = state.withLock({ $0.thread }) else { return false }

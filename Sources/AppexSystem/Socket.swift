@@ -116,6 +116,21 @@ package enum Socket {
         }
     }
 
+    /// How many bytes wait to be read on `socket`.
+    package static func bytesAvailable(_ socket: Int32) throws(SystemError) -> Int {
+        Int(try syscall("ioctl(FIONREAD)") { cappex_bytes_available(socket) })
+    }
+
+    /// Copies waiting bytes of `socket` into `buffer` without consuming them or waiting.
+    /// - Returns: how many (0 at end of stream); `nil` when none waits.
+    package static func peek(_ socket: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
+        do throws(SystemError) {
+            return try syscall("recv(MSG_PEEK)") { cappex_peek(socket, buffer.baseAddress, buffer.count) }
+        } catch  where error.errno == .resourceTemporarilyUnavailable || error.errno == .wouldBlock {
+            return nil
+        }
+    }
+
     /// Waits until `socket` is readable (data or end of stream). - Returns: `false` on timeout.
     package static func waitReadable(_ socket: Int32, timeoutMilliseconds: Int32) throws(SystemError) -> Bool {
         var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)

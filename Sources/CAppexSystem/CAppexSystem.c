@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -352,4 +353,14 @@ int cappex_pidfd_getfd(int pidfd, int target) {
     errno = ENOSYS;
     return -1;
 #endif
+}
+
+int cappex_bytes_available(int socket) {
+    int count = 0;
+    if (ioctl(socket, FIONREAD, &count) != 0) return -1;
+    return count;
+}
+
+ssize_t cappex_peek(int socket, void *buffer, size_t capacity) {
+    return recv(socket, buffer, capacity, MSG_PEEK | MSG_DONTWAIT);
 }

@@ -34,6 +34,14 @@ ssize_t cappex_try_send_with_fds(int socket, const void *bytes, size_t length, c
 /// Returns the bytes read (0 at end of stream) or -1 with errno.
 ssize_t cappex_receive_with_fds(int socket, void *buffer, size_t capacity, int *fds, int fd_capacity, int *fd_count, int *truncated);
 
+/// The bytes waiting to be read on `socket` (ioctl FIONREAD), or -1 with errno.
+int cappex_bytes_available(int socket);
+
+/// Copies up to `capacity` waiting bytes of `socket` into `buffer` without consuming them or
+/// waiting (recv with MSG_PEEK | MSG_DONTWAIT): the count, 0 at end of stream, or -1 with errno
+/// (EAGAIN when nothing waits).
+ssize_t cappex_peek(int socket, void *buffer, size_t capacity);
+
 /// recvmsg of one packet (SOCK_SEQPACKET) into `buffer`, with its sender's kernel-attested
 /// credentials when SO_PASSCRED is on (`*attested` 1); `*truncated` 1 when the packet was larger
 /// than `capacity` (its rest is lost). Descriptors that arrive are closed. Returns the packet's

@@ -1,0 +1,114 @@
+@_spi(Wire) import AppexIPC
+import Foundation
+import Synchronization
+import Testing
+
+/// A caller off the executor's thread reads the channel for its own reply (issue 28): never at
+/// the same time as the executor, never waiting on a half-sent frame, and serving whatever else
+/// it reads.
+@Suite(.timed) struct IPCOwnReplyTests {
+    @Test("a call from a task with no executor preference is answered while the connection's executor thread is held")
+    func answeredWhileTheExecutorIsHeld() async throws {
+        let (a, b) = try FrameChannel.pair()
+        // A spin long enough that the reply always comes within it, on a loaded machine too.
+        let executor = IPCExecutor(spin: .seconds(5))
+        let client = IPCConnection(channel: a, executor: executor)
+        let server = IPCConnection(channel: b, handler: { $0 })
+        client.start()
+        server.start()
+        defer {
+            client.invalidate()
+            server.invalidate()
+            executor.shutdown()
+        }
+        let held = Atomic(false)
+        let release = Atomic(false)
+        let holder = Task(executorPreference: executor) {
+            held.store(true, ordering: .releasing)
+            // Let go after 3 s at most: without the caller reading, the reply comes then.
+            let deadline = ContinuousClock.now + .seconds(3)
+            while !release.load(ordering: .acquiring) && ContinuousClock.now < deadline { usleep(1000) }
+            release.store(true, ordering: .releasing)
+        }
+        #expect(
+            await eventually(within: 10) { held.load(ordering: .acquiring) },
+            "the executor's thread was never held"
+        )
+        let reply = try await client.call([7, 7])
+        let stillHeld = !release.load(ordering: .acquiring)
+        release.store(true, ordering: .releasing)
+        await holder.value
+        #expect(reply == [7, 7])
+        #expect(stillHeld, "the reply waited for the executor's thread")
+    }
+
+    @Test("a peer that sends half a reply holds no caller: the call ends at its deadline")
+    func halfAFrameHoldsNoCaller() async throws {
+        let (a, b) = try FrameChannel.pair()
+        let client = IPCConnection(channel: a)
+        client.start()
+        defer {
+            client.invalidate()
+            b.shutdown()
+        }
+        // The first 10 of the 16 header bytes of a reply to request 1, 4 payload bytes announced.
+        let half: [UInt8] = [4, 0, 0, 0, Frame.Kind.reply.rawValue, 0, 0, 0, 1, 0]
+        #expect(half.withUnsafeBytes { write(b.socket.rawValue, $0.baseAddress, $0.count) } == half.count)
+        let call = Task { try await client.call([1], timeout: .milliseconds(300)) }
+        let result = try #require(
+            await withTimeout(seconds: 10) { await call.result },
+            "the caller waited on the half-sent frame"
+        )
+        let error = #expect(throws: AppexError.self) { try result.get() }
+        #expect(error?.code == .deadlineExceeded)
+    }
+
+    @Test("calls from many tasks at once, on the executor and off it, each get their own reply")
+    func manyCallersAtOnce() async throws {
+        let (left, right) = try IPCConnectionTests.pair { request in
+            if request[0] % 7 == 0 { try await Task.sleep(for: .milliseconds(2)) }  // some replies come after the spin
+            return request.reversed()
+        }
+        defer {
+            left.invalidate()
+            right.invalidate()
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<300 {
+                let request: [UInt8] = [UInt8(index % 256), UInt8(index / 256), 9]
+                group.addTask {
+                    let reply =
+                        index % 2 == 0
+                        ? try await withTaskExecutorPreference(left.executor) { try await left.call(request) }
+                        : try await left.call(request)
+                    #expect(reply == request.reversed(), "call \(index)")
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    @Test("a request from the peer that arrives while a caller reads for its own reply is served")
+    func servesWhatItReads() async throws {
+        let (a, b) = try FrameChannel.pair()
+        let executor = IPCExecutor(spin: .seconds(5))
+        let serverBox = Mutex<IPCConnection?>(nil)
+        let server = IPCConnection(
+            channel: b,
+            handler: { request in
+                guard let server = serverBox.withLock({ $0 }) else { throw AppexError(.closed, "no server") }
+                return request + (try await server.call([42]))  // the caller's side answers this one first
+            }
+        )
+        serverBox.withLock { $0 = server }
+        let client = IPCConnection(channel: a, handler: { request in request.map { $0 + 1 } }, executor: executor)
+        client.start()
+        server.start()
+        defer {
+            client.invalidate()
+            server.invalidate()
+            executor.shutdown()
+        }
+        #expect(try await client.call([1]) == [1, 43])
+    }
+}
