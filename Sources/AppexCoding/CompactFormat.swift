@@ -60,9 +60,9 @@ enum CompactTag {
 /// through its own `encode(to:)` or `init(from:)` and each nested container is one level.
 let compactMaximumDepth = 256
 
-/// LEB128 and zigzag arithmetic.
-enum CompactVarint {
-    static func size(_ value: UInt64) -> Int {
+/// LEB128 and zigzag arithmetic (AppexIPC's invocation envelope writes its lengths with it too).
+package enum CompactVarint {
+    package static func size(_ value: UInt64) -> Int {
         value == 0 ? 1 : (64 - value.leadingZeroBitCount + 6) / 7
     }
 
@@ -70,7 +70,7 @@ enum CompactVarint {
         value == 0 ? 1 : (128 - value.leadingZeroBitCount + 6) / 7
     }
 
-    static func write(_ value: UInt64, into bytes: inout [UInt8]) {
+    package static func write(_ value: UInt64, into bytes: inout [UInt8]) {
         var value = value
         while value >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)

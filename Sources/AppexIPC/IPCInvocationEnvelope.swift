@@ -1,3 +1,4 @@
+import AppexCoding
 public import AppexVocabulary
 
 /// A distributed call as it travels in an invocation frame: which actor, which target, the
@@ -42,9 +43,9 @@ public import AppexVocabulary
         bytes.reserveCapacity(size)
         Self.append(actor.utf8, to: &bytes)
         Self.append(target.utf8, to: &bytes)
-        Self.appendVarint(UInt64(generics.count), to: &bytes)
+        CompactVarint.write(UInt64(generics.count), into: &bytes)
         for name in generics { Self.append(name.utf8, to: &bytes) }
-        Self.appendVarint(UInt64(arguments.count), to: &bytes)
+        CompactVarint.write(UInt64(arguments.count), into: &bytes)
         for argument in arguments { Self.append(argument, to: &bytes) }
         return bytes
     }
@@ -75,17 +76,8 @@ public import AppexVocabulary
     }
 
     private static func append(_ field: some Collection<UInt8>, to bytes: inout [UInt8]) {
-        appendVarint(UInt64(field.count), to: &bytes)
+        CompactVarint.write(UInt64(field.count), into: &bytes)
         bytes.append(contentsOf: field)
-    }
-
-    private static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
-        var rest = value
-        while rest >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
-            rest >>= 7
-        }
-        bytes.append(UInt8(rest))
     }
 
     /// Reads the fields in order, never past the end.
