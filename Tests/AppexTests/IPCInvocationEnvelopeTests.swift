@@ -3,7 +3,7 @@ import Testing
 
 /// The envelope a distributed call travels in: read back as written, and a malformed one refused
 /// with what and where.
-@Suite struct IPCInvocationEnvelopeTests {
+@Suite(.timed) struct IPCInvocationEnvelopeTests {
     static let sample = IPCInvocationEnvelope(
         actor: "translator-é",
         target: "$s15BenchInterfaces0A4EchoP4echoySays5UInt8VGAIYaKFTE",
