@@ -79,9 +79,16 @@ public struct AppexBundle: Sendable {
     ///   - kind: host or extension; inferred from the name's extension when `nil`
     ///     (`.appex` is an extension, anything else a host).
     public static func load(at path: String, as kind: Kind? = nil) -> AppexBundle {
+        load(at: path, as: kind, verifications: nil)
+    }
+
+    /// ``load(at:as:)``, with the seals already in `verifications` not verified again (every
+    /// file is still hashed) and the seals verified now added to it.
+    package static func load(at path: String, as kind: Kind?, verifications: SealVerifications?) -> AppexBundle {
         let root = normalized(path)
         let kind = kind ?? Self.kind(ofPath: root) ?? .hostApp
         var loader = BundleLoader(root: root, kind: kind)
+        loader.verifications = verifications
         return loader.load()
     }
 

@@ -16,6 +16,8 @@ struct BundleLoader {
     var runningImageRequired = false
     /// The running process's image (`/proc/self/exe`); `nil` when it cannot be read.
     var runningImage: FileStatus?
+    /// Seals already verified, whose signatures are not checked again; `nil`: check each.
+    var verifications: SealVerifications?
 
     init(root: String, kind: AppexBundle.Kind) {
         self.root = root
@@ -273,7 +275,7 @@ struct BundleLoader {
             )
             return nil
         }
-        guard seal.isAuthentic else {
+        guard verifications?.isAuthentic(seal, bytes: bytes) ?? seal.isAuthentic else {
             problems.append(
                 BundleProblem(
                     .badSignature,

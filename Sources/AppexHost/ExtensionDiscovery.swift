@@ -18,6 +18,8 @@ public final class ExtensionDiscovery: Sendable {
     public let hostPath: String
 
     let registry: ApprovalRegistry
+    /// Seals verified before, by this process or another of this `APPEX_HOME`.
+    let verifications: SealVerifications
     private let cache = Mutex<[String: AppexBundle]>([:])
     private let appCache = Mutex<[String: AppexBundle]>([:])
     private let memo = Mutex<Memo?>(nil)
@@ -46,6 +48,7 @@ public final class ExtensionDiscovery: Sendable {
         self.environment = environment
         self.hostBundle = Mutex(host)
         self.registry = try ApprovalRegistry(environment: environment)
+        self.verifications = SealVerifications(environment: environment)
         self.isSystemHost = false
     }
 
@@ -61,6 +64,7 @@ public final class ExtensionDiscovery: Sendable {
         self.environment = environment
         self.hostBundle = Mutex(host)
         self.registry = try ApprovalRegistry(environment: environment)
+        self.verifications = SealVerifications(environment: environment)
         self.isSystemHost = true
     }
 
@@ -79,7 +83,7 @@ public final class ExtensionDiscovery: Sendable {
     public func host() throws(AppexError) -> AppexBundle {
         let cached = hostBundle.withLock { $0 }
         if isSystemHost || cached.isUpToDate() { return cached }
-        let reloaded = AppexBundle.load(at: hostPath, as: .hostApp)
+        let reloaded = AppexBundle.load(at: hostPath, as: .hostApp, verifications: verifications)
         try Self.check(host: reloaded)
         hostBundle.withLock { $0 = reloaded }
         return reloaded
@@ -98,6 +102,7 @@ public final class ExtensionDiscovery: Sendable {
     /// verified); later ones re-stat what was seen. From async code, prefer a
     /// ``AppexVocabulary/AppExtensionPoint/Monitor``, which scans on its own thread.
     public func snapshot() throws(AppexError) -> DiscoverySnapshot {
+        defer { verifications.save() }  // what this snapshot verified, for the next process
         let host = try host()
         let hostIdentifier = host.bundleIdentifier ?? ""
         let candidates = candidatePaths()
@@ -177,7 +182,7 @@ public final class ExtensionDiscovery: Sendable {
     /// extensions); loads are cached like extensions'.
     private func appTeam(at path: String) -> TeamIdentifier? {
         if let cached = appCache.withLock({ $0[path] }), cached.isUpToDate() { return cached.team }
-        let app = AppexBundle.load(at: path, as: .hostApp)
+        let app = AppexBundle.load(at: path, as: .hostApp, verifications: verifications)
         appCache.withLock { $0[path] = app }
         return app.team
     }
@@ -376,7 +381,7 @@ public final class ExtensionDiscovery: Sendable {
             if let previous = cached[index], previous.isUpToDate() {
                 bundle = previous
             } else {
-                bundle = AppexBundle.load(at: paths[index], as: .appExtension)
+                bundle = AppexBundle.load(at: paths[index], as: .appExtension, verifications: verifications)
             }
             results.withLock { $0[index] = bundle }
         }

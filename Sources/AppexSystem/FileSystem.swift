@@ -113,6 +113,18 @@ package enum Syscalls {
         _ = try syscall("fsync") { fsync(fd) }
     }
 
+    /// Appends `bytes` to the file at `path` (made with `mode` if missing) in one `O_APPEND`
+    /// write, so concurrent appenders never interleave within a record. Not synced: for caches,
+    /// whose lost tail is only work to redo.
+    package static func append(_ bytes: [UInt8], toFile path: String, mode: UInt32) throws(SystemError) {
+        let fd = try syscall("open") { open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, mode_t(mode)) }
+        defer { close(fd) }
+        let written = try syscall("write") { bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } }
+        if written != bytes.count {
+            throw SystemError("write (\(written) of \(bytes.count) bytes appended)", .ioError)
+        }
+    }
+
     /// Writes `bytes` to a temporary file beside `path` and `link(2)`s it there: exactly one of
     /// several racing writers creates `path`, whole and synced (its directory too), and every
     /// later one finds it there.
