@@ -164,6 +164,9 @@ extension AppExtensionProcess {
         /// The host's end of the keychain broker's socket, and who the extension is to it.
         let broker: PacketSocket
         let brokerContext: ProcessContext
+        /// Enhanced security: the bundle whose executable is hashed again once it runs, and the
+        /// wall clock when it was checked (``AppexBundle/proveUnchangedSinceExec(_:checkedAt:)``).
+        let proof: (bundle: AppexBundle, checkedAt: Int64)?
 
         /// The spawn of this launch, with the child's ends of its connection, output, broker
         /// and keychain index.
@@ -210,8 +213,10 @@ extension AppExtensionProcess {
         let workingDirectory = configuration.environment.home + "/ExtensionData/" + identity.bundleIdentifier
         let point = try discovery.host().extensionPoints.first { $0.identifier == identity.extensionPointIdentifier }
         let executable: OpenedExecutable
+        let strict = point?.requiresEnhancedSecurity ?? false
+        let checkedAt = Syscalls.wallClockNanoseconds()
         do {
-            executable = try bundle.openSealedExecutable(always: point?.requiresEnhancedSecurity ?? false)
+            executable = try bundle.openSealedExecutable(strict: strict)
         } catch {
             throw AppexError(
                 .refused,
@@ -296,7 +301,8 @@ extension AppExtensionProcess {
                 sandbox: prepared,
                 profile: sandbox.profile,
                 broker: broker.attesting,
-                brokerContext: brokerContext
+                brokerContext: brokerContext,
+                proof: strict ? (bundle, checkedAt) : nil
             ),
             ChildEnds(
                 connection: extensionEnd,
@@ -402,6 +408,20 @@ extension AppExtensionProcess {
             child.cpuWatch.withLock { $0 = watch }
         }
         child.connection.start()
+        if let proof = prepared.proof {
+            // Off the launch's path: the hash after the exec, while the kernel forbids writing the file.
+            let executable = prepared.executable
+            let logger = configuration.logger
+            let bundleIdentifier = configuration.identity.bundleIdentifier
+            DispatchQueue.global(qos: .utility).async { [weak child] in
+                guard !proof.bundle.proveUnchangedSinceExec(executable, checkedAt: proof.checkedAt) else { return }
+                logger.error(
+                    "\(executable.path) changed between its check and its exec (its SHA-256 no longer matches its seal): \(bundleIdentifier) was ended",
+                    metadata: ["pid": "\(launched)"]
+                )
+                child?.process.kill()
+            }
+        }
         KeychainBroker(
             socket: prepared.broker,
             pid: launched,

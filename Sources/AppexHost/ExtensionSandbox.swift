@@ -12,8 +12,9 @@ package import AppexVocabulary
 /// `…network.server`; it runs no program outside its bundle unless its point's `AppexSandbox`
 /// allows helper processes; it is process 1 of its own PID namespace, with a `/proc` of its own;
 /// and it runs within the point's resource limits, or the defaults (``defaultLimits(widget:)``).
-/// Enhanced security (`EXRequiresEnhancedSecurity`) adds no network
-/// unless the point allows it, a seal checked at every launch, and refuses to launch where the
+/// Enhanced security (`EXRequiresEnhancedSecurity`) adds no network unless the point allows it, a
+/// seal checked at every launch (the executable hashed again unless proven unchanged since it
+/// last ran: docs/decisions/0156-enhanced-launch-proof.md), and refuses to launch where the
 /// kernel lacks a facility.
 package struct ExtensionSandbox: Sendable {
     /// The profile the launcher applies.
@@ -172,7 +173,7 @@ package struct ExtensionSandbox: Sendable {
         }
         if profile.isolatesNamespaces {
             lines.append(
-                "enhanced security: a private /tmp, the seal hashed at every launch"
+                "enhanced security: a private /tmp, the seal verified at every launch, the executable hashed again unless proven unchanged since it last ran"
             )
             lines.append(
                 "seccomp: an allowlist (files, memory, threads, signals, time, sockets); every other call refused (EPERM)"

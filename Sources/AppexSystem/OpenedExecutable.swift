@@ -52,6 +52,21 @@ package struct OpenedExecutable: Sendable {
         try Syscalls.readChunks(descriptor: descriptor.rawValue, named: path, body)
     }
 
+    /// Whether the file lies on a local file system whose files Linux write-denies while they
+    /// run and whose change time every write sets (ext2/3/4, XFS, Btrfs, tmpfs, F2FS). Not a
+    /// network or FUSE file system, whose server may change what is read without either, nor an
+    /// overlay, whose lower files can be written beside it.
+    package var isOnLocalFileSystem: Bool {
+        #if os(Linux)
+        var info = statfs()
+        guard fstatfs(descriptor.rawValue, &info) == 0 else { return false }
+        let local: Set<Int64> = [0xEF53, 0x5846_5342, 0x9123_683E, 0x0102_1994, 0xF2F5_2010]
+        return local.contains(Int64(info.f_type))
+        #else
+        return false
+        #endif
+    }
+
     private static func fileStatus(of descriptor: OwnedDescriptor, path: String) throws(SystemError) -> FileStatus {
         var st = Glibc_or_Darwin_stat_t()
         _ = try syscall("fstat(\(path))") { fstat(descriptor.rawValue, &st) }
