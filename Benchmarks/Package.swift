@@ -34,6 +34,12 @@ let package = Package(
     targets: [
         .target(name: "CPingPong", path: "Sources/CPingPong"),
         .target(
+            name: "BenchSmoke",
+            dependencies: [.product(name: "Benchmark", package: "benchmark")],
+            path: "Sources/BenchSmoke",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .target(
             name: "BenchInterfaces",
             dependencies: [.product(name: "AppexIPC", package: appexFolder)],
             path: "Sources/BenchInterfaces",
@@ -66,7 +72,7 @@ let package = Package(
             dependencies: [
                 "CPingPong", "BenchExtension", "FirstByte", "BenchInterfaces",
                 .product(name: "AppexIPC", package: appexFolder),
-                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Benchmark", package: "benchmark"), "BenchSmoke",
                 .product(name: "AppexCore", package: appexFolder),
                 .product(name: "AppexHost", package: appexFolder),
                 .product(name: "AppexTesting", package: appexFolder),
@@ -105,7 +111,7 @@ let package = Package(
             name: "WidgetBenchmarks",
             dependencies: [
                 "BenchWidget", "BenchWidgetHostRSS", "BenchWidgetViews", "CPingPong", "FirstByte",
-                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Benchmark", package: "benchmark"), "BenchSmoke",
                 .product(name: "AppexCore", package: appexFolder),
                 .product(name: "AppexTesting", package: appexFolder),
                 .product(name: "AppexWidgetKit", package: appexFolder),
@@ -126,7 +132,7 @@ let package = Package(
             name: "WindowBenchmarks",
             dependencies: [
                 "BenchWidget", "BenchTickerWidget",
-                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Benchmark", package: "benchmark"), "BenchSmoke",
                 .product(name: "AppexCore", package: appexFolder),
                 .product(name: "AppexHost", package: appexFolder),
                 .product(name: "AppexTesting", package: appexFolder),
@@ -144,7 +150,7 @@ let package = Package(
                 .product(name: "ContactsKit", package: "Examples"),
                 .product(name: "ContactsExplorer", package: "Examples"),
                 .product(name: "RecentContacts", package: "Examples"),
-                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Benchmark", package: "benchmark"), "BenchSmoke",
                 .product(name: "AppexAuth", package: appexFolder),
                 .product(name: "AppexAuthLogin", package: appexFolder),
                 .product(name: "AppexCore", package: appexFolder),
@@ -160,7 +166,7 @@ let package = Package(
         .executableTarget(
             name: "DiscoveryBenchmarks",
             dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Benchmark", package: "benchmark"), "BenchSmoke",
                 .product(name: "AppexCore", package: appexFolder),
                 .product(name: "AppexHost", package: appexFolder),
                 .product(name: "AppexTesting", package: appexFolder),
@@ -189,7 +195,7 @@ let package = Package(
             name: "StoreBenchmarks",
             dependencies: [
                 "DefaultsObserver", "RawSQLite", "BenchKeychainExtension",
-                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Benchmark", package: "benchmark"), "BenchSmoke",
                 .product(name: "AppexCore", package: appexFolder),
                 .product(name: "AppexHost", package: appexFolder),
                 .product(name: "AppexStore", package: appexFolder),
@@ -202,7 +208,7 @@ let package = Package(
         .executableTarget(
             name: "SecureStoreBenchmarks",
             dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Benchmark", package: "benchmark"), "BenchSmoke",
                 .product(name: "AppexCore", package: appexFolder),
                 .product(name: "AppexStore", package: appexFolder),
                 .product(name: "AppexSecureStore", package: appexFolder),
@@ -216,7 +222,7 @@ let package = Package(
         .executableTarget(
             name: "AuthBenchmarks",
             dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Benchmark", package: "benchmark"), "BenchSmoke",
                 .product(name: "AppexAuth", package: appexFolder),
                 .product(name: "AppexAuthLogin", package: appexFolder),
                 .product(name: "AppexStore", package: appexFolder),

@@ -10,9 +10,19 @@
 # the custom metric "rss" (bytes, widget.host.rss.*) is a memory figure, shown in MB (2^20 bytes).
 # Figures whose target is a difference (widget.timeline.first, widget.host.rss.*) are followed by
 # a line "difference: NAME ours-baseline=…".
+#
+# Scripts/bench.sh --smoke runs every benchmark for one sample, no warm-up (APPEX_BENCH_SMOKE,
+# Benchmarks/Sources/BenchSmoke), and prints the benchmarks that ran instead of figures: what
+# Scripts/test.sh runs so that CI proves every benchmark builds and runs (a crash fails it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Scripts/setup.sh >/dev/null
+smoke=0
+if [ "${1:-}" = "--smoke" ]; then
+  smoke=1
+  export APPEX_BENCH_SMOKE=1
+  shift
+fi
 filter="${1:-.*}"
 out="$(mktemp -d "${TMPDIR:-/tmp}/appex-bench-XXXXXX")"
 trap 'rm -rf "$out"' EXIT
@@ -68,6 +78,15 @@ done
 bench_filter="$(printf '%s' "$bench_filter" | sed -E 's/\\\.p(50|99)//g; s/\.p(50|99)//g')"
 swift package --package-path Benchmarks --allow-writing-to-directory "$out" \
   benchmark --filter "($bench_filter).*" --format histogramPercentiles --path "$out" --no-progress
+
+if [[ $smoke == 1 ]]; then
+  # One file per benchmark and metric: <baseline>.<target>.<benchmark name>.<metric>.histogram…
+  ran="$(find "$out" -name '*.histogram.percentiles.tsv' -printf '%f\n' | sed -E 's/^[^.]+\.[^.]+\.//; s/\.[^.]+\.histogram\.percentiles\.tsv$//' | sort -u)"
+  count="$(printf '%s\n' "$ran" | grep -c .)"
+  printf 'bench.sh: smoke: ran %s\n' $ran
+  echo "bench.sh: smoke: $count benchmarks ran once each (their figures mean nothing)"
+  exit 0
+fi
 
 pairs=()
 for name in "${!baseline_of[@]}"; do pairs+=("$name=${baseline_of[$name]}"); done

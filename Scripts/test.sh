@@ -5,7 +5,7 @@
 #
 # Before the tests, the checks that need no test build: formatting, imports, and the
 # documentation (DocC, warnings as errors). After them, the product's tests (Examples/), then
-# each fuzz target runs for 15 seconds.
+# each fuzz target runs for 15 seconds, then every benchmark once (Scripts/bench.sh --smoke).
 #
 # Four suites run on their own: the templates' READMEs (below), the 500-launch soak (beside the others it keeps both cores busy),
 # the host-death check ("extension gone within 1 s of its host"), which beside dozens of tests
@@ -100,5 +100,8 @@ step Examples swift test --package-path Examples
 # The libFuzzer targets (Fuzz/): every property-list reader, bundle loading, the IPC decoder and the view tree,
 # 15 seconds each from the committed seeds; a crash fails the run (docs/DESIGN.md, "Fuzzing").
 step fuzz Scripts/fuzz.sh all 15
+# Every benchmark, once (Benchmarks/, a release build of its own): a benchmark that no longer
+# builds, or crashes, fails CI (issue 28; docs/decisions/0157-benchmarks-in-ci.md).
+step benchmarks Scripts/bench.sh --smoke
 echo "test.sh: every step passed in $(($(date +%s) - started_all)) s:"
 printf '%s\n' "${step_times[@]}"

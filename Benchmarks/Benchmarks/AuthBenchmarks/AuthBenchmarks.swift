@@ -33,6 +33,7 @@ import AppexCore
 import AppexStore
 import AppexTesting
 import Benchmark
+import BenchSmoke
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -169,6 +170,8 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(authorized)
         }
     }
+
+    applySmokeModeIfAsked()  // last: every benchmark above runs once under Scripts/bench.sh --smoke
 }
 
 /// A duration in whole nanoseconds, for the "latency" metric.

@@ -12,6 +12,7 @@ import AppexCore
 import AppexHost
 import AppexTesting
 import Benchmark
+import BenchSmoke
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -141,4 +142,6 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
     #endif
+
+    applySmokeModeIfAsked()  // last: every benchmark above runs once under Scripts/bench.sh --smoke
 }

@@ -51,6 +51,7 @@ import BenchInterfaces
 import Distributed
 import AppexTesting
 import Benchmark
+import BenchSmoke
 import CPingPong
 import Foundation
 
@@ -349,6 +350,8 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.stopMeasurement()
         }
     }
+
+    applySmokeModeIfAsked()  // last: every benchmark above runs once under Scripts/bench.sh --smoke
 }
 
 /// A duration in whole nanoseconds, for the "latency" metric.

@@ -26,6 +26,7 @@ import AppexTesting
 import AppexWidgetHost
 import AppexWidgetKit
 import Benchmark
+import BenchSmoke
 import ContactsKit
 import Foundation
 #if canImport(FoundationNetworking)
@@ -259,4 +260,6 @@ let benchmarks: @Sendable () -> Void = {
             try? FileManager.default.removeItem(atPath: environment.keysDirectory)
         }
     }
+
+    applySmokeModeIfAsked()  // last: every benchmark above runs once under Scripts/bench.sh --smoke
 }

@@ -26,6 +26,7 @@ import AppexSecureStore
 import AppexStore
 import AppexTesting
 import Benchmark
+import BenchSmoke
 import Crypto
 import Foundation
 import Synchronization
@@ -241,4 +242,6 @@ let benchmarks: @Sendable () -> Void = {
             return ContinuousClock.now - start
         }
     }
+
+    applySmokeModeIfAsked()  // last: every benchmark above runs once under Scripts/bench.sh --smoke
 }

@@ -57,6 +57,7 @@ import AppexHost
 import AppexStore
 import AppexTesting
 import Benchmark
+import BenchSmoke
 import Foundation
 import RawSQLite
 import Synchronization
@@ -419,6 +420,8 @@ let benchmarks: @Sendable () -> Void = {
     } teardown: {
         stopObserver()
     }
+
+    applySmokeModeIfAsked()  // last: every benchmark above runs once under Scripts/bench.sh --smoke
 }
 
 /// A duration in whole nanoseconds, for the "latency" metric.

@@ -23,6 +23,7 @@ import AppexTesting
 import AppexWidgetHost
 import AppexWidgetKit
 import Benchmark
+import BenchSmoke
 import BenchWidgetViews
 import CPingPong
 import Foundation
@@ -207,4 +208,6 @@ let benchmarks: @Sendable () -> Void = {
         let idle = try WidgetWorld.shared.hostResidentMemory("idle", apps: WidgetWorld.shared.noWidgets)
         benchmark.measurement(rss, idle.bytes)
     }
+
+    applySmokeModeIfAsked()  // last: every benchmark above runs once under Scripts/bench.sh --smoke
 }

@@ -21,6 +21,7 @@ import AppexTesting
 import AppexWidgetHost
 import AppexWindow
 import Benchmark
+import BenchSmoke
 import Foundation
 import Synchronization
 
@@ -369,4 +370,6 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.measurement(latency, cpuNanoseconds() - before)
         following.cancel()
     }
+
+    applySmokeModeIfAsked()  // last: every benchmark above runs once under Scripts/bench.sh --smoke
 }
