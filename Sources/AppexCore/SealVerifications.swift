@@ -1,4 +1,4 @@
-package import AppexSystem
+import AppexSystem
 import Crypto
 import Synchronization
 

@@ -1,5 +1,7 @@
 // An executable opened once: hashed through its descriptor and executed from it, so the file that
 // was checked is the file that runs, whatever its path names in between.
+import CAppexSystem
+
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #elseif canImport(Musl)
@@ -57,14 +59,8 @@ package struct OpenedExecutable: Sendable {
     /// network or FUSE file system, whose server may change what is read without either, nor an
     /// overlay, whose lower files can be written beside it.
     package var isOnLocalFileSystem: Bool {
-        #if os(Linux)
-        var info = statfs()
-        guard fstatfs(descriptor.rawValue, &info) == 0 else { return false }
         let local: Set<Int64> = [0xEF53, 0x5846_5342, 0x9123_683E, 0x0102_1994, 0xF2F5_2010]
-        return local.contains(Int64(info.f_type))
-        #else
-        return false
-        #endif
+        return local.contains(Int64(cappex_file_system_type(descriptor.rawValue)))
     }
 
     private static func fileStatus(of descriptor: OwnedDescriptor, path: String) throws(SystemError) -> FileStatus {

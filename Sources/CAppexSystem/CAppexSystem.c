@@ -5,6 +5,9 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#if defined(__linux__)
+#include <sys/vfs.h>
+#endif
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -363,4 +366,16 @@ int cappex_bytes_available(int socket) {
 
 ssize_t cappex_peek(int socket, void *buffer, size_t capacity) {
     return recv(socket, buffer, capacity, MSG_PEEK | MSG_DONTWAIT);
+}
+
+long long cappex_file_system_type(int descriptor) {
+#if defined(__linux__)
+    struct statfs info;
+    if (fstatfs(descriptor, &info) != 0) return -1;
+    return (long long)info.f_type;
+#else
+    (void)descriptor;
+    errno = ENOSYS;
+    return -1;
+#endif
 }

@@ -88,7 +88,7 @@ import Glibc
             atPath: fixture.world.environment.home + "/Caches",
             withIntermediateDirectories: true
         )
-        FileManager.default.createFile(atPath: cacheFile, contents: Data(SHA256.hash(data: Data(seal))))
+        _ = FileManager.default.createFile(atPath: cacheFile, contents: Data(SHA256.hash(data: Data(seal))))
         #expect(try fixture.discovery().snapshot().extensions.first?.problems == [])
 
         // The same seal with its signature changed once more is another record: verified, refused.
@@ -112,7 +112,10 @@ import Glibc
         #expect(try records().contains(known))
 
         // Larger than capacity: dropped, and the seals verified again are recorded anew.
-        FileManager.default.createFile(atPath: cacheFile, contents: Data(count: (SealVerifications.capacity + 1) * 32))
+        _ = FileManager.default.createFile(
+            atPath: cacheFile,
+            contents: Data(count: (SealVerifications.capacity + 1) * 32)
+        )
         #expect(try fixture.discovery().snapshot().extensions.first?.state == .enabled)
         #expect(try records() == [known] || Set(try records()).contains(known) && (try records()).count < 8)
     }

@@ -37,6 +37,10 @@ ssize_t cappex_receive_with_fds(int socket, void *buffer, size_t capacity, int *
 /// The bytes waiting to be read on `socket` (ioctl FIONREAD), or -1 with errno.
 int cappex_bytes_available(int socket);
 
+/// The file system type (`f_type` of fstatfs, such as 0xEF53 for ext2/3/4) of the file open
+/// as `descriptor`, or -1 with errno (and where fstatfs does not exist).
+long long cappex_file_system_type(int descriptor);
+
 /// Copies up to `capacity` waiting bytes of `socket` into `buffer` without consuming them or
 /// waiting (recv with MSG_PEEK | MSG_DONTWAIT): the count, 0 at end of stream, or -1 with errno
 /// (EAGAIN when nothing waits).
