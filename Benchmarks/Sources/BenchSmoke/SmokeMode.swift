@@ -1,4 +1,4 @@
-import Benchmark
+@preconcurrency import Benchmark
 import Foundation
 
 /// Smoke mode (`Scripts/bench.sh --smoke`, run by `Scripts/test.sh`): with `APPEX_BENCH_SMOKE`
