@@ -307,6 +307,17 @@ public import SystemPackage
         }
     }
 
+    /// Whether ``receive()`` has something to start on: bytes buffered or waiting in the socket,
+    /// or the stream's end (or an error) to report. Never waits.
+    func hasInputOrEnd() -> Bool {
+        reading.withLock { state -> Bool in
+            if state.finished != nil || state.buffer.count > state.start { return true }
+            guard let available = try? Socket.bytesAvailable(owned.rawValue), available == 0 else { return true }
+            // Nothing waits: readable now means the end of the stream (or an error).
+            return (try? Socket.waitReadable(owned.rawValue, timeoutMilliseconds: 0)) != false
+        }
+    }
+
     /// Receives the next frame, blocking until one is complete.
     ///
     /// - Returns: the frame, or `nil` when the peer closed the stream between frames.

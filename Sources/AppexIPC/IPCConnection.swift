@@ -318,6 +318,12 @@ import Synchronization
             return true
         }
         guard claimed else { return true }
+        // What woke this thread may have been read since by a caller reading for its own reply:
+        // a receive on the emptied socket would block the executor (and every task on it).
+        guard channel.hasInputOrEnd() else {
+            state.withLock { $0.reader = .nobody }
+            return true
+        }
         let alive = receiveOne()
         state.withLock { $0.reader = .nobody }
         if !alive && ownsExecutor { executor.shutdown() }

@@ -42,6 +42,51 @@ import Testing
         #expect(stillHeld, "the reply waited for the executor's thread")
     }
 
+    @Test(
+        "calls from the executor and from the pool, alternating back to back as the benchmark makes them, all answered: the executor never waits on a socket a caller emptied"
+    )
+    func alternatingCallers() async throws {
+        let (a, b) = try FrameChannel.pair()
+        let executor = IPCExecutor()
+        let client = IPCConnection(channel: a, executor: executor)
+        let server = IPCConnection(channel: b, handler: { $0 })
+        client.start()
+        server.start()
+        defer {
+            client.invalidate()
+            server.invalidate()
+            executor.shutdown()
+        }
+        let count = 20_000
+        let answered = Atomic(0)
+        let calls = Task {
+            for index in 0..<count {
+                let request: [UInt8] = [UInt8(truncatingIfNeeded: index), 1]
+                let reply: [UInt8]
+                if index % 2 == 0 {
+                    reply = try await withTaskExecutorPreference(executor) { try await client.call(request) }
+                } else {
+                    reply = try await client.call(request)
+                }
+                guard reply == request else { throw AppexError(.protocolViolation, "call \(index) got \(reply)") }
+                answered.add(1, ordering: .relaxed)
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while answered.load(ordering: .relaxed) < count, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let finished = answered.load(ordering: .relaxed)
+        if finished < count {
+            Issue.record("stuck after \(finished) of \(count) calls")
+            client.invalidate()  // ends a read blocked on the socket, so the test ends
+            server.invalidate()
+            a.shutdown()
+            b.shutdown()
+        }
+        _ = await calls.result
+    }
+
     @Test("a peer that sends half a reply holds no caller: the call ends at its deadline")
     func halfAFrameHoldsNoCaller() async throws {
         let (a, b) = try FrameChannel.pair()
