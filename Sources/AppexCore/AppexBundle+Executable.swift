@@ -11,11 +11,18 @@ extension AppexBundle {
     /// A file already checked and unchanged since (the same device, inode, size and times, as the
     /// open descriptor says) is not hashed again. With `strict` (enhanced security) the seal is
     /// read and verified at every launch, and the executable is hashed again unless
-    /// ``proveUnchangedSinceExec(_:checkedAt:)`` proved it unchanged since a process last ran it.
+    /// ``proveUnchangedSinceExec(_:sealed:checkedAt:)`` proved it unchanged since a process last
+    /// ran it.
     ///
     /// - Throws: ``/AppexVocabulary/AppexError`` `invalidBundle` when the executable or the seal cannot be read,
     ///   the seal does not verify for the bundle's team, or the file is not the one it seals.
     package func openSealedExecutable(strict: Bool = false) throws(AppexError) -> OpenedExecutable {
+        try openCheckedExecutable(strict: strict).file
+    }
+
+    /// ``openSealedExecutable(strict:)``, with the SHA-256 the seal gives the executable: what
+    /// ``proveUnchangedSinceExec(_:sealed:checkedAt:)`` compares it with after the exec.
+    package func openCheckedExecutable(strict: Bool) throws(AppexError) -> (file: OpenedExecutable, sealed: [UInt8]) {
         guard let name = info.executableName, let team else {
             throw AppexError(
                 .invalidBundle,
@@ -36,7 +43,7 @@ extension AppexBundle {
         }
         let identity = CheckedExecutable(status: opened.status, team: team.rawValue)
         let known = Self.checkedExecutables.withLock { $0[identity] }
-        if !strict, known != nil { return opened }
+        if !strict, let known { return (opened, known.digest) }
         let sealPath = path + "/" + File.seal
         let seal: CodeSeal
         do {
@@ -63,7 +70,7 @@ extension AppexBundle {
                 context: context
             )
         }
-        if let known, known.digest == sealed, known.provenSinceExec { return opened }
+        if let known, known.digest == sealed, known.provenSinceExec { return (opened, sealed) }
         let digest: [UInt8]
         do { digest = try Self.sha256(of: opened) } catch {
             throw AppexError(.invalidBundle, "cannot read \(executablePath)", context: context, underlyingError: error)
@@ -89,40 +96,51 @@ extension AppexBundle {
                 checked[identity] = CheckedExecutable.Check(digest: sealed, provenSinceExec: false)
             }
         }
-        return opened
+        return (opened, sealed)
     }
 
-    /// Hashes `opened` again after a process was started from it (its exec succeeded) and
-    /// records, when it holds, that the file cannot have changed since without changing its
-    /// status: the next strict check of the same status skips the hash. Does nothing for a file
-    /// already proven.
+    /// Hashes `opened` again after a process was started from it (its exec succeeded, and the
+    /// process still runs) and records, when it holds, that the file cannot have changed since
+    /// without changing its status: the next strict check of the same status skips the hash.
+    /// Does nothing for a file already proven.
     ///
-    /// Why that holds: Linux refuses to exec a file that anything has open for writing
-    /// (`ETXTBSY`), so at the exec no writable descriptor or shared writable mapping of it
-    /// existed; every later change must open it for writing, and every write, truncation or
-    /// first write to a newly mapped page sets its change time, which no call can set back.
-    /// A change made between the check and the exec through a mapping written to before the
-    /// check (which sets no time) is what this hash catches. Only a binary is hashed (a script's
-    /// interpreter, not the script, is what exec write-denies), on a local file system
-    /// (``OpenedExecutable/isOnLocalFileSystem``); the proof is recorded only when its change time
-    /// was at least a second older than `checkedAt` (the wall clock at the check, before the
-    /// spawn), so that no later write can share its timestamp's tick.
+    /// Why that holds: Linux refuses to exec a file that anything has open for writing, and
+    /// refuses to open a running executable for writing (`ETXTBSY`), so while the process runs no
+    /// writable descriptor or shared writable mapping of the file exists. Every later change must
+    /// open it for writing, and every write, truncation or first write to a newly mapped page sets
+    /// its change time (on the file systems of ``OpenedExecutable/isOnLocalFileSystem``; not on
+    /// tmpfs, whose mapped pages set no time), which no call can set back. The write-denial is
+    /// tried, not assumed (``OpenedExecutable/isWriteDenied``): a kernel or file that does not
+    /// give it gets no proof. A change made between the check and the exec through a mapping
+    /// written to before the check (which sets no time) is what this hash catches. Only a binary
+    /// is proven (a script's interpreter, not the script, is what the exec write-denies), and
+    /// only when its change time was at least 100 ms older than `checkedAt` (the wall clock at
+    /// the check, before the spawn): a later write cannot share its timestamp's tick (a jiffy,
+    /// 10 ms at most).
     ///
-    /// - Returns: `false` when the file is not what its seal covers: the process runs something
-    ///   else, and must be ended. `true` otherwise, whether or not a proof was recorded.
-    package func proveUnchangedSinceExec(_ opened: OpenedExecutable, checkedAt: Int64) -> Bool {
+    /// - Parameter sealed: the SHA-256 the seal gave the executable at the check.
+    /// - Returns: `false` when the file is not what its seal covers, or its status changed after
+    ///   the check, or it cannot be read: what runs may not be what was checked, and the process
+    ///   must be ended. `true` otherwise, whether or not a proof was recorded.
+    package func proveUnchangedSinceExec(_ opened: OpenedExecutable, sealed: [UInt8], checkedAt: Int64) -> Bool {
         guard let team, !opened.isScript, opened.isOnLocalFileSystem else { return true }
         let identity = CheckedExecutable(status: opened.status, team: team.rawValue)
-        guard let known = Self.checkedExecutables.withLock({ $0[identity] }), !known.provenSinceExec else {
-            return true
-        }
-        guard let digest = try? Self.sha256(of: opened), let after = try? opened.currentStatus() else { return true }
-        if digest != known.digest { return false }
-        guard after == opened.status, opened.status.changeNanoseconds < checkedAt - 1_000_000_000 else { return true }
+        if Self.checkedExecutables.withLock({ $0[identity]?.provenSinceExec == true }) { return true }
+        let denied = opened.isWriteDenied
+        guard let digest = try? Self.sha256(of: opened), let after = try? opened.currentStatus(),
+            digest == sealed, after == opened.status
+        else { return false }
+        guard denied, opened.status.changeNanoseconds < checkedAt - 100_000_000 else { return true }
         Self.checkedExecutables.withLock { checked in
-            if checked[identity]?.digest == digest { checked[identity]?.provenSinceExec = true }
+            checked[identity] = CheckedExecutable.Check(digest: digest, provenSinceExec: true)
         }
         return true
+    }
+
+    /// How many times the executable at `path` was hashed by a launch's check or proof: what
+    /// tests read to see a proven launch skip the hash.
+    package static func timesHashed(_ path: String) -> Int {
+        hashCounts.withLock { $0[path] ?? 0 }
     }
 
     /// Whether the executable at `path`, as it is now, was proven unchanged since a process of
@@ -135,6 +153,7 @@ extension AppexBundle {
     }
 
     private static func sha256(of opened: OpenedExecutable) throws(SystemError) -> [UInt8] {
+        hashCounts.withLock { $0[opened.path, default: 0] += 1 }
         var hasher = SHA256()
         try opened.readChunks { hasher.update(bufferPointer: $0) }
         return Array(hasher.finalize())
@@ -143,6 +162,9 @@ extension AppexBundle {
     /// Executables hashed and found sealed, by identity and times, with the digest their seal
     /// gave and whether they were proven unchanged since an exec.
     private static let checkedExecutables = Mutex<[CheckedExecutable: CheckedExecutable.Check]>([:])
+
+    /// Hashes made, by executable path (``timesHashed(_:)``).
+    private static let hashCounts = Mutex<[String: Int]>([:])
 }
 
 /// An executable found to match its seal: the file as `fstat` saw it, and the signing team.

@@ -8,7 +8,7 @@ import Synchronization
 /// different entry and is checked again. Only the signature check is skipped: every file of a
 /// bundle is still hashed and compared with its seal at every load.
 ///
-/// Verifying a signature costs about 60 µs; a discovery of 1,000 bundles spent most of its cold
+/// Verifying a signature costs about 165 µs in this VM; a discovery of 1,000 bundles spent most of its cold
 /// snapshot on it (docs/decisions/0155-seal-verification-cache.md). Kept in
 /// `$APPEX_HOME/Caches/seal-verifications`, a file of 32-byte records appended in one
 /// `O_APPEND` write per snapshot, so a new process (a new host, `appex doctor`) starts warm.
@@ -41,7 +41,7 @@ package final class SealVerifications: Sendable {
     /// Whether `seal`, read from `bytes`, is signed by its key and its team is that key's:
     /// remembered when it is, so the same bytes are not verified again.
     func isAuthentic(_ seal: CodeSeal, bytes: [UInt8]) -> Bool {
-        let digest = Key(SHA256.hash(data: bytes))
+        let digest = Self.record(ofSeal: bytes)
         let known = state.withLock { state in
             loadIfNeeded(&state)
             return state.known.contains(digest)
@@ -52,6 +52,15 @@ package final class SealVerifications: Sendable {
             if state.known.insert(digest).inserted { state.unsaved.append(digest) }
         }
         return true
+    }
+
+    /// The record of a seal whose bytes are `bytes`: the SHA-256 of a versioned prefix and the
+    /// bytes, so a later format or a stricter check starts from nothing.
+    package static func record(ofSeal bytes: [UInt8]) -> Key {
+        var hasher = SHA256()
+        hasher.update(data: Array("appex-seal-verified-1\0".utf8))
+        hasher.update(data: bytes)
+        return Key(hasher.finalize())
     }
 
     /// Appends what was verified since the last save to the file. A failure to write is not an
@@ -65,11 +74,15 @@ package final class SealVerifications: Sendable {
         guard !records.isEmpty else { return }
         let directory = String(file[..<(file.lastIndex(of: "/") ?? file.startIndex)])
         try? Syscalls.makeDirectories(directory, mode: 0o700)
-        try? Syscalls.append(records, toFile: file, mode: 0o600)
+        // After a torn record (a write cut short), zeros up to the next record's boundary: no
+        // record is all zeros, and the records after stay aligned.
+        let torn = ((try? Syscalls.stat(file))?.size).map { Int($0) % Key.size } ?? 0
+        let padding = torn == 0 ? [] : [UInt8](repeating: 0, count: Key.size - torn)
+        try? Syscalls.append(padding + records, toFile: file, mode: 0o600)
     }
 
-    /// Reads the file once. A file past capacity starts over; a torn last record (a write cut
-    /// short by a crash) is cut off, so the next append starts on a record's boundary.
+    /// Reads the file once: whole records only (a torn last record, a write cut short, is
+    /// ignored; ``save()`` pads past it). A file past capacity starts over.
     private func loadIfNeeded(_ state: inout State) {
         guard !state.loaded else { return }
         state.loaded = true
@@ -82,9 +95,6 @@ package final class SealVerifications: Sendable {
             return
         }
         let whole = bytes.count - bytes.count % Key.size
-        if whole != bytes.count {
-            try? Syscalls.writeFileAtomically(file, bytes: Array(bytes[..<whole]), mode: 0o600)
-        }
         state.known.reserveCapacity(whole / Key.size)
         for offset in stride(from: 0, to: whole, by: Key.size) {
             state.known.insert(Key(bytes[offset..<offset + Key.size]))
@@ -92,26 +102,32 @@ package final class SealVerifications: Sendable {
     }
 
     /// A SHA-256, as four words: hashed and compared without an allocation.
-    struct Key: Hashable, Sendable {
+    package struct Key: Hashable, Sendable {
         static let size = 32
         var words: (UInt64, UInt64, UInt64, UInt64)
 
         init(_ bytes: some Sequence<UInt8>) {
-            var words: [UInt64] = [0, 0, 0, 0]
+            var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
             for (index, byte) in bytes.prefix(Self.size).enumerated() {
-                words[index / 8] = words[index / 8] << 8 | UInt64(byte)
+                switch index / 8 {
+                case 0: words.0 = words.0 << 8 | UInt64(byte)
+                case 1: words.1 = words.1 << 8 | UInt64(byte)
+                case 2: words.2 = words.2 << 8 | UInt64(byte)
+                default: words.3 = words.3 << 8 | UInt64(byte)
+                }
             }
-            self.words = (words[0], words[1], words[2], words[3])
+            self.words = words
         }
 
-        var bytes: [UInt8] {
+        /// The 32 bytes, big-endian words in order.
+        package var bytes: [UInt8] {
             [words.0, words.1, words.2, words.3].flatMap { word in
                 (0..<8).map { UInt8(truncatingIfNeeded: word >> (56 - 8 * $0)) }
             }
         }
 
-        static func == (a: Key, b: Key) -> Bool { a.words == b.words }
-        func hash(into hasher: inout Hasher) {
+        package static func == (a: Key, b: Key) -> Bool { a.words == b.words }
+        package func hash(into hasher: inout Hasher) {
             hasher.combine(words.0)
             hasher.combine(words.1)
             hasher.combine(words.2)

@@ -164,9 +164,10 @@ extension AppExtensionProcess {
         /// The host's end of the keychain broker's socket, and who the extension is to it.
         let broker: PacketSocket
         let brokerContext: ProcessContext
-        /// Enhanced security: the bundle whose executable is hashed again once it runs, and the
-        /// wall clock when it was checked (``AppexBundle/proveUnchangedSinceExec(_:checkedAt:)``).
-        let proof: (bundle: AppexBundle, checkedAt: Int64)?
+        /// Enhanced security: the bundle whose executable is hashed again once it runs, the
+        /// SHA-256 its seal gives it, and the wall clock when it was checked
+        /// (``AppexBundle/proveUnchangedSinceExec(_:sealed:checkedAt:)``).
+        let proof: (bundle: AppexBundle, sealed: [UInt8], checkedAt: Int64)?
 
         /// The spawn of this launch, with the child's ends of its connection, output, broker
         /// and keychain index.
@@ -213,10 +214,11 @@ extension AppExtensionProcess {
         let workingDirectory = configuration.environment.home + "/ExtensionData/" + identity.bundleIdentifier
         let point = try discovery.host().extensionPoints.first { $0.identifier == identity.extensionPointIdentifier }
         let executable: OpenedExecutable
+        let sealed: [UInt8]
         let strict = point?.requiresEnhancedSecurity ?? false
         let checkedAt = Syscalls.wallClockNanoseconds()
         do {
-            executable = try bundle.openSealedExecutable(strict: strict)
+            (executable, sealed) = try bundle.openCheckedExecutable(strict: strict)
         } catch {
             throw AppexError(
                 .refused,
@@ -302,7 +304,7 @@ extension AppExtensionProcess {
                 profile: sandbox.profile,
                 broker: broker.attesting,
                 brokerContext: brokerContext,
-                proof: strict ? (bundle, checkedAt) : nil
+                proof: strict ? (bundle, sealed, checkedAt) : nil
             ),
             ChildEnds(
                 connection: extensionEnd,
@@ -409,17 +411,23 @@ extension AppExtensionProcess {
         }
         child.connection.start()
         if let proof = prepared.proof {
-            // Off the launch's path: the hash after the exec, while the kernel forbids writing the file.
+            // Off the launch's path: the hash after the exec, while the process runs and the
+            // kernel write-denies the file.
             let executable = prepared.executable
             let logger = configuration.logger
             let bundleIdentifier = configuration.identity.bundleIdentifier
             DispatchQueue.global(qos: .utility).async { [weak child] in
-                guard !proof.bundle.proveUnchangedSinceExec(executable, checkedAt: proof.checkedAt) else { return }
+                let holds = proof.bundle.proveUnchangedSinceExec(
+                    executable,
+                    sealed: proof.sealed,
+                    checkedAt: proof.checkedAt
+                )
+                guard !holds else { return }
+                child?.process.kill()
                 logger.error(
-                    "\(executable.path) changed between its check and its exec (its SHA-256 no longer matches its seal): \(bundleIdentifier) was ended",
+                    "\(executable.path) is not what its seal covers after the exec (it changed after its check): \(bundleIdentifier) \(child == nil ? "had already ended" : "was ended")",
                     metadata: ["pid": "\(launched)"]
                 )
-                child?.process.kill()
             }
         }
         KeychainBroker(

@@ -55,12 +55,27 @@ package struct OpenedExecutable: Sendable {
     }
 
     /// Whether the file lies on a local file system whose files Linux write-denies while they
-    /// run and whose change time every write sets (ext2/3/4, XFS, Btrfs, tmpfs, F2FS). Not a
-    /// network or FUSE file system, whose server may change what is read without either, nor an
-    /// overlay, whose lower files can be written beside it.
+    /// run and whose change time every write sets, through a mapping too (ext2/3/4, XFS, Btrfs,
+    /// F2FS). Not tmpfs (a page written through a shared mapping sets no time), a network or FUSE
+    /// file system (whose server may change what is read without either), nor an overlay (whose
+    /// lower files can be written beside it).
     package var isOnLocalFileSystem: Bool {
-        let local: Set<Int64> = [0xEF53, 0x5846_5342, 0x9123_683E, 0x0102_1994, 0xF2F5_2010]
+        let local: Set<Int64> = [0xEF53, 0x5846_5342, 0x9123_683E, 0xF2F5_2010]
         return local.contains(Int64(cappex_file_system_type(descriptor.rawValue)))
+    }
+
+    /// Whether the file cannot be opened for writing now because a process runs it (`ETXTBSY`),
+    /// tried by opening it again, write-only, through `/proc/self/fd`. `false` when the open
+    /// succeeds (the kernel does not write-deny it: closed at once) or fails otherwise (no
+    /// permission to write it: nothing can be told).
+    package var isWriteDenied: Bool {
+        let path = "/proc/self/fd/\(descriptor.rawValue)"
+        let writable = Glibc_or_Darwin_open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+        if writable >= 0 {
+            close(writable)
+            return false
+        }
+        return errno == ETXTBSY
     }
 
     private static func fileStatus(of descriptor: OwnedDescriptor, path: String) throws(SystemError) -> FileStatus {
