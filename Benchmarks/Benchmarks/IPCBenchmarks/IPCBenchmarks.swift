@@ -38,8 +38,10 @@
 //   same run: the figure is what the sandbox adds (target: at most 2 ms more).
 // - launch.first-reply.enhanced: the same extension under a point with EXRequiresEnhancedSecurity
 //   (user, mount and PID namespaces, a private /tmp and /proc, the seccomp allowlist, the seal
-//   hashed at every launch). Baseline: launch.first-reply.sandboxed: the figure is what enhanced
-//   security adds.
+//   verified at every launch, the executable hashed after each exec and before a launch only
+//   when not proven unchanged: docs/decisions/0156-enhanced-launch-proof.md; the fixture, made
+//   when the process starts, is proven after its first launches). Baseline:
+//   launch.first-reply.sandboxed: the figure is what enhanced security adds (target: +5 ms).
 // - launch.first-reply.sandboxed.lone: launch.first-reply.sandboxed with 100 ms, untimed, after
 //   each launch, as a real host launches: on cgroup v1 joining the extension's cgroups waits for
 //   an RCU grace period unless another join passed moments before, which back-to-back launches
