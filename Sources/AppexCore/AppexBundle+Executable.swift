@@ -6,7 +6,9 @@ import Synchronization
 extension AppexBundle {
     /// Opens the bundle's executable once and checks it against the seal over that descriptor:
     /// the returned file is the one that was checked, so executing it (not its path) runs exactly
-    /// what the seal covers, even if the path is swapped in between.
+    /// what the seal covers, even if the path is swapped in between. Also returns the SHA-256 the
+    /// seal gives the executable: what ``proveUnchangedSinceExec(_:sealed:checkedAt:)`` compares
+    /// it with after the exec.
     ///
     /// A file already checked and unchanged since (the same device, inode, size and times, as the
     /// open descriptor says) is not hashed again. With `strict` (enhanced security) the seal is
@@ -16,12 +18,6 @@ extension AppexBundle {
     ///
     /// - Throws: ``/AppexVocabulary/AppexError`` `invalidBundle` when the executable or the seal cannot be read,
     ///   the seal does not verify for the bundle's team, or the file is not the one it seals.
-    package func openSealedExecutable(strict: Bool = false) throws(AppexError) -> OpenedExecutable {
-        try openCheckedExecutable(strict: strict).file
-    }
-
-    /// ``openSealedExecutable(strict:)``, with the SHA-256 the seal gives the executable: what
-    /// ``proveUnchangedSinceExec(_:sealed:checkedAt:)`` compares it with after the exec.
     package func openCheckedExecutable(strict: Bool) throws(AppexError) -> (file: OpenedExecutable, sealed: [UInt8]) {
         guard let name = info.executableName, let team else {
             throw AppexError(
@@ -144,7 +140,7 @@ extension AppexBundle {
     }
 
     /// Whether the executable at `path`, as it is now, was proven unchanged since a process of
-    /// it last ran (``proveUnchangedSinceExec(_:checkedAt:)``): its next strict check will not
+    /// it last ran (``proveUnchangedSinceExec(_:sealed:checkedAt:)``): its next strict check will not
     /// hash it.
     package static func isProvenUnchangedSinceExec(_ path: String, team: TeamIdentifier) -> Bool {
         guard let status = try? Syscalls.stat(path) else { return false }

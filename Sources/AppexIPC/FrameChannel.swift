@@ -286,8 +286,7 @@ public import SystemPackage
             }
             if buffered + available < Frame.headerSize {
                 // Nothing at all, readable: the end of the stream.
-                return available == 0 && buffered == 0
-                    && (try? Socket.waitReadable(owned.rawValue, timeoutMilliseconds: 0)) == true
+                return available == 0 && buffered == 0 && endsOrFailsNow()
             }
             // The header: buffered bytes, then the socket's, peeked.
             var header = [UInt8](repeating: 0, count: Frame.headerSize)
@@ -313,9 +312,14 @@ public import SystemPackage
         reading.withLock { state -> Bool in
             if state.finished != nil || state.buffer.count > state.start { return true }
             guard let available = try? Socket.bytesAvailable(owned.rawValue), available == 0 else { return true }
-            // Nothing waits: readable now means the end of the stream (or an error).
-            return (try? Socket.waitReadable(owned.rawValue, timeoutMilliseconds: 0)) != false
+            return endsOrFailsNow()
         }
+    }
+
+    /// With nothing waiting in the socket: whether it is readable all the same, which is its end
+    /// (or an error, which ``receive()`` reports too).
+    private func endsOrFailsNow() -> Bool {
+        (try? Socket.waitReadable(owned.rawValue, timeoutMilliseconds: 0)) != false
     }
 
     /// Receives the next frame, blocking until one is complete.

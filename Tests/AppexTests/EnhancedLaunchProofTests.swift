@@ -55,6 +55,7 @@ import Glibc
         let log = InMemoryLogHandler()
         var configuration = configuration(identity, log: log)
         let first = try await AppExtensionProcess(configuration: configuration)
+        defer { first.invalidate() }
         #expect(
             try await first.send(EchoRequest(command: "echo", text: "one"), expecting: EchoReply.self).text == "one"
         )
@@ -62,6 +63,7 @@ import Glibc
         first.invalidate()
         let hashes = AppexBundle.timesHashed(executable)
         let second = try await AppExtensionProcess(configuration: configuration)
+        defer { second.invalidate() }
         #expect(
             try await second.send(EchoRequest(command: "echo", text: "two"), expecting: EchoReply.self).text == "two"
         )

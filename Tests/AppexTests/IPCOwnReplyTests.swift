@@ -9,18 +9,10 @@ import Testing
 @Suite(.timed) struct IPCOwnReplyTests {
     @Test("a call from a task with no executor preference is answered while the connection's executor thread is held")
     func answeredWhileTheExecutorIsHeld() async throws {
-        let (a, b) = try FrameChannel.pair()
         // A spin long enough that the reply always comes within it, on a loaded machine too.
-        let executor = IPCExecutor(spin: .seconds(5))
-        let client = IPCConnection(channel: a, executor: executor)
-        let server = IPCConnection(channel: b, handler: { $0 })
-        client.start()
-        server.start()
-        defer {
-            client.invalidate()
-            server.invalidate()
-            executor.shutdown()
-        }
+        let pair = try EchoPair(spin: .seconds(5))
+        defer { pair.close() }
+        let (client, executor) = (pair.client, pair.executor)
         let held = Atomic(false)
         let release = Atomic(false)
         let holder = Task(executorPreference: executor) {
@@ -46,17 +38,9 @@ import Testing
         "calls from the executor and from the pool, alternating back to back as the benchmark makes them, all answered: the executor never waits on a socket a caller emptied"
     )
     func alternatingCallers() async throws {
-        let (a, b) = try FrameChannel.pair()
-        let executor = IPCExecutor()
-        let client = IPCConnection(channel: a, executor: executor)
-        let server = IPCConnection(channel: b, handler: { $0 })
-        client.start()
-        server.start()
-        defer {
-            client.invalidate()
-            server.invalidate()
-            executor.shutdown()
-        }
+        let pair = try EchoPair(spin: .microseconds(50))
+        defer { pair.close() }
+        let (client, executor) = (pair.client, pair.executor)
         let count = 20_000
         let answered = Atomic(0)
         let calls = Task {
@@ -79,10 +63,7 @@ import Testing
         let finished = answered.load(ordering: .relaxed)
         if finished < count {
             Issue.record("stuck after \(finished) of \(count) calls")
-            client.invalidate()  // ends a read blocked on the socket, so the test ends
-            server.invalidate()
-            a.shutdown()
-            b.shutdown()
+            pair.close()  // ends a read blocked on the socket, so the test ends
         }
         _ = await calls.result
     }
@@ -155,5 +136,32 @@ import Testing
             executor.shutdown()
         }
         #expect(try await client.call([1]) == [1, 43])
+    }
+}
+
+/// A client with an executor of its own (spinning `spin`, the default executor's 50 µs or
+/// longer) connected to a server that echoes, both started.
+private struct EchoPair {
+    let ends: (FrameChannel, FrameChannel)
+    let executor: IPCExecutor
+    let client: IPCConnection
+    let server: IPCConnection
+
+    init(spin: Duration) throws {
+        ends = try FrameChannel.pair()
+        executor = IPCExecutor(spin: spin)
+        client = IPCConnection(channel: ends.0, executor: executor)
+        server = IPCConnection(channel: ends.1, handler: { $0 })
+        client.start()
+        server.start()
+    }
+
+    /// Ends both connections and the executor; shuts the sockets, so a read blocked on one ends.
+    func close() {
+        client.invalidate()
+        server.invalidate()
+        ends.0.shutdown()
+        ends.1.shutdown()
+        executor.shutdown()
     }
 }
