@@ -38,6 +38,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // Spans on the paths worth seeing from outside (AppexStore's auxiliary data requests): the
+        // server-side Swift convention, a no-op until a host bootstraps a tracer. Already in the
+        // graph (Hummingbird depends on it); its Tracing module alone is small.
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         // The window (AppexWindow only): an HTTP server on the loopback interface, stopped cleanly on
         // SIGINT and SIGTERM. A host that serves no page links none of it.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -101,6 +105,7 @@ let package = Package(
                 "AppexCore", "AppexSQLite", "AppexVocabulary", "AppexSystem", "AppexCoding",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strictSwift
         ),

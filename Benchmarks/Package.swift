@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         // The secure store's unlock baseline: one AES-GCM open.
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // aux.request.roundtrip's parts: the spans AppexStore starts, their times kept by a tracer.
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
     ],
     targets: [
         .target(name: "CPingPong", path: "Sources/CPingPong"),
@@ -214,6 +216,7 @@ let package = Package(
                 .product(name: "AppexSecureStore", package: appexFolder),
                 .product(name: "AppexTesting", package: appexFolder),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             path: "Benchmarks/SecureStoreBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)],

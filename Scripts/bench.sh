@@ -2,6 +2,8 @@
 # Runs Appex's benchmarks (the sibling package in Benchmarks/, package-benchmark) and ends with
 # one line per figure:
 #     figure: NAME ours=… baseline=… ratio=…
+# and, for a figure measured in parts (aux.request.roundtrip), one line
+#     parts: NAME seal=… write=… wake=… claim=… answer=… readback=…
 # FILTER (optional) is a regular expression over figure names.
 #
 # Every figure NAME is the p50 of benchmark NAME beside the p50 of NAME.baseline, measured in
@@ -108,13 +110,18 @@ distributions = {"ipc.roundtrip.64B", "ipc.actor.roundtrip.64B", "ipc.roundtrip.
 # product's figures: this VM's noise moves a figure by tens of percent between runs a minute
 # apart), records ours in "latency" and the baseline in "pairedBaseline": the figure's baseline
 # is then that, not a NAME.baseline benchmark.
-custom = ("latency", "rss", "pairedBaseline")
+# A benchmark that records custom metrics named "part…" (nanoseconds, aux.request.roundtrip's
+# seal, write, wake, claim, answer and read back) gets a line "parts: NAME seal=… write=…",
+# each the part's p50, in the order the benchmark declares them.
+part_order = ["partSeal", "partWrite", "partWake", "partClaim", "partAnswer", "partReadBack"]
+custom = ("latency", "rss", "pairedBaseline") + tuple(part_order)
 paths = glob.glob(out + "/*.wallClock.histogram.percentiles.tsv")
 for metric in custom: paths += glob.glob(out + f"/*.{metric}.histogram.percentiles.tsv")
 paths.sort(key=lambda path: not path.endswith(".wallClock.histogram.percentiles.tsv"))  # custom files last: they win
 memory = set()  # benchmarks whose values are bytes
 paired = {}  # benchmark name -> p50 of the baseline timed in its own samples
 paired99 = {}  # and its p99
+parts = {}  # benchmark name -> {part metric -> p50}
 for path in paths:
     # <baseline>.<target>.<benchmark name>.<metric>.histogram.percentiles.tsv
     metric = next((m for m in custom if path.endswith(f".{m}.histogram.percentiles.tsv")), "wallClock")
@@ -133,6 +140,9 @@ for path in paths:
     if scale is None:
         sys.exit(f"bench.sh: unknown unit {unit!r} in {path}")
     rows = dict(line.split("\t") for line in lines[1:])
+    if metric in part_order:
+        parts.setdefault(name, {})[metric] = float(rows["50"]) * scale
+        continue
     if metric == "pairedBaseline":
         paired[name] = float(rows["50"]) * scale
         paired99[name] = float(rows["99"]) * scale
@@ -168,4 +178,8 @@ for name in sorted(p50):
                 figure(name + suffix, table[name], pairs.get(name, table.get(base)))
     elif re.search(pattern, name):
         figure(name, p50[name], paired.get(name, p50.get(base)), show_bytes if name in memory else show)
+    if name in parts and re.search(pattern, name):
+        shown = " ".join(f"{metric[4:].lower()}={show(parts[name][metric])}"
+                         for metric in part_order if metric in parts[name])
+        print(f"parts: {name} {shown}")
 PY

@@ -37,17 +37,23 @@ package enum SharedDatabase {
 
     /// Runs `body` in an IMMEDIATE transaction on `queue` (committed when it returns). An
     /// ``AppexError`` it throws passes through; any other failure is `storage`: "cannot `what`
-    /// in `path`", with `context`.
+    /// in `path`", with `context`. `synced: false` commits this one transaction at
+    /// `synchronous = NORMAL` on a connection opened `FULL`: it survives the crash of any
+    /// process but may be lost to a power cut, until the next synced commit (whose sync
+    /// covers the frames before it).
     package static func write<Result>(
         _ queue: DatabaseQueue,
         _ what: String,
         path: String,
         context: AppexError.Context,
+        synced: Bool = true,
         _ body: (Database) throws -> Result
     ) throws(AppexError) -> Result {
         do {
             return try queue.inDatabase { db in
                 var result: Result?
+                if !synced { try db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute() }
+                defer { if !synced { try? db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute() } }
                 try db.inTransaction(.immediate) {
                     result = try body(db)
                     return .commit

@@ -255,8 +255,7 @@ extension SecureStore {
         try checkInForce(generation, record: record)
         let wrap = try read("read the paired key's wrap") { db in
             try Data.fetchOne(
-                db,
-                sql: "SELECT wrapped FROM spak_wrap WHERE generation = ?",
+                db.cachedStatement(sql: "SELECT wrapped FROM spak_wrap WHERE generation = ?"),
                 arguments: [Int64(generation)]
             )
         }

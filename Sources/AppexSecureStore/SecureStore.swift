@@ -297,7 +297,7 @@ public final class SecureStore: Sendable {
     /// Refuses to go on with the key of `storeID` when the file now holds another store (erased
     /// at the retry limit, or set up again, by another process): the store is locked here too.
     func checkSameStore(_ db: Database, _ storeID: Data) throws {
-        let current = try Data.fetchOne(db, sql: "SELECT store_id FROM store WHERE id = 1")
+        let current = try Data.fetchOne(db.cachedStatement(sql: "SELECT store_id FROM store WHERE id = 1"))
         guard current == storeID else {
             lock()
             throw AppexError(

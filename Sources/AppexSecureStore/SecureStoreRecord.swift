@@ -66,7 +66,9 @@ struct SecureStoreRecord: Sendable {
 
     /// The row, if the store is onboarded.
     static func fetch(_ db: Database, path: String) throws -> SecureStoreRecord? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM store WHERE id = 1") else { return nil }
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM store WHERE id = 1")) else {
+            return nil
+        }
         var derivation: PasscodeKeyDerivation?
         if let rounds = try row.field("kdf_rounds", as: Int?.self, in: path),
             let blockSize = try row.field("kdf_block_size", as: Int?.self, in: path),

@@ -3,6 +3,7 @@ import AppexVocabulary
 public import Foundation
 import GRDB
 import Synchronization
+import Tracing
 
 /// Puts, finds, takes and answers auxiliary data requests (SAP's `AuxiliaryDataRequestManager`),
 /// in an app group's durable queue.
@@ -12,7 +13,10 @@ import Synchronization
 /// requests one by one under a lease (``claimDataRequest(kinds:lease:)``), opens its secure
 /// store with the request's auxiliary share, and answers (``completeDataRequest(_:response:)``).
 /// Beyond SAP's single request slot:
-/// - the queue is durable (every commit synced) and shared by every process of the group;
+/// - the queue is shared by every process of the group and survives the crash of any of them;
+///   an answer's commit is synced, so an answer survives a power cut too, with every put and
+///   claim before it (a put or claim after the last answer may be lost to a power cut: its
+///   widget asks again at its next timeline — decision 0158);
 /// - a request identical to a pending one (same kind and info) is not queued twice: the pending
 ///   one is returned, its share and expiry renewed;
 /// - a host killed while serving leaves its lease to run out, and the request is taken again;
@@ -47,34 +51,42 @@ public struct AuxiliaryDataRequestManager: Sendable {
     /// - Returns: the request as queued (its `id` is the pending one's when coalesced).
     /// - Throws: ``/AppexVocabulary/AppexError`` `coding` when the info cannot be encoded; `storage`.
     public func putDataRequest<T>(_ request: AuxiliaryDataRequest<T>) throws(AppexError) -> AuxiliaryDataRequest<T> {
+        let span = startSpan("appex.aux.put")
+        defer { span.end() }
+        span.attributes["appex.aux.kind"] = request.kind
         let info = try Self.encode(request.info, what: "the info of a \(request.kind) request")
         let digest = try dataStore.digest(kind: request.kind, info: info)
         let now = dataStore.group.environment.clock.now.timeIntervalSince1970
         let expires = now + Self.seconds(timeToLive)
         let store = dataStore
         let retention = answerRetention
-        let sealed = try store.seal(info, id: request.id, "info:\(request.kind)")
-        let (id, created) = try store.write("put a data request") { db -> (String, Double) in
+        let sealing = startSpan("appex.aux.seal", context: span.context)
+        let sealed: Data
+        do { sealed = try store.seal(info, id: request.id, "info:\(request.kind)") } catch {
+            sealing.end()
+            throw error
+        }
+        sealing.end()
+        let (id, created) = try store.write("put a data request", synced: false) { db -> (String, Double) in
             try Self.dropExpired(db, now: now, retention: retention)
             if let row = try Row.fetchOne(
-                db,
-                sql: "SELECT id, created FROM request WHERE digest = ? AND completed IS NULL ORDER BY created LIMIT 1",
+                db.cachedStatement(
+                    sql:
+                        "SELECT id, created FROM request WHERE digest = ? AND completed IS NULL ORDER BY created LIMIT 1"
+                ),
                 arguments: [digest]
             ) {
                 let id = try row.field("id", as: String.self, in: store.path)
-                try db.execute(
-                    sql: "UPDATE request SET espak = ?, modified = ?, expires = ? WHERE id = ?",
-                    arguments: [request.eSPAKAux, now, expires, id]
-                )
+                try db.cachedStatement(sql: "UPDATE request SET espak = ?, modified = ?, expires = ? WHERE id = ?")
+                    .execute(arguments: [request.eSPAKAux, now, expires, id])
                 return (id, try row.field("created", as: Double.self, in: store.path))
             }
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO request (id, kind, digest, info, espak, created, modified, expires)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [request.id, request.kind, digest, sealed, request.eSPAKAux, now, now, expires]
-            )
+                    """
+            ).execute(arguments: [request.id, request.kind, digest, sealed, request.eSPAKAux, now, now, expires])
             return (request.id, now)
         }
         var queued = AuxiliaryDataRequest(
@@ -98,7 +110,7 @@ public struct AuxiliaryDataRequestManager: Sendable {
         infoType: T.Type = T.self
     ) throws(AppexError) -> AuxiliaryDataRequest<T>? {
         let row = try dataStore.read("read a data request") { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM request WHERE id = ?", arguments: [id])
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM request WHERE id = ?"), arguments: [id])
         }
         guard let row else { return nil }
         let path = dataStore.path
@@ -147,8 +159,9 @@ public struct AuxiliaryDataRequestManager: Sendable {
     }
 
     /// Waits until the host answers `request`, and returns it answered. Lossless: the queue is
-    /// read at once and again after every commit to it (and every 100 ms), so an answer that
-    /// came before the wait began, or between two looks, is found.
+    /// read at once and again after every answer committed to it (and every 100 ms), so an
+    /// answer that came before the wait began, or between two looks, is found. The wait ends
+    /// within 100 ms of `timeout`, and at once when the calling task is cancelled.
     ///
     /// - Throws: ``/AppexVocabulary/AppexError`` `deadlineExceeded` when no answer came within `timeout` (the
     ///   host is not running: its next background run answers); `notFound` when the request
@@ -157,10 +170,15 @@ public struct AuxiliaryDataRequestManager: Sendable {
         of request: AuxiliaryDataRequest<T>,
         within timeout: Duration
     ) async throws(AppexError) -> AuxiliaryDataRequest<T> {
+        let span = startSpan("appex.aux.wait")
+        defer { span.end() }
+        span.attributes["appex.aux.kind"] = request.kind
         let deadline = ContinuousClock.now + timeout
-        let wakeups = CommitWakeups(directory: (dataStore.path as NSString).deletingLastPathComponent)
+        let wakeups = dataStore.commitWakeups()
         defer { wakeups.stop() }
         while true {
+            // A wakeup that came before this look is for a commit this look sees.
+            wakeups.clear()
             guard let current = try getDataRequest(request.id, infoType: T.self) else {
                 throw AppexError(
                     .notFound,
@@ -179,7 +197,7 @@ public struct AuxiliaryDataRequestManager: Sendable {
                     context: AppexError.Context(path: dataStore.path, group: dataStore.group.identifier)
                 )
             }
-            await wakeups.next(before: deadline)
+            await wakeups.next()
         }
     }
 
@@ -197,9 +215,11 @@ public struct AuxiliaryDataRequestManager: Sendable {
         let store = dataStore
         let retention = answerRetention
         while true {
+            let span = startSpan("appex.aux.claim")
+            defer { span.end() }
             let now = dataStore.group.environment.clock.now.timeIntervalSince1970
             let token = UUID().uuidString
-            let row = try store.write("take a data request") { db -> Row? in
+            let row = try store.write("take a data request", synced: false, signals: false) { db -> Row? in
                 try Self.dropExpired(db, now: now, retention: retention)
                 var sql =
                     "SELECT id, kind, espak, info, created FROM request WHERE completed IS NULL AND (lease IS NULL OR lease_until < ?)"
@@ -210,11 +230,13 @@ public struct AuxiliaryDataRequestManager: Sendable {
                     arguments += StatementArguments(Array(kinds))
                 }
                 sql += " ORDER BY created, id LIMIT 1"
-                guard let row = try Row.fetchOne(db, sql: sql, arguments: arguments) else { return nil }
-                try db.execute(
-                    sql: "UPDATE request SET lease = ?, lease_until = ?, leases = leases + 1 WHERE id = ?",
-                    arguments: [token, now + Self.seconds(lease), try row.field("id", as: String.self, in: store.path)]
+                guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) else { return nil }
+                try db.cachedStatement(
+                    sql: "UPDATE request SET lease = ?, lease_until = ?, leases = leases + 1 WHERE id = ?"
                 )
+                .execute(arguments: [
+                    token, now + Self.seconds(lease), try row.field("id", as: String.self, in: store.path),
+                ])
                 return row
             }
             guard let row else { return nil }
@@ -252,6 +274,9 @@ public struct AuxiliaryDataRequestManager: Sendable {
     ///   process took the request, or the request expired): the answer is dropped, so each
     ///   request is answered once.
     public func completeDataRequest(_ claim: AuxiliaryDataRequestClaim, response: Data) throws(AppexError) {
+        let span = startSpan("appex.aux.answer")
+        defer { span.end() }
+        span.attributes["appex.aux.kind"] = claim.kind
         let sealed = try dataStore.seal(response, id: claim.id, "response:\(claim.kind)")
         try finish(claim, response: sealed, failure: nil)
     }
@@ -275,13 +300,12 @@ public struct AuxiliaryDataRequestManager: Sendable {
     private func finish(_ claim: AuxiliaryDataRequestClaim, response: Data?, failure: String?) throws(AppexError) {
         let now = dataStore.group.environment.clock.now.timeIntervalSince1970
         let changed = try dataStore.write("answer a data request") { db -> Int in
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     UPDATE request SET completed = ?, modified = ?, response = ?, failure = ?, lease = NULL, lease_until = NULL
                     WHERE id = ? AND lease = ? AND completed IS NULL
-                    """,
-                arguments: [now, now, response, failure, claim.id, claim.lease]
-            )
+                    """
+            ).execute(arguments: [now, now, response, failure, claim.id, claim.lease])
             return db.changesCount
         }
         guard changed == 1 else {
@@ -305,8 +329,23 @@ public struct AuxiliaryDataRequestManager: Sendable {
         isolation: isolated (any Actor)? = #isolation,
         _ handler: (AuxiliaryDataRequestClaim) async throws(AppexError) -> Data
     ) async throws(AppexError) -> Int {
+        try await serve(kinds: kinds, lease: lease, wakeups: nil, handler)
+    }
+
+    /// ``serveDataRequests(kinds:lease:isolation:_:)``, dropping `wakeups`' pending wakeup before
+    /// each claim: a commit it came for is seen by that claim (or the next), so this host's own
+    /// answers do not wake it for one more pass.
+    private func serve(
+        kinds: Set<String>?,
+        lease: Duration,
+        wakeups: CommitWakeups?,
+        isolation: isolated (any Actor)? = #isolation,
+        _ handler: (AuxiliaryDataRequestClaim) async throws(AppexError) -> Data
+    ) async throws(AppexError) -> Int {
         var served = 0
-        while let claim = try claimDataRequest(kinds: kinds, lease: lease) {
+        while true {
+            wakeups?.clear()
+            guard let claim = try claimDataRequest(kinds: kinds, lease: lease) else { break }
             do {
                 let response = try await handler(claim)
                 try completeDataRequest(claim, response: response)
@@ -334,11 +373,11 @@ public struct AuxiliaryDataRequestManager: Sendable {
         isolation: isolated (any Actor)? = #isolation,
         _ handler: (AuxiliaryDataRequestClaim) async throws(AppexError) -> Data
     ) async throws(AppexError) {
-        let wakeups = CommitWakeups(directory: (dataStore.path as NSString).deletingLastPathComponent)
+        let wakeups = dataStore.commitWakeups()
         defer { wakeups.stop() }
         while !Task.isCancelled {
-            try await serveDataRequests(kinds: kinds, lease: lease, handler)
-            await wakeups.next(before: .now + .seconds(3600))
+            _ = try await serve(kinds: kinds, lease: lease, wakeups: wakeups, handler)
+            await wakeups.next()
         }
     }
 
@@ -385,12 +424,14 @@ public struct AuxiliaryDataRequestManager: Sendable {
 
     // MARK: -
 
+    /// Drops the requests that expired unanswered and the answers kept past `retention`: two
+    /// statements, each a range of the `(completed, created)` index, so that the cost follows
+    /// what is pending, not what the queue ever held.
     private static func dropExpired(_ db: Database, now: Double, retention: Duration) throws {
-        try db.execute(
-            sql:
-                "DELETE FROM request WHERE (completed IS NULL AND expires < ?) OR (completed IS NOT NULL AND completed < ?)",
-            arguments: [now, now - seconds(retention)]
-        )
+        try db.cachedStatement(sql: "DELETE FROM request WHERE completed IS NULL AND expires < ?")
+            .execute(arguments: [now])
+        try db.cachedStatement(sql: "DELETE FROM request WHERE completed < ?")
+            .execute(arguments: [now - seconds(retention)])
     }
 
     private static func encode<Value: Encodable>(_ value: Value, what: String) throws(AppexError) -> Data {

@@ -20,11 +20,12 @@ import GRDB
 /// ```
 ///
 /// One SQLite file in the group's container (`Library/Appex/AuxiliaryDataRequests.sqlite`,
-/// WAL, every commit synced): what a request asks (its info) and what the host answers are
-/// sealed with AES-256-GCM under the auxiliary data encryption key the host published
+/// WAL; answers synced, puts and claims kept through the crash of any process, decision 0158):
+/// what a request asks (its info) and what the host answers are sealed with AES-256-GCM under
+/// the auxiliary data encryption key the host published
 /// (``AuxiliarySecurityManager/getAuxiliaryDataEncryptionKey()``); identical requests are found
-/// by an HMAC of their kind and info under the same key. Every commit touches
-/// `AuxiliaryDataRequests.sqlite-committed`, which waiters watch.
+/// by an HMAC of their kind and info under the same key. Every put and answer touches
+/// `AuxiliaryDataRequests.sqlite-committed` after it commits; waiters watch that file.
 public final class AuxiliaryDataStore: Sendable {
     /// The app group the queue lives in.
     public let group: AppGroup
@@ -91,6 +92,8 @@ public final class AuxiliaryDataStore: Sendable {
                 """
             }
         )
+        // The file waiters watch exists from the start (a waiter could not watch a missing one).
+        try? Syscalls.createFileIfMissing(commitSignal, mode: 0o600)
     }
 
     private func key() throws(AppexError) -> SymmetricKey {
@@ -146,11 +149,31 @@ public final class AuxiliaryDataStore: Sendable {
         return plaintext
     }
 
-    /// Runs `body` in an IMMEDIATE transaction, then signals the commit to waiters.
-    func write<T>(_ what: String, _ body: (Database) throws -> T) throws(AppexError) -> T {
-        let result = try SharedDatabase.write(database, what, path: path, context: errorContext, body)
-        touchFile(commitSignal)
+    /// Runs `body` in an IMMEDIATE transaction. `synced`: the commit survives a power cut
+    /// (else it survives the crash of any process, and the next synced commit makes it survive
+    /// a power cut too). `signals`: when the transaction changed a row, waiters are woken (a
+    /// transaction that changed nothing wakes nobody: a serving host would otherwise wake
+    /// itself forever).
+    func write<T>(
+        _ what: String,
+        synced: Bool = true,
+        signals: Bool = true,
+        _ body: (Database) throws -> T
+    ) throws(AppexError) -> T {
+        var changed = false
+        let result = try SharedDatabase.write(database, what, path: path, context: errorContext, synced: synced) { db in
+            let before = db.totalChangesCount
+            defer { changed = db.totalChangesCount != before }
+            return try body(db)
+        }
+        if changed && signals { touchFile(commitSignal) }
         return result
+    }
+
+    /// Wakes its waiter after each commit that changed the queue, from any process (and every
+    /// 100 ms). Made before the waiter first looks at the queue, so no commit is missed.
+    func commitWakeups() -> CommitWakeups {
+        CommitWakeups(signal: commitSignal, fallbackDirectory: (path as NSString).deletingLastPathComponent)
     }
 
     /// Runs `body` in a read transaction.

@@ -1,42 +1,90 @@
 import AppexSystem
 import Synchronization
 
-/// Wakes a waiter when a directory changes (each commit touches a file in it) or every 100 ms.
+/// Wakes one waiter when writers signal a commit (they touch `signal` after each commit that
+/// changed something) or every 100 ms, whichever comes first: the timer covers a signal file
+/// that cannot be watched (removed, or no inotify watches left).
+///
+/// Only the signal file is watched, not its directory: SQLite's writes to the `-wal` file
+/// happen before the commit is durable, and a waiter they woke would look too early, find
+/// nothing, and wait again — at the cost of a read while the writer syncs. A wakeup resumes the
+/// waiting task directly from the event thread (one hop: no task group, no timer task).
 final class CommitWakeups: Sendable {
-    private let stream: AsyncStream<Void>
-    private let continuation: AsyncStream<Void>.Continuation
+    private struct State {
+        /// A wakeup came while nobody waited: the next wait returns at once.
+        var pending = false
+        var waiter: CheckedContinuation<Void, Never>?
+        var stopped = false
+    }
+
+    private let state = Mutex(State())
     private let tokens = Mutex<[EventThread.Token]>([])
 
-    init(directory: String) {
-        (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let continuation = self.continuation
+    /// Watches `signal`, or — when it cannot be watched — its directory `fallbackDirectory`.
+    init(signal: String, fallbackDirectory: String) {
         var tokens: [EventThread.Token] = []
-        if let token = try? EventThread.shared.whenDirectoryChanges(directory, { continuation.yield() }) {
+        let wake: @Sendable () -> Void = { [weak self] in self?.wake() }
+        if let token = try? EventThread.shared.whenFileChanges(signal, wake) {
+            tokens.append(token)
+        } else if let token = try? EventThread.shared.whenDirectoryChanges(fallbackDirectory, wake) {
             tokens.append(token)
         }
-        if let token = EventThread.shared.every(.milliseconds(100), { continuation.yield() }) { tokens.append(token) }
+        if let token = EventThread.shared.every(.milliseconds(100), wake) { tokens.append(token) }
         self.tokens.withLock { $0 = tokens }
     }
 
-    /// Returns at the next wakeup, or at `deadline`.
-    func next(before deadline: ContinuousClock.Instant) async {
-        let stream = self.stream
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                var iterator = stream.makeAsyncIterator()
-                _ = await iterator.next()
+    deinit { stop() }
+
+    private func wake() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiter else {
+                state.pending = true
+                return nil
             }
-            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
-            await group.next()
-            group.cancelAll()
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Forgets a wakeup that came since the last wait. Call it just before looking at the
+    /// queue: a commit whose wakeup came before the look is one the look sees, since writers
+    /// signal after they commit.
+    func clear() {
+        state.withLock { $0.pending = false }
+    }
+
+    /// Returns at the next wakeup (or at once when one came since the last wait), or when the
+    /// calling task is cancelled. The 100 ms timer bounds how long past any deadline it waits.
+    func next() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.pending || state.stopped {
+                        state.pending = false
+                        return true
+                    }
+                    state.waiter = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            wake()
         }
     }
 
+    /// Ends the watches; a wait in progress returns.
     func stop() {
         for token in tokens.withLock({ tokens in
             defer { tokens = [] }
             return tokens
         }) { EventThread.shared.cancel(token) }
-        continuation.finish()
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.stopped = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
     }
 }

@@ -35,7 +35,7 @@ package final class EventThread: Sendable {
         case readable(OwnedDescriptor, @Sendable () -> Disposition)
         /// A timer: `handler` runs at `deadline`, then every `interval`.
         case timer(deadline: ContinuousClock.Instant, interval: Duration, @Sendable () -> Void)
-        /// A directory watch: `handler` runs after events in the directory.
+        /// A directory (or file) watch: `handler` runs after events in the directory (or on the file).
         case directory(watch: Int32, @Sendable () -> Void)
     }
 
@@ -54,6 +54,9 @@ package final class EventThread: Sendable {
         /// look saw the same count need not ask which of its registrations are current.
         var directoryLosses: UInt64 = 0
         var started = false
+        /// When the thread's current wait ends on its own (`nil`: never): a timer due later
+        /// need not wake it, as it looks at the timers again before it waits next.
+        var waitingUntil: ContinuousClock.Instant?
         var failure: SystemError?
     }
 
@@ -113,13 +116,15 @@ package final class EventThread: Sendable {
     /// Calls `handler` on the event thread every `interval` (the first time after one interval).
     package func every(_ interval: Duration, _ handler: @escaping @Sendable () -> Void) -> Token? {
         guard isAvailable else { return nil }
-        let token = state.withLock { state -> UInt64 in
+        let (token, wakes) = state.withLock { state -> (UInt64, Bool) in
             let token = state.nextToken
             state.nextToken += 1
-            state.registrations[token] = .timer(deadline: .now + interval, interval: interval, handler)
-            return token
+            let deadline = ContinuousClock.now + interval
+            state.registrations[token] = .timer(deadline: deadline, interval: interval, handler)
+            return (token, state.waitingUntil.map { $0 > deadline } ?? true)
         }
-        wakePipe?.wake()  // the thread's next wait must account for the new deadline
+        // The thread's wait must end by the new deadline: wake it when it would sleep past it.
+        if wakes { wakePipe?.wake() }
         return Token(value: token)
     }
 
@@ -133,15 +138,40 @@ package final class EventThread: Sendable {
         _ path: String,
         _ handler: @escaping @Sendable () -> Void
     ) throws(SystemError) -> Token {
-        guard isAvailable, let inotify else { throw SystemError("inotify_init1", .noFunction) }
-        let mask = UInt32(
-            IN_CREATE | IN_DELETE | IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO
-                | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR
+        try watch(
+            path,
+            mask: IN_CREATE | IN_DELETE | IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO
+                | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR,
+            handler
         )
-        // One kernel watch per inode: a second watch of the same directory returns the same
+    }
+
+    /// Calls `handler` on the event thread after the file `path` changes: written, closed after
+    /// writing, its attributes changed (a `touch`), or the file itself removed or moved away.
+    /// Unlike a watch of its directory, writes to the directory's other files do not call it: a
+    /// signal file that writers touch after they commit wakes only on commits.
+    ///
+    /// - Throws: ``SystemError`` when the file cannot be watched (missing, no inotify, no
+    ///   watches left).
+    package func whenFileChanges(
+        _ path: String,
+        _ handler: @escaping @Sendable () -> Void
+    ) throws(SystemError) -> Token {
+        try watch(path, mask: IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_DELETE_SELF | IN_MOVE_SELF, handler)
+    }
+
+    private func watch(
+        _ path: String,
+        mask: Int32,
+        _ handler: @escaping @Sendable () -> Void
+    ) throws(SystemError) -> Token {
+        guard isAvailable, let inotify else { throw SystemError("inotify_init1", .noFunction) }
+        // One kernel watch per inode: a second watch of the same path returns the same
         // descriptor, so registrations on it are counted here.
         return try state.withLock { state throws(SystemError) -> Token in
-            let watch = try syscall("inotify_add_watch(\(path))") { inotify_add_watch(inotify.rawValue, path, mask) }
+            let watch = try syscall("inotify_add_watch(\(path))") {
+                inotify_add_watch(inotify.rawValue, path, UInt32(bitPattern: mask))
+            }
             let token = state.nextToken
             state.nextToken += 1
             state.registrations[token] = .directory(watch: watch, handler)
@@ -275,13 +305,15 @@ package final class EventThread: Sendable {
         for handler in handlers { handler() }
     }
 
-    /// Milliseconds until the next timer is due (-1: none).
+    /// Milliseconds until the next timer is due (-1: none), noted as when the wait ends.
     private func nextTimeout() -> Int32 {
         let next = state.withLock { state -> ContinuousClock.Instant? in
-            state.registrations.values.compactMap { kind -> ContinuousClock.Instant? in
+            let next = state.registrations.values.compactMap { kind -> ContinuousClock.Instant? in
                 if case .timer(let deadline, _, _) = kind { return deadline }
                 return nil
             }.min()
+            state.waitingUntil = next
+            return next
         }
         guard let next else { return -1 }
         let remaining = next - .now

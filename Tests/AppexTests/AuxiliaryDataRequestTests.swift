@@ -94,6 +94,54 @@ import Testing
     }
 
     @Test(
+        "only commits that change what a waiter waits for signal it: a put and an answer do; a claim, and a host serving with nothing to do, do not (it never wakes itself)"
+    )
+    func whatSignalsWaiters() async throws {
+        let store = try onboardedStore()
+        let (widgetSide, hostSide) = (try manager(widget), try manager(host))
+        let signal = widgetSide.dataStore.path + "-committed"
+        func lastSignal() throws -> Date {
+            try #require(try FileManager.default.attributesOfItem(atPath: signal)[.modificationDate] as? Date)
+        }
+        #expect(FileManager.default.fileExists(atPath: signal), "the store's signal file is there from the start")
+        var seen = try lastSignal()
+        // A host serving an empty queue: each pass's claim finds nothing, changes nothing, and
+        // signals nothing (were it signalled, the host would wake itself at once, forever).
+        let serving = Task {
+            try await hostSide.serveDataRequestsUntilCancelled { _ throws(AppexError) in Data("answer".utf8) }
+        }
+        try await Task.sleep(for: .milliseconds(400))  // four of its 100 ms wakeups
+        #expect(try lastSignal() == seen, "a host with nothing to serve signalled a commit")
+        serving.cancel()
+        _ = try? await serving.value
+        let asked = try widgetSide.putDataRequest(
+            AuxiliaryDataRequest(info: Question(key: "secret", n: 1), eSPAKAux: share(), kind: "echo")
+        )
+        #expect(try lastSignal() > seen, "the put did not signal")
+        seen = try lastSignal()
+        try await Task.sleep(for: .milliseconds(20))  // past the clock's granularity
+        let claim = try #require(try hostSide.claimDataRequest())
+        #expect(claim.id == asked.id)
+        #expect(try lastSignal() == seen, "the claim signalled the widget, which waits for the answer")
+        try hostSide.completeDataRequest(claim, response: Data("42".utf8))
+        #expect(try lastSignal() > seen, "the answer did not signal")
+    }
+
+    @Test("a widget waiting for an answer stops, saying so, when its task is cancelled")
+    func cancelledWait() async throws {
+        _ = try onboardedStore()
+        let widgetSide = try manager(widget)
+        let asked = try widgetSide.putDataRequest(
+            AuxiliaryDataRequest(info: Question(key: "secret", n: 2), eSPAKAux: share(), kind: "echo")
+        )
+        let waiting = Task { try await widgetSide.completion(of: asked, within: .seconds(60)) }
+        try await Task.sleep(for: .milliseconds(50))
+        waiting.cancel()
+        let error = await #expect(throws: AppexError.self) { try await waiting.value }
+        #expect(error?.code == .cancelled)
+    }
+
+    @Test(
         "serving by kind answers each request with its kind's handler and fails a kind with no handler, naming the kinds the host answers"
     )
     func servingByKind() async throws {

@@ -49,4 +49,34 @@ import Testing
         try await Task.sleep(for: .milliseconds(200))  // an event, if one came, arrives well within this
         #expect(changes.withLock { $0 } == settled)
     }
+
+    @Test(
+        "a file watch is called when the file is touched or written, not when a sibling in its directory is written"
+    )
+    func fileWatchSeesOnlyItsFile() async throws {
+        let root = try TemporaryDirectory(prefix: "appex-filewatch")
+        let (signal, sibling) = (root.appending("signal"), root.appending("sibling-wal"))
+        for path in [signal, sibling] { _ = FileManager.default.createFile(atPath: path, contents: Data()) }
+        let calls = Mutex(0)
+        let token = try EventThread.shared.whenFileChanges(signal) { calls.withLock { $0 += 1 } }
+        defer { EventThread.shared.cancel(token) }
+        for _ in 0..<20 { try Data("frame".utf8).append(toFileAt: sibling) }
+        try await Task.sleep(for: .milliseconds(200))  // an event, if one came, arrives well within this
+        #expect(calls.withLock { $0 } == 0, "a write to a sibling called the file's watch")
+        touchFile(signal)
+        #expect(await eventually(within: 10) { calls.withLock { $0 } >= 1 }, "the touch was missed")
+        let touched = calls.withLock { $0 }
+        try Data("x".utf8).append(toFileAt: signal)
+        #expect(await eventually(within: 10) { calls.withLock { $0 } > touched }, "the write was missed")
+    }
+}
+
+extension Data {
+    /// Appends these bytes to the file at `path`.
+    fileprivate func append(toFileAt path: String) throws {
+        let handle = try #require(FileHandle(forWritingAtPath: path), "cannot open \(path)")
+        defer { try? handle.close() }
+        try handle.seekToEnd()
+        try handle.write(contentsOf: self)
+    }
 }

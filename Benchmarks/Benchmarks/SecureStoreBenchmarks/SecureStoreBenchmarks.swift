@@ -17,7 +17,13 @@
 //   serveDataRequestsUntilCancelled) is woken by the commit, takes the request under a lease,
 //   opens its secure store with the request's share, reads a value, answers; the widget is woken
 //   by that commit and reads the answer. Baseline: defaults.notify's p50 (StoreBenchmarks, the
-//   same run). Target: p50 at most 5 ms.
+//   same run). Target (issue 28): p50 at most 1 ms. Its parts, from the spans AppexStore starts
+//   (their times kept by SpanTimes, a tracer bootstrapped here; the figure is measured with it), each
+//   a custom metric "part…" that Scripts/bench.sh prints on a "parts:" line: seal (the info
+//   sealed), write (the rest of the put: its transaction), wake (from the put's end to the
+//   host's claim), claim, answer (from the claim's end to the answer's commit: the host's
+//   handler, the response sealed, the synced commit), read back (from the answer's commit to
+//   the widget's return: its wakeup and read).
 // - aux.serve.100: the host draining 100 queued requests (serveDataRequests: each taken, the
 //   store opened with its share, answered), the requests put before the timing. Baseline, in the
 //   same samples: 100 SharedDefaults writes in the group. Target: at most 1 s.
@@ -30,6 +36,7 @@ import BenchSmoke
 import Crypto
 import Foundation
 import Synchronization
+import Tracing
 
 /// A host's open secure store and its shared keychain, each holding the same 64-byte secret.
 final class SecureWorld: Sendable {
@@ -129,6 +136,107 @@ final class AuxWorld: Sendable {
     }
 }
 
+/// One auxiliary request's path in parts (nanoseconds), from the spans AppexStore finished.
+struct AuxParts {
+    /// The metrics, in the order of ``values``: Scripts/bench.sh prints each "partNAME" as NAME.
+    static let metrics = ["partSeal", "partWrite", "partWake", "partClaim", "partAnswer", "partReadBack"].map {
+        BenchmarkMetric.custom($0, polarity: .prefersSmaller, useScalingFactor: false)
+    }
+
+    /// Records every span's name and times, from the first use on.
+    static let tracer: SpanTimes = {
+        let tracer = SpanTimes()
+        InstrumentationSystem.bootstrap(tracer)
+        return tracer
+    }()
+
+    let values: [Int]
+
+    /// The parts of the one request whose spans `spans` are; `nil` when one is missing.
+    init?(_ spans: [SpanTimes.Finished]) {
+        func span(_ name: String) -> SpanTimes.Finished? { spans.first { $0.operationName == name } }
+        // The host's claim that took the request: the first claim after the put (the next,
+        // empty one comes after the answer).
+        guard let seal = span("appex.aux.seal"), let put = span("appex.aux.put"), let answer = span("appex.aux.answer"),
+            let wait = span("appex.aux.wait"),
+            let claim = spans.filter({ $0.operationName == "appex.aux.claim" && $0.start >= put.end }).min(by: { $0.start < $1.start })
+        else { return nil }
+        func between(_ from: UInt64, _ to: UInt64) -> Int { Int(to) - Int(from) }
+        values = [
+            between(seal.start, seal.end),
+            between(put.start, put.end) - between(seal.start, seal.end),
+            between(put.end, claim.start),
+            between(claim.start, claim.end),
+            between(claim.end, answer.end),
+            between(answer.end, wait.end),
+        ]
+    }
+}
+
+/// A tracer that keeps only what the parts need, each span's name, start and end: cheap enough
+/// not to move the figure it dissects (swift-distributed-tracing's InMemoryTracer added ~50 us
+/// to the round trip, in IDs, contexts and locks).
+final class SpanTimes: Tracer, Sendable {
+    struct Finished: Sendable {
+        let operationName: String
+        let start: UInt64
+        let end: UInt64
+    }
+
+    final class TimedSpan: Tracing.Span, Sendable {
+        private let tracer: SpanTimes
+        private let name: String
+        private let start: UInt64
+        let context: InstrumentationContext
+
+        init(_ name: String, start: UInt64, context: InstrumentationContext, tracer: SpanTimes) {
+            (self.name, self.start, self.context, self.tracer) = (name, start, context, tracer)
+        }
+
+        var operationName: String {
+            get { name }
+            set {}
+        }
+        var attributes: SpanAttributes {
+            get { [:] }
+            set {}
+        }
+        var isRecording: Bool { true }
+        func setStatus(_ status: SpanStatus) {}
+        func addEvent(_ event: SpanEvent) {}
+        func addLink(_ link: SpanLink) {}
+        func recordError<Instant: TracerInstant>(_ error: any Error, attributes: SpanAttributes, at instant: @autoclosure () -> Instant) {}
+        func end<Instant: TracerInstant>(at instant: @autoclosure () -> Instant) {
+            let finished = Finished(operationName: name, start: start, end: instant().nanosecondsSinceEpoch)
+            tracer.finished.withLock { $0.append(finished) }
+        }
+    }
+
+    fileprivate let finished = Mutex<[Finished]>([])
+
+    /// The spans ended since the last ``clearFinishedSpans()``.
+    var finishedSpans: [Finished] { finished.withLock { $0 } }
+    func clearFinishedSpans() { finished.withLock { $0.removeAll(keepingCapacity: true) } }
+
+    func startSpan<Instant: TracerInstant>(
+        _ operationName: String,
+        context: @autoclosure () -> InstrumentationContext,
+        ofKind kind: SpanKind,
+        at instant: @autoclosure () -> Instant,
+        function: String,
+        file fileID: String,
+        line: UInt
+    ) -> TimedSpan {
+        TimedSpan(operationName, start: instant().nanosecondsSinceEpoch, context: context(), tracer: self)
+    }
+
+    func forceFlush() {}
+    func extract<Carrier, Extract>(_ carrier: Carrier, into context: inout InstrumentationContext, using extractor: Extract)
+    where Extract: Extractor, Extract.Carrier == Carrier {}
+    func inject<Carrier, Inject>(_ context: InstrumentationContext, into carrier: inout Carrier, using injector: Inject)
+    where Inject: Injector, Inject.Carrier == Carrier {}
+}
+
 /// A duration in whole nanoseconds, for the custom metrics.
 func nanoseconds(_ duration: Duration) -> Int {
     Int(duration.components.seconds) * 1_000_000_000 + Int(duration.components.attoseconds / 1_000_000_000)
@@ -199,15 +307,18 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    let roundtrips = Benchmark.Configuration(metrics: [latency], timeUnits: .microseconds, warmupIterations: 3,
+    let parts = AuxParts.metrics
+    let roundtrips = Benchmark.Configuration(metrics: [latency] + parts, timeUnits: .microseconds, warmupIterations: 3,
                                              maxDuration: .seconds(10), maxIterations: 200)
     Benchmark("aux.request.roundtrip", configuration: roundtrips) { benchmark in
         let world = AuxWorld.shared
+        let tracer = AuxParts.tracer
         let server = Task.detached {
             try await world.hostRequests.serveDataRequestsUntilCancelled { claim throws(AppexError) in try world.answer(claim) }
         }
         defer { server.cancel() }
         for iteration in benchmark.scaledIterations {
+            tracer.clearFinishedSpans()
             let start = ContinuousClock.now
             let asked = try world.widgetRequests.putDataRequest(
                 AuxiliaryDataRequest(info: AuxWorld.Question(key: "secret", n: iteration), eSPAKAux: world.share, kind: "echo")
@@ -215,6 +326,9 @@ let benchmarks: @Sendable () -> Void = {
             let answered = try await world.widgetRequests.completion(of: asked, within: .seconds(10))
             benchmark.measurement(latency, nanoseconds(ContinuousClock.now - start))
             precondition(answered.response == Data("s3cret:\(iteration)".utf8), "a wrong answer")
+            if let measured = AuxParts(tracer.finishedSpans) {
+                for (metric, value) in zip(parts, measured.values) { benchmark.measurement(metric, value) }
+            }
         }
     }
 
