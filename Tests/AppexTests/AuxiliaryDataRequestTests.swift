@@ -97,7 +97,7 @@ import Testing
         "only commits that change what a waiter waits for signal it: a put and an answer do; a claim, and a host serving with nothing to do, do not (it never wakes itself)"
     )
     func whatSignalsWaiters() async throws {
-        let store = try onboardedStore()
+        _ = try onboardedStore()
         let (widgetSide, hostSide) = (try manager(widget), try manager(host))
         let signal = widgetSide.dataStore.path + "-committed"
         func lastSignal() throws -> Date {
