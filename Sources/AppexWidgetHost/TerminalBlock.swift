@@ -1,10 +1,34 @@
-/// How a cell is drawn with ANSI colours on: attributes and one of the standard colours.
+/// How a cell is drawn with ANSI colours on: attributes and one of the standard colours. Two
+/// bytes, so that a ``Cell`` is plain data.
 struct CellStyle: Hashable {
-    var bold = false
-    var italic = false
-    var dim = false
+    private var flags: UInt8 = 0
+    /// The SGR foreground code; 0 for none.
+    private var code: UInt8 = 0
+
+    init(bold: Bool = false, italic: Bool = false, dim: Bool = false, color: UInt8? = nil) {
+        self.bold = bold
+        self.italic = italic
+        self.dim = dim
+        self.color = color
+    }
+
+    var bold: Bool {
+        get { flags & 1 != 0 }
+        set { flags = newValue ? flags | 1 : flags & ~1 }
+    }
+    var italic: Bool {
+        get { flags & 2 != 0 }
+        set { flags = newValue ? flags | 2 : flags & ~2 }
+    }
+    var dim: Bool {
+        get { flags & 4 != 0 }
+        set { flags = newValue ? flags | 4 : flags & ~4 }
+    }
     /// An SGR foreground code: 30–37, or 90 for grey.
-    var color: UInt8?
+    var color: UInt8? {
+        get { code == 0 ? nil : code }
+        set { code = newValue ?? 0 }
+    }
 
     static let plain = CellStyle()
 
@@ -23,17 +47,79 @@ struct CellStyle: Hashable {
 }
 
 /// One terminal cell: a character one or two cells wide, the second half of a wide one, or blank.
+///
+/// Plain data (16 bytes, no reference): laying a widget out copies cells by the thousand, and a
+/// `String` in each made every copy a retain and a release. A grapheme cluster of up to 12 UTF-8
+/// bytes is kept in the cell; a longer one (a family emoji, a flag of a region) once in the
+/// drawing's ``LongGraphemes``, the cell holding its number there.
 struct Cell: Hashable {
-    /// What the cell draws: a grapheme cluster; `" "` for a blank; empty for the second half of a
-    /// wide character.
-    var text: String
+    /// The cluster's UTF-8 bytes, the first eight in `low` (the first byte lowest), the rest in
+    /// `high`; or, for a long cluster, its number in the drawing's ``LongGraphemes``, in `low`.
+    private var low: UInt64
+    private var high: UInt32
+    /// The cluster's length in bytes (1–12); 0 for the second half of a wide character;
+    /// ``longLength`` for a long cluster.
+    private var length: UInt8
     var style: CellStyle
 
-    static let blank = Cell(text: " ", style: .plain)
-    static let continuation = Cell(text: "", style: .plain)
+    private static let longLength: UInt8 = 0xFF
+    private static let inlineCapacity = 12
 
-    var isBlank: Bool { text == " " }
-    var isContinuation: Bool { text.isEmpty }
+    /// A cell drawing `scalar`: what the renderer draws itself (spaces, borders, "…").
+    init(_ scalar: Unicode.Scalar, style: CellStyle) {
+        var bytes: UInt64 = 0
+        var count: UInt8 = 0
+        for byte in scalar.utf8 {
+            bytes |= UInt64(byte) << (8 * UInt64(count))
+            count += 1
+        }
+        (low, high, length, self.style) = (bytes, 0, count, style)
+    }
+
+    /// A cell drawing `character`, kept in `long` when it has more than 12 bytes.
+    init(_ character: Character, style: CellStyle, long: LongGraphemes) {
+        let utf8 = character.utf8
+        if utf8.count > Self.inlineCapacity {
+            (low, high, length, self.style) = (UInt64(long.number(of: character)), 0, Self.longLength, style)
+            return
+        }
+        var (low, high): (UInt64, UInt32) = (0, 0)
+        var count = 0
+        for byte in utf8 {
+            if count < 8 {
+                low |= UInt64(byte) << (8 * UInt64(count))
+            } else {
+                high |= UInt32(byte) << (8 * UInt32(count - 8))
+            }
+            count += 1
+        }
+        (self.low, self.high, length, self.style) = (low, high, UInt8(count), style)
+    }
+
+    private init(continuation: ()) {
+        (low, high, length, style) = (0, 0, 0, .plain)
+    }
+
+    static let blank = Cell(" ", style: .plain)
+    static let continuation = Cell(continuation: ())
+
+    var isBlank: Bool { length == 1 && low == 0x20 }
+    var isContinuation: Bool { length == 0 }
+
+    /// Appends what the cell draws, as UTF-8, to `output`: nothing for a second half.
+    func appendUTF8(to output: inout [UInt8], long: LongGraphemes) {
+        if length == Self.longLength {
+            output += long.text(numbered: Int(low)).utf8
+            return
+        }
+        for index in 0..<Int(length) {
+            output.append(
+                index < 8
+                    ? UInt8(truncatingIfNeeded: low >> (8 * UInt64(index)))
+                    : UInt8(truncatingIfNeeded: high >> (8 * UInt32(index - 8)))
+            )
+        }
+    }
 }
 
 /// A rectangle of cells: what every view is laid out into. Every row has exactly `width` cells.
@@ -65,28 +151,28 @@ struct Block {
     var height: Int { rows.count }
 
     /// Appends the cells of `character` in `style` to `cells`: none, one, or a wide character
-    /// and its second half.
-    static func append(_ character: Character, style: CellStyle, to cells: inout [Cell]) {
+    /// and its second half. A long cluster is kept in `long`.
+    static func append(_ character: Character, style: CellStyle, long: LongGraphemes, to cells: inout [Cell]) {
         switch displayWidth(of: character) {
         case 0: break
-        case 1: cells.append(Cell(text: String(character), style: style))
+        case 1: cells.append(Cell(character, style: style, long: long))
         default:
-            cells.append(Cell(text: String(character), style: style))
+            cells.append(Cell(character, style: style, long: long))
             cells.append(.continuation)
         }
     }
 
-    /// A row of `count` box-drawing `character`s (one cell each) in `style`: a border or a
+    /// A row of `count` box-drawing `scalar`s (one cell each) in `style`: a border or a
     /// divider, without measuring each character.
-    static func rule(_ character: Character, count: Int, style: CellStyle = .plain) -> [Cell] {
-        Array(repeating: Cell(text: String(character), style: style), count: max(0, count))
+    static func rule(_ scalar: Unicode.Scalar, count: Int, style: CellStyle = .plain) -> [Cell] {
+        Array(repeating: Cell(scalar, style: style), count: max(0, count))
     }
 
-    /// One row of `text` in `style`.
-    static func line(_ text: String, style: CellStyle = .plain) -> [Cell] {
+    /// One row of `text` in `style`; its long clusters kept in `long`.
+    static func line(_ text: String, style: CellStyle = .plain, long: LongGraphemes) -> [Cell] {
         var cells: [Cell] = []
         cells.reserveCapacity(text.utf8.count)
-        for character in text { append(character, style: style, to: &cells) }
+        for character in text { append(character, style: style, long: long, to: &cells) }
         return cells
     }
 
@@ -188,7 +274,7 @@ struct Block {
         guard let last = rows.indices.last, width > 0 else { return }
         let style = rows[last].last(where: { !$0.isBlank && !$0.isContinuation })?.style ?? .plain
         let end = (rows[last].lastIndex(where: { !$0.isBlank }) ?? -1) + 1
-        put([Cell(text: "…", style: style)], row: last, column: min(end, width - 1))
+        put([Cell("…", style: style)], row: last, column: min(end, width - 1))
     }
 
     /// Appends the rows of `other` below, both padded to the wider.

@@ -26,6 +26,8 @@ struct TerminalLayout {
     let padsVertically: Bool
     /// Formats the dates in texts.
     let dates: DateText
+    /// Where the drawing's long clusters are kept.
+    let long: LongGraphemes
 
     /// How deep a tree is drawn.
     static let maxDepth = ViewNode.drawnDepth
@@ -218,7 +220,9 @@ struct TerminalLayout {
         for (index, child) in items.enumerated() {
             var drawn = blocks[index]
             if case .divider = child, widths[index] > 0 {
-                drawn = Block(rows: Array(repeating: Block.line("│", style: CellStyle(dim: true)), count: rowCount))
+                drawn = Block(
+                    rows: Array(repeating: Block.rule("│", count: 1, style: CellStyle(dim: true)), count: rowCount)
+                )
             }
             if drawn.width <= widths[index] && drawn.height <= rowCount {
                 // Fits its slot: drawn straight into the (still blank) slot, as placing it in a
@@ -323,7 +327,7 @@ struct TerminalLayout {
     // MARK: - Text
 
     private func text(_ runs: [TextRun], width: Int, style: TextStyle) -> Block {
-        var wrapper = TextWrapper(width: width)
+        var wrapper = TextWrapper(width: width, long: long)
         for run in runs {
             let runStyle = run.style.inheriting(from: style)
             let cellStyle = TerminalStyles.cellStyle(for: runStyle)
@@ -350,7 +354,7 @@ struct TerminalLayout {
         while line.count + 1 > width, let last = line.popLast() {
             if last.isContinuation { line.removeLast() }
         }
-        return line + [Cell(text: "…", style: style)]
+        return line + [Cell("…", style: style)]
     }
 
     // MARK: - Sizes

@@ -100,10 +100,12 @@ public struct TerminalRenderer: Sendable {
         let boxWidth = max(Self.minimumWidth, min(width ?? size.columns, 1_000))
         let innerWidth = boxWidth - 4
         let contentRows = max(1, size.rows - 2 - (frame.status == nil ? 0 : 1))
+        let long = LongGraphemes()
         let layout = TerminalLayout(
             maxRows: contentRows,
             padsVertically: contentRows >= 10,
-            dates: DateText(timeZone: timeZone, locale: locale, now: frame.now)
+            dates: DateText(timeZone: timeZone, locale: locale, now: frame.now),
+            long: long
         )
         var content: Block
         if let tree = frame.tree {
@@ -126,40 +128,48 @@ public struct TerminalRenderer: Sendable {
         // the other gives the same bytes as writing the joined line.
         var output: [UInt8] = []
         output.reserveCapacity((body.height + 3) * (boxWidth * 3 + 1))
-        write(topBorder(title: frame.displayName, width: boxWidth), to: &output)
-        let side = Block.line("│ ")
-        let otherSide = Block.line(" │")
+        write(topBorder(title: frame.displayName, width: boxWidth, long: long), to: &output, long: long)
+        let side = Block.rule("│", count: 1) + [.blank]
+        let otherSide = [.blank] + Block.rule("│", count: 1)
         for row in body.rows {
             output.append(UInt8(ascii: "\n"))
-            write(side, to: &output)
-            write(row, to: &output)
-            write(otherSide, to: &output)
+            write(side, to: &output, long: long)
+            write(row, to: &output, long: long)
+            write(otherSide, to: &output, long: long)
         }
         if let status = frame.status {
-            var statusLine = Block.line("⚠ " + status.replacingControlCharacters, style: CellStyle(color: 33))
+            var statusLine = Block.line(
+                "⚠ " + status.replacingControlCharacters,
+                style: CellStyle(color: 33),
+                long: long
+            )
             statusLine = Self.fitted(statusLine, width: innerWidth)
             output.append(UInt8(ascii: "\n"))
-            write(side, to: &output)
-            write(statusLine, to: &output)
-            write(Array(repeating: .blank, count: innerWidth - statusLine.count), to: &output)
-            write(otherSide, to: &output)
+            write(side, to: &output, long: long)
+            write(statusLine, to: &output, long: long)
+            write(Array(repeating: .blank, count: innerWidth - statusLine.count), to: &output, long: long)
+            write(otherSide, to: &output, long: long)
         }
         output.append(UInt8(ascii: "\n"))
-        write(Block.rule("╰", count: 1) + Block.rule("─", count: boxWidth - 2) + Block.rule("╯", count: 1), to: &output)
+        write(
+            Block.rule("╰", count: 1) + Block.rule("─", count: boxWidth - 2) + Block.rule("╯", count: 1),
+            to: &output,
+            long: long
+        )
         return String(decoding: output, as: UTF8.self)
     }
 
     /// `╭─ Title ───╮`, the title cut with "…" to fit.
-    private func topBorder(title: String, width: Int) -> [Cell] {
+    private func topBorder(title: String, width: Int, long: LongGraphemes) -> [Cell] {
         let name = Self.fitted(
-            Block.line(title.replacingControlCharacters, style: CellStyle(bold: true)),
+            Block.line(title.replacingControlCharacters, style: CellStyle(bold: true), long: long),
             width: width - 6
         )
         guard !name.isEmpty else {
             return Block.rule("╭", count: 1) + Block.rule("─", count: width - 2) + Block.rule("╮", count: 1)
         }
-        return Block.line("╭─ ") + name + Block.line(" ") + Block.rule("─", count: width - 5 - name.count)
-            + Block.rule("╮", count: 1)
+        return Block.rule("╭", count: 1) + Block.rule("─", count: 1) + [.blank] + name + [.blank]
+            + Block.rule("─", count: width - 5 - name.count) + Block.rule("╮", count: 1)
     }
 
     /// `cells` cut to `width`, ending in "…" when cut.
@@ -167,8 +177,9 @@ public struct TerminalRenderer: Sendable {
         cells.count <= width ? cells : TerminalLayout.endingWithEllipsis(Array(cells.prefix(width)), width: width)
     }
 
-    /// Appends one line of cells as UTF-8 text, with SGR sequences when ``colors`` is on.
-    private func write(_ cells: [Cell], to output: inout [UInt8]) {
+    /// Appends one line of cells as UTF-8 text, with SGR sequences when ``colors`` is on; long
+    /// clusters are read from `long`.
+    private func write(_ cells: [Cell], to output: inout [UInt8], long: LongGraphemes) {
         var current = CellStyle.plain
         for cell in cells where !cell.isContinuation {
             if colors && cell.style != current {
@@ -176,11 +187,7 @@ public struct TerminalRenderer: Sendable {
                 output += cell.style.sequence.utf8
                 current = cell.style
             }
-            // A cell is a few bytes: copied one by one, far quicker than appending its utf8 view.
-            var text = cell.text
-            text.withUTF8 { bytes in
-                for byte in bytes { output.append(byte) }
-            }
+            cell.appendUTF8(to: &output, long: long)
         }
         if colors && current != .plain { output += CellStyle.reset.utf8 }
     }

@@ -5,19 +5,24 @@
 /// whole line (a wide character in a one-cell line) is dropped.
 struct TextWrapper {
     let width: Int
+    /// Where the text's long clusters are kept.
+    let long: LongGraphemes
     private var lines: [[Cell]] = [[]]
     private var word: [Cell] = []
     private var spaces: [Cell] = []
 
-    init(width: Int) { self.width = max(0, width) }
+    init(width: Int, long: LongGraphemes) {
+        self.width = max(0, width)
+        self.long = long
+    }
 
     /// Adds the next character of the text.
     mutating func add(_ character: Character, style: CellStyle) {
         if character == " " {
             flushWord()
-            spaces.append(Cell(text: " ", style: style))
+            spaces.append(Cell(" ", style: style))
         } else {
-            Block.append(character, style: style, to: &word)
+            Block.append(character, style: style, long: long, to: &word)
         }
     }
 

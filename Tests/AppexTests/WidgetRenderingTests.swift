@@ -216,6 +216,29 @@ import Testing
         }
     }
 
+    @Test(
+        "grapheme clusters of every length are drawn whole, in the title, the text and the status: up to 12 UTF-8 bytes kept in a cell, longer ones (a family, a tagged flag) once per drawing"
+    )
+    func graphemesOfEveryLength() throws {
+        // UTF-8 bytes: 1; 3 (an accent); 8 (a flag); 11 and 12 (the most a cell keeps); 13; 18 (a
+        // family); 28 (a tagged flag); 26 (two skin tones).
+        let clusters = [
+            "a", "e\u{0301}", "🇯🇵", "👩\u{200D}👧", "e\u{0301}\u{0301}\u{0301}\u{0301}\u{20DD}", "❤️\u{200D}🔥",
+            "👩‍👩‍👧", "🏴󠁧󠁢󠁳󠁣󠁴󠁿", "👨🏻‍🤝‍👨🏿",
+        ]
+        #expect(clusters.map(\.utf8.count) == [1, 3, 8, 11, 12, 13, 18, 28, 26])
+        for cluster in clusters { #expect(cluster.count == 1, "\(cluster.debugDescription) is one cluster") }
+        let text = clusters.joined(separator: " ") + " " + clusters.reversed().joined(separator: " ")
+        var frame = Self.frame(root: .text([TextRun(content: .verbatim(text))]), family: .systemExtraLarge)
+        frame.displayName = clusters[6] + " " + clusters[7]
+        frame.status = clusters[8] + " and " + clusters[5]
+        let drawn = TerminalRenderer(timeZone: Self.utc).render(frame)
+        #expect(drawn.contains(text), "the text:\n\(drawn)")
+        #expect(drawn.contains("╭─ " + clusters[6] + " " + clusters[7] + " ─"), "the title:\n\(drawn)")
+        #expect(drawn.contains("⚠ " + clusters[8] + " and " + clusters[5]), "the status:\n\(drawn)")
+        Self.expectEvenBox(drawn)
+    }
+
     @Test("each family is drawn at its size, and the status line grows a one-line family")
     func familySizes() {
         for family in WidgetFamily.allCases {
