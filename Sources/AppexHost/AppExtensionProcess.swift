@@ -238,6 +238,10 @@ public final class AppExtensionProcess: Sendable {
         }
     }
 
+    /// How many times its process ended unexpectedly (the crash budget's count, the widget host's
+    /// reason not to keep a process warm).
+    package var crashCount: Int { state.withLock { $0.crashes.count } }
+
     /// Ends the process and refuses further calls.
     public func invalidate() {
         let child = state.withLock { state -> Child? in

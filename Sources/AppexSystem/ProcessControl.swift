@@ -82,6 +82,15 @@ package enum ProcessControl {
         _ = kill(pid, signal)
     }
 
+    /// The resident memory of process `pid` in bytes (its pages in RAM, shared ones included,
+    /// from `/proc/PID/statm`); `nil` when it is gone or cannot be read.
+    package static func residentBytes(of pid: Int32) -> UInt64? {
+        guard let bytes = try? Syscalls.readFile("/proc/\(pid)/statm", limit: 256) else { return nil }
+        let fields = String(decoding: bytes, as: UTF8.self).split(separator: " ")
+        guard fields.count > 1, let pages = UInt64(fields[1]) else { return nil }
+        return pages * UInt64(max(1, sysconf(Int32(_SC_PAGESIZE))))
+    }
+
     /// The CPU time `pid` (a process, all its threads) has used so far; `nil` once it is gone.
     package static func cpuTime(of pid: Int32) -> Duration? {
         var clock = clockid_t()

@@ -17,15 +17,44 @@ extension WidgetHost {
     /// - Returns: the process, still to be ended (``endInBackground(_:)``) once the widgets are
     ///   shown; `nil` when none could be made.
     func perform(_ fetch: Fetch, clock: WidgetClock.Shifted) async -> AppExtensionProcess? {
-        let processConfiguration = launchConfiguration(for: fetch.identity)
         let process: AppExtensionProcess
-        do { process = try await AppExtensionProcess(configuration: processConfiguration, discovery: discovery) } catch
-        {
-            record(error, for: fetch, at: clock.read())
-            return nil
+        if let running = warm.take(fetch.identity.bundleIdentifier, version: fetch.version) {
+            process = running
+        } else {
+            var processConfiguration = launchConfiguration(for: fetch.identity)
+            if configuration.warmPeriod > .zero {
+                // Kept warm after the fetch: its process ends on its own once idle that long, and
+                // leaves the pool if it crashes while idle.
+                processConfiguration.idleTimeout = configuration.warmPeriod
+                let (warm, identifier) = (warm, fetch.identity.bundleIdentifier)
+                processConfiguration.onInterruption = { _ in warm.dropIfEnded(identifier) }
+            }
+            do {
+                process = try await AppExtensionProcess(configuration: processConfiguration, discovery: discovery)
+            } catch {
+                record(error, for: fetch, at: clock.read())
+                return nil
+            }
         }
         await fetchAll(fetch, from: process, clock: clock)
         return process
+    }
+
+    /// After a fetch: keeps `process` warm (``Configuration/warmPeriod``) if it still runs, and
+    /// ends what it does not keep, off the caller's path.
+    func retire(_ process: AppExtensionProcess, of fetch: Fetch) {
+        guard configuration.warmPeriod > .zero else {
+            Self.endInBackground([process])
+            return
+        }
+        Self.endInBackground(
+            warm.keep(
+                process,
+                bundleIdentifier: fetch.identity.bundleIdentifier,
+                version: fetch.version,
+                budget: configuration.warmMemoryBudget
+            )
+        )
     }
 
     /// How the host launches the widget extension `identity`, for a timeline, a preview or an

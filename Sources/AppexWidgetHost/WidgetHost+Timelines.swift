@@ -35,30 +35,30 @@ extension WidgetHost {
         let now = now ?? configuration.environment.clock.now
         try ingestReloadRequests(now: now)
         let fetches = try plan(now: now, family: family)
-        var launched: [AppExtensionProcess] = []
+        var launched: [(AppExtensionProcess, Fetch)] = []
         if !fetches.isEmpty {
             // Times the fetches record run on the caller's clock: `now`, then as much later as
             // has really passed since.
             let clock = WidgetClock.Shifted(to: now)
             let limit = max(1, configuration.concurrentFetches)
-            launched = await withTaskGroup(of: AppExtensionProcess?.self) { group in
+            launched = await withTaskGroup(of: (AppExtensionProcess, Fetch)?.self) { group in
                 var running = 0
                 for fetch in fetches {
                     if running == limit {
-                        // A process whose launch is over while others start: ended now.
-                        if let finished = await group.next(), let process = finished {
-                            Self.endInBackground([process])
+                        // A process whose fetch is over while others start: kept warm or ended now.
+                        if let finished = await group.next(), let (process, done) = finished {
+                            retire(process, of: done)
                         }
                         running -= 1
                     }
-                    group.addTask { await self.perform(fetch, clock: clock) }
+                    group.addTask { await self.perform(fetch, clock: clock).map { ($0, fetch) } }
                     running += 1
                 }
-                return await group.reduce(into: []) { if let process = $1 { $0.append(process) } }
+                return await group.reduce(into: []) { if let finished = $1 { $0.append(finished) } }
             }
         }
-        // The last launches' processes are ended once the states are read, off this path.
-        defer { Self.endInBackground(launched) }
+        // The last fetches' processes are kept warm or ended once the states are read, off this path.
+        defer { for (process, fetch) in launched { retire(process, of: fetch) } }
         return try states(now: now, family: family)
     }
 

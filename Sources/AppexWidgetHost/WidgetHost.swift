@@ -38,6 +38,15 @@ public final class WidgetHost: Sendable {
         public var retryInterval: Duration = .seconds(300)
         /// How many widget extensions run at once. Default 4.
         public var concurrentFetches = 4
+        /// How long a widget extension's process stays up after it last answered, for the next
+        /// timeline request of any of its widgets, as WidgetKit keeps a widget's process: a reload
+        /// within it costs no launch. Default 30 s; zero ends each process once its widgets are
+        /// shown. A warm process that crashes is treated as a cold one's crash: the widget it was
+        /// answering for is stale, with the reason, and the next fetch launches a new process.
+        public var warmPeriod: Duration = .seconds(30)
+        /// The resident memory the warm processes may take together, in bytes: past it, the least
+        /// recently used are ended after each fetch. Default 64 MiB.
+        public var warmMemoryBudget: UInt64 = 64 << 20
         /// Where the host logs launches and failures; widgets' output goes here too.
         public var logger: Logger
         /// Whether widgets' memory limit holds as an address-space limit even where a memory
@@ -64,6 +73,8 @@ public final class WidgetHost: Sendable {
     let discovery: ExtensionDiscovery
     let store: WidgetStore
     let trees = ViewTreeCache()
+    /// The widget extensions' processes kept up after they answered (``Configuration/warmPeriod``).
+    let warm = WarmProcesses()
 
     /// Opens the widget host's state and discovery.
     ///
@@ -83,6 +94,22 @@ public final class WidgetHost: Sendable {
         discovery = try ExtensionDiscovery(systemHost: system, environment: configuration.environment)
         store = try WidgetStore(environment: configuration.environment)
     }
+
+    deinit {
+        warm.endAll()
+    }
+
+    /// Ends the widget processes kept warm now, rather than when their warm period runs out:
+    /// the next fetch of each launches it again.
+    public func endWarmProcesses() {
+        warm.endAll()
+    }
+
+    /// How many widget extension processes are kept warm now (``Configuration/warmPeriod``).
+    public var warmProcessCount: Int { warm.count }
+
+    /// The pids of the processes kept warm, by bundle identifier (the tests' view).
+    package var warmProcessIdentifiers: [String: Int32] { warm.processIdentifiers }
 
     /// Every widget extension found, whatever its state, with why it may or may not run.
     public func extensions() throws(AppexError) -> [DiscoveredExtension] {

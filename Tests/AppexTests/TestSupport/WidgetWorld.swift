@@ -43,9 +43,16 @@ struct WidgetWorld {
     }
 
     /// A widget host on this world, with test-sized intervals.
-    func host(budget: Int = 40, deadline: Duration = .seconds(10), addressSpaceLimit: Bool = false) throws -> WidgetHost
-    {
+    func host(
+        budget: Int = 40,
+        deadline: Duration = .seconds(10),
+        addressSpaceLimit: Bool = false,
+        warmPeriod: Duration = .seconds(30),
+        warmMemoryBudget: UInt64 = 64 << 20
+    ) throws -> WidgetHost {
         var configuration = WidgetHost.Configuration(environment: environment)
+        configuration.warmPeriod = warmPeriod
+        configuration.warmMemoryBudget = warmMemoryBudget
         configuration.limitsMemoryByAddressSpace = addressSpaceLimit
         configuration.dailyReloadBudget = budget
         configuration.deadline = deadline
