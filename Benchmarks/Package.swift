@@ -47,7 +47,9 @@ let package = Package(
             path: "Sources/BenchInterfaces",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
-        .executableTarget(name: "FirstByte", path: "Fixtures/FirstByte"),
+        // The bare-spawn baselines' children (Fixtures/FirstByte, Fixtures/BareEcho), compiled
+        // at run time as libc-only programs: SwiftPM would link the Swift runtime into them.
+        .target(name: "BenchChildren", path: "Sources/BenchChildren", swiftSettings: [.swiftLanguageMode(.v6)]),
         .executableTarget(
             name: "BenchExtension",
             // An extension needs AppexExtension alone: no swift-crypto, GRDB or bundle code.
@@ -72,7 +74,7 @@ let package = Package(
         .executableTarget(
             name: "IPCBenchmarks",
             dependencies: [
-                "CPingPong", "BenchExtension", "FirstByte", "BenchInterfaces",
+                "CPingPong", "BenchExtension", "BenchChildren", "BenchInterfaces",
                 .product(name: "AppexIPC", package: appexFolder),
                 .product(name: "Benchmark", package: "benchmark"), "BenchSmoke",
                 .product(name: "AppexCore", package: appexFolder),
@@ -112,7 +114,7 @@ let package = Package(
         .executableTarget(
             name: "WidgetBenchmarks",
             dependencies: [
-                "BenchWidget", "BenchWidgetHostRSS", "BenchWidgetViews", "CPingPong", "FirstByte",
+                "BenchWidget", "BenchWidgetHostRSS", "BenchWidgetViews", "CPingPong", "BenchChildren",
                 .product(name: "Benchmark", package: "benchmark"), "BenchSmoke",
                 .product(name: "AppexCore", package: appexFolder),
                 .product(name: "AppexTesting", package: appexFolder),
@@ -148,7 +150,7 @@ let package = Package(
         .executableTarget(
             name: "ProductBenchmarks",
             dependencies: [
-                "BenchWidget", "FirstByte",
+                "BenchWidget",
                 .product(name: "ContactsKit", package: "Examples"),
                 .product(name: "ContactsExplorer", package: "Examples"),
                 .product(name: "RecentContacts", package: "Examples"),

@@ -4,6 +4,7 @@
 #     figure: NAME ours=… baseline=… ratio=…
 # and, for a figure measured in parts (aux.request.roundtrip), one line
 #     parts: NAME seal=… write=… wake=… claim=… answer=… readback=…
+# and, for a rate (ipc.concurrent.8), "rate: NAME ours=…/s baseline=…/s ratio=…".
 # FILTER (optional) is a regular expression over figure names.
 #
 # Every figure NAME is the p50 of benchmark NAME beside the p50 of NAME.baseline, measured in
@@ -38,9 +39,9 @@ export TMPDIR="$out"
 # is passed on in APPEX_OAUTH_PORT.
 # The figures measured against the real server (or whose fixture logs in there): auth.request.fresh,
 # auth.token.fresh, and the product's
-# (contacts.sync.1000, widget.recentcontacts.reload).
+# (contacts.sync.1000, widget.recentcontacts.reload and its .cold).
 needs_server=0
-for name in auth.request.fresh auth.token.fresh contacts.sync.1000 widget.recentcontacts.reload; do
+for name in auth.request.fresh auth.token.fresh contacts.sync.1000 widget.recentcontacts.reload widget.recentcontacts.reload.cold; do
   if [[ "$name" =~ $filter || "$name.baseline" =~ $filter ]]; then needs_server=1; fi
 done
 if [[ $needs_server == 1 ]]; then
@@ -57,8 +58,12 @@ if [[ $needs_server == 1 ]]; then
   fi
 fi
 
-# Figures whose baseline benchmark has another name.
+# Figures whose baseline benchmark has another name; "NAME*N": N times that benchmark's figure
+# (the figures at scale, against ten times the figure at a tenth of the scale, same run).
 declare -A baseline_of=(
+  [discovery.snapshot.10000.cold]="discovery.snapshot.1000.cold*10"
+  [discovery.snapshot.10000.warm]="discovery.snapshot.1000.warm*10"
+  [widget.host.100]="widget.timeline.first*100"
   [discovery.snapshot.1000.cold]=discovery.snapshot.1000.baseline
   [discovery.snapshot.1000.warm]=discovery.snapshot.1000.baseline
   [ipc.reply.64MiB.memfd]=ipc.reply.64MiB.baseline
@@ -73,7 +78,7 @@ declare -A baseline_of=(
 # The benchmarks to run: the figures the filter selects, and their baselines.
 bench_filter="$filter"
 for name in "${!baseline_of[@]}"; do
-  if [[ "$name" =~ $filter ]]; then bench_filter="$bench_filter|${baseline_of[$name]}"; fi
+  if [[ "$name" =~ $filter ]]; then bench_filter="$bench_filter|${baseline_of[$name]%\**}"; fi
 done
 
 # A figure NAME.p50 / NAME.p99 comes from benchmark NAME.
@@ -159,8 +164,12 @@ def show(ns):
 if not p50:
     sys.exit("bench.sh: the benchmark run exported no wall-clock percentiles")
 # Figures whose target is a difference from their baseline (docs/DESIGN.md, issue 12).
-differences = {"widget.timeline.first", "widget.host.rss.20", "widget.recentcontacts.reload", "launch.first-reply.sandboxed",
+differences = {"widget.timeline.first", "widget.host.rss.20", "host.extensions.100.rss", "host.extensions.100.pss", "widget.recentcontacts.reload",
+               "widget.recentcontacts.reload.cold", "launch.first-reply.sandboxed",
                "launch.first-reply.enhanced", "launch.first-reply.sandboxed.lone", "window.event.latency"}
+# Figures whose target is a rate (their values are the time per call over all callers): a line
+# "rate: NAME ours=…/s baseline=…/s ratio=…" follows, the ratio ours over the baseline's rate.
+rates = {"ipc.concurrent.8"}
 def figure(name, ours, base, unit=show):
     if base is None:
         print(f"figure: {name} ours={unit(ours)} baseline=missing ratio=n/a")
@@ -169,15 +178,22 @@ def figure(name, ours, base, unit=show):
         if name in differences:
             sign = "+" if ours >= base else "-"
             print(f"difference: {name} ours-baseline={sign}{unit(abs(ours - base))}")
+        if name in rates:
+            print(f"rate: {name} ours={1e9 / ours:,.0f}/s baseline={1e9 / base:,.0f}/s ratio={base / ours:.2f}")
+def scaled(table, name):
+    """The value of baseline `name` in `table`; "NAME*N" is N times NAME's (None if missing)."""
+    base, _, factor = name.partition("*")
+    value = table.get(base)
+    return None if value is None else value * (float(factor) if factor else 1)
 for name in sorted(p50):
     if name.endswith(".baseline"): continue
     base = explicit.get(name, name + ".baseline")
     if name in distributions:
         for suffix, table, pairs in ((".p50", p50, paired), (".p99", p99, paired99)):
             if re.search(pattern, name + suffix):
-                figure(name + suffix, table[name], pairs.get(name, table.get(base)))
+                figure(name + suffix, table[name], pairs.get(name, scaled(table, base)))
     elif re.search(pattern, name):
-        figure(name, p50[name], paired.get(name, p50.get(base)), show_bytes if name in memory else show)
+        figure(name, p50[name], paired.get(name, scaled(p50, base)), show_bytes if name in memory else show)
     if name in parts and re.search(pattern, name):
         shown = " ".join(f"{metric[4:].lower()}={show(parts[name][metric])}"
                          for metric in part_order if metric in parts[name])

@@ -5,6 +5,9 @@
 //   signature verified). Baseline: merely reading and parsing those 1,000 Info.plist files.
 // - discovery.snapshot.1000.warm: the next snapshot of the same discovery (a stat per file,
 //   nothing changed). Same baseline.
+// - discovery.snapshot.10000.cold / .warm (issue 28): the same over 10,000 signed extensions.
+//   Baseline: ten times discovery.snapshot.1000.cold / .warm, measured in the same run
+//   (Scripts/bench.sh scales it). Target: at most 1.1x, so that discovery stays linear.
 // - discovery.update-latency: a signed bundle renamed into a watched folder holding 1,000
 //   others, until a live Monitor delivers the snapshot that lists it. Baseline: the raw inotify
 //   event for the same rename, read by a blocked reader.
@@ -18,24 +21,30 @@ import Foundation
 import Glibc
 #endif
 
-/// 1,000 signed extensions on a host's search path, made once per benchmark process.
+/// 1,000 (or `count`) signed extensions on a host's search path, made once per benchmark process.
 final class InstalledWorld: Sendable {
     static let count = 1000
     static let shared: InstalledWorld = {
         do { return try InstalledWorld() } catch { preconditionFailure("cannot build the benchmark fixture: \(error)") }
     }()
+    /// 10,000 of them, for the figures at scale.
+    static let tenThousand: InstalledWorld = {
+        do { return try InstalledWorld(count: 10_000) } catch { preconditionFailure("cannot build the benchmark fixture: \(error)") }
+    }()
 
+    let count: Int
     let world: AppexTestEnvironment
     let hostPath: String
     let infoPlists: [String]
     let staging: String
 
-    init() throws {
+    init(count: Int = InstalledWorld.count) throws {
+        self.count = count
         world = try AppexTestEnvironment(prefix: "appex-bench")
         hostPath = world.root.appending("HostApp.app")
         try FixtureBundles.makeHostApp(at: hostPath, bundleIdentifier: "com.example.hostapp", extensionPoints: ["HostAppFeature"], signedBy: world.team)
         var plists: [String] = []
-        for index in 0..<Self.count {
+        for index in 0..<count {
             let path = try FixtureBundles.makeExtension(
                 in: world.searchFolder, name: "Ext\(index)", bundleIdentifier: "com.example.ext\(index)",
                 extensionPoint: "com.example.hostapp.HostAppFeature", format: .binary,
@@ -85,6 +94,30 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.stopMeasurement()
     }
 
+    // At scale: the same, over 10,000.
+    let scale = Benchmark.Configuration(metrics: [.wallClock], timeUnits: .milliseconds, warmupIterations: 1,
+                                        maxDuration: .seconds(20), maxIterations: 10)
+    Benchmark("discovery.snapshot.10000.cold", configuration: scale) { benchmark in
+        let installed = InstalledWorld.tenThousand
+        for _ in benchmark.scaledIterations {
+            let discovery = try installed.discovery()
+            let snapshot = try discovery.snapshot()
+            precondition(snapshot.extensions.count == installed.count)
+            blackHole(snapshot)
+        }
+    }
+
+    Benchmark("discovery.snapshot.10000.warm", configuration: scale) { benchmark in
+        let installed = InstalledWorld.tenThousand
+        let discovery = try installed.discovery()
+        _ = try discovery.snapshot()
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            blackHole(try discovery.snapshot())
+        }
+        benchmark.stopMeasurement()
+    }
+
     Benchmark("discovery.snapshot.1000.baseline") { benchmark in
         let installed = InstalledWorld.shared
         for _ in benchmark.scaledIterations {
@@ -94,7 +127,7 @@ let benchmarks: @Sendable () -> Void = {
                 let plist = try PropertyListSerialization.propertyList(from: data, format: nil)
                 if plist is [String: Any] { count += 1 }
             }
-            precondition(count == InstalledWorld.count)
+            precondition(count == installed.count)
         }
     }
 

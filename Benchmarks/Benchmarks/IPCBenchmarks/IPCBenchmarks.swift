@@ -46,6 +46,7 @@
 //   each launch, as a real host launches: on cgroup v1 joining the extension's cgroups waits for
 //   an RCU grace period unless another join passed moments before, which back-to-back launches
 //   hide (docs/DESIGN.md, issue 24, "Cost"). Baseline: launch.first-reply with the same pause.
+import BenchChildren
 import AppexCore
 @_spi(Measurement) import AppexHost
 import AppexIPC
@@ -344,7 +345,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark("launch.first-reply.baseline", configuration: .init(timeUnits: .milliseconds, warmupIterations: 2, maxIterations: 60)) { benchmark in
-        let path = BenchWorld.shared.binDirectory + "/FirstByte"
+        let path = BareChild.path(of: "FirstByte")
         for _ in benchmark.scaledIterations {
             var nanoseconds: UInt64 = 0
             benchmark.startMeasurement()
@@ -352,6 +353,8 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.stopMeasurement()
         }
     }
+
+    scaleBenchmarks()  // ScaleBenchmarks.swift: host.extensions.100, ipc.concurrent.8
 
     applySmokeModeIfAsked()  // last: every benchmark above runs once under Scripts/bench.sh --smoke
 }

@@ -13,11 +13,19 @@
 //   drawn by the TerminalRenderer / HTMLRenderer's fragment; the view tree is made once and
 //   the frame's `now` is fixed. Baseline: Foundation's JSONEncoder encoding the same data (title,
 //   five rows of name and date, footer). Target: at most 50 µs an entry.
+// - widget.host.100 (issue 28): 100 widget extensions (the benchmark widget in 100 bundles, the
+//   executable hard-linked) whose timelines are all due at once (each ended: the host is asked
+//   for a moment three minutes later), brought up to date by one WidgetHost.refresh(): every
+//   widget fetched again, the host's default configuration (4 fetches at once, processes kept
+//   warm within 64 MiB). The first display is made before the timing. Baseline: 100 times
+//   widget.timeline.first, measured in the same run (Scripts/bench.sh scales it). Target: at
+//   most 0.5x: the host must overlap them.
 // - widget.host.rss.20: the resident memory (VmRSS) of a widget-host process (a child,
 //   Fixtures/BenchWidgetHostRSS, one per sample) once 20 widgets are shown: 20 extensions
 //   launched, their timelines fetched, their frames drawn by both renderers. Baseline: the same
 //   program's idle host (WidgetHost made over an empty apps folder, one states()). Recorded in
 //   the custom metric "rss", in bytes. Target: at most 20 MB more.
+import BenchChildren
 import AppexCore
 import AppexTesting
 import AppexWidgetHost
@@ -45,6 +53,9 @@ final class WidgetWorld: Sendable {
     let twentyWidgets: String
     /// An empty apps folder.
     let noWidgets: String
+    /// An apps folder with one app holding a hundred widget extensions (one widget each), the
+    /// executable hard-linked.
+    let hundredWidgets: String
 
     init() throws {
         world = try AppexTestEnvironment(prefix: "appex-bench-widgets")
@@ -54,6 +65,19 @@ final class WidgetWorld: Sendable {
         twentyWidgets = try Self.makeApps(at: world.root.appending("TwentyWidgets"), widgets: 20, binDirectory: binDirectory, team: world.team)
         noWidgets = world.root.appending("NoWidgets")
         try FileManager.default.createDirectory(atPath: noWidgets, withIntermediateDirectories: true)
+        hundredWidgets = world.root.appending("HundredWidgets")
+        let app = hundredWidgets + "/BenchApp.app"
+        try FixtureBundles.makeHostApp(at: app, bundleIdentifier: "com.example.benchapp", extensionPoints: [], signedBy: world.team)
+        for index in 0..<100 {
+            let bundle = try FixtureBundles.makeExtension(in: app + "/Extensions", name: "BenchWidget\(index)",
+                                                          bundleIdentifier: "com.example.benchapp.widget\(index)",
+                                                          extensionPoint: "com.apple.widgetkit-extension",
+                                                          info: ["CFBundleExecutable": .string("BenchWidget")])
+            // Hard-linked: a hundred copies of a 30 MB executable would be 3 GB written.
+            try FileManager.default.removeItem(atPath: bundle + "/BenchWidget")
+            try FileManager.default.linkItem(atPath: binDirectory + "/BenchWidget", toPath: bundle + "/BenchWidget")
+            try AppexBundle.sign(at: bundle, with: world.team)
+        }
     }
 
     /// An apps folder at `folder` with `BenchApp.app`, whose `Extensions/` holds `widgets` copies
@@ -156,7 +180,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark("widget.timeline.first.baseline", configuration: launches) { benchmark in
-        let path = WidgetWorld.shared.binDirectory + "/FirstByte"
+        let path = BareChild.path(of: "FirstByte")
         for _ in benchmark.scaledIterations {
             var nanoseconds: UInt64 = 0
             benchmark.startMeasurement()
@@ -191,6 +215,32 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark("widget.render.html.baseline") { try json($0) }
+
+    // MARK: - At scale
+
+    Benchmark("widget.host.100", configuration: .init(timeUnits: .milliseconds, warmupIterations: 1,
+                                                      maxDuration: .seconds(60), maxIterations: 5)) { benchmark in
+        let world = WidgetWorld.shared
+        let environment = AppexEnvironment(home: world.world.root.appending("Home100-\(UUID().uuidString)"),
+                                           appsPath: [world.hundredWidgets])
+        var configuration = WidgetHost.Configuration(environment: environment)
+        configuration.dailyReloadBudget = 1_000_000
+        configuration.minimumReloadInterval = .zero
+        let host = try WidgetHost(configuration: configuration)
+        defer { host.endWarmProcesses() }
+        var moment = Date()
+        let shown = try await host.refresh(now: moment)  // the first display, untimed
+        precondition(shown.count == 100 && shown.allSatisfy { $0.health == .current },
+                     "the hundred widgets are not all shown: \(shown.filter { $0.health != .current }.map { ($0.key, $0.health) })")
+        for _ in benchmark.scaledIterations {
+            moment = moment.addingTimeInterval(180)  // every timeline (three entries a minute apart, .atEnd) ended
+            benchmark.startMeasurement()
+            let states = try await host.refresh(now: moment)
+            benchmark.stopMeasurement()
+            let fetched = states.filter { $0.health == .current && ($0.fetchedAt.map { $0 >= moment } ?? false) }
+            precondition(fetched.count == 100, "\(fetched.count) of the 100 widgets were fetched again")
+        }
+    }
 
     // MARK: - The host's memory
 

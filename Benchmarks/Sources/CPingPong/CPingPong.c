@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <signal.h>
@@ -150,4 +151,76 @@ int cpingpong_spawn_first_byte(const char *path, uint64_t *nanoseconds) {
     close(fds[0]);
     waitpid(pid, NULL, 0);
     return n == 1 ? 0 : -1;
+}
+
+int cpingpong_spawn_holding(const char *path, int *pid) {
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return -1;
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 3);
+    char *argv[] = { (char *)path, NULL };
+    int spawned = posix_spawn(pid, path, &actions, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(fds[1]);
+    if (spawned != 0) { close(fds[0]); return -1; }
+    return fds[0];
+}
+
+int cpingpong_echo_byte(int socket) {
+    char byte = 1;
+    return full_write(socket, &byte, 1) == 0 && full_read(socket, &byte, 1) == 0 ? 0 : -1;
+}
+
+struct pair_run {
+    int socket;
+    size_t size;
+    uint64_t spin_ns;
+    uint64_t deadline;
+    pthread_barrier_t *start;
+    long long calls;
+    int failed;
+};
+
+static void *pair_loop(void *argument) {
+    struct pair_run *run = argument;
+    pthread_barrier_wait(run->start);
+    while (now_ns() < run->deadline) {
+        if (cpingpong_roundtrip_spinning(run->socket, run->size, run->size, run->spin_ns) != 0) {
+            run->failed = 1;
+            break;
+        }
+        run->calls++;
+    }
+    return NULL;
+}
+
+long long cpingpong_concurrent(int pairs, size_t size, uint64_t spin_ns, uint64_t duration_ns) {
+    if (pairs <= 0 || pairs > 64) return -1;
+    struct pair_run runs[64];
+    int pids[64];
+    pthread_t threads[64];
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, (unsigned)pairs + 1);
+    for (int i = 0; i < pairs; i++) {
+        runs[i] = (struct pair_run){ .socket = cpingpong_start(size, &pids[i]), .size = size, .spin_ns = spin_ns,
+                                     .start = &start };
+    }
+    for (int i = 0; i < pairs; i++) pthread_create(&threads[i], NULL, pair_loop, &runs[i]);
+    uint64_t deadline = now_ns() + duration_ns;
+    for (int i = 0; i < pairs; i++) runs[i].deadline = deadline;
+    pthread_barrier_wait(&start);
+    long long total = 0;
+    int failed = 0;
+    for (int i = 0; i < pairs; i++) {
+        pthread_join(threads[i], NULL);
+        total += runs[i].calls;
+        failed |= runs[i].failed | (runs[i].socket < 0);
+    }
+    // Each child holds the sockets of the pairs forked before it: the last forked ends first.
+    for (int i = pairs - 1; i >= 0; i--) {
+        if (runs[i].socket >= 0) cpingpong_stop(runs[i].socket, pids[i]);
+    }
+    pthread_barrier_destroy(&start);
+    return failed ? -1 : total;
 }

@@ -32,4 +32,17 @@ void cpingpong_stop(int socket, int pid);
 /// the one byte it writes there is read. Returns 0 or -1.
 int cpingpong_spawn_first_byte(const char *path, uint64_t *nanoseconds);
 
+/// host.extensions.100's baseline: posix_spawn `path` (a bare C program) with one end of a
+/// socketpair as descriptor 3, not waiting for it. Returns this end (the child lives while it
+/// is open), or -1; `*pid` is the child.
+int cpingpong_spawn_holding(const char *path, int *pid);
+
+/// Writes one byte to `socket` and reads one back. Returns 0 or -1.
+int cpingpong_echo_byte(int socket);
+
+/// ipc.concurrent.8's baseline: `pairs` ping-pong pairs at once, each a thread of this process
+/// and a forked child (cpingpong_start), making round trips of `size` bytes that wait as
+/// cpingpong_roundtrip_spinning does, for `duration_ns`. Returns the calls made by all, or -1.
+long long cpingpong_concurrent(int pairs, size_t size, uint64_t spin_ns, uint64_t duration_ns);
+
 #endif

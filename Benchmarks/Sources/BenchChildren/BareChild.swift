@@ -1,0 +1,43 @@
+// The bare-spawn baselines' children (Fixtures/FirstByte, Fixtures/BareEcho), built with the C
+// compiler as plain libc programs. SwiftPM links every executable target with the Swift runtime
+// (libswiftCore, libstdc++: +1.5 ms a spawn, +4 MB resident), which a bare C child does not
+// load, so these are compiled here, once per benchmark process, and never by the package.
+import Foundation
+import Synchronization
+
+/// The bare C children the launch baselines spawn.
+public enum BareChild {
+    /// The path of fixture `name` (Fixtures/NAME/main.c) built as a libc-only executable, made
+    /// once in the benchmark's temporary directory.
+    public static func path(of name: String) -> String {
+        built.withLock { paths in
+            if let path = paths[name] { return path }
+            let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("Fixtures/\(name)/main.c").path
+            let directory = NSTemporaryDirectory() + "/appex-bare-children-\(getpid())"
+            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let output = directory + "/" + name
+            let compiler = Process()
+            compiler.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            compiler.arguments = [compilerName, "-O2", "-o", output, source]
+            do { try compiler.run() } catch {
+                FileHandle.standardError.write(Data("bench: cannot run \(compilerName) for \(source): \(error)\n".utf8))
+                exit(1)
+            }
+            compiler.waitUntilExit()
+            guard compiler.terminationStatus == 0 else {
+                FileHandle.standardError.write(Data("bench: \(compilerName) failed on \(source)\n".utf8))
+                exit(1)
+            }
+            paths[name] = output
+            return output
+        }
+    }
+
+    /// The toolchain's clang (beside swift), else the system's cc.
+    private static var compilerName: String {
+        ProcessInfo.processInfo.environment["CC"] ?? "clang"
+    }
+
+    private static let built = Mutex<[String: String]>([:])
+}
