@@ -135,9 +135,10 @@ extension AppExtensionProcess {
         _ identity: AppExtensionIdentity,
         in discovery: ExtensionDiscovery
     ) throws(AppexError) {
-        let snapshot = try discovery.snapshot()
-        let found = snapshot.extensions.first {
-            $0.path == identity.bundlePath && $0.bundleIdentifier == identity.bundleIdentifier
+        // The one extension's entry, not a whole snapshot: a host launching n extensions would
+        // otherwise stat every bundle n times (docs/decisions/0162-launch-checks-one-bundle.md).
+        let found = try discovery.entry(for: identity).flatMap {
+            $0.bundleIdentifier == identity.bundleIdentifier ? $0 : nil
         }
         guard let found, found.state == .enabled, found.identity == identity else {
             let diagnosis = try discovery.diagnose(bundleIdentifier: identity.bundleIdentifier)

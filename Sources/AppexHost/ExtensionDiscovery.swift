@@ -20,7 +20,13 @@ public final class ExtensionDiscovery: Sendable {
     let registry: ApprovalRegistry
     /// Seals verified before, by this process or another of this `APPEX_HOME`.
     let verifications: SealVerifications
-    private let cache = Mutex<[String: AppexBundle]>([:])
+    private let cache = Mutex(Loads())
+    /// The last loads: by path, and in the order of the paths they were asked for.
+    private struct Loads {
+        var byPath: [String: AppexBundle] = [:]
+        var paths: [String] = []
+        var ordered: [AppexBundle] = []
+    }
     private let appCache = Mutex<[String: AppexBundle]>([:])
     private let memo = Mutex<Memo?>(nil)
 
@@ -30,7 +36,11 @@ public final class ExtensionDiscovery: Sendable {
         var candidates: [Candidate]
         var loads: [UInt64]
         var decisions: [String: ApprovalRegistry.Decision]
+        /// The search places' folders, observed before they were listed.
+        var folders: FolderObservation
         var snapshot: DiscoverySnapshot
+        /// Each candidate's position in `candidates` (and `loads`), by path.
+        var positions: [String: Int]
     }
     private let hostBundle: Mutex<AppexBundle>
     /// Set for a system host (the widget host): its points are fixed in code, and the
@@ -105,13 +115,16 @@ public final class ExtensionDiscovery: Sendable {
         defer { verifications.save() }  // what this snapshot verified, for the next process
         let host = try host()
         let hostIdentifier = host.bundleIdentifier ?? ""
-        let candidates = candidatePaths()
+        var folders = FolderObservation()
+        let candidates = candidatePaths(observing: &folders)
         let bundles = load(candidates.map(\.path))
-        let loads = bundles.map(\.observation.loadIdentifier)
+        let loads = bundles.map { $0.observation.loadIdentifier }
         let decisions = try registry.decisions(host: hostIdentifier)
         if let memo = memo.withLock({ $0 }), memo.host == host.observation.loadIdentifier,
             memo.candidates == candidates, memo.loads == loads, memo.decisions == decisions
         {
+            // Unchanged; the folders' newer observation may vouch for them where the older could not.
+            self.memo.withLock { $0?.folders = folders }
             return memo.snapshot
         }
 
@@ -165,10 +178,44 @@ public final class ExtensionDiscovery: Sendable {
                 candidates: candidates,
                 loads: loads,
                 decisions: decisions,
-                snapshot: snapshot
+                folders: folders,
+                snapshot: snapshot,
+                positions: Dictionary(
+                    candidates.enumerated().map { ($1.path, $0) },
+                    uniquingKeysWith: { first, _ in first }
+                )
             )
         }
         return snapshot
+    }
+
+    /// The extension at `identity`'s path as a snapshot lists it now, or `nil` when none does.
+    ///
+    /// What a launch asks. It costs a `stat` per search folder and per file of that one
+    /// extension (and a read of the owner's decisions) while the last snapshot still holds:
+    /// the host unchanged, no bundle added to or removed from a search place, this bundle's
+    /// files unchanged, and the same decisions. Otherwise it takes a new snapshot. A change
+    /// inside *another* bundle that was already there (which could only make this one a
+    /// duplicate, by an edit that breaks that bundle's own seal) is seen by the next snapshot.
+    func entry(for identity: AppExtensionIdentity) throws(AppexError) -> DiscoveredExtension? {
+        if let current = try memoEntry(for: identity) { return current }
+        return try snapshot().extensions.first { $0.path == identity.bundlePath }
+    }
+
+    /// `identity`'s entry in the last snapshot if nothing it was made from changed as far as
+    /// ``entry(for:)`` looks; `nil` when that cannot be said.
+    private func memoEntry(for identity: AppExtensionIdentity) throws(AppexError) -> DiscoveredExtension? {
+        guard let memo = memo.withLock({ $0 }), let position = memo.positions[identity.bundlePath] else { return nil }
+        let host = try host()
+        guard host.observation.loadIdentifier == memo.host, memo.folders.isCurrent(),
+            let bundle = currentBundle(at: identity.bundlePath),
+            bundle.observation.loadIdentifier == memo.loads[position]
+        else { return nil }
+        if let app = memo.candidates[position].app {
+            guard let loaded = appCache.withLock({ $0[app] }), loaded.isUpToDate() else { return nil }
+        }
+        guard try registry.decisions(host: host.bundleIdentifier ?? "") == memo.decisions else { return nil }
+        return memo.snapshot.extensions.first { $0.path == identity.bundlePath }
     }
 
     /// Whether `bundle` binds to one of `points` (a system host lists only those); a bundle
@@ -286,33 +333,40 @@ public final class ExtensionDiscovery: Sendable {
     /// Every `.appex` on the search places, in precedence order: the host's own first, then
     /// the search path in order, each folder's entries sorted by name.
     func candidatePaths() -> [Candidate] {
+        var unused = FolderObservation()
+        return candidatePaths(observing: &unused)
+    }
+
+    /// ``candidatePaths()``, each folder it lists observed into `folders` first.
+    func candidatePaths(observing folders: inout FolderObservation) -> [Candidate] {
         var seen: Set<String> = []
         var result: [Candidate] = []
         func add(_ path: String, _ origin: DiscoveredExtension.Origin, app: String? = nil) {
             if seen.insert(path).inserted { result.append(Candidate(path: path, origin: origin, app: app)) }
         }
         if isSystemHost {
-            for app in appsOnAppsPath() {
-                for path in Self.extensions(inApp: app) { add(path, .app, app: app) }
+            for app in appsOnAppsPath(observing: &folders) {
+                for path in Self.extensions(inApp: app, observing: &folders) { add(path, .app, app: app) }
             }
         } else {
-            for path in Self.extensions(inApp: hostPath) { add(path, .host) }
+            for path in Self.extensions(inApp: hostPath, observing: &folders) { add(path, .host) }
         }
         for entry in environment.extensionSearchPath {
             let entry = AppexBundle.normalized(entry)
             if entry == hostPath { continue }
             switch AppexBundle.kind(ofPath: entry) {
             case .appExtension?:
-                add(entry, .searchPath)
+                add(entry, .searchPath)  // its own observation covers it
             case .hostApp?:
-                for path in Self.extensions(inApp: entry) { add(path, .searchPath) }
+                for path in Self.extensions(inApp: entry, observing: &folders) { add(path, .searchPath) }
             case nil:
+                folders.observe(entry)
                 for (name, isDirectory) in AppexBundle.sortedEntriesWithKind(of: entry) where isDirectory {
                     let child = entry + "/" + name
                     if name.hasSuffix(".appex") {
                         add(child, .searchPath)
                     } else if name.hasSuffix(".app"), child != hostPath {
-                        for path in Self.extensions(inApp: child) { add(path, .searchPath) }
+                        for path in Self.extensions(inApp: child, observing: &folders) { add(path, .searchPath) }
                     }
                 }
             }
@@ -323,12 +377,19 @@ public final class ExtensionDiscovery: Sendable {
     /// The `.app` bundles on the apps path, in order: entries that are apps, then the apps
     /// inside entries that are folders, each folder's sorted by name.
     func appsOnAppsPath() -> [String] {
+        var unused = FolderObservation()
+        return appsOnAppsPath(observing: &unused)
+    }
+
+    /// ``appsOnAppsPath()``, each folder it lists observed into `folders` first.
+    private func appsOnAppsPath(observing folders: inout FolderObservation) -> [String] {
         var apps: [String] = []
         for entry in environment.appsPath {
             let entry = AppexBundle.normalized(entry)
             if AppexBundle.kind(ofPath: entry) == .hostApp {
                 apps.append(entry)
             } else {
+                folders.observe(entry)
                 for (name, isDirectory) in AppexBundle.sortedEntriesWithKind(of: entry)
                 where isDirectory && name.hasSuffix(".app") {
                     apps.append(entry + "/" + name)
@@ -365,38 +426,69 @@ public final class ExtensionDiscovery: Sendable {
         return folders
     }
 
-    private static func extensions(inApp app: String) -> [String] {
+    private static func extensions(inApp app: String, observing folders: inout FolderObservation) -> [String] {
         let folder = app + "/" + AppexBundle.File.extensions
+        folders.observe(folder)
         return AppexBundle.sortedEntriesWithKind(of: folder)
             .filter { $0.isDirectory && $0.name.hasSuffix(".appex") }
             .map { folder + "/" + $0.name }
     }
 
     /// Loads bundles, reusing cached loads of unchanged ones; work spreads over the cores.
+    ///
+    /// The same paths as last time, all unchanged, give back the last array itself: a bundle
+    /// is a large value, and copying 10,000 of them (a reference count each of their many
+    /// parts) cost more than their `stat`s (docs/decisions/0162-launch-checks-one-bundle.md).
     func load(_ paths: [String]) -> [AppexBundle] {
-        let cached = cache.withLock { cache in paths.map { cache[$0] } }
-        let results = Mutex<[AppexBundle?]>(Array(repeating: nil, count: paths.count))
-        DispatchQueue.concurrentPerform(iterations: paths.count) { index in
-            let bundle: AppexBundle
-            if let previous = cached[index], previous.isUpToDate() {
-                bundle = previous
-            } else {
-                bundle = AppexBundle.load(at: paths[index], as: .appExtension, verifications: verifications)
-            }
-            results.withLock { $0[index] = bundle }
+        let last = cache.withLock { $0 }
+        let loaded: [AppexBundle]
+        if last.paths == paths {
+            let ordered = last.ordered
+            let stale = Self.indices(of: paths.count) { !ordered[$0].isUpToDate() }
+            if stale.isEmpty { return ordered }
+            var bundles = ordered
+            for (index, bundle) in reload(stale, of: paths) { bundles[index] = bundle }
+            loaded = bundles
+        } else {
+            let previous = paths.map { last.byPath[$0] }
+            let stale = Self.indices(of: paths.count) { previous[$0]?.isUpToDate() != true }
+            var bundles = previous
+            for (index, bundle) in reload(stale, of: paths) { bundles[index] = bundle }
+            loaded = bundles.map { $0! }  // each is a previous load still current, or reloaded
         }
-        let loaded = results.withLock { $0.map { $0! } }
         cache.withLock { cache in
-            var fresh: [String: AppexBundle] = [:]
-            for bundle in loaded { fresh[bundle.path] = bundle }
-            cache = fresh
+            var byPath: [String: AppexBundle] = [:]
+            byPath.reserveCapacity(loaded.count)
+            for bundle in loaded { byPath[bundle.path] = bundle }
+            cache = Loads(byPath: byPath, paths: paths, ordered: loaded)
         }
         return loaded
     }
 
+    /// The bundles at `indices` of `paths`, loaded over the cores, with their indices.
+    private func reload(_ indices: [Int], of paths: [String]) -> [(Int, AppexBundle)] {
+        let reloaded = Mutex<[(Int, AppexBundle)]>([])
+        let verifications = self.verifications
+        DispatchQueue.concurrentPerform(iterations: indices.count) { position in
+            let index = indices[position]
+            let bundle = AppexBundle.load(at: paths[index], as: .appExtension, verifications: verifications)
+            reloaded.withLock { $0.append((index, bundle)) }
+        }
+        return reloaded.withLock { $0 }
+    }
+
+    /// The indices below `count` for which `test` holds, tested over the cores, in order.
+    private static func indices(of count: Int, where test: @Sendable (Int) -> Bool) -> [Int] {
+        let found = Mutex<[Int]>([])
+        DispatchQueue.concurrentPerform(iterations: count) { index in
+            if test(index) { found.withLock { $0.append(index) } }
+        }
+        return found.withLock { $0 }.sorted()
+    }
+
     /// The last load of the bundle at `path`, if it is still current.
     func currentBundle(at path: String) -> AppexBundle? {
-        guard let bundle = cache.withLock({ $0[path] }), bundle.isUpToDate() else { return nil }
+        guard let bundle = cache.withLock({ $0.byPath[path] }), bundle.isUpToDate() else { return nil }
         return bundle
     }
 
@@ -405,7 +497,7 @@ public final class ExtensionDiscovery: Sendable {
     func watchedDirectories() -> Set<String> {
         var directories = Set(searchFolders())
         cache.withLock { cache in
-            for bundle in cache.values { directories.formUnion(bundle.directories) }
+            for bundle in cache.byPath.values { directories.formUnion(bundle.directories) }
         }
         directories.formUnion(hostBundle.withLock { $0.directories })
         directories.insert(environment.registryDirectory)
