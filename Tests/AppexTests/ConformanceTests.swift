@@ -50,14 +50,14 @@ import Testing
     }
 
     @Test(
-        "the C extension (libc only, Examples/Polyglot/CEcho), bundled, signed and sandboxed as a Swift one, passes appex conform"
+        "the C extension (libc only, Examples/Polyglot/C/echo.c), bundled, signed and sandboxed as a Swift one, passes appex conform"
     )
     func cExtensionConforms() async throws {
         let fixture = try HostFixture()
         let executable = fixture.world.root.appending("CEcho")
         let compiled = try await run(
             try #require(Self.compiler, "no C compiler (clang or cc) on PATH"),
-            ["-O2", "-Wall", "-Werror", "-o", executable, Self.polyglot("CEcho/echo.c")],
+            ["-O2", "-Wall", "-Werror", "-o", executable, Self.polyglot("C/echo.c")],
             environment: fixture.world.processVariables
         )
         #expect(compiled.status == 0, "\(compiled.standardError)")

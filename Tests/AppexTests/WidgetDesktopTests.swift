@@ -67,6 +67,45 @@ import Testing
         }
     }
 
+    @Test(
+        "a widget written in C (Examples/Polyglot/C/widget.c, libc only), bundled and signed as a Swift one, shows on appex widgets show and on the widget desktop in Chromium"
+    )
+    func widgetInC() async throws {
+        let executable = widgets.world.root.appending("CWidget")
+        let compiled = try await run(
+            try #require(ConformanceTests.compiler, "no C compiler (clang or cc) on PATH"),
+            ["-O2", "-Wall", "-Werror", "-o", executable, ConformanceTests.polyglot("C/widget.c")],
+            environment: widgets.processVariables
+        )
+        #expect(compiled.status == 0, "\(compiled.standardError)")
+        let key = widgets.world.root.appending("team.key")
+        try widgets.world.team.write(to: key)
+        let made = try await run(
+            appexExecutable,
+            [
+                "bundle", "--executable", executable, "--output", widgets.app + "/Extensions/CWidget.appex",
+                "--identifier", "com.example.fixtureapp.cwidget", "--binding", "com.apple.widgetkit-extension",
+                "--key", key,
+            ],
+            environment: widgets.processVariables
+        )
+        #expect(made.status == 0, "\(made.standardError)")
+
+        let shown = try await run(appexExecutable, ["widgets", "show", "CHello"], environment: widgets.processVariables)
+        #expect(shown.status == 0, "\(shown.standardError)")
+        #expect(shown.standardOutput.contains("C hello"), "\(shown.standardOutput)")
+        #expect(shown.standardOutput.contains("Hello from C"), "\(shown.standardOutput)")
+        #expect(shown.standardOutput.contains("libc only, pid"), "\(shown.standardOutput)")
+
+        let (window, browser, desktop) = try await open()
+        _ = (window, desktop)
+        try await browser.wait(for: tile("CHello"), containing: "Hello from C", within: 30)
+        try await browser.wait(for: tile("CHello"), containing: "libc only, pid")
+        if let folder = ProcessInfo.processInfo.environment["APPEX_SCREENSHOTS"] {
+            try await browser.screenshot(to: folder + "/widget-desktop-c.png")
+        }
+    }
+
     @Test("the widget desktop's first page, opened as the host starts, already shows its widgets (it waits for them)")
     func firstPageWaits() async throws {
         let desktop = WidgetDesktop(host: try widgets.host())

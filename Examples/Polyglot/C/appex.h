@@ -1,13 +1,8 @@
-// An Appex extension in C, libc only, written from docs/protocol.md alone.
-//
-// It serves the echo test point: every request is answered with its own bytes; a request that
-// holds "delay_ms":N is answered N milliseconds later, unless the host cancels it first (then it
-// is never answered). Large payloads arrive and leave in sealed memfds. It refuses distributed-actor
-// calls, ends the connection on a frame it does not understand, and exits when the host goes.
-//
-// Build:  cc -O2 -o CEcho echo.c
-// Bundle: appex bundle --executable CEcho --output HOST.app/Extensions/CEcho.appex
-//         --identifier com.example.cecho --binding HOST.POINT --key team.key
+// A libc-only Appex extension runtime in one header, written from docs/protocol.md alone: the
+// launch contract, frames (with sealed memfds for large payloads) and the handshake. Include it
+// in one C file: echo.c (the echo test point) and widget.c (a widget) do.
+#ifndef APPEX_H
+#define APPEX_H
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -24,31 +19,17 @@
 #include <unistd.h>
 
 enum { HELLO = 1, REQUEST = 2, REPLY = 3, FAILURE = 4, CANCEL = 5, GOODBYE = 6, INVOCATION = 7 };
-enum { PROTOCOL = 2, MAX_PENDING = 64 };
+enum { PROTOCOL = 2 };
 
+/// The program's name in its messages on standard error (the host logs them).
+static const char *appex_name = "appex-c";
 static int connection = -1;
 static int passed_fd = -1;  // the memfd that came with the last shared-memory header
 static uint64_t max_frame = 16u << 20, max_shared = 1u << 30, threshold = 256u << 10;
 
-/// A request waiting for its delay to pass.
-struct pending {
-    uint64_t id;
-    uint8_t *payload;
-    size_t length;
-    int64_t due_ms;
-};
-static struct pending pending[MAX_PENDING];
-static int pending_count;
-
 static void fail(const char *why) {
-    fprintf(stderr, "cecho: %s\n", why);
+    fprintf(stderr, "%s: %s\n", appex_name, why);
     exit(1);
-}
-
-static int64_t now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
 // MARK: - Frames (protocol.md, 4 and 7)
@@ -136,7 +117,7 @@ static int receive(uint8_t *kind, uint64_t *id, uint8_t **payload, size_t *lengt
     for (int i = 7; i >= 0; i--) *id = *id << 8 | h[8 + i];
     if (h[6] || h[7] || (h[5] & ~1)) fail("a frame header with reserved bits set");
     if (*kind < HELLO || *kind > INVOCATION) {
-        fprintf(stderr, "cecho: a frame of unknown kind %u: ending the connection\n", *kind);
+        fprintf(stderr, "%s: a frame of unknown kind %u: ending the connection\n", appex_name, *kind);
         exit(2);
     }
     *length = n;
@@ -196,85 +177,15 @@ static char *get_string(const uint8_t *p, size_t length, size_t *i) {
     return s;
 }
 
-// MARK: - Serving the echo point
-
-/// The N of "delay_ms":N in a request, or 0.
-static long delay_of(const uint8_t *payload, size_t length) {
-    static const char key[] = "\"delay_ms\":";
-    size_t k = sizeof key - 1;
-    for (size_t i = 0; i + k < length; i++) {
-        if (memcmp(payload + i, key, k) == 0) return strtol((const char *)payload + i + k, NULL, 10);
-    }
-    return 0;
-}
-
-static void answer_due(void) {
-    int64_t now = now_ms();
-    for (int i = 0; i < pending_count;) {
-        if (pending[i].due_ms <= now) {
-            send_frame(REPLY, pending[i].id, pending[i].payload, pending[i].length);
-            free(pending[i].payload);
-            pending[i] = pending[--pending_count];
-        } else {
-            i++;
-        }
-    }
-}
-
-static int next_wait_ms(void) {
-    if (pending_count == 0) return -1;
-    int64_t soonest = pending[0].due_ms;
-    for (int i = 1; i < pending_count; i++)
-        if (pending[i].due_ms < soonest) soonest = pending[i].due_ms;
-    int64_t wait = soonest - now_ms();
-    return wait < 0 ? 0 : (int)wait;
-}
-
-static void handle(uint8_t kind, uint64_t id, uint8_t *payload, size_t length) {
-    switch (kind) {
-    case REQUEST: {
-        long delay = delay_of(payload, length);
-        if (delay <= 0) {
-            send_frame(REPLY, id, payload, length);
-            break;
-        }
-        if (pending_count == MAX_PENDING) {
-            static const char busy[] = "busy: too many delayed requests";
-            send_frame(FAILURE, id, (const uint8_t *)busy, sizeof busy - 1);
-            break;
-        }
-        pending[pending_count++] = (struct pending){ id, payload, length, now_ms() + delay };
-        return;  // kept: answered when due
-    }
-    case CANCEL:  // the host no longer wants the answer: drop it, say nothing
-        for (int i = 0; i < pending_count; i++) {
-            if (pending[i].id == id) {
-                free(pending[i].payload);
-                pending[i] = pending[--pending_count];
-                break;
-            }
-        }
-        break;
-    case INVOCATION: {
-        static const char refusal[] = "remote-failure: this extension serves no distributed actors";
-        send_frame(FAILURE, id, (const uint8_t *)refusal, sizeof refusal - 1);
-        break;
-    }
-    case GOODBYE:
-        exit(0);
-    default:  // hello, reply, failure: nothing this extension asked for
-        break;
-    }
-    free(payload);
-}
-
-int main(void) {
+/// The launch contract (protocol.md 3) and the handshake (5): dies with the host, finds the
+/// connection, reads the host's hello and answers it. Returns the point the host launched it for.
+static const char *appex_start(void) {
     // The launch contract (protocol.md 3): die with the host; find the connection.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     const char *host_pid = getenv("APPEX_HOST_PID"), *fd = getenv("APPEX_CONNECTION_FD");
     const char *me = getenv("APPEX_BUNDLE_IDENTIFIER"), *point = getenv("APPEX_EXTENSION_POINT");
     if (!fd || !me || !point) fail("not launched by an Appex host (no APPEX_CONNECTION_FD)");
-    if (getppid() != 0 && host_pid && getppid() != atoi(host_pid)) return 0;  // the host already went
+    if (getppid() != 0 && host_pid && getppid() != atoi(host_pid)) exit(0);  // the host already went
     connection = atoi(fd);
     fcntl(connection, F_SETFD, FD_CLOEXEC);
 
@@ -307,18 +218,7 @@ int main(void) {
     h += put_varint(hello + h, (uint64_t)((pid << 1) ^ (pid >> 63)));
     hello[h++] = 0;
     send_frame(HELLO, 0, hello, h);
-
-    // Serve until the host closes the connection, answering delayed requests when due.
-    for (;;) {
-        struct pollfd watch = { connection, POLLIN, 0 };
-        int ready = poll(&watch, 1, next_wait_ms());
-        if (ready < 0 && errno != EINTR) fail("poll failed");
-        if (ready > 0) {
-            size_t length;
-            uint8_t *payload;
-            if (!receive(&kind, &id, &payload, &length)) return 0;  // the host closed: done
-            handle(kind, id, payload, length);
-        }
-        answer_due();
-    }
+    return point;
 }
+
+#endif
