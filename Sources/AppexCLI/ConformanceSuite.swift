@@ -1,5 +1,6 @@
 import AppexCore
 import AppexHost
+import AppexSystem
 import Foundation
 import Synchronization
 
@@ -162,31 +163,37 @@ struct ConformanceSuite {
     /// A host killed with SIGKILL: `appex call --hold` launches the extension, is killed, and
     /// the extension must be gone within 1 s.
     private func hostDeath() async throws -> String {
-        let host = Process()
-        host.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-        host.arguments = [
-            "call", "--host", hostPath, identity.bundleIdentifier, String(decoding: message, as: UTF8.self), "--hold",
-        ]
-        let output = Pipe()
-        host.standardOutput = output
-        host.standardError = FileHandle.nullDevice
-        do { try host.run() } catch {
+        let outputPath = NSTemporaryDirectory() + "/appex-conform-\(getpid())-host"
+        defer { unlink(outputPath) }
+        var host = Subprocess(
+            "/proc/self/exe",
+            arguments: [
+                "call", "--host", hostPath, identity.bundleIdentifier, String(decoding: message, as: UTF8.self),
+                "--hold",
+            ],
+            environment: ProcessInfo.processInfo.environment
+        )
+        host.output = .file(outputPath)
+        host.errorOutput = .discarded
+        let hostPID: Int32
+        do { hostPID = try await host.start() } catch {
             throw Failure(check: "host-death", reason: "cannot start a host (appex call --hold): \(error)")
         }
-        defer { if host.isRunning { kill(host.processIdentifier, SIGKILL) } }
-        var text = ""
-        let reader = output.fileHandleForReading
-        while !text.contains("extension pid ") || !text.hasSuffix("\n") {
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
+        var pid: Int32?
+        let launching = ContinuousClock.now
+        while pid == nil, ContinuousClock.now - launching < .seconds(10) {
+            let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+            pid = text.split(separator: "\n").first { $0.hasPrefix("extension pid ") }
+                .flatMap { Int32($0.dropFirst("extension pid ".count)) }
+            if pid == nil { try? await Task.sleep(for: .milliseconds(10)) }
         }
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("extension pid ") }),
-            let pid = Int32(line.dropFirst("extension pid ".count))
-        else {
-            throw Failure(check: "host-death", reason: "the host did not launch the extension: \(text)")
+        kill(hostPID, SIGKILL)
+        guard let pid else {
+            throw Failure(
+                check: "host-death",
+                reason: "the host (appex call --hold) did not launch the extension within 10 s"
+            )
         }
-        kill(host.processIdentifier, SIGKILL)
         let start = ContinuousClock.now
         while Self.isRunning(pid) {
             if ContinuousClock.now - start > Self.promptly {

@@ -29,6 +29,9 @@ package struct Subprocess: Sendable {
         /// output of a run only: for standard error, or for a started child nobody reads, it
         /// means discarded). At most ``lineLimit`` lines are kept, the rest read and dropped.
         case captured
+        /// The file at the path, made (mode 0600) or emptied: for output read while the child
+        /// still runs (``start()``).
+        case file(String)
     }
 
     /// How a run ended.
@@ -82,7 +85,7 @@ package struct Subprocess: Sendable {
     package func start() async throws(SystemError) -> Int32 {
         let prepared = try prepare(capturing: false)
         let pid = try await prepared.spawn.run()
-        withExtendedLifetime(prepared.writer) {}
+        withExtendedLifetime((prepared.writer, prepared.files)) {}
         reapWhenItEnds(pid)
         return pid
     }
@@ -93,7 +96,7 @@ package struct Subprocess: Sendable {
     package func startWaiting() throws(SystemError) -> Int32 {
         let prepared = try prepare(capturing: false)
         let pid = try prepared.spawn.runWaiting()
-        withExtendedLifetime(prepared.writer) {}
+        withExtendedLifetime((prepared.writer, prepared.files)) {}
         reapWhenItEnds(pid)
         return pid
     }
@@ -219,6 +222,8 @@ package struct Subprocess: Sendable {
         /// Its write end, the child's standard output: held until the spawn is done, then closed
         /// here, so the output ends when the child (and whatever it passed it to) closes it.
         var writer: OwnedDescriptor?
+        /// The files of ``Output/file(_:)`` outputs, held until the spawn is done.
+        var files: [OwnedDescriptor] = []
     }
 
     /// Opens the executable (its links resolved, as `execvp` would follow them) and, for
@@ -226,11 +231,18 @@ package struct Subprocess: Sendable {
     private func prepare(capturing: Bool = true) throws(SystemError) -> Prepared {
         let opened = try OpenedExecutable.open(try Syscalls.realPath(executable))
         let pipe = capturing && output == .captured ? try Pipe.make() : nil
-        func descriptor(_ output: Output, standard: Int32) -> Int32 {
+        var files: [OwnedDescriptor] = []
+        func descriptor(_ output: Output, standard: Int32) throws(SystemError) -> Int32 {
             switch output {
-            case .inherited: standard
-            case .discarded: -1
-            case .captured: standard == 1 ? (pipe?.write.rawValue ?? -1) : -1
+            case .inherited: return standard
+            case .discarded: return -1
+            case .captured: return standard == 1 ? (pipe?.write.rawValue ?? -1) : -1
+            case .file(let path):
+                let opened = try syscall("open(\(path))") {
+                    open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+                }
+                files.append(OwnedDescriptor(taking: opened))
+                return opened
             }
         }
         let spawn = SandboxedSpawn(
@@ -238,12 +250,12 @@ package struct Subprocess: Sendable {
             arguments: [executable] + arguments,
             environment: environment.map { "\($0.key)=\($0.value)" },
             inherited: [],
-            output: descriptor(output, standard: 1),
-            errorOutput: descriptor(errorOutput, standard: 2),
+            output: try descriptor(output, standard: 1),
+            errorOutput: try descriptor(errorOutput, standard: 2),
             workingDirectory: workingDirectory,
             sandbox: nil
         )
-        return Prepared(spawn: spawn, reader: pipe?.read, writer: pipe?.write)
+        return Prepared(spawn: spawn, reader: pipe?.read, writer: pipe?.write, files: files)
     }
 
     private func reapWhenItEnds(_ pid: Int32) {
