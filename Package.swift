@@ -159,6 +159,9 @@ let package = Package(
             dependencies: [
                 "AppexCoding", "AppexVocabulary", "AppexSystem",
                 .product(name: "SystemPackage", package: "swift-system"),
+                // W3C trace context across the boundary (docs/protocol.md 4.1): the API only;
+                // a host or extension that traces bootstraps its own tracer.
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strictSwift
         ),
@@ -396,6 +399,7 @@ let package = Package(
                 "AppexFixtureScene",
                 "AppexFixtureWidgetApp", "AppexSecureStore", "AppexFixtureSecureStore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
             ],
             exclude: ["Fixtures"],
             swiftSettings: strictSwift

@@ -131,7 +131,7 @@ extension AppExtension {
         }
         try runtime.answerHello(boundExtensionPoint: binding, declined: declined)
         guard accepted else { return }
-        await runtime.serve(connection)
+        await runtime.serve(connection, hostFeatures: hello.features)
     }
 }
 

@@ -70,6 +70,7 @@ struct ExtensionRuntime {
             processIdentifier: ProcessControl.processIdentifier
         )
         answer.declined = declined
+        answer.features = Handshake.features
         try Handshake.send(answer, on: connection)
     }
 
@@ -97,7 +98,8 @@ struct ExtensionRuntime {
         return true
     }
 
-    func serve(_ host: HostConnection) async {
+    /// `hostFeatures`: what the host's hello said it reads (``Handshake/Feature``).
+    func serve(_ host: HostConnection, hostFeatures: UInt64 = 0) async {
         let (closed, signal) = AsyncStream<Void>.makeStream()
         let connection = IPCConnection(
             channel: connection,
@@ -119,6 +121,7 @@ struct ExtensionRuntime {
         AppExtensionContext.connection.withLock { $0 = connection }
         AppExtensionContext.actorSystem.attach(connection)
         guard await Self.waitForResume(of: host) else { return }
+        connection.sendTraceContext(hostFeatures & Handshake.Feature.traceContext != 0)
         connection.start()
         for await _ in closed { break }
     }

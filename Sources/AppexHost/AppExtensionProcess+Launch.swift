@@ -333,7 +333,8 @@ extension AppExtensionProcess {
                     hostBundleIdentifier: discovery.hostBundleIdentifier,
                     extensionBundleIdentifier: configuration.identity.bundleIdentifier,
                     extensionPoint: configuration.identity.extensionPointIdentifier.description,
-                    channel: configuration.channel
+                    channel: configuration.channel,
+                    features: Handshake.features
                 ),
                 on: prepared.channel
             )
@@ -370,8 +371,9 @@ extension AppExtensionProcess {
         pid launched: Int32,
         answered: Bool
     ) throws(AppexError) -> Child {
+        let hello: Handshake.ExtensionHello
         do {
-            try handshake(
+            hello = try handshake(
                 on: prepared.channel,
                 pid: launched,
                 inOwnProcessNamespace: prepared.sandbox?.hasOwnProcessNamespace ?? false,
@@ -410,6 +412,7 @@ extension AppExtensionProcess {
             }
             child.cpuWatch.withLock { $0 = watch }
         }
+        child.connection.sendTraceContext(hello.features & Handshake.Feature.traceContext != 0)
         child.connection.start()
         if let proof = prepared.proof {
             // Off the launch's path: the hash after the exec, while the process runs and the
@@ -496,7 +499,7 @@ extension AppExtensionProcess {
         pid: Int32,
         inOwnProcessNamespace: Bool,
         answered: Bool
-    ) throws(AppexError) {
+    ) throws(AppexError) -> Handshake.ExtensionHello {
         let identity = configuration.identity
         let name = identity.bundleIdentifier
         let answer: Handshake.ExtensionHello
@@ -551,6 +554,7 @@ extension AppExtensionProcess {
                 context: context
             )
         }
+        return answer
     }
 
     func makeSocketPair() throws(AppexError) -> (OwnedDescriptor, OwnedDescriptor) {

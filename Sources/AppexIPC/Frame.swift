@@ -2,8 +2,9 @@
 ///
 /// On the wire a frame is a 16-byte little-endian header — payload length (`UInt32`), kind
 /// (`UInt8`), flags (`UInt8`, bit 0: the payload travels in a sealed memfd passed with the
-/// frame), two reserved zero bytes, request id (`UInt64`) — followed by the payload unless it
-/// travels in shared memory.
+/// frame; bit 1: a 55-byte W3C `traceparent` follows the header), two reserved zero bytes,
+/// request id (`UInt64`) — then the trace context if flagged, then the payload unless it travels
+/// in shared memory (docs/protocol.md, 4).
 @_spi(Wire) public struct Frame: Sendable, Hashable {
     /// What a frame means. New kinds may be added; a peer refuses kinds it does not know.
     public struct Kind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
@@ -47,6 +48,9 @@
     public var requestID: UInt64
     /// The frame's bytes where they arrived (in place, for shared memory).
     public var contents: Payload
+    /// The W3C `traceparent` of the span the sender was in (55 ASCII bytes, version 00), sent
+    /// only to a peer whose hello said it reads one; `nil` for none.
+    public var traceParent: [UInt8]?
 
     /// The frame's bytes as an array (a copy, when they arrived in shared memory).
     public var payload: [UInt8] {
@@ -68,6 +72,9 @@
 
     static let headerSize = 16
     static let sharedMemoryFlag: UInt8 = 1
+    static let traceContextFlag: UInt8 = 2
+    /// The size of a `traceparent` of version 00: `00-` 32 hex digits `-` 16 hex digits `-` 2.
+    static let traceParentSize = 55
 
     /// The header's bytes, with room for `reserving` more (the payload, when it is sent in the
     /// same message).

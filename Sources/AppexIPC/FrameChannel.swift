@@ -143,6 +143,9 @@ public import SystemPackage
     }
 
     private func write(_ frame: Frame, sharedMemory: Bool) throws {
+        // A trace context goes right after the header, before the payload on every path.
+        let trace = frame.traceParent.flatMap { $0.count == Frame.traceParentSize ? $0 : nil }
+        let traced: UInt8 = trace == nil ? 0 : Frame.traceContextFlag
         if sharedMemory {
             // Already in sealed shared memory: pass the same descriptor, copy nothing.
             let memory =
@@ -152,28 +155,29 @@ public import SystemPackage
                 }
             let header = Frame.header(
                 kind: frame.kind,
-                flags: Frame.sharedMemoryFlag,
+                flags: Frame.sharedMemoryFlag | traced,
                 requestID: frame.requestID,
                 length: frame.contents.count
             )
-            try transmit([Outgoing(bytes: Payload(header), descriptor: memory)])
+            try transmit([Outgoing(bytes: Payload(header + (trace ?? [])), descriptor: memory)])
         } else if frame.contents.count > 64 * 1024 {
             // A large payload goes as it is, after its header: no copy into one message.
             let header = Frame.header(
                 kind: frame.kind,
-                flags: 0,
+                flags: traced,
                 requestID: frame.requestID,
                 length: frame.contents.count
             )
-            try transmit([Outgoing(bytes: Payload(header)), Outgoing(bytes: frame.contents)])
+            try transmit([Outgoing(bytes: Payload(header + (trace ?? []))), Outgoing(bytes: frame.contents)])
         } else {
             var message = Frame.header(
                 kind: frame.kind,
-                flags: 0,
+                flags: traced,
                 requestID: frame.requestID,
                 length: frame.contents.count,
-                reserving: frame.contents.count
+                reserving: frame.contents.count + (trace?.count ?? 0)
             )
+            if let trace { message.append(contentsOf: trace) }
             frame.contents.withUnsafeBytes { message.append(contentsOf: $0) }
             try transmit([Outgoing(bytes: Payload(message))])
         }
@@ -350,7 +354,9 @@ public import SystemPackage
         let flags = state.buffer[header + 5]
         var requestID: UInt64 = 0
         for index in 0..<8 { requestID |= UInt64(state.buffer[header + 8 + index]) << (8 * UInt64(index)) }
-        guard state.buffer[header + 6] == 0, state.buffer[header + 7] == 0, flags & ~Frame.sharedMemoryFlag == 0 else {
+        guard state.buffer[header + 6] == 0, state.buffer[header + 7] == 0,
+            flags & ~(Frame.sharedMemoryFlag | Frame.traceContextFlag) == 0
+        else {
             throw AppexError(.protocolViolation, "malformed frame header (reserved bits set)")
         }
         guard Frame.Kind.known.contains(kindByte) else {
@@ -358,6 +364,14 @@ public import SystemPackage
         }
         let kind = Frame.Kind(rawValue: kindByte)
         state.start += Frame.headerSize
+        var traceParent: [UInt8]?
+        if flags & Frame.traceContextFlag != 0 {
+            guard try fill(&state, atLeast: Frame.traceParentSize) else {
+                throw AppexError(.closed, "the peer closed the connection inside a \(kind)'s trace context")
+            }
+            traceParent = Array(state.buffer[state.start..<(state.start + Frame.traceParentSize)])
+            state.start += Frame.traceParentSize
+        }
         if flags & Frame.sharedMemoryFlag != 0 {
             guard length <= configuration.maximumSharedPayloadSize else {
                 throw AppexError(
@@ -369,7 +383,9 @@ public import SystemPackage
                 throw AppexError(.protocolViolation, "a shared-memory \(kind) arrived without its descriptor")
             }
             let memory = state.descriptors.removeFirst()
-            return Frame(kind: kind, requestID: requestID, contents: try Payload(mapping: memory, length: length))
+            var frame = Frame(kind: kind, requestID: requestID, contents: try Payload(mapping: memory, length: length))
+            frame.traceParent = traceParent
+            return frame
         }
         guard length <= configuration.maximumFrameSize else {
             throw AppexError(
@@ -394,7 +410,9 @@ public import SystemPackage
         if !state.descriptors.isEmpty && state.descriptors.count > Self.sharedHeaders(buffered: state) {
             throw AppexError(.protocolViolation, "a descriptor arrived with a frame that carries none")
         }
-        return Frame(kind: kind, requestID: requestID, contents: payload)
+        var frame = Frame(kind: kind, requestID: requestID, contents: payload)
+        frame.traceParent = traceParent
+        return frame
     }
 
     /// How many shared-memory frames may start in the bytes buffered after `state.start`: the complete headers among
@@ -404,13 +422,15 @@ public import SystemPackage
         var offset = state.start
         while offset < state.buffer.count {
             guard state.buffer.count - offset >= Frame.headerSize else { return headers + 1 }
-            if state.buffer[offset + 5] & Frame.sharedMemoryFlag != 0 {
+            let flags = state.buffer[offset + 5]
+            let trace = flags & Frame.traceContextFlag != 0 ? Frame.traceParentSize : 0
+            if flags & Frame.sharedMemoryFlag != 0 {
                 headers += 1
-                offset += Frame.headerSize
+                offset += Frame.headerSize + trace
             } else {
                 var length = 0
                 for index in 0..<4 { length |= Int(state.buffer[offset + index]) << (8 * index) }
-                offset += Frame.headerSize + length
+                offset += Frame.headerSize + trace + length
             }
         }
         return headers

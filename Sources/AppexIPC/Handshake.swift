@@ -13,6 +13,16 @@ import Foundation
     /// its varint is `{`, the first byte of protocol 1's JSON.
     public static let protocolVersion = 2
 
+    /// What this build reads beyond protocol 2's frames, as a hello's features say it (an
+    /// optional varint after a hello's fields, written only when not 0; docs/protocol.md 5).
+    public enum Feature {
+        /// Frames may carry a W3C `traceparent` (flag bit 1, docs/protocol.md 4.1).
+        public static let traceContext: UInt64 = 1
+    }
+
+    /// The features this build reads.
+    public static let features = Feature.traceContext
+
     /// What the host says.
     public struct HostHello: Codable, Sendable, Equatable {
         /// The host's wire protocol version.
@@ -26,19 +36,23 @@ import Foundation
         /// The limits and shared-memory threshold the host's end uses; the extension adopts
         /// them, so both ends agree on what may be sent. Absent: the defaults.
         public var channel: ChannelConfiguration?
+        /// What the host reads beyond protocol 2's frames (``Feature``); 0 for nothing.
+        public var features: UInt64 = 0
 
         /// Makes a host hello for this build's protocol.
         public init(
             hostBundleIdentifier: String,
             extensionBundleIdentifier: String,
             extensionPoint: String,
-            channel: FrameChannel.Configuration? = nil
+            channel: FrameChannel.Configuration? = nil,
+            features: UInt64 = 0
         ) {
             self.protocolVersion = Handshake.protocolVersion
             self.hostBundleIdentifier = hostBundleIdentifier
             self.extensionBundleIdentifier = extensionBundleIdentifier
             self.extensionPoint = extensionPoint
             self.channel = channel
+            self.features = features
         }
     }
 
@@ -54,6 +68,8 @@ import Foundation
         public var processIdentifier: Int32
         /// Why the extension refuses the connection; `nil` when it accepts.
         public var declined: String?
+        /// What the extension reads beyond protocol 2's frames (``Feature``); 0 for nothing.
+        public var features: UInt64 = 0
 
         /// Makes an extension hello for this build's protocol.
         public init(extensionBundleIdentifier: String, boundExtensionPoint: String, processIdentifier: Int32) {

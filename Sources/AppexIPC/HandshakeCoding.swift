@@ -94,6 +94,7 @@ extension Handshake.HostHello: HandshakeMessage {
             writer.write(count: channel.maximumSharedPayloadSize)
             writer.write(count: channel.sharedMemoryThreshold)
         }
+        if features != 0 { writer.write(varint: features) }
     }
 
     package init(reading reader: inout WireReader) throws(WireFormatError) {
@@ -109,6 +110,7 @@ extension Handshake.HostHello: HandshakeMessage {
             limits.sharedMemoryThreshold = try reader.size("the shared-memory threshold")
             channel = limits
         }
+        if !reader.isAtEnd { features = try reader.varint("the host's features") }
     }
 }
 
@@ -124,6 +126,7 @@ extension Handshake.ExtensionHello: HandshakeMessage {
         writer.write(Int64(processIdentifier))
         writer.write(declined != nil)
         if let declined { writer.write(declined) }
+        if features != 0 { writer.write(varint: features) }
     }
 
     package init(reading reader: inout WireReader) throws(WireFormatError) {
@@ -134,6 +137,7 @@ extension Handshake.ExtensionHello: HandshakeMessage {
         }
         self.init(extensionBundleIdentifier: identifier, boundExtensionPoint: point, processIdentifier: pid)
         if try reader.bool("whether a refusal is there") { declined = try reader.string("the refusal") }
+        if !reader.isAtEnd { features = try reader.varint("the extension's features") }
     }
 }
 

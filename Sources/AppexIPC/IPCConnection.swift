@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Tracing
 
 /// Calls in both directions over one ``FrameChannel``: many requests in flight, replies in any
 /// order, cancellation and deadlines that reach the peer.
@@ -66,6 +67,9 @@ import Synchronization
     private let invocationHandler: PayloadHandler?
     private let onClose: @Sendable (AppexError) -> Void
     private let state = Mutex(State())
+    /// Whether requests carry the caller's trace context: set once the peer's hello said it
+    /// reads one (``Handshake/Feature/traceContext``).
+    private let sendsTraceContext = Atomic<Bool>(false)
 
     /// A connection over `channel`.
     ///
@@ -129,6 +133,19 @@ import Synchronization
     /// Why the connection ended, once it has.
     public var closeReason: AppexError? { state.withLock { $0.closed } }
 
+    /// Makes requests and invocations carry the caller's W3C trace context (when a tracer is
+    /// bootstrapped and the caller is in a span), for a peer whose hello said it reads one.
+    public func sendTraceContext(_ enabled: Bool) {
+        sendsTraceContext.store(enabled, ordering: .relaxed)
+    }
+
+    /// The frame of request `id`, with the caller's trace context when the peer reads one.
+    private func requestFrame(_ kind: Frame.Kind, _ id: UInt64, _ request: [UInt8]) -> Frame {
+        var frame = Frame(kind: kind, requestID: id, payload: request)
+        if sendsTraceContext.load(ordering: .relaxed) { frame.traceParent = TraceContext.currentParent() }
+        return frame
+    }
+
     /// Ends the connection from this side: pending calls fail with `invalidated`, the peer sees
     /// the end of the stream.
     public func invalidate() {
@@ -175,7 +192,7 @@ import Synchronization
         // not be woken when the reply comes (issue 28, ipc.roundtrip.64B.pool).
         if !executor.isCurrent, executor.spinLimit > .zero, !Task.isCancelled {
             let spin = timeout.map { min($0, executor.spinLimit) } ?? executor.spinLimit
-            switch readOwnReply(Frame(kind: kind, requestID: id, payload: request), spin: spin) {
+            switch readOwnReply(requestFrame(kind, id, request), spin: spin) {
             case .outcome(.reply(let bytes)): return bytes
             case .outcome(.failure(let error)): throw error
             case .notSent: break
@@ -200,7 +217,7 @@ import Synchronization
                 }
                 if !sent {
                     do throws(AppexError) {
-                        try channel.send(Frame(kind: kind, requestID: id, payload: request))
+                        try channel.send(requestFrame(kind, id, request))
                     } catch {
                         finish(id, with: .failure(error))
                         return
@@ -380,7 +397,18 @@ import Synchronization
             current.serving[id] = Task(executorPreference: executor) { [self] in
                 let reply: Frame
                 do {
-                    reply = Frame(kind: .reply, requestID: id, contents: try await handler(frame.contents))
+                    let contents: Payload
+                    if let parent = frame.traceParent {
+                        // The caller's span continues here: the handler runs in a child of it.
+                        contents = try await ServiceContext.withValue(TraceContext.context(from: parent)) {
+                            try await withSpan("appex.serve \(frame.kind)", ofKind: .server) { _ in
+                                try await handler(frame.contents)
+                            }
+                        }
+                    } else {
+                        contents = try await handler(frame.contents)
+                    }
+                    reply = Frame(kind: .reply, requestID: id, contents: contents)
                 } catch {
                     reply = Frame(kind: .failure, requestID: id, payload: Array("\(error)".utf8))
                 }
