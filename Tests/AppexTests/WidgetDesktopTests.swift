@@ -91,7 +91,11 @@ import Testing
         )
         #expect(made.status == 0, "\(made.standardError)")
 
-        let shown = try await run(appexExecutable, ["widgets", "show", "CHello"], environment: widgets.processVariables)
+        let shown = try await run(
+            appexExecutable,
+            ["widgets", "show", "CHello"],
+            environment: widgets.processVariables
+        )
         #expect(shown.status == 0, "\(shown.standardError)")
         #expect(shown.standardOutput.contains("C hello"), "\(shown.standardOutput)")
         #expect(shown.standardOutput.contains("Hello from C"), "\(shown.standardOutput)")
