@@ -4,10 +4,6 @@ import AppexHost
 import ArgumentParser
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// `appex conform`: launches an extension as its host would and checks it against the wire
 /// protocol (docs/protocol.md), one line per check, stopping at the first failure.
 struct Conform: AsyncParsableCommand {

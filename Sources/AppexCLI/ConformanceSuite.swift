@@ -4,10 +4,6 @@ import AppexSystem
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The checks of `appex conform`, run in order against one extension; each prints a line.
 struct ConformanceSuite {
     /// The wire protocol the checks hold the extension to.
