@@ -20,6 +20,11 @@ import Testing
             #"{"command":"hang","text":""}"#,
             in: fixture.world
         )
+        Self.expectEveryCheckPassed(result, identifier: "com.example.echo")
+    }
+
+    /// Expects `appex conform`'s output to name every check, in order, as passed, then its verdict.
+    static func expectEveryCheckPassed(_ result: ProcessOutput, identifier: String) {
         #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         let checks = ["handshake", "echo", "cancellation", "deadline", "large-payload", "bad-frame", "host-death"]
@@ -27,7 +32,7 @@ import Testing
             #expect(line.hasPrefix("ok   \(check): "), "\(line)")
         }
         #expect(lines.count == checks.count + 1)
-        #expect(lines.last == "com.example.echo conforms to Appex's wire protocol 2")
+        #expect(lines.last == "\(identifier) conforms to Appex's wire protocol 2")
     }
 
     @Test("an extension that does not answer is named at its first failed check, and appex conform exits 1")
@@ -106,14 +111,9 @@ import Testing
             #"{"text":"slow","delay_ms":3000}"#,
             in: fixture.world
         )
-        #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
+        Self.expectEveryCheckPassed(result, identifier: identifier)
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
-        let checks = ["handshake", "echo", "cancellation", "deadline", "large-payload", "bad-frame", "host-death"]
-        for (line, check) in zip(lines, checks) {
-            #expect(line.hasPrefix("ok   \(check): "), "\(line)")
-        }
         #expect(lines.contains { $0.hasPrefix("ok   echo: ") && $0.hasSuffix(#"{"text":"hi"}"#) }, "\(lines)")
-        #expect(lines.last == "\(identifier) conforms to Appex's wire protocol 2")
     }
 
     /// A file of Examples/Polyglot.
