@@ -42,6 +42,10 @@ let package = Package(
         // server-side Swift convention, a no-op until a host bootstraps a tracer. Already in the
         // graph (Hummingbird depends on it); its Tracing module alone is small.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        // Each extension's figures (launches, crashes, calls, bytes…) through the server-side Swift
+        // convention, a no-op until a host bootstraps a backend (docs/decisions/0165). Already in
+        // the graph (Hummingbird depends on it); CoreMetrics alone is one small module.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         // The window (AppexWindow only): an HTTP server on the loopback interface, stopped cleanly on
         // SIGINT and SIGTERM. A host that serves no page links none of it.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -279,6 +283,7 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: strictSwift
         ),
@@ -400,6 +405,7 @@ let package = Package(
                 "AppexFixtureWidgetApp", "AppexSecureStore", "AppexFixtureSecureStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             exclude: ["Fixtures"],
             swiftSettings: strictSwift

@@ -123,6 +123,8 @@ extension AppExtensionProcess {
         if winner !== child {
             child.connection.invalidate()
             child.kill()
+        } else {
+            counters.launched(pid: child.pid)
         }
         return winner
     }
@@ -439,7 +441,8 @@ extension AppExtensionProcess {
             pid: launched,
             context: prepared.brokerContext,
             environment: configuration.environment,
-            logger: configuration.logger
+            logger: configuration.logger,
+            counters: counters
         ).start()
         return child
     }
@@ -588,8 +591,25 @@ extension AppExtensionProcess {
         ]
         if keychainIndex { variables.append("APPEX_KEYCHAIN_INDEX_FD=5") }
         if let language = inherited["LANG"] { variables.append("LANG=\(language)") }
+        // Where traces go, for an extension that may connect out: its spans join the host's
+        // trace (docs/decisions/0165). Never headers or certificates: they may hold credentials.
+        if sandbox.profile.network != .none {
+            for name in Self.telemetryVariables {
+                if let value = inherited[name] { variables.append("\(name)=\(value)") }
+            }
+        }
         return variables
     }
+
+    /// The OpenTelemetry settings a host passes on to an extension that may connect out: where
+    /// to export and how, never a credential (`OTEL_EXPORTER_OTLP_HEADERS` and the certificate
+    /// variables stay with the host).
+    static let telemetryVariables = [
+        "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL",
+        "OTEL_TRACES_EXPORTER", "OTEL_METRICS_EXPORTER", "OTEL_TRACES_SAMPLER", "OTEL_TRACES_SAMPLER_ARG",
+        "OTEL_PROPAGATORS", "OTEL_BSP_SCHEDULE_DELAY", "OTEL_METRIC_EXPORT_INTERVAL", "OTEL_SDK_DISABLED",
+    ]
 
     /// Logs the child's output a line at a time, read by the process's event thread.
     func forwardOutput(_ reader: OwnedDescriptor, pid: Int32) -> Bool {

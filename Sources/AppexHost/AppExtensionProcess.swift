@@ -167,6 +167,8 @@ public final class AppExtensionProcess: Sendable {
     public let executor: IPCExecutor
     let discovery: ExtensionDiscovery
     let state = Mutex(State())
+    /// What this extension has done in this process: `appex stats`' row, and swift-metrics'.
+    package let counters: ExtensionCounters
 
     /// Prepares to run `configuration.identity`; checks now that it may run (reading the bundles
     /// on this thread: from async code, use the async form).
@@ -216,6 +218,11 @@ public final class AppExtensionProcess: Sendable {
         self.configuration = configuration
         self.discovery = discovery
         executor = configuration.executor ?? IPCExecutor.shared()
+        counters = ExtensionCounters.of(
+            configuration.identity.bundleIdentifier,
+            in: configuration.environment,
+            logger: configuration.logger
+        )
         let identity = configuration.identity
         // Remote calls take the path of `send`: launched on demand, counted as activity, and
         // failing with the same codes (an extension that dies during one is `interrupted`).
@@ -252,6 +259,7 @@ public final class AppExtensionProcess: Sendable {
         if let child {
             child.connection.invalidate()
             child.kill()
+            counters.stopped()
         }
     }
 
@@ -308,11 +316,30 @@ public final class AppExtensionProcess: Sendable {
             $0.generation &+= 1
         }
         defer { callEnded(child) }
+        let started = ContinuousClock.now
         do {
-            return try await child.connection.callInPlace(request, kind: kind, timeout: timeout)
+            let reply = try await child.connection.callInPlace(request, kind: kind, timeout: timeout)
+            counters.called(
+                sent: request.count,
+                received: reply.count,
+                nanoseconds: Self.nanoseconds(since: started),
+                failed: false
+            )
+            return reply
         } catch {
+            counters.called(
+                sent: request.count,
+                received: 0,
+                nanoseconds: Self.nanoseconds(since: started),
+                failed: true
+            )
             throw translate(error, child: child)
         }
+    }
+
+    static func nanoseconds(since start: ContinuousClock.Instant) -> UInt64 {
+        let elapsed = (ContinuousClock.now - start).components
+        return UInt64(max(0, elapsed.seconds)) &* 1_000_000_000 &+ UInt64(max(0, elapsed.attoseconds / 1_000_000_000))
     }
 
     /// After the last call in flight, ends the process if no call comes within the idle timeout.
@@ -334,6 +361,7 @@ public final class AppExtensionProcess: Sendable {
             if ended {
                 child.connection.invalidate()
                 child.kill()
+                self.counters.stopped()
             }
         }
     }
@@ -408,6 +436,7 @@ public final class AppExtensionProcess: Sendable {
         }
         guard wasCurrent, !invalidated else { return }
         current?.kill()  // a broken protocol leaves a live process: end it
+        counters.ended(current?.process.exitStatus)
         var context = errorContext(pid: pid)
         context.exceededLimit = current?.process.exitStatus?.exceededLimit?.rawValue
         configuration.onInterruption(

@@ -17,6 +17,8 @@ struct KeychainBroker: Sendable {
     let context: ProcessContext
     let environment: AppexEnvironment
     let logger: Logger
+    /// Where a request refused for what the extension is not entitled to is counted.
+    let counters: ExtensionCounters
 
     /// Serves until the extension's end closes (it ended), holding no thread while it waits.
     func start() {
@@ -42,11 +44,16 @@ struct KeychainBroker: Sendable {
                 guard let keychain else { continue }
                 reply = try Self.answer(request, with: keychain)
             } catch {
+                if Self.refusalCodes.contains(error.code) { counters.refused() }
                 reply = KeychainBrokerReply(failure: error)
             }
             guard let bytes = try? reply.encoded(), (try? socket.send(bytes)) != nil else { return }
         }
     }
+
+    /// The answers that refuse what the extension's entitlements (or its process) do not grant:
+    /// counted as the sandbox's refusals.
+    static let refusalCodes: Set<AppexError.Code> = [.missingEntitlement, .teamMismatch, .untrustedProcess, .hostOnly]
 
     /// The request must come from the process the host launched, as its user, whole.
     private func check(_ message: PacketSocket.Message) throws(AppexError) {

@@ -29,6 +29,11 @@ package enum Syscalls {
         return FileStatus(st)
     }
 
+    /// `unlink(2)`: removes the file at `path`.
+    package static func removeFile(_ path: String) throws(SystemError) {
+        _ = try syscall("unlink(\(path))") { unlink(path) }
+    }
+
     /// `realpath(3)`: the path with every symbolic link and `.`/`..` resolved.
     package static func realPath(_ path: String) throws(SystemError) -> String {
         guard let resolved = realpath(path, nil) else { throw SystemError("realpath(\(path))", .current) }

@@ -92,6 +92,8 @@ extension WidgetHost {
                 )
                 continue
             }
+            ExtensionCounters.of(identity.bundleIdentifier, in: configuration.environment, logger: configuration.logger)
+                .reloaded(budgetUsed: standing.budgetUsed + 1, of: configuration.dailyReloadBudget)
             if standing.placeholder == nil { fetch.placeholders.append(key) }
             fetch.timelines.append((key, why))
         }

@@ -196,4 +196,33 @@ int cappex_spawn_sandboxed(int executable_fd, int keep_executable_open, char *co
                            const char *directory, const struct cappex_sandbox *sandbox,
                            pid_t *pid, int *failed_step);
 
+// Counters in a shared mapping (AppexSystem's CounterFile): one process writes, any reads.
+/// Adds `value` to the 64-bit counter at `counter` (relaxed: a count, not a signal).
+static inline void cappex_counter_add(uint64_t *counter, uint64_t value) {
+    __atomic_fetch_add(counter, value, __ATOMIC_RELAXED);
+}
+/// Sets the counter at `counter` to `value` (a gauge).
+static inline void cappex_counter_store(uint64_t *counter, uint64_t value) {
+    __atomic_store_n(counter, value, __ATOMIC_RELAXED);
+}
+/// Raises the counter at `counter` to `value` when it is lower (a maximum).
+static inline void cappex_counter_raise(uint64_t *counter, uint64_t value) {
+    uint64_t current = __atomic_load_n(counter, __ATOMIC_RELAXED);
+    while (current < value
+           && !__atomic_compare_exchange_n(counter, &current, value, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+}
+/// The counter at `counter` now.
+static inline uint64_t cappex_counter_load(const uint64_t *counter) {
+    return __atomic_load_n(counter, __ATOMIC_RELAXED);
+}
+/// Stores `value` at `word` after every write before it (a slot's publication).
+static inline void cappex_word_publish(uint32_t *word, uint32_t value) {
+    __atomic_store_n(word, value, __ATOMIC_RELEASE);
+}
+/// The word at `word`, and every write published before it.
+static inline uint32_t cappex_word_acquire(const uint32_t *word) {
+    return __atomic_load_n(word, __ATOMIC_ACQUIRE);
+}
+
 #endif
