@@ -97,6 +97,8 @@ awk -F '\t' '{ total[$2] += $1 } END { for (name in total) printf "%.3f\t%s\n", 
   sort -rn | awk -F '\t' 'NR <= 10 { printf "  %8.1f s  %s\n", $1, $2 }'  # awk reads it all: no SIGPIPE under pipefail
 # The product (Examples/, a sibling package on Appex by path): its own tests, against the same server.
 step Examples swift test --package-path Examples
+# One trace across the process boundary: a host span and its extension's child span, exported through swift-otel.
+step tracing swift test --package-path Examples/Tracing
 # The libFuzzer targets (Fuzz/): every property-list reader, bundle loading, the IPC decoder and the view tree,
 # 15 seconds each from the committed seeds; a crash fails the run (docs/DESIGN.md, "Fuzzing").
 step fuzz Scripts/fuzz.sh all 15
