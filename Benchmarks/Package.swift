@@ -43,7 +43,10 @@ let package = Package(
         ),
         .target(
             name: "BenchInterfaces",
-            dependencies: [.product(name: "AppexIPC", package: appexFolder)],
+            dependencies: [
+                .product(name: "AppexIPC", package: appexFolder),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
             path: "Sources/BenchInterfaces",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
@@ -76,6 +79,7 @@ let package = Package(
             dependencies: [
                 "CPingPong", "BenchExtension", "BenchChildren", "BenchInterfaces",
                 .product(name: "AppexIPC", package: appexFolder),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Benchmark", package: "benchmark"), "BenchSmoke",
                 .product(name: "AppexCore", package: appexFolder),
                 .product(name: "AppexHost", package: appexFolder),

@@ -107,6 +107,7 @@ p50 = {}  # benchmark name -> p50 in ns
 p99 = {}
 # Benchmarks whose figures are latency distributions: NAME.p50 and NAME.p99.
 distributions = {"ipc.roundtrip.64B", "ipc.actor.roundtrip.64B", "ipc.roundtrip.64B.pool", "ipc.roundtrip.64B.pinned",
+                 "ipc.roundtrip.64B.traced",
                  "defaults.notify"}
 # A benchmark that records the custom metric "latency" (nanoseconds, one value per call) is
 # read from it, one that records "rss" (bytes) likewise; the others from their wall clock (one

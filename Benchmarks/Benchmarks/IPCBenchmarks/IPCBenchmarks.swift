@@ -22,6 +22,11 @@
 // - ipc.roundtrip.64B.pool (p50, p99): the same call from a task with no executor preference
 //   (its reply wakes a thread of Swift's pool). Baseline: the raw call of ipc.roundtrip.64B
 //   (target: 1.5x).
+// - ipc.roundtrip.64B.traced (p50, p99): the same call made inside a span, with a W3C tracer
+//   bootstrapped in this process and in the extension (BenchInterfaces' W3CTracer: span ids,
+//   traceparent written and parsed, nothing exported): the frame carries the traceparent, the
+//   extension serves the call in a child span. Baseline: the untraced call, same process, same
+//   run: the ratio is what tracing adds when it is on. ipc.roundtrip.64B is the figure with it off.
 // - ipc.actor.roundtrip.64B (p50, p99): the same 64 bytes through a @Resolvable distributed-actor
 //   call to the extension's exported actor, measured like ipc.roundtrip.64B. Baseline: the raw
 //   call under it (target: 1.5x).
@@ -57,6 +62,7 @@ import Benchmark
 import BenchSmoke
 import CPingPong
 import Foundation
+import Tracing
 
 /// A host with the benchmark extension installed, made once per benchmark process.
 final class BenchWorld: Sendable {
@@ -241,6 +247,20 @@ let benchmarks: @Sendable () -> Void = {
                 } baseline: { metric in
                     await timeEach(benchmark, in: metric) { cCall() }
                 }
+            }
+        }
+    }
+
+    Benchmark("ipc.roundtrip.64B.traced", configuration: batch) { benchmark in
+        let process = BenchWorld.shared.running
+        W3CTracer.bootstrapOnce()
+        try await withTaskExecutorPreference(process.executor) {
+            try await alternating(benchmark) { metric in
+                try await timeEach(benchmark, in: metric) {
+                    try await withSpan("bench.call", ofKind: .client) { _ in blackHole(try await process.call(request)) }
+                }
+            } baseline: { metric in
+                try await timeEach(benchmark, in: metric) { blackHole(try await process.call(request)) }
             }
         }
     }

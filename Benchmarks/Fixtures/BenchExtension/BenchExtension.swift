@@ -42,7 +42,9 @@ final class Replies: Sendable {
 struct BenchExtension: AppExtension {
     static let boundAppExtensionPoint = ExtensionPointIdentifier(host: "com.example.hostapp", name: "HostAppFeature")
     var configuration: RawEcho { RawEcho() }
-    init() {}
+    /// A tracer, as a traced extension bootstraps one: an untraced call never reaches it (only
+    /// a frame with a trace context is served in a span), ipc.roundtrip.64B.traced's calls do.
+    init() { W3CTracer.bootstrapOnce() }
 }
 
 distributed actor Echoer: BenchEcho {
