@@ -78,7 +78,9 @@ let package = Package(
             dependencies: [
                 "AppexVocabulary", "CAppexSystem", .product(name: "SystemPackage", package: "swift-system"),
             ],
-            swiftSettings: strictSwift
+            swiftSettings: strictSwift,
+            // MainThreadLoop calls libdispatch's main-queue hooks for run loops.
+            linkerSettings: [.linkedLibrary("dispatch", .when(platforms: [.linux]))]
         ),
         .target(name: "CAppexSystem"),
         .target(

@@ -92,14 +92,21 @@ extension AppExtension {
     ///
     /// An extension that cannot serve (started by hand rather than by its host, or its host gone
     /// before the handshake) says why on standard error and exits with status 1: no crash report.
-    public static func main() async {
-        do {
-            try await serveHost()
-        } catch {
-            let name =
-                CommandLine.arguments.first.flatMap { $0.split(separator: "/").last }.map(String.init) ?? "extension"
-            Terminal.writeStandardError("\(name): \(error)\n")
-            exit(EXIT_FAILURE)
+    ///
+    /// Its work runs as a task while the main thread serves the main queue (the main actor's
+    /// jobs) without `dispatch_main`: a statically linked extension then starts without sorting
+    /// its unwind tables (docs/decisions/0166-extension-main-without-dispatch-main.md).
+    public static func main() {
+        MainThreadLoop.run {
+            do {
+                try await serveHost()
+            } catch {
+                let name =
+                    CommandLine.arguments.first.flatMap { $0.split(separator: "/").last }.map(String.init)
+                    ?? "extension"
+                Terminal.writeStandardError("\(name): \(error)\n")
+                exit(EXIT_FAILURE)
+            }
         }
     }
 

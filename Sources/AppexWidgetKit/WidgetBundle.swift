@@ -83,8 +83,10 @@ extension Widget {
     /// Runs the widget extension: answers the widget host's requests for this widget, then exits.
     /// With `--print-binding` prints the system widget point and exits (used by `appex bundle`).
     /// Started by hand, not by the widget host, it says so and exits with status 1.
-    public static func main() async {
-        await WidgetExtensionRuntime.run(resolvedWidgets(of: Self().body))
+    /// Its work runs as a task while the main thread serves the main queue, without
+    /// `dispatch_main`, as ``AppExtension``'s main does (docs/decisions/0166).
+    public static func main() {
+        WidgetExtensionRuntime.run(resolvedWidgets(of: Self().body))
     }
 }
 
@@ -92,7 +94,9 @@ extension WidgetBundle {
     /// Runs the widget extension: answers the widget host's requests for these widgets, then
     /// exits. With `--print-binding` prints the system widget point and exits. Started by hand,
     /// not by the widget host, it says so and exits with status 1.
-    public static func main() async {
-        await WidgetExtensionRuntime.run(resolvedWidgets(of: Self().body.body))
+    /// Its work runs as a task while the main thread serves the main queue, without
+    /// `dispatch_main`, as ``AppExtension``'s main does (docs/decisions/0166).
+    public static func main() {
+        WidgetExtensionRuntime.run(resolvedWidgets(of: Self().body.body))
     }
 }

@@ -9,9 +9,11 @@ enum WidgetExtensionRuntime {
 
     static let widgets = Mutex<[ResolvedWidget]>([])
 
-    static func run(_ widgets: [ResolvedWidget]) async {
+    /// Serves the widget host with `widgets` until it closes the connection (AppExtension's
+    /// main: on the main thread, its main-queue loop).
+    static func run(_ widgets: [ResolvedWidget]) {
         self.widgets.withLock { $0 = widgets }
-        await WidgetService.main()
+        WidgetService.main()
     }
 
     /// Answers one request's bytes.

@@ -225,4 +225,14 @@ static inline uint32_t cappex_word_acquire(const uint32_t *word) {
     return __atomic_load_n(word, __ATOMIC_ACQUIRE);
 }
 
+#ifdef __linux__
+// libdispatch's hooks for a loop that serves the main queue on the main thread, as
+// CoreFoundation's run loop does (exported by libdispatch, declared in its private headers):
+// the eventfd that turns readable when the main queue has work, and one drain of the queue.
+// AppexSystem's MainThreadLoop uses them instead of dispatch_main, which ends the main thread
+// with pthread_exit.
+int _dispatch_get_main_queue_handle_4CF(void);
+void _dispatch_main_queue_callback_4CF(void *message);
+#endif
+
 #endif

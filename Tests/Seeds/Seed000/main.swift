@@ -15,5 +15,5 @@ if CommandLine.arguments.dropFirst().first == "app", CommandLine.arguments.dropF
     }
     print("userLoggedIn \(UserDefaults.msdkUserDefaults().bool(forKey: "userLoggedIn"))")
 } else {
-    await RecentContactsExtension.main()
+    RecentContactsExtension.main()
 }

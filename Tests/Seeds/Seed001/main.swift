@@ -1,3 +1,3 @@
 // The seed's extension runs as any Appex extension does (`@main` on the seed's own struct is the
 // one thing its listing leaves to the template; here it is this call).
-await MyAppExtension.main()
+MyAppExtension.main()

@@ -9,7 +9,7 @@ import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.first == "app" else {
-    await BalanceWidgetExtension.main()
+    BalanceWidgetExtension.main()
     exit(0)
 }
 do {
