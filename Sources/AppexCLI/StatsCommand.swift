@@ -33,7 +33,9 @@ struct Stats: AsyncParsableCommand {
     var watch: Double?
 
     func validate() throws {
-        if let watch, !(watch > 0) { throw ValidationError("--watch needs a number of seconds above 0") }
+        if let watch, !(watch > 0 && watch <= 86_400) {
+            throw ValidationError("--watch needs a number of seconds above 0, at most 86400")
+        }
     }
 
     func run() async throws {
@@ -68,7 +70,10 @@ struct Stats: AsyncParsableCommand {
             for row in host.extensions {
                 rows.append([
                     host.name, "\(host.processIdentifier)", row.bundleIdentifier,
-                    row.processIdentifier.map { "pid \($0)" } ?? "-",
+                    row.processIdentifier.map {
+                        "pid \($0)" + (row.runningProcesses > 1 ? " +\(row.runningProcesses - 1)" : "")
+                    }
+                        ?? "-",
                     "\(row.launches)", "\(row.crashes)", "\(row.interruptions)", "\(row.calls)", "\(row.failedCalls)",
                     row.meanCall.map(Self.time) ?? "-", row.calls == 0 ? "-" : Self.time(row.longestCall),
                     Self.bytes(row.bytesSent), Self.bytes(row.bytesReceived),

@@ -429,7 +429,7 @@ extension AppExtensionProcess {
                     checkedAt: proof.checkedAt
                 )
                 guard !holds else { return }
-                child?.process.kill()
+                child?.kill()
                 logger.error(
                     "\(executable.path) is not what its seal covers after the exec (it changed after its check): \(bundleIdentifier) \(child == nil ? "had already ended" : "was ended")",
                     metadata: ["pid": "\(launched)"]
@@ -595,7 +595,10 @@ extension AppExtensionProcess {
         // trace (docs/decisions/0165). Never headers or certificates: they may hold credentials.
         if sandbox.profile.network != .none {
             for name in Self.telemetryVariables {
-                if let value = inherited[name] { variables.append("\(name)=\(value)") }
+                guard let value = inherited[name] else { continue }
+                // An endpoint with a user, a password or a query may carry a credential: kept back.
+                if name.hasSuffix("_ENDPOINT"), value.contains("@") || value.contains("?") { continue }
+                variables.append("\(name)=\(value)")
             }
         }
         return variables
@@ -623,7 +626,9 @@ extension AppExtensionProcess {
     /// Reaps the child when it ends, on the process's event thread (woken by its pidfd), so
     /// it is always reaped and no thread waits for it.
     func reap(_ child: Child, cgroup: ProcessCgroup?) -> Bool {
-        child.process.whenExits(cgroup: cgroup) { _ in
+        let counters = counters
+        return child.process.whenExits(cgroup: cgroup) { status in
+            if !child.endedByHost.load(ordering: .relaxed) { counters.reaped(status) }
             // A child that died leaves its socket end closed; make sure the reader wakes anyway.
             child.connection.channel.shutdown()
             child.cpuWatch.withLock { $0.take() }?.stop()

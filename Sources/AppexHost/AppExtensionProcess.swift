@@ -137,8 +137,14 @@ public final class AppExtensionProcess: Sendable {
 
         var pid: Int32 { process.pid }
 
-        /// Kills the process (SIGKILL), and only it.
-        func kill() { process.kill() }
+        /// Whether the host ended it (``kill()``): its end is then no crash.
+        let endedByHost = Atomic<Bool>(false)
+
+        /// Kills the process (SIGKILL), and only it: the host's doing, never counted as a crash.
+        func kill() {
+            endedByHost.store(true, ordering: .relaxed)
+            process.kill()
+        }
     }
 
     enum Phase {
@@ -259,7 +265,7 @@ public final class AppExtensionProcess: Sendable {
         if let child {
             child.connection.invalidate()
             child.kill()
-            counters.stopped()
+            counters.stopped(pid: child.pid)
         }
     }
 
@@ -361,7 +367,7 @@ public final class AppExtensionProcess: Sendable {
             if ended {
                 child.connection.invalidate()
                 child.kill()
-                self.counters.stopped()
+                self.counters.stopped(pid: child.pid)
             }
         }
     }
@@ -436,7 +442,7 @@ public final class AppExtensionProcess: Sendable {
         }
         guard wasCurrent, !invalidated else { return }
         current?.kill()  // a broken protocol leaves a live process: end it
-        counters.ended(current?.process.exitStatus)
+        counters.interrupted(pid: pid)
         var context = errorContext(pid: pid)
         context.exceededLimit = current?.process.exitStatus?.exceededLimit?.rawValue
         configuration.onInterruption(

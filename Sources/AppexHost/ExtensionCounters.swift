@@ -16,7 +16,8 @@ package final class ExtensionCounters: Sendable {
     enum Index: Int, CaseIterable {
         case launches, crashes, interruptions, calls, failedCalls, callNanoseconds, longestCallNanoseconds
         case bytesSent, bytesReceived, widgetReloads, reloadBudgetUsed, reloadBudget, refusals
-        case processIdentifier
+        /// The last launched process, while it runs; `running`: how many of its processes run.
+        case processIdentifier, running
     }
 
     private let file: CounterFile
@@ -69,26 +70,49 @@ package final class ExtensionCounters: Sendable {
         }
     }
 
-    /// This process's counter file under `environment`'s home, made the first time; in memory
-    /// only (and said once in the log) when the home cannot hold it.
+    /// This process's counter file under `environment`'s home, made the first time (one per
+    /// folder, however the home is spelled); in memory only (and said once in the log) when the
+    /// folder cannot hold it or is not this user's alone.
     private static func file(for environment: AppexEnvironment, logger: Logger) -> CounterFile {
-        files.withLock { files in
-            if let file = files[environment.home] { return file }
-            let name = ProcessInfo.processInfo.processName
-            let directory = statisticsDirectory(in: environment)
-            let made: CounterFile
-            do throws(SystemError) {
-                try Syscalls.makeDirectories(directory, mode: 0o700)
-                made = try CounterFile(creatingAt: directory + "/\(ProcessControl.processIdentifier).stats", name: name)
-            } catch {
+        let name = ProcessInfo.processInfo.processName
+        let directory = statisticsDirectory(in: environment)
+        var made: CounterFile?
+        var key = directory
+        do throws(SystemError) {
+            try Syscalls.makeDirectories(directory, mode: 0o700)
+            key = try Syscalls.realPath(directory)
+        } catch {
+            logger.warning(
+                "cannot make the statistics folder: `appex stats` will not see this process",
+                metadata: ["directory": "\(directory)", "error": "\(error)"]
+            )
+            made = CounterFile(inMemoryNamed: name)
+        }
+        return files.withLock { files in
+            if let file = files[key] { return file }
+            if made == nil, !CounterFile.isPrivateDirectory(key) {
                 logger.warning(
-                    "cannot make this process's statistics file: `appex stats` will not see it",
-                    metadata: ["directory": "\(directory)", "error": "\(error)"]
+                    "the statistics folder is not this user's alone (mode 0700): `appex stats` will not see this process",
+                    metadata: ["directory": "\(key)"]
                 )
                 made = CounterFile(inMemoryNamed: name)
             }
-            files[environment.home] = made
-            return made
+            let file: CounterFile
+            if let made {
+                file = made
+            } else {
+                do throws(SystemError) {
+                    file = try CounterFile(creatingAt: key + "/\(ProcessControl.processIdentifier).stats", name: name)
+                } catch {
+                    logger.warning(
+                        "cannot make this process's statistics file: `appex stats` will not see it",
+                        metadata: ["directory": "\(key)", "error": "\(error)"]
+                    )
+                    file = CounterFile(inMemoryNamed: name)
+                }
+            }
+            files[key] = file
+            return file
         }
     }
 
@@ -102,25 +126,31 @@ package final class ExtensionCounters: Sendable {
     /// A process of the extension answered its handshake: it runs, as `pid`.
     package func launched(pid: Int32) {
         file.add(1, to: Index.launches.rawValue, in: slot)
+        file.add(1, to: Index.running.rawValue, in: slot)
         file.set(Index.processIdentifier.rawValue, in: slot, to: UInt64(UInt32(bitPattern: pid)))
         launchCount.increment()
     }
 
-    /// Its process ended, not on the host's word: an interruption; a crash too when it died by a
-    /// signal or with a non-zero status; a refusal too when a resource limit ended it.
-    package func ended(_ status: ExitStatus?) {
+    /// Process `pid` ended without the host asking: an interruption.
+    package func interrupted(pid: Int32) {
         file.add(1, to: Index.interruptions.rawValue, in: slot)
-        file.set(Index.processIdentifier.rawValue, in: slot, to: 0)
         interruptionCount.increment()
-        guard let status, status.signal != nil || (status.rawValue >> 8) & 0xff != 0 else { return }
+        stopped(pid: pid)
+    }
+
+    /// Process `pid` no longer runs (the host ended it, or it was interrupted).
+    package func stopped(pid: Int32) {
+        file.add(UInt64.max, to: Index.running.rawValue, in: slot)  // - 1
+        file.replace(Index.processIdentifier.rawValue, in: slot, ifEqualTo: UInt64(UInt32(bitPattern: pid)), with: 0)
+    }
+
+    /// A process the host did not end was reaped with `status`: a crash when a signal or a
+    /// non-zero status ended it, and a refusal too when it was a resource limit.
+    package func reaped(_ status: ExitStatus) {
+        guard status.signal != nil || (status.rawValue >> 8) & 0xff != 0 else { return }
         file.add(1, to: Index.crashes.rawValue, in: slot)
         crashCount.increment()
         if status.exceededLimit != nil { refused() }
-    }
-
-    /// The host ended its process (invalidated, idle, warm period over): no longer running.
-    package func stopped() {
-        file.set(Index.processIdentifier.rawValue, in: slot, to: 0)
     }
 
     /// One call ended after `nanoseconds`, having sent `sent` bytes and received `received`.

@@ -11,11 +11,13 @@ public struct HostStatistics: Sendable, Hashable, Codable {
     public var processIdentifier: Int32
     /// Its process name.
     public var name: String
-    /// One row per extension it has launched, in the order of their first launch.
+    /// One row per extension it has launched or called, in the order it first made a process
+    /// object for each.
     public var extensions: [ExtensionStatistics]
 
     /// Every running host process of `environment`'s home, by process identifier. A file left
-    /// by a host that ended (even by `kill -9`) is removed, not shown.
+    /// by a host that ended (even by `kill -9`: the file lock it held is gone) is removed, not
+    /// shown; a file that is not this user's, or not a counter file, is skipped.
     ///
     /// - Throws: ``/AppexVocabulary/AppexError`` `fileSystem` when the statistics folder exists
     ///   but cannot be read.
@@ -33,13 +35,8 @@ public struct HostStatistics: Sendable, Hashable, Codable {
         }
         var hosts: [HostStatistics] = []
         for name in names where name.hasSuffix(".stats") {
-            let path = directory + "/" + name
-            guard let contents = CounterFile.read(path) else { continue }
-            guard contents.writerIsRunning, name == "\(contents.processIdentifier).stats" else {
-                // Its host ended without a word: nothing reads its figures again.
-                try? Syscalls.removeFile(path)
-                continue
-            }
+            // A file whose host ended (even by `kill -9`) is removed as it is read.
+            guard case .live(let contents)? = CounterFile.read(directory + "/" + name) else { continue }
             hosts.append(
                 HostStatistics(
                     processIdentifier: contents.processIdentifier,
@@ -47,6 +44,7 @@ public struct HostStatistics: Sendable, Hashable, Codable {
                     extensions: contents.slots.map {
                         ExtensionStatistics(bundleIdentifier: $0.name, counters: $0.counters)
                     }
+                    .filter { $0.launches > 0 || $0.calls > 0 }  // made, never used: no row
                 )
             )
         }

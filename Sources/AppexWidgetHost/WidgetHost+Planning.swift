@@ -78,7 +78,7 @@ extension WidgetHost {
                 limit: configuration.dailyReloadBudget,
                 at: now
             )
-            guard taken else {
+            guard let used = taken else {
                 let reason =
                     "needs a timeline (\(why)) but used its reload budget of \(configuration.dailyReloadBudget) for \(day)"
                 if standing.attempt?.failure?.code != AppexError.Code.reloadBudgetExhausted.name {
@@ -93,7 +93,7 @@ extension WidgetHost {
                 continue
             }
             ExtensionCounters.of(identity.bundleIdentifier, in: configuration.environment, logger: configuration.logger)
-                .reloaded(budgetUsed: standing.budgetUsed + 1, of: configuration.dailyReloadBudget)
+                .reloaded(budgetUsed: used, of: configuration.dailyReloadBudget)
             if standing.placeholder == nil { fetch.placeholders.append(key) }
             fetch.timelines.append((key, why))
         }

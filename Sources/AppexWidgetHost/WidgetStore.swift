@@ -293,15 +293,15 @@ final class WidgetStore: Sendable {
     }
 
     /// Takes one reload from the day's budget if any is left and marks the widget in flight, in
-    /// one transaction: `true` when taken.
-    func takeReload(for key: WidgetKey, day: String, limit: Int, at date: Date) throws(AppexError) -> Bool {
+    /// one transaction: the reloads used today with this one, or `nil` when none was left.
+    func takeReload(for key: WidgetKey, day: String, limit: Int, at date: Date) throws(AppexError) -> Int? {
         try write("spend the reload budget") { db in
             let used =
                 try Int.fetchOne(
                     db.cachedStatement(sql: "SELECT used FROM budget WHERE extension = ? AND kind = ? AND day = ?"),
                     arguments: [key.extensionIdentifier, key.kind, day]
                 ) ?? 0
-            guard used < limit else { return false }
+            guard used < limit else { return nil }
             try db.cachedStatement(
                 sql: "INSERT OR REPLACE INTO budget (extension, kind, day, used) VALUES (?, ?, ?, ?)"
             )
@@ -311,7 +311,7 @@ final class WidgetStore: Sendable {
             try db.cachedStatement(sql: "DELETE FROM budget WHERE day < ?")
                 .execute(arguments: [WidgetClock.day(of: date.addingTimeInterval(-86_400))])
             try Self.markInFlight(key, at: date, doing: "fetching", in: db)
-            return true
+            return used + 1
         }
     }
 

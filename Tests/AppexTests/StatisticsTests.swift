@@ -84,7 +84,9 @@ import Testing
         #expect(echoLine.contains("pid \(try #require(echo.processIdentifier))"), "\(echoLine)")
         echo.invalidate()
         let stopped = try #require(try await runningHosts().first { $0.processIdentifier == getpid() })
-        #expect(stopped.extensions.first { $0.bundleIdentifier == "com.example.echo" }?.processIdentifier == nil)
+        let ended = try #require(stopped.extensions.first { $0.bundleIdentifier == "com.example.echo" })
+        #expect(ended.processIdentifier == nil && ended.runningProcesses == 0)
+        #expect(ended.crashes == 1 && ended.interruptions == 1, "the host's own end is neither")
     }
 
     @Test(
@@ -119,7 +121,40 @@ import Testing
     }
 
     @Test(
-        "files that are not a live host's counters — garbage, an empty file, a dead pid's, a live pid's with the wrong start time — are never shown; the ones that look like a dead host's are removed"
+        "two processes of one bundle share its row: both count as running, and the first one's end (the host's, by invalidate) leaves the other's pid, counted as neither a crash nor an interruption"
+    )
+    func twoProcessesOfOneBundle() async throws {
+        let identity = try tests.installEcho()
+        let first = try tests.process(identity)
+        let second = try tests.process(identity)
+        defer {
+            first.invalidate()
+            second.invalidate()
+        }
+        _ = try await first.echo("echo", "one")
+        _ = try await second.echo("echo", "two")
+        func row() async throws -> ExtensionStatistics {
+            try #require(
+                try await runningHosts().first { $0.processIdentifier == getpid() }?.extensions.first {
+                    $0.bundleIdentifier == identity.bundleIdentifier
+                }
+            )
+        }
+        let both = try await row()
+        #expect(both.runningProcesses == 2 && both.launches == 2 && both.calls == 2)
+        #expect(both.processIdentifier == second.processIdentifier)
+        let secondPID = second.processIdentifier
+        first.invalidate()
+        let one = try await row()
+        #expect(one.runningProcesses == 1 && one.processIdentifier == secondPID)
+        second.invalidate()
+        let none = try await row()
+        #expect(none.runningProcesses == 0 && none.processIdentifier == nil)
+        #expect(none.crashes == 0 && none.interruptions == 0)
+    }
+
+    @Test(
+        "files that are not a live host's counters are never shown: garbage and an empty file are left alone; a copy of a live host's file and one forged to name pid 1, which no running writer holds locked, are removed"
     )
     func foreignFilesAreSkipped() async throws {
         let echo = try tests.process(try tests.installEcho())
@@ -162,22 +197,16 @@ import Testing
         #expect(row.calls >= UInt64(states.count) + 1)  // its descriptors, then each timeline
     }
 
-    /// The backend every swift-metrics handler made after it records into: bootstrapped once
-    /// per test process (swift-metrics allows one bootstrap).
-    static let metrics: TestMetrics = {
-        let metrics = TestMetrics()
-        MetricsSystem.bootstrap(metrics)
-        return metrics
-    }()
-
     @Test(
-        "with a swift-metrics backend bootstrapped, an extension's launches, calls, call durations and bytes reach it, dimensioned by its bundle identifier"
+        "with a swift-metrics backend as the factory, an extension's launches, calls, call durations and bytes reach it, dimensioned by its bundle identifier"
     )
     func metricsReachTheBackend() async throws {
-        let metrics = Self.metrics
-        // A bundle identifier no other test uses: its handlers are made after the bootstrap.
+        let metrics = TestMetrics()
+        // A bundle identifier no other test uses, its handlers made in this task, whose metrics
+        // factory is this backend (swift-metrics' task-local factory: no process-wide bootstrap).
         let id = "com.example.metered"
-        let process = try tests.process(try tests.installEcho(id: id))
+        let identity = try tests.installEcho(id: id)
+        let process = try withMetricsFactory(metrics) { try tests.process(identity) }
         defer { process.invalidate() }
         let request = EchoRequest(command: "echo", text: "metered")
         for _ in 0..<2 { _ = try await process.send(request, expecting: EchoReply.self) }

@@ -212,6 +212,19 @@ static inline void cappex_counter_raise(uint64_t *counter, uint64_t value) {
            && !__atomic_compare_exchange_n(counter, &current, value, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
     }
 }
+/// Sets the counter at `counter` to `replacement` if it is `expected` (a gauge cleared only by
+/// the one who set it).
+static inline void cappex_counter_replace(uint64_t *counter, uint64_t expected, uint64_t replacement) {
+    __atomic_compare_exchange_n(counter, &expected, replacement, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+/// Stores `value` at `word` after every write before it (a file's header, published last).
+static inline void cappex_word64_publish(uint64_t *word, uint64_t value) {
+    __atomic_store_n(word, value, __ATOMIC_RELEASE);
+}
+/// The word at `word`, and every write published before it.
+static inline uint64_t cappex_word64_acquire(const uint64_t *word) {
+    return __atomic_load_n(word, __ATOMIC_ACQUIRE);
+}
 /// The counter at `counter` now.
 static inline uint64_t cappex_counter_load(const uint64_t *counter) {
     return __atomic_load_n(counter, __ATOMIC_RELAXED);
