@@ -17,6 +17,15 @@ let staticallyLinked: [LinkerSetting] = [
     .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationCollections"), .linkedLibrary("stdc++"),
 ]
 
+// Linked fully statically (docs/decisions/0166): no dynamic loader at all, and an extension main
+// that never unwinds (MainThreadLoop), so nothing sorts the unwind tables at start. Only for an
+// extension that links no FoundationNetworking (libcurl has no static archive here).
+let fullyStatic: [LinkerSetting] = [
+    .unsafeFlags(["-static-executable"]),
+    .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationICU"),
+    .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationCollections"), .linkedLibrary("stdc++"),
+]
+
 let package = Package(
     name: "AppexBenchmarks",
     platforms: [.macOS(.v15)],
@@ -62,7 +71,7 @@ let package = Package(
             ],
             path: "Fixtures/BenchExtension",
             swiftSettings: [.swiftLanguageMode(.v6)],
-            linkerSettings: staticallyLinked
+            linkerSettings: fullyStatic
         ),
         .executableTarget(
             name: "BenchKeychainExtension",
