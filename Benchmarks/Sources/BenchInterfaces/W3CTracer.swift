@@ -54,7 +54,7 @@ public final class W3CTracer: Tracer, Sendable {
     /// Spans ended so far.
     public var endedSpans: Int { ended.load(ordering: .relaxed) }
     let ended = Atomic<Int>(0)
-    private let state = Mutex<UInt64>(0x9E37_79B9_7F4A_7C15)
+    private let state = Mutex<UInt64>(UInt64.random(in: .min ... .max))  // each process its own ids
 
     public init() {}
 
