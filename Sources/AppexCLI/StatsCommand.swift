@@ -41,7 +41,9 @@ struct Stats: AsyncParsableCommand {
     func run() async throws {
         let environment = AppexEnvironment.current()
         while true {
-            var hosts = try reporting { () throws(AppexError) in try HostStatistics.running(in: environment) }
+            var hosts = try await reporting { () async throws(AppexError) in
+                try await HostStatistics.running(in: environment)
+            }
             if let pid { hosts = hosts.filter { $0.processIdentifier == pid } }
             if json {
                 try printJSON(hosts)

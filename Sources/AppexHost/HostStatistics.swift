@@ -21,6 +21,7 @@ public struct HostStatistics: Sendable, Hashable, Codable {
     ///
     /// - Throws: ``/AppexVocabulary/AppexError`` `fileSystem` when the statistics folder exists
     ///   but cannot be read.
+    @available(*, noasync, message: "reads files on this thread; use the async running(in:)")
     public static func running(in environment: AppexEnvironment = .current()) throws(AppexError) -> [HostStatistics] {
         let directory = ExtensionCounters.statisticsDirectory(in: environment)
         let names: [String]
@@ -49,5 +50,19 @@ public struct HostStatistics: Sendable, Hashable, Codable {
             )
         }
         return hosts.sorted { $0.processIdentifier < $1.processIdentifier }
+    }
+
+    /// Every running host process of `environment`'s home, as the blocking ``running(in:)``
+    /// reads them, read off Swift's cooperative pool.
+    public static func running(
+        in environment: AppexEnvironment = .current()
+    ) async throws(AppexError)
+        -> [HostStatistics]
+    {
+        try await withoutBlockingThePool { () throws(AppexError) in try readRunning(in: environment) }
+    }
+
+    private static func readRunning(in environment: AppexEnvironment) throws(AppexError) -> [HostStatistics] {
+        try running(in: environment)
     }
 }

@@ -187,7 +187,7 @@ import Testing
         let start = Date()
         let states = try await host.refresh(now: start)
         let row = try #require(
-            try HostStatistics.running(in: widgets.environment).first { $0.processIdentifier == getpid() }?
+            try await HostStatistics.running(in: widgets.environment).first { $0.processIdentifier == getpid() }?
                 .extensions.first { $0.bundleIdentifier == WidgetWorld.widgetsIdentifier }
         )
         // One reload per widget (each its first timeline), one launch for them all.
