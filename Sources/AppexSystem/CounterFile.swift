@@ -138,11 +138,6 @@ package final class CounterFile: Sendable {
         cappex_counter_replace(counter(index, in: slot), expected, replacement)
     }
 
-    /// Counter `index` of `slot` now.
-    package func value(_ index: Int, in slot: Int) -> UInt64 {
-        cappex_counter_load(counter(index, in: slot))
-    }
-
     private static func truncated(_ name: String, to capacity: Int) -> [UInt8] {
         var bytes = Array(name.utf8.prefix(capacity))
         while !bytes.isEmpty, String(validating: bytes, as: UTF8.self) == nil { bytes.removeLast() }

@@ -2,6 +2,7 @@ import AppexCore
 import AppexFixtureInterfaces
 import AppexHost
 import AppexStore
+import AppexSystem
 import AppexTesting
 import AppexVocabulary
 import CoreMetrics
@@ -176,6 +177,40 @@ import Testing
         let left = Set(try FileManager.default.contentsOfDirectory(atPath: folder))
         // Not counter files at all: skipped, left for whoever put them there.
         #expect(left == ["\(getpid()).stats", "garbage.stats", "empty.stats"], "\(left)")
+    }
+
+    @Test(
+        "a counter file keeps 1023 named rows and shares the last, (more), among the rest; a long name is cut on a character boundary; adds, maxima and guarded clears read back from another mapping"
+    )
+    func counterFileRows() throws {
+        let folder = fixture.world.root.appending("counters")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let path = folder + "/rows.stats"
+        let file = try CounterFile(creatingAt: path, name: "rows")
+        let long = String(repeating: "é", count: 200)  // 400 bytes: more than a row's 248
+        let first = file.slot(named: long)
+        for index in 1..<CounterFile.capacity - 1 { _ = file.slot(named: "row \(index)") }
+        let more = file.slot(named: "one too many")
+        #expect(file.slot(named: "and another") == more)
+        #expect(file.slot(named: long) == first)
+        file.add(3, to: 0, in: first)
+        file.add(2, to: 0, in: more)
+        file.add(5, to: 0, in: more)
+        file.raise(1, in: first, to: 9)
+        file.raise(1, in: first, to: 4)
+        file.set(2, in: first, to: 42)
+        file.replace(2, in: first, ifEqualTo: 41, with: 0)  // not its value: kept
+
+        guard case .live(let contents)? = CounterFile.read(path) else {
+            Issue.record("the file of a live writer did not read as live")
+            return
+        }
+        #expect(contents.processIdentifier == getpid() && contents.name == "rows")
+        #expect(contents.slots.count == CounterFile.capacity)
+        #expect(contents.slots.first?.name == String(repeating: "é", count: 124))  // 248 bytes
+        #expect(contents.slots.first?.counters.prefix(3) == [3, 9, 42])
+        #expect(contents.slots.last?.name == "(more)")
+        #expect(contents.slots.last?.counters.first == 7)
     }
 
     @Test(
