@@ -99,7 +99,7 @@ struct TraceAcrossProcessesTests {
     }
 
     @Test(
-        "the host passes where and how to export (OTEL_*) only to an extension entitled to connect out, and never the headers",
+        "the host passes where and how to export (OTEL_*) only to an extension entitled to connect out, and never the headers or an endpoint with a credential in its URL",
         .timeLimit(.minutes(2))
     )
     func telemetryVariablesOnlyForNetworkClients() async throws {
@@ -110,6 +110,10 @@ struct TraceAcrossProcessesTests {
             "OTEL_BSP_SCHEDULE_DELAY": "100",
             // A credential: it stays with the host.
             "OTEL_EXPORTER_OTLP_HEADERS": "authorization=Bearer not-for-extensions",
+            // Endpoints that carry a credential in their URL (a key in the query, a user and
+            // password): they stay with the host too.
+            "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://127.0.0.1:4318/v1/traces?api-key=not-for-extensions",
+            "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": "http://user:not-for-extensions@127.0.0.1:4318",
             "OTEL_SDK_DISABLED": nil,
         ]
         let (online, offline) = try await withEnvironment(variables) {
@@ -138,7 +142,11 @@ struct TraceAcrossProcessesTests {
                 .isSubset(of: online.telemetryVariables),
             "the entitled extension sees \(online.telemetryVariables)"
         )
-        #expect(!online.telemetryVariables.contains("OTEL_EXPORTER_OTLP_HEADERS"))
+        for kept in [
+            "OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+        ] {
+            #expect(!online.telemetryVariables.contains(kept), "\(kept) reached the extension")
+        }
         #expect(online.exportsTraces)
         #expect(
             offline.telemetryVariables == [],
