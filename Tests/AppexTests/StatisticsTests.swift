@@ -103,6 +103,13 @@ import Testing
             ],
             environment: fixture.world.processVariables
         )
+        // Whatever fails below, the host (and with it its extension) does not outlive the test.
+        defer {
+            if host.process.isRunning {
+                kill(host.pid, SIGKILL)
+                host.end()
+            }
+        }
         let lines = await readLines([host], within: 30)
         #expect(lines.first??.hasPrefix("extension pid ") == true, "\(lines)")  // after its one call
         let pid = host.pid
@@ -114,7 +121,7 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: file))
 
         kill(pid, SIGKILL)
-        host.end()
+        host.end()  // reaped: its file lock is gone
         #expect(try await runningHosts().allSatisfy { $0.processIdentifier != pid })
         #expect(!FileManager.default.fileExists(atPath: file))
         let table = try await appex("stats", "--pid", "\(pid)", in: fixture.world)
