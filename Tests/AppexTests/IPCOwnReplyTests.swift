@@ -81,8 +81,12 @@ import Testing
         let half: [UInt8] = [4, 0, 0, 0, Frame.Kind.reply.rawValue, 0, 0, 0, 1, 0]
         #expect(half.withUnsafeBytes { write(b.socket.rawValue, $0.baseAddress, $0.count) } == half.count)
         let call = Task { try await client.call([1], timeout: .milliseconds(300)) }
+        // A caller held by the half frame would wait forever (nothing else is ever sent): the
+        // bound only has to be finite. It is generous because the deadline's timer and the
+        // caller's resumption need threads of Swift's pool, which the main suite's parallel
+        // tests (builds, bundle hashing) have kept busy for over 10 s on a loaded 2-core runner.
         let result = try #require(
-            await withTimeout(seconds: 10) { await call.result },
+            await withTimeout(seconds: 120) { await call.result },
             "the caller waited on the half-sent frame"
         )
         let error = #expect(throws: AppexError.self) { try result.get() }
