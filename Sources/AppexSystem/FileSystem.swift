@@ -159,7 +159,19 @@ package enum Syscalls {
     }
 
     /// Creates a directory and its parents with `mode`; existing directories are left alone.
+    ///
+    /// One `mkdir` when the directory exists already or only it is missing (every launch makes
+    /// its extension's directories): the parents are made only when the kernel says one is
+    /// missing. Each `mkdir` locks its parent directory, which launches at once all share.
     package static func makeDirectories(_ path: String, mode: UInt32) throws(SystemError) {
+        do {
+            _ = try syscall("mkdir") { mkdir(path, mode_t(mode)) }
+            return
+        } catch  where error.errno == .fileExists {
+            return
+        } catch  where error.errno == .noSuchFileOrDirectory {
+            // A parent is missing: make them all, in order.
+        }
         var current = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             current += "/" + component

@@ -75,6 +75,8 @@ package final class ProcessCgroup: Sendable {
     }
 
     static let sequence = Atomic<Int>(0)
+    /// When each hierarchy was last swept (``sweep(_:)``).
+    private static let lastSweeps = Mutex<[String: ContinuousClock.Instant]>([:])
 
     /// The writable hierarchies: cgroup v1's `pids` and `memory` hierarchies, or cgroup v2's root
     /// for each controller it hands down to its children (`cgroup.subtree_control`).
@@ -236,9 +238,17 @@ package final class ProcessCgroup: Sendable {
     }
 
     /// Removes `appex.<pid>.*` groups whose host process is gone (best effort: a group still
-    /// holding processes stays).
+    /// holding processes stays), at most once a minute per hierarchy: the listing grows with the
+    /// host's own running extensions, and reading it at every launch made a burst of launches
+    /// quadratic (decision 0167). A dead host's groups hold nothing; they can wait that long.
     static func sweep(_ root: String) {
-        guard let names = try? Syscalls.directoryEntries(root) else { return }
+        let now = ContinuousClock.now
+        let due = lastSweeps.withLock { last -> Bool in
+            if let previous = last[root], now - previous < .seconds(60) { return false }
+            last[root] = now
+            return true
+        }
+        guard due, let names = try? Syscalls.directoryEntries(root) else { return }
         for name in names where name.hasPrefix("appex.") {
             let parts = name.split(separator: ".")
             guard parts.count == 3, let pid = Int32(parts[1]), pid != getpid() else { continue }

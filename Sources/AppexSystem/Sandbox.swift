@@ -166,10 +166,11 @@ package enum Sandbox {
             }
             let descriptor = OwnedDescriptor(taking: raw)
             for rule in profile.rules {
-                guard let status = try? Syscalls.stat(rule.path) else { continue }  // absent here: nothing to allow
-                let access = rights(rule.access, abi: abi, directory: status.kind == .directory)
+                // One lookup per rule; a path absent here has nothing to allow.
+                let file = rights(rule.access, abi: abi, directory: false)
+                let directory = rights(rule.access, abi: abi, directory: true)
                 _ = try syscall("landlock_add_rule(\(rule.path))") {
-                    cappex_landlock_allow_path(raw, rule.path, access)
+                    cappex_landlock_allow_existing(raw, rule.path, file, directory)
                 }
             }
             ruleset = descriptor

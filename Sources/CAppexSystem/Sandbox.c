@@ -136,6 +136,30 @@ int cappex_landlock_allow_path(int ruleset, const char *path, uint64_t access) {
 #endif
 }
 
+int cappex_landlock_allow_existing(int ruleset, const char *path, uint64_t file_access, uint64_t directory_access) {
+#ifdef __linux__
+    int fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0) return 0;
+    struct stat status;
+    if (fstat(fd, &status) != 0) {
+        close(fd);
+        return 0;
+    }
+    struct ll_path_beneath_attr attr = {
+        .allowed_access = S_ISDIR(status.st_mode) ? directory_access : file_access,
+        .parent_fd = fd,
+    };
+    int result = (int)syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &attr, 0);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return result == 0 ? 1 : -1;
+#else
+    (void)ruleset; (void)path; (void)file_access; (void)directory_access;
+    return 0;
+#endif
+}
+
 int cappex_landlock_allow_port(int ruleset, uint64_t port, uint64_t access) {
 #ifdef __linux__
     struct ll_net_port_attr attr = { .allowed_access = access, .port = port };

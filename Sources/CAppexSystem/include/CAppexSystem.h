@@ -129,6 +129,11 @@ int cappex_landlock_ruleset(int abi, uint64_t handled_fs, uint64_t handled_net, 
 
 /// Allows `access` beneath `path` (a directory, or a file for file rights); 0 or -1 with errno.
 int cappex_landlock_allow_path(int ruleset, const char *path, uint64_t access);
+/// As cappex_landlock_allow_path, for a path that may be absent: one lookup (opened O_PATH, then
+/// fstat), `directory_access` for a directory, `file_access` for anything else. Returns 1 when
+/// the rule was added, 0 when the path cannot be opened (absent: nothing to allow), -1 with
+/// errno when the rule could not be added.
+int cappex_landlock_allow_existing(int ruleset, const char *path, uint64_t file_access, uint64_t directory_access);
 
 /// Allows `access` (bind or connect) to TCP `port`; 0 or -1 with errno.
 int cappex_landlock_allow_port(int ruleset, uint64_t port, uint64_t access);
