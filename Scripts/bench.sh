@@ -110,8 +110,8 @@ distributions = {"ipc.roundtrip.64B", "ipc.actor.roundtrip.64B", "ipc.roundtrip.
                  "ipc.roundtrip.64B.traced",
                  "defaults.notify"}
 # A benchmark that records the custom metric "latency" (nanoseconds, one value per call) is
-# read from it, one that records "rss" (bytes) likewise; the others from their wall clock (one
-# value per sample).
+# read from it, one that records "rss" (bytes) or "cpu" (nanoseconds of CPU) likewise; the
+# others from their wall clock (one value per sample).
 # A benchmark that times its baseline in the same samples, alternating with its own runs (the
 # product's figures: this VM's noise moves a figure by tens of percent between runs a minute
 # apart), records ours in "latency" and the baseline in "pairedBaseline": the figure's baseline
@@ -120,7 +120,7 @@ distributions = {"ipc.roundtrip.64B", "ipc.actor.roundtrip.64B", "ipc.roundtrip.
 # seal, write, wake, claim, answer and read back) gets a line "parts: NAME seal=… write=…",
 # each the part's p50, in the order the benchmark declares them.
 part_order = ["partSeal", "partWrite", "partWake", "partClaim", "partAnswer", "partReadBack"]
-custom = ("latency", "rss", "pairedBaseline") + tuple(part_order)
+custom = ("latency", "rss", "cpu", "pairedBaseline") + tuple(part_order)
 paths = glob.glob(out + "/*.wallClock.histogram.percentiles.tsv")
 for metric in custom: paths += glob.glob(out + f"/*.{metric}.histogram.percentiles.tsv")
 paths.sort(key=lambda path: not path.endswith(".wallClock.histogram.percentiles.tsv"))  # custom files last: they win

@@ -13,6 +13,10 @@ import AppexTesting
 //   at most 3 MB more. host.extensions.100.pss: the same as proportional set sizes
 //   (/proc/PID/smaps_rollup: a page shared by n processes counts 1/n in each), what each of the
 //   100 costs the machine.
+// - host.extensions.100.cpu: the CPU one launch of those 100 costs, the host's threads and each
+//   process's own (/proc/PID/task/*/schedstat), in the custom metric "cpu" (nanoseconds).
+//   Baseline: the same for the 100 bare C children. No target: on a machine with fewer cores than
+//   launches at once, host.extensions.100's time follows it (decision 0167).
 // - ipc.concurrent.8: 8 callers, each making 64-byte calls to its own extension for 5 s, each
 //   from a task preferring its process's executor; the time per call over all of them (5 s
 //   divided by the calls made), in "latency", and Scripts/bench.sh prints the rate. Baseline, in
@@ -108,6 +112,30 @@ func proportionalBytes(_ pid: Int32) -> Int? {
     return nil
 }
 
+/// The CPU time all threads of process `pid` have run, in nanoseconds (the first field of each
+/// `/proc/PID/task/TID/schedstat`: exact, where `/proc/PID/stat` counts 10 ms ticks). A child's
+/// time before its exec, the sandbox's setup, is its own.
+func cpuNanoseconds(ofProcess pid: Int32) -> UInt64 {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    var total: UInt64 = 0
+    for task in tasks {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8),
+            let first = text.split(separator: " ").first, let nanoseconds = UInt64(first)
+        else { continue }
+        total += nanoseconds
+    }
+    return total
+}
+
+/// Waits (up to 10 s) until none of `pids` names a process: each was killed, and reaped by
+/// its host's event thread (a zombie still answers signal 0).
+func waitUntilGone(_ pids: [Int32]) {
+    let deadline = ContinuousClock.now + .seconds(10)
+    for pid in pids {
+        while kill(pid, 0) == 0, ContinuousClock.now < deadline { usleep(200) }
+    }
+}
+
 /// The resident memory of process `pid` in bytes, from /proc/PID/statm.
 func residentBytes(_ pid: Int32) -> Int? {
     guard let text = try? String(contentsOfFile: "/proc/\(pid)/statm", encoding: .utf8) else { return nil }
@@ -134,11 +162,17 @@ func scaleBenchmarks() {
     let request = [UInt8](repeating: 1, count: 64)
     let bareEcho = BareChild.path(of: "BareEcho")
 
-    /// 100 extensions launched at once, until each replied to a first call; ended after `body`.
+    /// 100 extensions launched at once, until each replied to a first call; ended after `body`,
+    /// and gone (reaped) before it returns, as the baseline's children are: the next iteration
+    /// must not pay for this one's teardown.
     @Sendable func hundredExtensions(_ body: ([AppExtensionProcess]) throws -> Void) async throws {
         let world = ScaleWorld.shared
         var processes: [AppExtensionProcess] = []
-        defer { for process in processes { process.invalidate() } }
+        defer {
+            let pids = processes.compactMap(\.processIdentifier)
+            for process in processes { process.invalidate() }
+            waitUntilGone(pids)
+        }
         for index in world.identities.indices { processes.append(try world.process(index)) }
         // All launched at once, as a host starting its extensions does; each until its first reply.
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -204,6 +238,41 @@ func scaleBenchmarks() {
                     precondition(sizes.count == 100, "\(sizes.count) of the 100 bare children are running")
                     benchmark.measurement(rss, sizes.reduce(0, +) / sizes.count)
                 }
+            }
+        }
+    }
+
+    // The CPU a launch costs, all of it: the host's threads (over the whole launch of the 100)
+    // and each process's own (the sandbox's setup before its exec included), per launch, when
+    // every one has answered. On a machine with fewer cores than launches at once, the time to
+    // launch them all follows it (decision 0167).
+    let cpu = BenchmarkMetric.custom("cpu", polarity: .prefersSmaller, useScalingFactor: false)
+    let cpuConfiguration = Benchmark.Configuration(
+        metrics: [cpu],
+        warmupIterations: 1,
+        maxDuration: .seconds(30),
+        maxIterations: 5
+    )
+    Benchmark("host.extensions.100.cpu", configuration: cpuConfiguration) { benchmark in
+        for _ in benchmark.scaledIterations {
+            let before = cpuNanoseconds(ofProcess: getpid())
+            try await hundredExtensions { processes in
+                let host = cpuNanoseconds(ofProcess: getpid()) - before
+                let pids = processes.compactMap(\.processIdentifier)
+                precondition(pids.count == 100, "\(pids.count) of the 100 extensions are running")
+                let children = pids.map(cpuNanoseconds(ofProcess:)).reduce(0, +)
+                benchmark.measurement(cpu, Int((host + children) / 100))
+            }
+        }
+    }
+
+    Benchmark("host.extensions.100.cpu.baseline", configuration: cpuConfiguration) { benchmark in
+        for _ in benchmark.scaledIterations {
+            let before = cpuNanoseconds(ofProcess: getpid())
+            try hundredBareChildren { pids in
+                let host = cpuNanoseconds(ofProcess: getpid()) - before
+                let children = pids.map(cpuNanoseconds(ofProcess:)).reduce(0, +)
+                benchmark.measurement(cpu, Int((host + children) / 100))
             }
         }
     }
