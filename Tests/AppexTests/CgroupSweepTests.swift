@@ -59,14 +59,13 @@ import Testing
         }
         kill(dead.pid, SIGKILL)
         dead.end()
-        // Its extension dies with it (the parent-death signal); its groups stay, empty.
+        // Its extension dies with it (the parent-death signal); its groups are left behind, empty.
         #expect(
             await eventually(within: 10) { !FileManager.default.fileExists(atPath: "/proc/\(deadExtension)") },
             "the killed host's extension ended"
         )
-        for root in roots {
-            #expect(!groups(of: dead.pid, under: root).isEmpty, "the killed host's groups are left under \(root)")
-        }
+        // (Whether its groups are still there now depends on the hosts that run beside this test:
+        // any new host sweeps at its first launch. The next one, below, must leave none.)
 
         let next = try await appex(
             "call",
