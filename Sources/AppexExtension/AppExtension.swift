@@ -73,15 +73,17 @@ enum BindingResolution {
     /// What a type that declares no binding binds to: no point (empty host and name).
     static let unbound = ExtensionPointIdentifier(host: "", name: "")
 
-    /// The types whose binding is being read on this task (or thread).
-    @TaskLocal static var resolving: Set<ObjectIdentifier> = []
+    /// The types whose binding is being read on this task (or thread): one or two. An array,
+    /// not a `Set`: a set's metadata is built at first use from its mangled name, a scan of every
+    /// protocol conformance in the binary that each extension's start would pay (decision 0167).
+    @TaskLocal static var resolving: [ObjectIdentifier] = []
 
     /// `body`'s answer, or ``unbound`` when already inside it for `type`. (A task-local, not
     /// Foundation's thread dictionary: an extension links no Foundation it does not use.)
     static func resolve(_ type: Any.Type, _ body: () -> ExtensionPointIdentifier) -> ExtensionPointIdentifier {
         let key = ObjectIdentifier(type)
         if resolving.contains(key) { return unbound }
-        return $resolving.withValue(resolving.union([key])) { body() }
+        return $resolving.withValue(resolving + [key]) { body() }
     }
 }
 

@@ -26,7 +26,10 @@
         /// A call to a distributed actor, answered like a request.
         public static let invocation = Kind(rawValue: 7)
 
-        static let known: Set<UInt8> = [1, 2, 3, 4, 5, 6, 7]
+        /// Whether `byte` names a kind this side knows (hello … invocation). A range, not a
+        /// `Set`: a set's metadata is built at first use from its mangled name, a scan of every
+        /// protocol conformance in the binary that each extension's start would pay (decision 0167).
+        static func isKnown(_ byte: UInt8) -> Bool { (1...7).contains(byte) }
 
         public var description: String {
             switch rawValue {

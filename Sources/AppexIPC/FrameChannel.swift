@@ -359,7 +359,7 @@ public import SystemPackage
         else {
             throw AppexError(.protocolViolation, "malformed frame header (reserved bits set)")
         }
-        guard Frame.Kind.known.contains(kindByte) else {
+        guard Frame.Kind.isKnown(kindByte) else {
             throw AppexError(.protocolViolation, "unknown frame kind \(kindByte)")
         }
         let kind = Frame.Kind(rawValue: kindByte)

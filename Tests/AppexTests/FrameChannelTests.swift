@@ -70,6 +70,8 @@ import Testing
         arguments: [
             [UInt8](repeating: 0xff, count: 16),  // unknown kind, reserved bits
             [4, 0, 0, 0, 99, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0],  // unknown kind 99
+            [4, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0],  // kind 0, below the first (hello, 1)
+            [4, 0, 0, 0, 8, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0],  // kind 8, past the last (invocation, 7)
             [0, 0, 0, 0, 2, 0, 7, 0, 1, 0, 0, 0, 0, 0, 0, 0],  // reserved byte set
             [8, 0, 0, 0, 2, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0],  // shared memory without a descriptor
         ]
