@@ -66,6 +66,11 @@ final class ContactsPage: WindowPage {
     private struct Unchecked: @unchecked Sendable { var state = State() }  // used under the lock only
     private let state = Mutex(Unchecked())
     private let processes = Mutex<[String: AppExtensionProcess]>([:])
+    /// Held while a publish renders the parts and sends them: publishes from different tasks (an
+    /// action's, a login's) then reach the pages in the order they read the state. Otherwise an
+    /// older render could arrive last and replace a newer one (a sign-in link, once shown, was
+    /// taken away again so under load).
+    private let publishing = Mutex(())
 
     init(app: App) { self.app = app }
 
@@ -308,12 +313,14 @@ final class ContactsPage: WindowPage {
 
     /// Sends every open page the page's parts as they are now.
     private func publish() {
-        let updates = [
-            WindowUpdate(id: "account", markup: account()), WindowUpdate(id: "contacts", markup: contacts()),
-            WindowUpdate(id: "detail", markup: detail()),
-        ]
-        for watcher in state.withLock({ Array($0.state.watchers.values) }) {
-            for update in updates { watcher.yield(update) }
+        publishing.withLock { _ in
+            let updates = [
+                WindowUpdate(id: "account", markup: account()), WindowUpdate(id: "contacts", markup: contacts()),
+                WindowUpdate(id: "detail", markup: detail()),
+            ]
+            for watcher in state.withLock({ Array($0.state.watchers.values) }) {
+                for update in updates { watcher.yield(update) }
+            }
         }
     }
 }
