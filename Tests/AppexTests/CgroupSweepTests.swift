@@ -1,5 +1,6 @@
 import AppexSystem
 import AppexTesting
+import AppexVocabulary
 import Foundation
 import Testing
 
@@ -34,9 +35,22 @@ import Testing
             ],
             environment: fixture.world.processVariables
         )
-        let line = try #require(await readLines([host], within: 30).first ?? nil, "the host's first line")
-        let extensionPID = try #require(Int32(line.split(separator: " ").last ?? ""), "\(line)")
+        let line = await readLines([host], within: 30).first ?? nil
+        guard let line, let extensionPID = Int32(line.split(separator: " ").last ?? "") else {
+            Self.end(host)  // a failed start leaves no host (nor, by its parent-death signal, extension)
+            throw AppexError(
+                .launchFailed,
+                "appex call --hold printed \(line ?? "nothing") where its extension's pid was due"
+            )
+        }
         return (host, extensionPID)
+    }
+
+    /// Kills `host` (SIGKILL) and reaps it, if it still runs.
+    private static func end(_ host: LineChild) {
+        guard host.process.isRunning else { return }
+        kill(host.pid, SIGKILL)
+        host.end()
     }
 
     @Test(
@@ -45,14 +59,11 @@ import Testing
     func deadHostsGroupsAreRemoved() async throws {
         guard !roots.isEmpty else { return }  // no writable cgroup hierarchy here: nothing is made
         let identity = try tests.installEcho()
+        // Each host is ended whatever fails after it started, the second's start included.
         let (dead, deadExtension) = try await holdingHost(identity.bundleIdentifier)
+        defer { Self.end(dead) }
         let (live, _) = try await holdingHost(identity.bundleIdentifier)
-        defer {
-            for host in [dead, live] where host.process.isRunning {
-                kill(host.pid, SIGKILL)
-                host.end()
-            }
-        }
+        defer { Self.end(live) }
         for root in roots {
             #expect(!groups(of: dead.pid, under: root).isEmpty, "the first host's groups under \(root)")
             #expect(!groups(of: live.pid, under: root).isEmpty, "the second host's groups under \(root)")
