@@ -18,7 +18,16 @@ public final class HostConnection: Sendable {
         var exportedInterface: ExportedInterface?
         var declineReason: String?
         var isResumed = false
-        var resumeWaiters: [CheckedContinuation<Void, Never>] = []
+        var resumeWaiters: [Waiter] = []
+    }
+
+    /// A task waiting in ``waitUntilResumed()``. Not a `[CheckedContinuation<Void, Never>]`:
+    /// that array's metadata, made from a mangled name at every extension's start, looked up
+    /// `Never: Error` by scanning every protocol conformance of the binary (a checked
+    /// continuation's layout is resilient, an unsafe one's fixed; decision 0168). Each waiter is
+    /// resumed once: ``resume()`` takes them all under the lock.
+    private struct Waiter {
+        let continuation: UnsafeContinuation<Void, Never>
     }
 
     /// The host app's bundle identifier, as the host said it in the handshake.
@@ -91,7 +100,7 @@ public final class HostConnection: Sendable {
             defer { state.resumeWaiters = [] }
             return state.resumeWaiters
         }
-        for waiter in waiters { waiter.resume() }
+        for waiter in waiters { waiter.continuation.resume() }
     }
 
     /// The extension's bundle identifier, for what it writes on standard error.
@@ -104,12 +113,12 @@ public final class HostConnection: Sendable {
 
     /// Returns once ``resume()`` was called.
     func waitUntilResumed() async {
-        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
             let resumed = state.withLock { state in
-                if !state.isResumed { state.resumeWaiters.append(waiter) }
+                if !state.isResumed { state.resumeWaiters.append(Waiter(continuation: continuation)) }
                 return state.isResumed
             }
-            if resumed { waiter.resume() }
+            if resumed { continuation.resume() }
         }
     }
 

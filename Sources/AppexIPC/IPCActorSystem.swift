@@ -52,10 +52,33 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
     public typealias ResultHandler = IPCResultHandler
     public typealias SerializationRequirement = Codable
 
+    /// An actor the other side may call, under its id.
+    private struct ReadyActor {
+        let id: ActorID
+        let actor: any DistributedActor
+    }
+
     private struct State {
-        var actors: [ActorID: any DistributedActor] = [:]
+        /// In an array searched in order, not an `[ActorID: any DistributedActor]`: a system
+        /// serves a handful of actors, and a dictionary's first growth made every extension's
+        /// start look up `ActorID: Hashable` by scanning every protocol conformance of the binary
+        /// (its storage's metadata is made from a mangled name; decision 0168).
+        var actors: [ReadyActor] = []
         var pendingName: String?
         var counter = 0
+
+        func actor(_ id: ActorID) -> (any DistributedActor)? {
+            actors.first { $0.id == id }?.actor
+        }
+
+        /// Makes `actor` the one called as `id`, in place of any other.
+        mutating func setActor(_ actor: any DistributedActor, as id: ActorID) {
+            if let index = actors.firstIndex(where: { $0.id == id }) {
+                actors[index] = ReadyActor(id: id, actor: actor)
+            } else {
+                actors.append(ReadyActor(id: id, actor: actor))
+            }
+        }
     }
 
     private let state = Mutex(State())
@@ -98,7 +121,7 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
     public func export(_ actor: some DistributedActor, as name: String) where ActorID == IPCActorSystem.ActorID {
         types.register(type(of: actor))
         state.withLock { state in
-            state.actors[ActorID(name)] = actor
+            state.setActor(actor, as: ActorID(name))
         }
     }
 
@@ -119,12 +142,12 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
 
     /// The actor exported as `id`, whatever its type.
     public func resolveAny(id: ActorID) throws -> (any DistributedActor)? {
-        state.withLock { $0.actors[id] }
+        state.withLock { $0.actor(id) }
     }
 
     public func resolve<Act: DistributedActor>(id: ActorID, as actorType: Act.Type) throws -> Act?
     where Act.ID == ActorID {
-        state.withLock { $0.actors[id] as? Act }
+        state.withLock { $0.actor(id) as? Act }
     }
 
     public func assignID<Act: DistributedActor>(_ actorType: Act.Type) -> ActorID where Act.ID == ActorID {
@@ -136,12 +159,12 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
 
     public func actorReady<Act: DistributedActor>(_ actor: Act) where Act.ID == ActorID {
         types.register(type(of: actor))
-        state.withLock { $0.actors[actor.id] = actor }
+        state.withLock { $0.setActor(actor, as: actor.id) }
     }
 
     public func resignID(_ id: ActorID) {
         state.withLock { state in
-            state.actors = state.actors.filter { $0.key != id }
+            state.actors.removeAll { $0.id == id }
         }
     }
 
@@ -190,7 +213,7 @@ public final class IPCActorSystem: DistributedActorSystem, Sendable {
     @_spi(Wire) public var invocationHandler: IPCConnection.Handler {
         { [self] bytes in
             let invocation = try IPCInvocationEnvelope(decoding: bytes)
-            guard let actor = state.withLock({ $0.actors[ActorID(invocation.actor)] }) else {
+            guard let actor = state.withLock({ $0.actor(ActorID(invocation.actor)) }) else {
                 throw AppexError(.remoteFailure, "no actor named \(invocation.actor) is exported here")
             }
             let generics = try substitutions(in: invocation, servedBy: actor)

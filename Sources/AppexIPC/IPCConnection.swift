@@ -28,7 +28,11 @@ import Tracing
     private struct State: ~Copyable {
         var nextRequestID: UInt64 = 1
         var pending: [UInt64: UnsafeContinuation<Outcome, Never>] = [:]
-        var serving: [UInt64: Task<Void, Never>] = [:]
+        /// The requests being served, searched in order: a peer has a few in flight at once. Not
+        /// a `[UInt64: Task<Void, Never>]`: its first growth, at every extension's first request,
+        /// made the storage's metadata from a mangled name and looked up `UInt64: Hashable` and
+        /// `Never: Error` by scanning every protocol conformance of the binary (decision 0168).
+        var serving: [ServedRequest] = []
         /// Deadline timers of pending calls, cancelled when the call ends another way.
         var timers: [UInt64: Task<Void, Never>] = [:]
         var closed: AppexError?
@@ -38,6 +42,12 @@ import Tracing
         /// Calls whose caller reads the channel for its own reply (``callInPlace(_:kind:timeout:)``
         /// off the executor): `nil` until the reply is read, by whichever thread reads it.
         var direct: [UInt64: Outcome?] = [:]
+    }
+
+    /// A request this side serves, and the task serving it.
+    private struct ServedRequest {
+        let id: UInt64
+        let task: Task<Void, Never>
     }
 
     private enum Reader {
@@ -371,7 +381,7 @@ import Tracing
         case .invocation:
             serve(frame, with: invocationHandler)
         case .cancel:
-            state.withLock { $0.serving[frame.requestID] }?.cancel()
+            state.withLock { state in state.serving.first { $0.id == frame.requestID }?.task }?.cancel()
         case .goodbye:
             close(AppexError(.closed, "the peer said goodbye"))
             channel.shutdown()
@@ -394,7 +404,7 @@ import Tracing
         // Registered under the lock, so the task's own removal (which takes the lock) comes after.
         state.withLock { current in
             guard current.closed == nil else { return }
-            current.serving[id] = Task(executorPreference: executor) { [self] in
+            let task = Task(executorPreference: executor) { [self] in
                 let reply: Frame
                 do {
                     let contents: Payload
@@ -412,10 +422,15 @@ import Tracing
                 } catch {
                     reply = Frame(kind: .failure, requestID: id, payload: Array("\(error)".utf8))
                 }
-                state.withLock { _ = $0.serving.removeValue(forKey: id) }
+                state.withLock { state in
+                    guard let index = state.serving.firstIndex(where: { $0.id == id }) else { return }
+                    state.serving.swapAt(index, state.serving.count - 1)
+                    state.serving.removeLast()
+                }
                 // A cancelled call's caller has stopped waiting: say nothing more about it.
                 if !Task.isCancelled { try? channel.send(reply) }
             }
+            current.serving.append(ServedRequest(id: id, task: task))
         }
     }
 
@@ -425,9 +440,9 @@ import Tracing
             let first = state.closed == nil
             if first { state.closed = reason }
             let pending = Array(state.pending.values)
-            let serving = Array(state.serving.values) + Array(state.timers.values)
+            let serving = state.serving.map(\.task) + Array(state.timers.values)
             state.pending = [:]
-            state.serving = [:]
+            state.serving = []
             state.timers = [:]
             for id in Array(state.direct.keys) {
                 if case .some(.none) = state.direct[id] { state.direct[id] = .some(.failure(reason)) }
