@@ -2,8 +2,13 @@
 import AppexSystem
 import AppexVocabulary
 import Distributed
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// An app extension's entry point: declare the point it binds to and how it serves its host.
 ///
@@ -107,7 +112,7 @@ extension AppExtension {
                     CommandLine.arguments.first.flatMap { $0.split(separator: "/").last }.map(String.init)
                     ?? "extension"
                 Terminal.writeStandardError("\(name): \(error)\n")
-                exit(EXIT_FAILURE)
+                ProcessControl.exit(1)
             }
         }
     }

@@ -1,7 +1,12 @@
 import AppexIPC
 import Distributed
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// A configuration made of a closure: the three forms of ExtensionKit's connection handler.
 ///

@@ -2,8 +2,13 @@
 import AppexSystem
 import AppexVocabulary
 import Distributed
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The extension process's side of the launch contract (see docs/DESIGN.md, "Launching").
 struct ExtensionRuntime {

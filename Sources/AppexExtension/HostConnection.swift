@@ -1,8 +1,13 @@
 @_spi(Wire) public import AppexIPC
 import AppexSystem
 public import Distributed
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The host's connection, as an extension's ``AppExtensionConfiguration`` receives it.
 ///

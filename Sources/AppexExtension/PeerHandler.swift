@@ -1,8 +1,13 @@
 @_spi(Wire) public import AppexIPC
 import AppexVocabulary
 import Distributed
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Answers the host's messages in a session: mirrors XPC's `XPCPeerHandler`.
 ///

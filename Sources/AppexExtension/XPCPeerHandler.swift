@@ -1,6 +1,11 @@
 @_spi(Wire) import AppexIPC
 import AppexVocabulary
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Answers the host's messages in a session with XPC's own signature, so Apple's sample code
 /// compiles as written:

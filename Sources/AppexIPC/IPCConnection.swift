@@ -1,6 +1,11 @@
-import Foundation
 import Synchronization
 import Tracing
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Calls in both directions over one ``FrameChannel``: many requests in flight, replies in any
 /// order, cancellation and deadlines that reach the peer.

@@ -1,7 +1,12 @@
 import AppexSystem
 import AppexVocabulary
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The thread that reads a connection's frames, usable as a `TaskExecutor`.
 ///

@@ -129,6 +129,18 @@ package enum ProcessControl {
         return String(cString: value)
     }
 
+    /// Ends this process with `status` as `exit` does: `atexit` handlers run and standard I/O is
+    /// flushed first.
+    package static func exit(_ status: Int32) -> Never {
+        #if canImport(Glibc)
+        Glibc.exit(status)
+        #elseif canImport(Musl)
+        Musl.exit(status)
+        #else
+        Darwin.exit(status)
+        #endif
+    }
+
     /// Ends this process at once with `status`, running no `atexit` handlers (`_exit`).
     package static func exitImmediately(_ status: Int32) -> Never {
         _exit(status)
