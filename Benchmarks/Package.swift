@@ -9,10 +9,20 @@ import struct Foundation.URL
 // was cloned: read it instead of assuming it.
 let appexFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
 
+// Extensions are laid out in the order their start touches the Swift runtime, libdispatch, the C
+// library and Appex's extension runtime (Linker/extension-start.order, ld.lld), as the
+// appex-bundle plugin links them: the start's code and data sit in few 64 KB windows
+// (docs/decisions/0168-extension-start-layout.md).
+let appexRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().path
+let startLayout = [
+    "-use-ld=lld", "-Xlinker", "--symbol-ordering-file=\(appexRoot)/Linker/extension-start.order",
+    "-Xlinker", "--no-warn-symbol-ordering",
+]
+
 // As docs/DESIGN.md advises for extensions: the Swift runtime and Foundation linked in, so a
 // launch does not spend milliseconds in the dynamic loader (the benchmark extensions link so).
 let staticallyLinked: [LinkerSetting] = [
-    .unsafeFlags(["-static-stdlib"]),
+    .unsafeFlags(["-static-stdlib"] + startLayout),
     .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationICU"),
     .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationCollections"), .linkedLibrary("stdc++"),
 ]
@@ -21,7 +31,7 @@ let staticallyLinked: [LinkerSetting] = [
 // that never unwinds (MainThreadLoop), so nothing sorts the unwind tables at start. Only for an
 // extension that links no FoundationNetworking (libcurl has no static archive here).
 let fullyStatic: [LinkerSetting] = [
-    .unsafeFlags(["-static-executable"]),
+    .unsafeFlags(["-static-executable"] + startLayout),
     .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationICU"),
     .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationCollections"), .linkedLibrary("stdc++"),
 ]

@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""The symbols an extension's start touches, in the order it first touches them.
+
+Usage:
+    extension-start-order.py record EXECUTABLE OUTPUT
+        Launches EXECUTABLE as an Appex host would (docs/protocol.md: descriptors 3 and 4, the
+        documented environment, the host's hello, one 64-byte raw request) under valgrind's
+        lackey tool, which traces every instruction fetch and data access, and writes to
+        OUTPUT the names of the functions and data objects the process touched until its
+        first reply was read (and the process ended), each once, in the order of its first
+        touch. The extension's own modules (named by --drop PREFIX, repeatable) are left out:
+        the list is the Appex runtime's start, the same in every extension.
+    extension-start-order.py check EXECUTABLE ORDER
+        Prints how many of ORDER's symbols EXECUTABLE defines; exits 1 below 80 %: the list
+        has gone stale (code renamed or moved since it was recorded) and should be recorded
+        again with Scripts/extension-start-order.sh.
+
+Why (docs/decisions/0168-extension-start-layout.md): the kernel maps 64 KB of an executable
+around each page a process touches (fault-around). Laid out in this order by the linker
+(`ld.lld --symbol-ordering-file`), the start's code and data sit in few 64 KB windows, so an
+extension's resident memory and its start's page faults are those of what it runs.
+"""
+import bisect
+import os
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+
+
+def varint(value):
+    out = b""
+    while True:
+        low = value & 0x7F
+        value >>= 7
+        if value:
+            out += bytes([low | 0x80])
+        else:
+            return out + bytes([low])
+
+
+def string(text):
+    data = text.encode()
+    return varint(len(data)) + data
+
+
+def frame(kind, request, payload):
+    return struct.pack("<IBBHQ", len(payload), kind, 0, 0, request) + payload
+
+
+def read_exactly(sock, count):
+    data = b""
+    while len(data) < count:
+        chunk = sock.recv(count - len(data))
+        if not chunk:
+            raise SystemExit("extension-start-order: the extension closed its connection before answering")
+        data += chunk
+    return data
+
+
+def read_frame(sock):
+    length, kind, _flags, _reserved, request = struct.unpack("<IBBHQ", read_exactly(sock, 16))
+    return kind, request, read_exactly(sock, length)
+
+
+def launch(command, trace):
+    """Runs `command` (the extension last) with the launch contract; one request, one reply."""
+    home = tempfile.mkdtemp(prefix="appex-order-")
+    identifier = "com.example.order.extension"
+    point = "com.example.hostapp.HostAppFeature"
+    data = os.path.join(home, "ExtensionData", identifier)
+    container = os.path.join(home, "Containers", identifier)
+    os.makedirs(data)
+    os.makedirs(os.path.join(container, "tmp"))
+    host, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    broker, broker_child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    environment = {
+        "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": container, "TMPDIR": container + "/tmp",
+        "APPEX_HOME": home, "APPEX_CONNECTION_FD": "3", "APPEX_KEYCHAIN_FD": "4",
+        "APPEX_HOST_PID": str(os.getpid()), "APPEX_BUNDLE_PATH": os.path.dirname(os.path.abspath(command[-1])),
+        "APPEX_BUNDLE_IDENTIFIER": identifier, "APPEX_EXTENSION_POINT": point, "APPEX_DATA_DIRECTORY": data,
+    }
+
+    def descriptors():
+        os.dup2(child.fileno(), 3)
+        os.dup2(broker_child.fileno(), 4)
+
+    process = subprocess.Popen(command, env=environment, preexec_fn=descriptors, pass_fds=(3, 4), cwd=data)
+    child.close()
+    broker_child.close()
+    hello = (varint(2) + string("com.example.hostapp") + string(identifier) + string(point) + b"\x01"
+             + varint(16 << 20) + varint(1 << 30) + varint(262144) + varint(0))
+    host.sendall(frame(1, 0, hello))
+    kind, _, _ = read_frame(host)
+    if kind != 1:
+        raise SystemExit(f"extension-start-order: the extension's first frame is kind {kind}, not a hello")
+    host.sendall(frame(2, 1, bytes(64)))
+    kind, request, reply = read_frame(host)
+    if kind != 3 or request != 1:
+        raise SystemExit(f"extension-start-order: expected the reply to request 1, got kind {kind} for {request}")
+    host.close()
+    broker.close()
+    if process.wait(timeout=600) != 0:
+        raise SystemExit(f"extension-start-order: {command[-1]} exited with status {process.returncode}")
+
+
+def symbols(executable):
+    """(address, size, name) of every function and data object `executable` defines, sorted."""
+    listing = subprocess.run(["nm", "-S", "--defined-only", executable], capture_output=True, text=True, check=True)
+    found = []
+    for line in listing.stdout.splitlines():
+        fields = line.split()
+        if len(fields) >= 4 and fields[2] in "tTwWdDbBrRvV":
+            found.append((int(fields[0], 16), int(fields[1], 16), fields[3]))
+    found.sort()
+    return found
+
+
+def record(executable, output, drop):
+    with tempfile.TemporaryDirectory(prefix="appex-order-") as scratch:
+        # valgrind 3.19 cannot read the DWARF 5 a Swift build writes: trace a copy without it
+        # (the same addresses; only the debug sections are gone).
+        stripped = os.path.join(scratch, os.path.basename(executable))
+        subprocess.run(["objcopy", "--strip-debug", executable, stripped], check=True)
+        trace = os.path.join(scratch, "lackey.log")
+        launch(["valgrind", "--tool=lackey", "--trace-mem=yes", f"--log-file={trace}", stripped], trace)
+        table = symbols(stripped)
+        starts = [entry[0] for entry in table]
+        seen, order, memo = set(), [], {}
+        with open(trace) as lines:
+            for line in lines:
+                if line.startswith("=="):
+                    continue
+                fields = line.split()
+                if len(fields) < 2:
+                    continue
+                address = int(fields[1].split(",")[0], 16)
+                index = memo.get(address)
+                if index is None:
+                    index = bisect.bisect_right(starts, address) - 1
+                    if index < 0 or not table[index][0] <= address < table[index][0] + max(1, table[index][1]):
+                        index = -1
+                    memo[address] = index
+                if index >= 0 and index not in seen:
+                    seen.add(index)
+                    order.append(table[index][2])
+    kept = [name for name in order if not any(name.startswith(prefix) for prefix in drop)]
+    with open(output, "w") as file:
+        file.write("\n".join(kept) + "\n")
+    print(f"extension-start-order: {len(kept)} symbols written to {output} ({len(order) - len(kept)} of the extension's own left out)")
+
+
+def check(executable, order):
+    defined = {entry[2] for entry in symbols(executable)}
+    names = [line.strip() for line in open(order) if line.strip()]
+    present = sum(1 for name in names if name in defined)
+    share = present / len(names) if names else 0
+    print(f"extension-start-order: {present} of the {len(names)} symbols of {order} are in {executable} ({share:.0%})")
+    if share < 0.8:
+        print("extension-start-order: the list is stale: record it again with Scripts/extension-start-order.sh",
+              file=sys.stderr)
+        sys.exit(1)
+
+
+def main(arguments):
+    drop = []
+    while "--drop" in arguments:
+        at = arguments.index("--drop")
+        drop.append(arguments[at + 1])
+        del arguments[at:at + 2]
+    if len(arguments) == 3 and arguments[0] == "record":
+        record(arguments[1], arguments[2], drop)
+    elif len(arguments) == 3 and arguments[0] == "check":
+        check(arguments[1], arguments[2])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Records Linker/extension-start.order: the symbols a Swift extension's start touches (the Swift
+# runtime, libdispatch, the C library and Appex's extension runtime), in the order it first
+# touches them, from the benchmark extension (Benchmarks/Fixtures/BenchExtension) launched as a
+# host launches it, under valgrind's lackey (Scripts/extension-start-order.py). Extensions are
+# linked in that order (ld.lld --symbol-ordering-file): docs/decisions/0168-extension-start-layout.md.
+#
+# Scripts/extension-start-order.sh --check only says how much of the list the current build still
+# defines, and fails below 80 % (a stale list costs resident memory, never correctness).
+# Record it again after a change to the extension runtime's start (AppexExtension, AppexIPC,
+# AppexSystem) or a new toolchain.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+swift build -c release --package-path Benchmarks --product BenchExtension >&2
+bin="$(swift build -c release --package-path Benchmarks --show-bin-path)/BenchExtension"
+if [ "${1:-}" = "--check" ]; then
+  exec python3 Scripts/extension-start-order.py check "$bin" Linker/extension-start.order
+fi
+command -v valgrind >/dev/null || { echo "extension-start-order.sh: needs valgrind (apt-get install valgrind)" >&2; exit 1; }
+python3 Scripts/extension-start-order.py record --drop '$s14BenchExtension' --drop '$s15BenchInterfaces' \
+  "$bin" Linker/extension-start.order
