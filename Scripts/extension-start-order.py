@@ -14,6 +14,14 @@ Usage:
         Prints how many of ORDER's symbols EXECUTABLE defines; exits 1 below 80 %: the list
         has gone stale (code renamed or moved since it was recorded) and should be recorded
         again with Scripts/extension-start-order.sh.
+    extension-start-order.py scans EXECUTABLE
+        Launches EXECUTABLE the same way under gdb, with a breakpoint on the Swift runtime's
+        conformance lookup that scans every conformance record of the binary
+        (swift_conformsToProtocolMaybeInstantiateSuperclasses, reached only when a (type,
+        protocol) pair is not cached yet), and exits 1 naming each lookup's caller when one
+        happened before the first reply: an extension's start makes none (decision 0168; a
+        Dictionary or Set, a Task or a checked continuation in a generic container, instantiated
+        on the start path, brings one back).
 
 Why (docs/decisions/0168-extension-start-layout.md): the kernel maps 64 KB of an executable
 around each page a process touches (fault-around). Laid out in this order by the linker
@@ -22,6 +30,7 @@ extension's resident memory and its start's page faults are those of what it run
 """
 import bisect
 import os
+import shutil
 import socket
 import struct
 import subprocess
@@ -49,23 +58,29 @@ def frame(kind, request, payload):
     return struct.pack("<IBBHQ", len(payload), kind, 0, 0, request) + payload
 
 
-def read_exactly(sock, count):
+def read_exactly(sock, count, executable):
     data = b""
     while len(data) < count:
-        chunk = sock.recv(count - len(data))
+        try:
+            chunk = sock.recv(count - len(data))
+        except ConnectionResetError:
+            chunk = b""
         if not chunk:
-            raise SystemExit("extension-start-order: the extension closed its connection before answering")
+            raise SystemExit(f"extension-start-order: {executable} closed its connection before answering")
         data += chunk
     return data
 
 
-def read_frame(sock):
-    length, kind, _flags, _reserved, request = struct.unpack("<IBBHQ", read_exactly(sock, 16))
-    return kind, request, read_exactly(sock, length)
+def read_frame(sock, executable):
+    length, kind, _flags, _reserved, request = struct.unpack("<IBBHQ", read_exactly(sock, 16, executable))
+    return kind, request, read_exactly(sock, length, executable)
 
 
-def launch(command, trace):
-    """Runs `command` (the extension last) with the launch contract; one request, one reply."""
+def launch(command, after_reply=None):
+    """Runs `command` (the extension last) with the launch contract; one request, one reply,
+    then `after_reply()` while the connection is still open, then the end of the connection.
+    A wrapper that stays the extension's parent (gdb) sets APPEX_HOST_PID to itself."""
+    executable = command[-1]
     home = tempfile.mkdtemp(prefix="appex-order-")
     identifier = "com.example.order.extension"
     point = "com.example.hostapp.HostAppFeature"
@@ -78,7 +93,7 @@ def launch(command, trace):
     environment = {
         "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": container, "TMPDIR": container + "/tmp",
         "APPEX_HOME": home, "APPEX_CONNECTION_FD": "3", "APPEX_KEYCHAIN_FD": "4",
-        "APPEX_HOST_PID": str(os.getpid()), "APPEX_BUNDLE_PATH": os.path.dirname(os.path.abspath(command[-1])),
+        "APPEX_HOST_PID": str(os.getpid()), "APPEX_BUNDLE_PATH": os.path.dirname(os.path.abspath(executable)),
         "APPEX_BUNDLE_IDENTIFIER": identifier, "APPEX_EXTENSION_POINT": point, "APPEX_DATA_DIRECTORY": data,
     }
 
@@ -89,20 +104,35 @@ def launch(command, trace):
     process = subprocess.Popen(command, env=environment, preexec_fn=descriptors, pass_fds=(3, 4), cwd=data)
     child.close()
     broker_child.close()
+    try:
+        return converse(process, host, broker, identifier, point, executable, after_reply)
+    finally:
+        host.close()  # the extension reads the end of its connection and exits
+        broker.close()
+        if process.poll() is None:  # a failed check leaves no extension (or gdb) running
+            process.kill()
+            process.wait()
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def converse(process, host, broker, identifier, point, executable, after_reply):
+    """The host's side of one launch: hellos, one request and its reply, the end."""
     hello = (varint(2) + string("com.example.hostapp") + string(identifier) + string(point) + b"\x01"
              + varint(16 << 20) + varint(1 << 30) + varint(262144) + varint(0))
     host.sendall(frame(1, 0, hello))
-    kind, _, _ = read_frame(host)
+    kind, _, _ = read_frame(host, executable)
     if kind != 1:
-        raise SystemExit(f"extension-start-order: the extension's first frame is kind {kind}, not a hello")
+        raise SystemExit(f"extension-start-order: {executable}'s first frame is kind {kind}, not a hello")
     host.sendall(frame(2, 1, bytes(64)))
-    kind, request, reply = read_frame(host)
+    kind, request, _ = read_frame(host, executable)
     if kind != 3 or request != 1:
-        raise SystemExit(f"extension-start-order: expected the reply to request 1, got kind {kind} for {request}")
+        raise SystemExit(f"extension-start-order: {executable} answered request 1 with kind {kind} for {request}")
+    outcome = after_reply() if after_reply else None
     host.close()
     broker.close()
     if process.wait(timeout=600) != 0:
-        raise SystemExit(f"extension-start-order: {command[-1]} exited with status {process.returncode}")
+        raise SystemExit(f"extension-start-order: {executable} exited with status {process.returncode}")
+    return outcome
 
 
 def symbols(executable):
@@ -118,13 +148,14 @@ def symbols(executable):
 
 
 def record(executable, output, drop):
+    executable = os.path.abspath(executable)
     with tempfile.TemporaryDirectory(prefix="appex-order-") as scratch:
         # valgrind 3.19 cannot read the DWARF 5 a Swift build writes: trace a copy without it
         # (the same addresses; only the debug sections are gone).
         stripped = os.path.join(scratch, os.path.basename(executable))
         subprocess.run(["objcopy", "--strip-debug", executable, stripped], check=True)
         trace = os.path.join(scratch, "lackey.log")
-        launch(["valgrind", "--tool=lackey", "--trace-mem=yes", f"--log-file={trace}", stripped], trace)
+        launch(["valgrind", "--tool=lackey", "--trace-mem=yes", f"--log-file={trace}", stripped])
         table = symbols(stripped)
         starts = [entry[0] for entry in table]
         seen, order, memo = set(), [], {}
@@ -163,6 +194,43 @@ def check(executable, order):
         sys.exit(1)
 
 
+def scans(executable):
+    executable = os.path.abspath(executable)  # the extension runs in its data directory
+    lookup = next((entry for entry in symbols(executable)
+                   if "swift_conformsToProtocolMaybeInstantiateSuperclasses" in entry[2]
+                   and entry[2].startswith("_ZL")), None)
+    if lookup is None:
+        raise SystemExit(f"extension-start-order: {executable} has no swift_conformsToProtocolMaybeInstantiateSuperclasses to watch")
+    with tempfile.TemporaryDirectory(prefix="appex-scans-") as scratch:
+        hits = os.path.join(scratch, "hits")
+        open(hits, "w").close()
+        commands = os.path.join(scratch, "gdb")
+        # Each hit's caller is written before the process goes on: the hits in the file when the
+        # reply has been read all happened before it.
+        with open(commands, "w") as file:
+            file.write(f"""set pagination off
+set print asm-demangle on
+break *{lookup[0]:#x}
+commands
+silent
+pipe bt 14 | grep -v -e swift_ -e 'swift::' -e _gatherGeneric -e DecodedMetadata -e 'std::function' >> {hits}
+shell echo ---- >> {hits}
+continue
+end
+run
+""")
+        # gdb is the extension's parent: the extension's host check compares APPEX_HOST_PID with it.
+        wrapper = ["sh", "-c", f'APPEX_HOST_PID=$$ exec gdb -q -batch -x {commands} --args "$0"']
+        before = launch(wrapper + [executable], after_reply=lambda: open(hits).read())
+    count = before.count("----")
+    if count:
+        print(before, file=sys.stderr)
+        print(f"extension-start-order: {executable} looked up {count} protocol conformance(s) by scanning before its "
+              "first reply (callers above); an extension's start makes none (docs/decisions/0168)", file=sys.stderr)
+        sys.exit(1)
+    print(f"extension-start-order: {executable} scanned no protocol conformance before its first reply")
+
+
 def main(arguments):
     drop = []
     while "--drop" in arguments:
@@ -173,6 +241,8 @@ def main(arguments):
         record(arguments[1], arguments[2], drop)
     elif len(arguments) == 3 and arguments[0] == "check":
         check(arguments[1], arguments[2])
+    elif len(arguments) == 2 and arguments[0] == "scans":
+        scans(arguments[1])
     else:
         sys.exit(__doc__)
 

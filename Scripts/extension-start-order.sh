@@ -5,8 +5,10 @@
 # host launches it, under valgrind's lackey (Scripts/extension-start-order.py). Extensions are
 # linked in that order (ld.lld --symbol-ordering-file): docs/decisions/0168-extension-start-layout.md.
 #
-# Scripts/extension-start-order.sh --check only says how much of the list the current build still
-# defines, and fails below 80 % (a stale list costs resident memory, never correctness).
+# Scripts/extension-start-order.sh --check records nothing: it fails when less than 80 % of the list
+# is still defined by the current build (a stale list costs resident memory, never correctness),
+# or when the extension's start looks up a protocol conformance by scanning the binary (under gdb:
+# an extension's start makes none, decision 0168).
 # Record it again after a change to the extension runtime's start (AppexExtension, AppexIPC,
 # AppexSystem) or a new toolchain.
 set -euo pipefail
@@ -14,7 +16,8 @@ cd "$(dirname "$0")/.."
 swift build -c release --package-path Benchmarks --product BenchExtension >&2
 bin="$(swift build -c release --package-path Benchmarks --show-bin-path)/BenchExtension"
 if [ "${1:-}" = "--check" ]; then
-  exec python3 Scripts/extension-start-order.py check "$bin" Linker/extension-start.order
+  python3 Scripts/extension-start-order.py check "$bin" Linker/extension-start.order
+  exec python3 Scripts/extension-start-order.py scans "$bin"
 fi
 command -v valgrind >/dev/null || { echo "extension-start-order.sh: needs valgrind (apt-get install valgrind)" >&2; exit 1; }
 python3 Scripts/extension-start-order.py record --drop '$s14BenchExtension' --drop '$s15BenchInterfaces' \

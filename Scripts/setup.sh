@@ -14,6 +14,9 @@ dpkg -s python3-selenium >/dev/null 2>&1 || need+=(python3-selenium)
 # A static link of a program that uses URLSession (the demo's ContactsExplorer and RecentContacts,
 # built by the appex-bundle plugin with the static Swift runtime) needs libcurl's development files.
 dpkg -s libcurl4-openssl-dev >/dev/null 2>&1 || need+=(libcurl4-openssl-dev)
+# gdb watches an extension's start for protocol-conformance scans (Scripts/extension-start-order.sh
+# --check, the last step of Scripts/test.sh; docs/decisions/0168-extension-start-layout.md).
+command -v gdb >/dev/null 2>&1 || need+=(gdb)
 # Python 3 runs the OAuth test server (Scripts/oauth-server.sh makes its virtualenv).
 command -v python3 >/dev/null 2>&1 || need+=(python3 python3-venv)
 if [ ${#need[@]} -gt 0 ]; then

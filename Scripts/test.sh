@@ -105,9 +105,10 @@ step fuzz Scripts/fuzz.sh all 15
 # Every benchmark, once (Benchmarks/, a release build of its own): a benchmark that no longer
 # builds, or crashes, fails CI (issue 28; docs/decisions/0157-benchmarks-in-ci.md).
 step benchmarks Scripts/bench.sh --smoke
-# The start layout extensions are linked with still names what their start runs: at least 80 % of
-# Linker/extension-start.order is defined by the benchmark extension just built (a stale list
-# costs resident memory; docs/decisions/0168-extension-start-layout.md).
+# The start layout extensions are linked with still names what their start runs (at least 80 % of
+# Linker/extension-start.order is defined by the benchmark extension just built: a stale list
+# costs resident memory), and that extension's start scans no protocol conformance before its
+# first reply (under gdb; docs/decisions/0168-extension-start-layout.md).
 step 'start layout' Scripts/extension-start-order.sh --check
 echo "test.sh: every step passed in $(($(date +%s) - started_all)) s:"
 printf '%s\n' "${step_times[@]}"
