@@ -7,15 +7,15 @@ import struct Foundation.URL
 
 // A path dependency's identity is its folder's name, which depends on where the repository
 // was cloned: read it instead of assuming it.
-let appexFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
+let appexRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+let appexFolder = appexRoot.lastPathComponent
 
-// Extensions are laid out in the order their start touches the Swift runtime, libdispatch, the C
-// library and Appex's extension runtime (Linker/extension-start.order, ld.lld), as the
-// appex-bundle plugin links them: the start's code and data sit in few 64 KB windows
-// (docs/decisions/0168-extension-start-layout.md).
-let appexRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().path
+// The benchmark extensions are laid out in the order their start touches the Swift runtime,
+// libdispatch, the C library and Appex's extension runtime (Linker/extension-start.order, ld.lld):
+// the start's code and data sit in few 64 KB windows (docs/decisions/0168-extension-start-layout.md;
+// the appex-bundle plugin does not link so yet).
 let startLayout = [
-    "-use-ld=lld", "-Xlinker", "--symbol-ordering-file=\(appexRoot)/Linker/extension-start.order",
+    "-use-ld=lld", "-Xlinker", "--symbol-ordering-file=\(appexRoot.path)/Linker/extension-start.order",
     "-Xlinker", "--no-warn-symbol-ordering",
 ]
 
