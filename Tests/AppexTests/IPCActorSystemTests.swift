@@ -258,6 +258,36 @@ func recordedInvocation(
     }
 
     @Test(
+        "exported actors are found by name among many: a name exported again calls the newer actor, a resigned id is refused by name, the others stay callable"
+    )
+    func exportedActorsByName() async throws {
+        let systems = try ConnectedSystems()
+        defer { systems.end() }
+        let served = (0..<40).map { _ in Echoer(actorSystem: systems.serving) }
+        for (index, actor) in served.enumerated() { systems.serving.export(actor, as: "echoer-\(index)") }
+        systems.serving.register(Int.self)
+        for index in [0, 17, 39] {
+            let echoer = try Echoer.resolve(id: IPCActorSystem.ActorID("echoer-\(index)"), using: systems.calling)
+            #expect(try await echoer.echo(index) == "Int: \(index)")
+            #expect(try await echoer.callCount() == 1)
+        }
+        // The same name again: the newer actor answers (it has served no call yet).
+        let newer = Echoer(actorSystem: systems.serving)
+        systems.serving.export(newer, as: "echoer-17")
+        let seventeen = try Echoer.resolve(id: IPCActorSystem.ActorID("echoer-17"), using: systems.calling)
+        #expect(try await seventeen.callCount() == 0)
+        #expect(try systems.serving.resolveAny(id: IPCActorSystem.ActorID("echoer-17")) as? Echoer === newer)
+        // Resigned: refused, naming the actor; its neighbours still answer.
+        systems.serving.resignID(IPCActorSystem.ActorID("echoer-39"))
+        let gone = try Echoer.resolve(id: IPCActorSystem.ActorID("echoer-39"), using: systems.calling)
+        let refused = await #expect(throws: AppexError.self) { try await gone.callCount() }
+        #expect(refused?.message.contains("no actor named echoer-39") == true)
+        let first = try Echoer.resolve(id: IPCActorSystem.ActorID("echoer-0"), using: systems.calling)
+        #expect(try await first.callCount() == 1)
+        withExtendedLifetime(served) {}
+    }
+
+    @Test(
         "a @Resolvable call on an actor that does not conform to the protocol is refused, and the serving process lives on"
     )
     func resolvableOnAnotherActor() async {
