@@ -13,7 +13,7 @@ let appexFolder = appexRoot.lastPathComponent
 // The benchmark extensions are laid out in the order their start touches the Swift runtime,
 // libdispatch, the C library and Appex's extension runtime (Linker/extension-start.order, ld.lld):
 // the start's code and data sit in few 64 KB windows (docs/decisions/0168-extension-start-layout.md;
-// the appex-bundle plugin does not link so yet).
+// the appex-bundle plugin links an extension product so too).
 let startLayout = [
     "-use-ld=lld", "-Xlinker", "--symbol-ordering-file=\(appexRoot.path)/Linker/extension-start.order",
     "-Xlinker", "--no-warn-symbol-ordering",

@@ -40,6 +40,16 @@ struct AppexBundlePlugin: CommandPlugin {
         // Release, with the Swift runtime linked in: the bundle runs on a machine without a toolchain.
         var parameters = PackageManager.BuildParameters(configuration: .release, logging: .concise)
         parameters.otherSwiftcFlags = ["-static-stdlib"]
+        if (try? context.tool(named: "ld.lld")) != nil {
+            // Linked by ld.lld, an app and an extension alike (the same compiler flags: building
+            // one after the other recompiles nothing); an extension's code and data in the order
+            // its start touches them (docs/decisions/0168-extension-start-layout.md).
+            parameters.otherSwiftcFlags.append("-use-ld=lld")
+            if !options.isApp, FileManager.default.fileExists(atPath: Self.startOrder) {
+                parameters.otherLinkerFlags = ["--symbol-ordering-file=\(Self.startOrder)", "--no-warn-symbol-ordering"]
+                print("linking \(productName) with ld.lld in the order an extension's start runs")
+            }
+        }
         let build = try packageManager.build(.product(productName), parameters: parameters)
         guard build.succeeded else {
             throw PluginFailure("building \(productName) failed:\n\(build.logText)")
@@ -98,6 +108,12 @@ struct AppexBundlePlugin: CommandPlugin {
         }
         return tool
     }
+
+    /// The order an extension's start touches the code and data of the Swift runtime, the
+    /// standard library and Appex (`Linker/extension-start.order`, recorded by
+    /// `Scripts/extension-start-order.sh`), in the checkout of Appex this plugin was built from.
+    static let startOrder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Linker/extension-start.order").path
 
     /// `NAME.entitlements` beside the product's sources, when there is one.
     static func defaultEntitlements(in sources: String, product: String) -> String? {

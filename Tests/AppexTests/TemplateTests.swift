@@ -123,6 +123,10 @@ import Testing
         // The static Swift runtime: the executable needs no toolchain's libraries.
         let libraries = try await run("/usr/bin/ldd", [bundle + "/Weather"], environment: [:])
         #expect(!libraries.standardOutput.contains("libswiftCore"), "\(libraries.standardOutput)")
+        // Linked by ld.lld in the order an extension's start runs (decision 0168).
+        #expect(output.standardOutput.contains("linking Weather with ld.lld in the order an extension's start runs"))
+        let comment = try await run("/usr/bin/env", ["readelf", "-p", ".comment", bundle + "/Weather"], environment: [:])
+        #expect(comment.standardOutput.contains("LLD"), "\(comment.standardOutput)")
 
         // The plugin's --help: what it does and every option, as `appex bundle --help` gives.
         let help = try await swift(["package", "--package-path", package, "appex-bundle", "--help"], timeout: 600)
