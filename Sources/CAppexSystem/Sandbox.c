@@ -198,12 +198,6 @@ static void emit(struct filter_builder *builder, struct sock_filter instruction)
 #define RETURN_ERRNO(e) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
 #define RETURN_ALLOW BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
 
-/// `nr` fails with `error`: if (nr == number) return ERRNO(error). The accumulator holds nr.
-static void deny(struct filter_builder *builder, long number, int error) {
-    emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)number, 0, 1));
-    emit(builder, (struct sock_filter)RETURN_ERRNO(error));
-}
-
 static const long denied_calls[] = {
     // Reaching into other processes.
     SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev, SYS_kcmp,
@@ -329,16 +323,97 @@ static const long allowed_calls[] = {
     SYS_sendmsg, SYS_recvmsg, SYS_sendmmsg, SYS_recvmmsg,
 };
 
+/// What the filter answers a call by its number alone, or the test of its arguments it runs.
+enum verdict { VERDICT_ALLOW, VERDICT_EPERM, VERDICT_ENOSYS, VERDICT_CLONE, VERDICT_SOCKET, VERDICT_SOCKETPAIR };
+
+/// Calls numbered from here on get the filter's default verdict (x86-64's and arm64's numbers
+/// stay below 500; the x32 ABI's, from 0x40000000, are refused before the search).
+#define CAPPEX_CALL_TABLE 1024
+
+/// A run of consecutive call numbers with one verdict, from `first` to the next run's first.
+struct verdict_run {
+    uint32_t first;
+    uint8_t verdict;
+};
+
+/// The instructions `runs[lower..<upper]`'s search takes (see emit_search).
+static unsigned search_length(unsigned lower, unsigned upper) {
+    if (upper - lower == 1) return 1;
+    unsigned middle = lower + (upper - lower) / 2;
+    unsigned left = search_length(lower, middle);
+    return 1 + (left > 255 ? 1 : 0) + left + search_length(middle, upper);
+}
+
+/// A binary search over the runs, the call's number in the accumulator: each comparison halves
+/// the runs left, and each leaf returns its verdict or jumps to the argument test at `tests[v]`
+/// (an absolute index, after the search). The kernel runs log2(runs) comparisons for a call where
+/// a chain of tests ran one per listed call, and its action cache, which it fills when the filter
+/// is installed by running the filter for every call number, costs as much less.
+static void emit_search(struct filter_builder *builder, const struct verdict_run *runs, unsigned lower,
+                        unsigned upper, const unsigned tests[]) {
+    if (upper - lower == 1) {
+        switch (runs[lower].verdict) {
+        case VERDICT_ALLOW: emit(builder, (struct sock_filter)RETURN_ALLOW); break;
+        case VERDICT_EPERM: emit(builder, (struct sock_filter)RETURN_ERRNO(EPERM)); break;
+        case VERDICT_ENOSYS: emit(builder, (struct sock_filter)RETURN_ERRNO(ENOSYS)); break;
+        default: {
+            unsigned target = tests[runs[lower].verdict];
+            emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, target - builder->length - 1, 0, 0));
+        }
+        }
+        return;
+    }
+    unsigned middle = lower + (upper - lower) / 2;
+    unsigned left = search_length(lower, middle);
+    if (left <= 255) {
+        // nr >= first of the upper half: past the lower half's instructions; else the next one.
+        emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, runs[middle].first, (uint8_t)left, 0));
+    } else {
+        // Too far for a conditional jump's 8 bits: it reaches an unconditional jump instead.
+        emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, runs[middle].first, 0, 1));
+        emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, left, 0, 0));
+    }
+    emit_search(builder, runs, lower, middle, tests);
+    emit_search(builder, runs, middle, upper, tests);
+}
+
 /// The filter: a foreign architecture or ABI, the denied calls and namespace flags fail with
 /// EPERM; clone3 with ENOSYS (its flags sit behind a pointer the filter cannot read, and the C
 /// library then falls back to clone); a socket of any family but the internet's (Unix, netlink,
 /// packet…), an internet socket but a stream or a datagram, and a socket pair of any family but
 /// Unix, always; with
 /// `flags & CAPPEX_SECCOMP_NO_INET_DATAGRAM`, an internet socket other than a stream (Landlock
-/// rules TCP), with `CAPPEX_SECCOMP_NO_INET` any internet socket.
+/// rules TCP), with `CAPPEX_SECCOMP_NO_INET` any internet socket; with `CAPPEX_SECCOMP_ALLOWLIST`
+/// every call not on the allowlist. Every call number gets its verdict in a table (the denied
+/// calls win over the argument tests, which win over the allowlist), whose runs of equal verdicts
+/// the filter finds by binary search (docs/decisions/0169-launch-floor.md).
 static int build_filter(struct filter_builder *builder, int flags) {
     builder->length = 0;
     builder->overflow = 0;
+    uint8_t table[CAPPEX_CALL_TABLE];
+    const uint8_t otherwise = (flags & CAPPEX_SECCOMP_ALLOWLIST) ? VERDICT_EPERM : VERDICT_ALLOW;
+    memset(table, otherwise, sizeof table);
+    if (flags & CAPPEX_SECCOMP_ALLOWLIST) {
+        for (size_t index = 0; index < sizeof(allowed_calls) / sizeof(allowed_calls[0]); index++) {
+            if (allowed_calls[index] >= 0 && allowed_calls[index] < CAPPEX_CALL_TABLE) table[allowed_calls[index]] = VERDICT_ALLOW;
+        }
+    }
+    table[SYS_clone] = VERDICT_CLONE;
+    table[SYS_socket] = VERDICT_SOCKET;
+    table[SYS_socketpair] = VERDICT_SOCKETPAIR;
+#ifdef SYS_clone3
+    table[SYS_clone3] = VERDICT_ENOSYS;
+#endif
+    for (size_t index = 0; index < sizeof(denied_calls) / sizeof(denied_calls[0]); index++) {
+        if (denied_calls[index] >= 0 && denied_calls[index] < CAPPEX_CALL_TABLE) table[denied_calls[index]] = VERDICT_EPERM;
+    }
+    struct verdict_run runs[CAPPEX_CALL_TABLE + 1];
+    unsigned count = 0;
+    for (unsigned number = 0; number < CAPPEX_CALL_TABLE; number++) {
+        if (count == 0 || runs[count - 1].verdict != table[number]) runs[count++] = (struct verdict_run){ number, table[number] };
+    }
+    if (runs[count - 1].verdict != otherwise) runs[count++] = (struct verdict_run){ CAPPEX_CALL_TABLE, otherwise };
+
 #ifdef CAPPEX_AUDIT_ARCH
     emit(builder, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
     emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, CAPPEX_AUDIT_ARCH, 1, 0));
@@ -350,16 +425,17 @@ static int build_filter(struct filter_builder *builder, int flags) {
     emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1));
     emit(builder, (struct sock_filter)RETURN_ERRNO(EPERM));
 #endif
-    for (size_t index = 0; index < sizeof(denied_calls) / sizeof(denied_calls[0]); index++) {
-        deny(builder, denied_calls[index], EPERM);
-    }
-#ifdef SYS_clone3
-    deny(builder, SYS_clone3, ENOSYS);
-#endif
-    // clone with any namespace flag.
+    // The argument tests follow the search: where each starts.
+    unsigned tests[VERDICT_SOCKETPAIR + 1] = { 0 };
+    tests[VERDICT_CLONE] = builder->length + search_length(0, count);
+    tests[VERDICT_SOCKET] = tests[VERDICT_CLONE] + 4;
+    tests[VERDICT_SOCKETPAIR] = tests[VERDICT_SOCKET] + 12;
+    if (tests[VERDICT_SOCKETPAIR] + 4 > CAPPEX_MAX_FILTER) return -1;
+    emit_search(builder, runs, 0, count, tests);
+
+    // clone with any namespace flag (4 instructions).
     const uint32_t namespaces = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWUTS
                                 | CLONE_NEWIPC | CLONE_NEWCGROUP;
-    emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 4));
     emit(builder, (struct sock_filter)LOAD_ARG_LOW(0));
     emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, namespaces, 0, 1));
     emit(builder, (struct sock_filter)RETURN_ERRNO(EPERM));
@@ -367,9 +443,8 @@ static int build_filter(struct filter_builder *builder, int flags) {
     // socket(domain, type, protocol): an internet stream or datagram as the network allows, never
     // a raw one; every other family refused: Unix sockets (by path they reach an ssh-agent, a D-Bus
     // bus or docker.sock, where Landlock does not look), netlink, packet sockets. The extension
-    // keeps the sockets its host gave it. A fixed 13 instructions: the flags choose a refusal or a
+    // keeps the sockets its host gave it. A fixed 12 instructions: the flags choose a refusal or a
     // no-op.
-    emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 12));
     emit(builder, (struct sock_filter)LOAD_ARG_LOW(0));
     emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET, 1, 0));
     emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET6, 0, 7));  // else: refused
@@ -391,24 +466,30 @@ static int build_filter(struct filter_builder *builder, int flags) {
     emit(builder, (struct sock_filter)RETURN_ALLOW);  // a datagram
     emit(builder, (struct sock_filter)RETURN_ERRNO(EPERM));  // another family, or a raw or packet type
     emit(builder, (struct sock_filter)RETURN_ALLOW);  // a stream
-    // socketpair(domain, …): a Unix pair only, which reaches nothing outside the process.
-    emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socketpair, 0, 4));
+    // socketpair(domain, …): a Unix pair only, which reaches nothing outside the process (4).
     emit(builder, (struct sock_filter)LOAD_ARG_LOW(0));
     emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 1, 0));
     emit(builder, (struct sock_filter)RETURN_ERRNO(EPERM));
     emit(builder, (struct sock_filter)RETURN_ALLOW);
-    if (!(flags & CAPPEX_SECCOMP_ALLOWLIST)) {
-        emit(builder, (struct sock_filter)RETURN_ALLOW);  // another call
-        return builder->overflow ? -1 : 0;
-    }
-    // Another call: allowed only when listed. Each test leaves the call's number in the
-    // accumulator, and the kernel's action cache lets listed calls skip the filter entirely.
-    for (size_t index = 0; index < sizeof(allowed_calls) / sizeof(allowed_calls[0]); index++) {
-        emit(builder, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)allowed_calls[index], 0, 1));
-        emit(builder, (struct sock_filter)RETURN_ALLOW);
-    }
-    emit(builder, (struct sock_filter)RETURN_ERRNO(EPERM));
     return builder->overflow ? -1 : 0;
+}
+
+int cappex_seccomp_program(int flags, struct cappex_bpf_instruction *program, int capacity) {
+    static struct filter_builder builder;  // large: not on the stack; callers are tests and tools
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&lock);
+    int length = build_filter(&builder, flags) != 0 || builder.length > capacity ? -1 : builder.length;
+    if (length > 0) memcpy(program, builder.code, (size_t)length * sizeof(struct sock_filter));
+    pthread_mutex_unlock(&lock);
+    return length;
+}
+
+uint32_t cappex_seccomp_architecture(void) {
+#ifdef CAPPEX_AUDIT_ARCH
+    return CAPPEX_AUDIT_ARCH;
+#else
+    return 0;
+#endif
 }
 
 #define CHILD_STACK_SIZE (256 * 1024)
@@ -655,6 +736,15 @@ static int child_main(void *argument) {
 }
 
 #endif  // __linux__
+
+#ifndef __linux__
+int cappex_seccomp_program(int flags, struct cappex_bpf_instruction *program, int capacity) {
+    (void)flags; (void)program; (void)capacity;
+    return -1;
+}
+
+uint32_t cappex_seccomp_architecture(void) { return 0; }
+#endif
 
 int cappex_spawn_sandboxed(int executable_fd, int keep_executable_open, char *const argv[], char *const envp[],
                            const int *inherit, int inherit_count, int stdout_fd, int stderr_fd,

@@ -144,6 +144,21 @@ int cappex_landlock_allow_port(int ruleset, uint64_t port, uint64_t access);
 #define CAPPEX_SECCOMP_NO_INET 4          /* every internet socket */
 #define CAPPEX_SECCOMP_ALLOWLIST 8        /* enhanced: only the calls on the allowlist; any other EPERM */
 
+/// One instruction of a classic BPF program (the layout of linux/filter.h's sock_filter).
+struct cappex_bpf_instruction {
+    uint16_t code;
+    uint8_t jt;
+    uint8_t jf;
+    uint32_t k;
+};
+
+/// The seccomp program a child with `flags` (CAPPEX_SECCOMP_*) installs, written to `program`
+/// (room for `capacity` instructions): its length, or -1 when it does not fit.
+int cappex_seccomp_program(int flags, struct cappex_bpf_instruction *program, int capacity);
+
+/// The audit architecture the program expects in seccomp_data.arch (0 where it checks none).
+uint32_t cappex_seccomp_architecture(void);
+
 /// Namespaces the child is created in.
 #define CAPPEX_NAMESPACE_USER 1
 #define CAPPEX_NAMESPACE_MOUNT 2
