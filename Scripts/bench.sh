@@ -72,6 +72,9 @@ declare -A baseline_of=(
   [launch.first-reply.enhanced]=launch.first-reply.sandboxed
   [launch.first-reply.sandboxed.lone]=launch.first-reply.lone
   [launch.first-reply.lone]=launch.first-reply.baseline
+  [host.extensions.100.floor]=host.extensions.100.baseline
+  [host.extensions.100.floor.unsandboxed]=host.extensions.100.baseline
+  [host.extensions.100.floor.cpu]=host.extensions.100.cpu.baseline
   [keychain.read.brokered]=keychain.read
   [window.event.latency]=discovery.update-latency
 )
@@ -83,8 +86,16 @@ done
 
 # A figure NAME.p50 / NAME.p99 comes from benchmark NAME.
 bench_filter="$(printf '%s' "$bench_filter" | sed -E 's/\\\.p(50|99)//g; s/\.p(50|99)//g')"
+# package-benchmark names a benchmark that threw ("The following benchmarks failed") and still
+# exits 0: its output is read, and such a run fails here, figures or smoke.
 swift package --package-path Benchmarks --allow-writing-to-directory "$out" \
-  benchmark --filter "($bench_filter).*" --format histogramPercentiles --path "$out" --no-progress
+  benchmark --filter "($bench_filter).*" --format histogramPercentiles --path "$out" --no-progress 2>&1 |
+  tee "$out/benchmark.log"
+if grep -q 'The following benchmarks failed' "$out/benchmark.log"; then
+  echo "bench.sh: these benchmarks failed (each one's error is above):" >&2
+  grep -E '^Benchmark .* failed with' "$out/benchmark.log" | sort -u >&2
+  exit 1
+fi
 
 if [[ $smoke == 1 ]]; then
   # One file per benchmark and metric: <baseline>.<target>.<benchmark name>.<metric>.histogram…

@@ -289,7 +289,11 @@ extension AppExtensionProcess {
                 context: errorContext()
             )
         }
-        // Last, so no failure above leaves a cgroup behind.
+        // Its container, temporary and working directories, sandboxed or not (the benchmarks'
+        // unsandboxed launches too). Then the sandbox, last, so no failure above leaves a cgroup.
+        for directory in sandbox.directories {
+            try configuration.environment.makePrivateDirectory(directory)
+        }
         let prepared = configuration.isSandboxed ? try prepareSandbox(sandbox) : nil
         configuration.beforeSpawn?()
         return (
@@ -458,14 +462,11 @@ extension AppExtensionProcess {
 
     // MARK: - The sandbox
 
-    /// Makes the sandbox's directories and its kernel objects (Landlock ruleset, pids cgroup).
+    /// Makes the sandbox's kernel objects (Landlock ruleset, pids cgroup); its directories are made before.
     /// Where the kernel lacks a facility: refused with `sandboxUnavailable` when the point
     /// requires the sandbox, else a warning naming what is missing.
     func prepareSandbox(_ sandbox: ExtensionSandbox) throws(AppexError) -> Sandbox.Prepared? {
         let name = configuration.identity.bundleIdentifier
-        for directory in sandbox.directories {
-            try configuration.environment.makePrivateDirectory(directory)
-        }
         let prepared: Sandbox.Prepared
         do { prepared = try Sandbox.prepare(sandbox.profile) } catch {
             throw AppexError(

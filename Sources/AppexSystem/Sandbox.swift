@@ -426,7 +426,9 @@ package struct SandboxedSpawn: Sendable {
         }
         withExtendedLifetime(procs) {}  // the child wrote to them before exec
         guard result == 0 else {
-            return .failure(SystemError(Sandbox.stepName(step) + "(\(executable.path))", Errno(rawValue: result)))
+            // The call and what it was given: the working directory for chdir, else the executable.
+            let subject = step == CAPPEX_STEP_DIRECTORY ? workingDirectory : executable.path
+            return .failure(SystemError(Sandbox.stepName(step) + "(\(subject))", Errno(rawValue: result)))
         }
         return .success(pid)
     }
