@@ -1,5 +1,5 @@
 import AppexCore
-import AppexHost
+@_spi(Measurement) import AppexHost
 import AppexTesting
 // The IPC figures at a desktop's scale (issue 28), each beside its baseline in the same run:
 //
@@ -30,8 +30,26 @@ import Foundation
 /// A host with 100 extensions of its own, made once per benchmark process.
 final class ScaleWorld: Sendable {
     static let shared: ScaleWorld = {
-        do { return try ScaleWorld(count: 100) } catch {
+        do {
+            return try ScaleWorld(
+                count: 100,
+                host: "ScaleHostApp",
+                executable: BenchWorld.shared.binDirectory + "/BenchExtension"
+            )
+        } catch {
             FileHandle.standardError.write(Data("cannot build the scale fixture: \(error)\n".utf8))
+            exit(1)
+        }
+    }()
+
+    /// The same, with the C echo extension (Examples/Polyglot/C/echo.c, libc only) in each of the
+    /// 100 bundles: host.extensions.100.floor, what the host and the sandbox cost with a child that
+    /// starts in microseconds.
+    static let floor: ScaleWorld = {
+        do {
+            return try ScaleWorld(count: 100, host: "FloorHostApp", executable: BareChild.polyglotEcho)
+        } catch {
+            FileHandle.standardError.write(Data("cannot build the floor fixture: \(error)\n".utf8))
             exit(1)
         }
     }()
@@ -41,9 +59,11 @@ final class ScaleWorld: Sendable {
     let identities: [AppExtensionIdentity]
     let environment: AppexEnvironment
 
-    init(count: Int) throws {
+    /// `count` extensions in app `host`, each a bundle of its own around `executable` (hard-linked).
+    init(count: Int, host: String, executable: String) throws {
         let base = BenchWorld.shared
-        hostPath = base.world.root.appending("ScaleHostApp.app")
+        hostPath = base.world.root.appending(host + ".app")
+        let name = URL(fileURLWithPath: executable).lastPathComponent
         environment = base.world.environment
         // The point the benchmark extension's code binds to, in a host app of its own.
         try FixtureBundles.makeHostApp(
@@ -58,14 +78,11 @@ final class ScaleWorld: Sendable {
                 name: "Bench\(index)",
                 bundleIdentifier: "com.example.scale.bench\(index)",
                 extensionPoint: "com.example.hostapp.HostAppFeature",
-                info: ["CFBundleExecutable": .string("BenchExtension")]
+                info: ["CFBundleExecutable": .string(name)]
             )
             // The real extension, hard-linked: 100 copies of a 26 MB executable would fill the disk.
-            try FileManager.default.removeItem(atPath: bundle + "/BenchExtension")
-            try FileManager.default.linkItem(
-                atPath: base.binDirectory + "/BenchExtension",
-                toPath: bundle + "/BenchExtension"
-            )
+            try FileManager.default.removeItem(atPath: bundle + "/" + name)
+            try FileManager.default.linkItem(atPath: executable, toPath: bundle + "/" + name)
             try AppexBundle.sign(at: bundle, with: base.world.team)
         }
         discovery = try ExtensionDiscovery(hostBundleAt: hostPath, environment: environment)
@@ -77,12 +94,16 @@ final class ScaleWorld: Sendable {
         }
     }
 
-    /// A process of extension `index` (not launched yet).
-    func process(_ index: Int) throws -> AppExtensionProcess {
-        try AppExtensionProcess(
-            configuration: .init(identity: identities[index], hostBundlePath: hostPath, environment: environment),
-            discovery: discovery
+    /// A process of extension `index` (not launched yet), sandboxed unless `sandboxed` is false
+    /// (the benchmarks' switch).
+    func process(_ index: Int, sandboxed: Bool = true) throws -> AppExtensionProcess {
+        var configuration = AppExtensionProcess.Configuration(
+            identity: identities[index],
+            hostBundlePath: hostPath,
+            environment: environment
         )
+        configuration.isSandboxed = sandboxed
+        return try AppExtensionProcess(configuration: configuration, discovery: discovery)
     }
 
     /// 8 processes kept running for ipc.concurrent.8.
@@ -165,15 +186,18 @@ func scaleBenchmarks() {
     /// 100 extensions launched at once, until each replied to a first call; ended after `body`,
     /// and gone (reaped) before it returns, as the baseline's children are: the next iteration
     /// must not pay for this one's teardown.
-    @Sendable func hundredExtensions(_ body: ([AppExtensionProcess]) throws -> Void) async throws {
-        let world = ScaleWorld.shared
+    @Sendable func hundredExtensions(
+        of world: ScaleWorld = .shared,
+        sandboxed: Bool = true,
+        _ body: ([AppExtensionProcess]) throws -> Void
+    ) async throws {
         var processes: [AppExtensionProcess] = []
         defer {
             let pids = processes.compactMap(\.processIdentifier)
             for process in processes { process.invalidate() }
             waitUntilGone(pids)
         }
-        for index in world.identities.indices { processes.append(try world.process(index)) }
+        for index in world.identities.indices { processes.append(try world.process(index, sandboxed: sandboxed)) }
         // All launched at once, as a host starting its extensions does; each until its first reply.
         try await withThrowingTaskGroup(of: Void.self) { group in
             for process in processes {
@@ -207,6 +231,23 @@ func scaleBenchmarks() {
         for _ in benchmark.scaledIterations {
             benchmark.startMeasurement()
             try await hundredExtensions { _ in benchmark.stopMeasurement() }
+        }
+    }
+
+    // The floor under host.extensions.100: the same host, discovery, checks, sandbox and
+    // handshake, with a C extension (libc only) in each bundle instead of the Swift one. Its
+    // baseline is host.extensions.100's: the bare spawns (decision 0169).
+    Benchmark("host.extensions.100.floor", configuration: launches) { benchmark in
+        for _ in benchmark.scaledIterations {
+            benchmark.startMeasurement()
+            try await hundredExtensions(of: .floor) { _ in benchmark.stopMeasurement() }
+        }
+    }
+
+    Benchmark("host.extensions.100.floor.unsandboxed", configuration: launches) { benchmark in
+        for _ in benchmark.scaledIterations {
+            benchmark.startMeasurement()
+            try await hundredExtensions(of: .floor, sandboxed: false) { _ in benchmark.stopMeasurement() }
         }
     }
 
@@ -253,15 +294,17 @@ func scaleBenchmarks() {
         maxDuration: .seconds(30),
         maxIterations: 5
     )
-    Benchmark("host.extensions.100.cpu", configuration: cpuConfiguration) { benchmark in
-        for _ in benchmark.scaledIterations {
-            let before = cpuNanoseconds(ofProcess: getpid())
-            try await hundredExtensions { processes in
-                let host = cpuNanoseconds(ofProcess: getpid()) - before
-                let pids = processes.compactMap(\.processIdentifier)
-                precondition(pids.count == 100, "\(pids.count) of the 100 extensions are running")
-                let children = pids.map(cpuNanoseconds(ofProcess:)).reduce(0, +)
-                benchmark.measurement(cpu, Int((host + children) / 100))
+    for (name, isFloor) in [("host.extensions.100.cpu", false), ("host.extensions.100.floor.cpu", true)] {
+        Benchmark(name, configuration: cpuConfiguration) { benchmark in
+            for _ in benchmark.scaledIterations {
+                let before = cpuNanoseconds(ofProcess: getpid())
+                try await hundredExtensions(of: isFloor ? .floor : .shared) { processes in
+                    let host = cpuNanoseconds(ofProcess: getpid()) - before
+                    let pids = processes.compactMap(\.processIdentifier)
+                    precondition(pids.count == 100, "\(pids.count) of the 100 extensions are running")
+                    let children = pids.map(cpuNanoseconds(ofProcess:)).reduce(0, +)
+                    benchmark.measurement(cpu, Int((host + children) / 100))
+                }
             }
         }
     }
