@@ -125,7 +125,11 @@ import Testing
         #expect(!libraries.standardOutput.contains("libswiftCore"), "\(libraries.standardOutput)")
         // Linked by ld.lld in the order an extension's start runs (decision 0168).
         #expect(output.standardOutput.contains("linking Weather with ld.lld in the order an extension's start runs"))
-        let comment = try await run("/usr/bin/env", ["readelf", "-p", ".comment", bundle + "/Weather"], environment: [:])
+        let comment = try await run(
+            "/usr/bin/env",
+            ["readelf", "-p", ".comment", bundle + "/Weather"],
+            environment: [:]
+        )
         #expect(comment.standardOutput.contains("LLD"), "\(comment.standardOutput)")
 
         // The plugin's --help: what it does and every option, as `appex bundle --help` gives.
