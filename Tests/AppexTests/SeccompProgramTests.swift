@@ -75,7 +75,7 @@ enum CloneFlag {
 
 /// The seccomp program every sandboxed child installs, run here as the kernel runs it (classic
 /// BPF over `seccomp_data`): the verdict of each call, and the search that finds it.
-@Suite("seccomp program")
+@Suite("seccomp program", .timed)
 struct SeccompProgramTests {
     static let allow: UInt32 = 0x7fff_0000
     static func refused(_ error: Int32) -> UInt32 { 0x0005_0000 | UInt32(error) }
