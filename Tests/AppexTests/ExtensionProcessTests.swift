@@ -2,7 +2,7 @@ import AppexAuth
 import AppexAuthLogin
 import AppexCore
 import AppexFixtureInterfaces
-import AppexHost
+@_spi(Measurement) import AppexHost
 import AppexIPC
 import AppexStore
 import AppexTesting
@@ -86,6 +86,25 @@ import Testing
         let text = String(repeating: "x", count: 20 << 20)
         let reply = try await process.send(EchoRequest(command: "echo", text: text), expecting: EchoReply.self)
         #expect(reply.text.utf8.count == text.utf8.count)
+    }
+
+    @Test(
+        "an unsandboxed launch (the benchmarks' switch) makes the extension's working directory as a sandboxed one does, and the extension answers"
+    )
+    func unsandboxedLaunchMakesItsDirectories() async throws {
+        var configuration = AppExtensionProcess.Configuration(
+            identity: try installEcho(),
+            hostBundlePath: fixture.hostPath,
+            environment: fixture.world.environment
+        )
+        configuration.isSandboxed = false
+        let data = fixture.world.environment.home + "/ExtensionData/com.example.echo"
+        #expect(!FileManager.default.fileExists(atPath: data))  // a fresh home: nothing made it yet
+        let process = try await AppExtensionProcess(configuration: configuration)
+        defer { process.invalidate() }
+        let reply = try await process.send(EchoRequest(command: "echo", text: "unsandboxed"), expecting: EchoReply.self)
+        #expect(reply.text == "unsandboxed")
+        #expect(FileManager.default.fileExists(atPath: data))
     }
 
     @Test(
