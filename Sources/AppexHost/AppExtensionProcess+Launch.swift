@@ -589,6 +589,10 @@ extension AppExtensionProcess {
             "APPEX_BUNDLE_IDENTIFIER=\(configuration.identity.bundleIdentifier)",
             "APPEX_EXTENSION_POINT=\(configuration.identity.extensionPointIdentifier)",
             "APPEX_DATA_DIRECTORY=\(workingDirectory)",
+            // libdispatch's reports off: at every start it reports, to syslog, that it cannot
+            // give its manager thread nice -4 (an extension never has CAP_SYS_NICE), and that
+            // report alone maps the C library's time zone, syslog and printf code (decision 0170).
+            "LIBDISPATCH_LOG=NO",
         ]
         if keychainIndex { variables.append("APPEX_KEYCHAIN_INDEX_FD=5") }
         if let language = inherited["LANG"] { variables.append("LANG=\(language)") }

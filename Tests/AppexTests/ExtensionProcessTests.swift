@@ -108,6 +108,20 @@ import Testing
     }
 
     @Test(
+        "a launched extension's libdispatch reports nothing: LIBDISPATCH_LOG=NO is in its environment (its one report, at every start, maps the C library's syslog, time zone and printf code)"
+    )
+    func extensionsLibdispatchReportsNothing() async throws {
+        let process = try process(try installEcho())
+        defer { process.invalidate() }
+        let reply = try await process.send(EchoRequest(command: "echo", text: "quiet"), expecting: EchoReply.self)
+        #expect(reply.text == "quiet")
+        let pid = try #require(process.processIdentifier)
+        let environment = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ"))
+            .split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        #expect(environment.contains("LIBDISPATCH_LOG=NO"))
+    }
+
+    @Test(
         "an extension or widget started by hand, not by its host, says so on standard error and exits 1, with no crash report",
         arguments: [echoExecutable, widgetExecutable]
     )
