@@ -44,7 +44,8 @@ PR_CAPBSET_DROP, CAP_SYS_NICE = 24, 23
 
 # A C library string or memory function's variants: __memmove_avx_unaligned_erms,
 # __memmove_evex_unaligned_erms, __strlen_avx2, __strlen_evex, ...
-VARIANT = re.compile(r"^(__\w+?)_(sse2|ssse3|sse4_1|sse4_2|sse42|avx|avx2|evex|evex512|avx512)(_\w+)?$")
+VARIANT = re.compile(r"^(__\w+?)_(sse2|ssse3|sse4_1|sse4_2|sse42|avx|avx2|evex|evex512|avx512)(?:_\w+)?$")
+WIDE = ("evex", "evex512", "avx512")
 
 
 def varint(value):
@@ -112,6 +113,7 @@ def launch(command, after_reply=None):
         os.dup2(broker_child.fileno(), 4)
         # An extension never has CAP_SYS_NICE, so libdispatch's manager thread fails to take
         # nice -4 and goes down its report path (decision 0170): the recording goes there too.
+        # Dropping it needs CAP_SETPCAP; a recorder run without it has no CAP_SYS_NICE to drop.
         ctypes.CDLL(None, use_errno=True).prctl(PR_CAPBSET_DROP, CAP_SYS_NICE, 0, 0, 0)
 
     process = subprocess.Popen(command, env=environment, preexec_fn=descriptors, pass_fds=(3, 4), cwd=data)
@@ -190,29 +192,31 @@ def record(executable, output, drop):
                     seen.add(index)
                     order.append(table[index][2])
     kept = [name for name in order if not any(name.startswith(prefix) for prefix in drop)]
-    kept = with_vdso_setup(with_wider_variants(kept, table), table)
+    defined = {entry[2] for entry in table}
+    kept = with_vdso_setup(with_wider_variants(kept, defined), defined)
     with open(output, "w") as file:
         file.write("\n".join(kept) + "\n")
     print(f"extension-start-order: {len(kept)} symbols written to {output} ({len(order) - len(kept)} of the extension's own left out)")
 
 
-def with_wider_variants(order, table):
+def with_wider_variants(order, defined):
     """`order` with, after each C library function variant valgrind's CPU chose, its AVX-512
-    (evex, avx512) siblings: valgrind emulates no AVX-512, so a machine that has it runs those,
-    which would otherwise lie far from the start's other code, each in a 64 KB window of its own."""
-    defined = {entry[2] for entry in table}
+    (evex, avx512) siblings among the `defined` names: valgrind emulates no AVX-512, so a machine
+    that has it runs those, which would otherwise lie far from the start's other code, each in a
+    64 KB window of its own."""
+    wider = {}  # function (__strlen) -> its AVX-512 variants (__strlen_evex, ...)
+    for name in sorted(defined):
+        match = VARIANT.match(name)
+        if match and match.group(2) in WIDE:
+            wider.setdefault(match.group(1), []).append(name)
     widened, seen = [], set(order)
     for name in order:
         widened.append(name)
         match = VARIANT.match(name)
-        if not match or match.group(2) in ("evex", "evex512", "avx512"):
-            continue
-        for other in sorted(defined):
-            wider = VARIANT.match(other)
-            if (wider and wider.group(1) == match.group(1) and wider.group(2) in ("evex", "evex512", "avx512")
-                    and other not in seen):
-                seen.add(other)
-                widened.append(other)
+        if match and match.group(2) not in WIDE:
+            siblings = [other for other in wider.get(match.group(1), []) if other not in seen]
+            seen.update(siblings)
+            widened += siblings
     return widened
 
 
@@ -222,11 +226,11 @@ VDSO_SETUP = ["_dl_new_object", "_dl_add_to_namespace_list", "_dl_name_match_p",
               "_dl_lookup_symbol_x", "do_lookup_x", "check_match"]
 
 
-def with_vdso_setup(order, table):
-    """`order` with the vDSO's setup after `_dl_non_dynamic_init`, which runs it."""
+def with_vdso_setup(order, defined):
+    """`order` with the vDSO's setup (those of its functions `defined`) after
+    `_dl_non_dynamic_init`, which runs it."""
     if "_dl_non_dynamic_init" not in order:
         return order
-    defined = {entry[2] for entry in table}
     missing = [name for name in VDSO_SETUP if name in defined and name not in order]
     at = order.index("_dl_non_dynamic_init") + 1
     return order[:at] + missing + order[at:]
