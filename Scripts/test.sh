@@ -89,12 +89,6 @@ step 'main suite' swift test --skip-build --skip 'LaunchCycleTests|HostDeathTest
 # page within a second of its date, an event without a reload) is time, which five other
 # suites' processes and browsers on two cores would make up.
 SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=2 step pages swift test --skip-build --filter 'WindowBrowserTests|WidgetDesktopTests|SceneTests'
-# The templates' READMEs, run as written: each builds Appex in new packages (minutes of both cores),
-# so they run after the rest, one at a time, rather than beside its time-bounded tests.
-step templates swift test --skip-build --filter TemplateTests
-echo "test.sh: the ten slowest tests (each its own time, queue wait excluded; a parameterized test's cases added up):"
-awk -F '\t' '{ total[$2] += $1 } END { for (name in total) printf "%.3f\t%s\n", total[name], name }' "$APPEX_TEST_TIMINGS" |
-  sort -rn | awk -F '\t' 'NR <= 10 { printf "  %8.1f s  %s\n", $1, $2 }'  # awk reads it all: no SIGPIPE under pipefail
 # The product (Examples/, a sibling package on Appex by path): its own tests, against the same server.
 step Examples swift test --package-path Examples
 # One trace across the process boundary: a host span and its extension's child span, exported through swift-otel.
@@ -110,5 +104,11 @@ step benchmarks Scripts/bench.sh --smoke
 # costs resident memory), and that extension's start scans no protocol conformance before its
 # first reply (under gdb; docs/decisions/0168-extension-start-layout.md).
 step 'start layout' Scripts/extension-start-order.sh --check
+# The templates' READMEs, run as written: each builds Appex in new packages (minutes of both cores),
+# so they run last (a failure elsewhere is known half an hour sooner), apart from the time-bounded tests.
+step templates swift test --skip-build --filter TemplateTests
+echo "test.sh: the ten slowest tests (each its own time, queue wait excluded; a parameterized test's cases added up):"
+awk -F '\t' '{ total[$2] += $1 } END { for (name in total) printf "%.3f\t%s\n", total[name], name }' "$APPEX_TEST_TIMINGS" |
+  sort -rn | awk -F '\t' 'NR <= 10 { printf "  %8.1f s  %s\n", $1, $2 }'  # awk reads it all: no SIGPIPE under pipefail
 echo "test.sh: every step passed in $(($(date +%s) - started_all)) s:"
 printf '%s\n' "${step_times[@]}"

@@ -99,15 +99,13 @@ public final class ExtensionBrowserPage: WindowPage {
         ])
     }
 
-    /// The rows that change, each as it changes; the whole list when one is added or removed
-    /// (and first, so a page that subscribes late misses nothing).
+    /// The rows that change, each as it changes; the whole list when one is added or removed.
     public func updates() -> AsyncStream<WindowUpdate> {
         let (stream, continuation) = AsyncStream.makeStream(of: WindowUpdate.self)
         let id = state.withLock { state in
             let id = state.nextWatcher
             state.nextWatcher += 1
             state.watchers[id] = continuation
-            continuation.yield(WindowUpdate(id: ExtensionRow.listID, markup: list(state.rows)))
             return id
         }
         continuation.onTermination = { [weak self] _ in

@@ -24,7 +24,9 @@ enum WindowAssets {
             }
           };
           styled(document.body);
-          const events = new EventSource("/events?page=" + encodeURIComponent(page));
+          // What the page shows goes with the stream, which first sends the page anew if it changed.
+          const shown = document.getElementById("page").dataset.shown || "";
+          const events = new EventSource("/events?page=" + encodeURIComponent(page) + "&shown=" + encodeURIComponent(shown));
           events.addEventListener("replace", (event) => {
             const update = JSON.parse(event.data);
             const old = document.getElementById(update.id);

@@ -6,7 +6,9 @@ public import AppexVocabulary
 /// A page builds everything it shows from ``Markup``, so what it shows from others (a contact's
 /// name, an extension's display name) is text. Its ``updates()`` stream replaces an element by
 /// its `id` on every open copy of the page, through the window's one event stream: no reload,
-/// no polling.
+/// no polling. A stream that opens after a change the page did not see (published while the page
+/// loaded, or while its stream reconnected) first replaces the whole page with ``render()``, so
+/// `updates()` sends changes only, never the state at its start.
 public protocol WindowPage: Sendable {
     /// Where the page is served: `/`, or a path such as `/extensions`.
     var path: String { get }

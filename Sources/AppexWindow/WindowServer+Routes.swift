@@ -35,7 +35,7 @@ extension WindowServer {
                 [Markup.element("h1", [:], [.text(configuration.title)]), Markup.element("nav", [:], links)]
             ).html
             + "<p id=\"window-status\" role=\"status\"></p>"
-            + Markup.element("main", ["id": "page"], [content]).html
+            + Self.main(content).html
             + "</body></html>"
         return Response(
             status: .ok,
@@ -44,15 +44,43 @@ extension WindowServer {
         )
     }
 
+    /// The page's content in its `main` element, marked with the digest of what it shows
+    /// (`data-shown`), which the page's event stream sends back.
+    static func main(_ content: Markup) -> Markup {
+        .element("main", ["id": "page", "data-shown": digest(of: content)], [content])
+    }
+
+    /// A digest of `content`'s HTML (FNV-1a, 64 bits): equal for equal content in this process.
+    static func digest(of content: Markup) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in content.html.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+
     /// The page's updates as server-sent events (`event: replace`, `data: {"id":…,"html":…}`),
     /// with a comment every 15 s so a closed connection is noticed.
+    ///
+    /// The stream first replaces the whole page when it differs from what the page shows
+    /// (`shown`, its `data-shown`): a change published after the document was rendered and
+    /// before this stream subscribed (a login that finished while the page loaded), or while a
+    /// dropped stream reconnected, would otherwise never reach it. The page is rendered after
+    /// the stream subscribed, so every later change follows it.
     func events(_ request: Request) throws -> Response {
         guard let path = request.uri.queryParameters["page"].map(String.init), let page = pages[path] else {
             return WindowResponses.refusal(.notFound, "no such page")
         }
+        let shown = request.uri.queryParameters["shown"].map(String.init)
         let updates = page.updates()
         let body = ResponseBody { writer in
             try await writer.write(ByteBuffer(string: ": open\n\n"))
+            if let content = try? await page.render(), Self.digest(of: content) != shown {
+                try await writer.write(
+                    ByteBuffer(string: Self.event(WindowUpdate(id: "page", markup: Self.main(content))))
+                )
+            }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 let (beats, beat) = AsyncStream.makeStream(of: Void.self)
                 group.addTask {

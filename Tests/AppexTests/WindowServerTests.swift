@@ -157,22 +157,47 @@ final class CounterPage: WindowPage {
         let page = CounterPage()
         let window = try await TestWindow([page])
         let cookie = try await window.logIn()
+        let shown = try await window.shown(cookie: cookie)
         let listening = Task {
-            try await window.request("GET", "/events?page=%2F", headers: ["Cookie": cookie], untilEvent: true)
+            try await window.request(
+                "GET",
+                "/events?page=%2F&shown=\(shown)",
+                headers: ["Cookie": cookie],
+                untilEvent: true
+            )
         }
         // The stream is open once the page has a watcher.
         #expect(await eventually(within: 20) { page.watcherCount > 0 })
         try await page.perform(WindowAction(name: "increment", fields: ["by": "5"]))
         let reply = try await listening.value
         #expect(reply.status == 200 && reply.headers["content-type"] == "text/event-stream")
-        let data = try #require(reply.body.split(separator: "\n").first { $0.hasPrefix("data: ") }?.dropFirst(6))
-        struct Update: Decodable {
-            var id: String
-            var html: String
-        }
-        let update = try JSONDecoder().decode(Update.self, from: Data(data.utf8))
+        let update = try #require(try TestWindow.firstUpdate(in: reply.body))
         #expect(update.id == "counter" && update.html.contains("<p id=\"count\">5</p>"))
         #expect(update.html.contains("&lt;script&gt;") && !update.html.contains("<script>"))
+    }
+
+    @Test(
+        "a change made after the page was served and before its event stream opened reaches it: the stream first sends the whole page when it differs from what the page shows"
+    )
+    func changeBeforeTheStreamOpens() async throws {
+        let page = CounterPage()
+        let window = try await TestWindow([page])
+        let cookie = try await window.logIn()
+        let shown = try await window.shown(cookie: cookie)
+        // Published while no stream listens (a login finishing while the page loads).
+        try await page.perform(WindowAction(name: "increment", fields: ["by": "7"]))
+        let reply = try await window.request(
+            "GET",
+            "/events?page=%2F&shown=\(shown)",
+            headers: ["Cookie": cookie],
+            untilEvent: true
+        )
+        let update = try #require(try TestWindow.firstUpdate(in: reply.body))
+        #expect(update.id == "page" && update.html.hasPrefix("<main id=\"page\" data-shown=\""))
+        #expect(update.html.contains("<p id=\"count\">7</p>"))
+        // Its new digest is the document's now: a stream opened with it gets no page first.
+        let current = try await window.shown(cookie: cookie)
+        #expect(current != shown && update.html.contains("data-shown=\"\(current)\""))
     }
 
     @Test(

@@ -115,6 +115,31 @@ final class TestWindow: Sendable {
         return String(cookie)
     }
 
+    /// What the page at `path` shows now: its `main`'s `data-shown`, which its event stream sends back.
+    func shown(cookie: String, path: String = "/") async throws -> String {
+        let document = try await request("GET", path, headers: ["Cookie": cookie]).body
+        guard let start = document.range(of: "<main id=\"page\" data-shown=\"")?.upperBound,
+            let end = document[start...].firstIndex(of: "\"")
+        else {
+            throw ClientFailure(description: "\(path) has no main element with data-shown: \(document.prefix(300))")
+        }
+        return String(document[start..<end])
+    }
+
+    /// One replaced fragment of an event stream.
+    struct Update: Decodable {
+        var id: String
+        var html: String
+    }
+
+    /// The first update of an event stream's `body`, if it has one.
+    static func firstUpdate(in body: String) throws -> Update? {
+        guard let data = body.split(separator: "\n").first(where: { $0.hasPrefix("data: ") })?.dropFirst(6) else {
+            return nil
+        }
+        return try JSONDecoder().decode(Update.self, from: Data(data.utf8))
+    }
+
     static let client = """
         import http.client, json, sys
         req = json.loads(sys.argv[1])
