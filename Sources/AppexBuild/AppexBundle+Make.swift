@@ -117,7 +117,6 @@ extension AppexBundle {
             let bundle = load(at: staged, as: .appExtension)
             guard let host, host.bundleIdentifier != nil else { return bundle.problems }
             return bundle.problems + bundle.bindingProblems(against: host)
-                + bundle.sharedEntitlementProblems(against: host)
         }
         return load(at: outputPath, as: .appExtension)
     }

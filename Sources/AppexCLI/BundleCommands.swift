@@ -8,7 +8,7 @@ struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check a bundle: Info.plist, entitlements, executable, extension points and seal.",
         discussion:
-            "A host app is checked with every extension in its Extensions/ folder, each against the points the host declares and the host's app groups and keychain access groups, which it must list exactly. Exit code 0 when valid, 1 with every problem listed otherwise."
+            "A host app is checked with every extension in its Extensions/ folder, each against the points the host declares. An extension whose app groups or keychain access groups are not exactly its host's gets a warning (it shares no data with its host through them), not a problem. Exit code 0 when valid, 1 with every problem listed otherwise."
     )
 
     @Argument(help: ArgumentHelp("A .app or .appex bundle.", valueName: "PATH"))
@@ -25,6 +25,7 @@ struct Validate: ParsableCommand {
                 print("\(bundle.path): \(problems.count) problem\(problems.count == 1 ? "" : "s")")
                 for problem in problems { print("  - \(problem)") }
             }
+            for warning in sharingWarnings(of: bundle) { print("  warning: \(warning)") }
         }
         if report.contains(where: { !$0.1.isEmpty }) { throw ExitCode.failure }
     }
@@ -65,10 +66,10 @@ enum BundleValidation {
         return bundle.problems
     }
 
-    /// What is wrong with `bundle` as an extension of `host`: a point the host does not declare,
-    /// app groups or keychain access groups that are not the host's.
+    /// What is wrong with `bundle` as an extension of `host`: a point the host does not declare.
+    /// (Sharing entitlements that differ from the host's are warnings: ``sharingWarnings(of:)``.)
     static func againstHost(_ bundle: AppexBundle, _ host: AppexBundle) -> [BundleProblem] {
-        bundle.bindingProblems(against: host) + bundle.sharedEntitlementProblems(against: host)
+        bundle.bindingProblems(against: host)
     }
 }
 
@@ -199,6 +200,7 @@ struct Sign: ParsableCommand {
             // What `appex validate` says of the signed bundle; it must say nothing.
             try refuse(BundleValidation.problems(ofBundleAt: path), "\(path) was signed but is not valid", path: path)
             print("signed \(path) for team \(signingKey.teamIdentifier) (\(count) files)")
+            warnAboutSharing(of: AppexBundle.load(at: path))
         }
     }
 }

@@ -113,6 +113,7 @@ package struct MakeBundle: ParsableCommand {
         print(
             "made \(bundle.path): \(bundle.bundleIdentifier ?? "") binds to \(bundle.info.extensionPointIdentifier ?? "")\(key == nil ? " (unsigned)" : ", signed")"
         )
+        warnAboutSharing(of: bundle)
     }
 
     private func makeApp() throws {

@@ -1,7 +1,13 @@
 extension AppexBundle {
-    /// The problems of this extension's sharing entitlements against `host`'s: one for each of
+    /// Warnings about this extension's sharing entitlements against `host`'s: one for each of
     /// `com.apple.security.application-groups` and `keychain-access-groups` whose groups are not
     /// exactly the host's, naming the extension's `Entitlements.plist`, the key and both lists.
+    ///
+    /// Warnings, not problems: on Apple's platforms the rule is the team's, not the host's (an
+    /// extension may share a group with another app of its team), so a bundle that differs is
+    /// valid. What a difference costs is that host and extension do not share the data the
+    /// group holds; `appex validate`, `appex bundle`, `appex sign` and the appex-bundle plugin
+    /// print these beside a valid bundle.
     ///
     /// App groups are compared as sets. Keychain access groups must also list the same group
     /// first: the first is the default access group, where a process that names none keeps its
@@ -9,7 +15,7 @@ extension AppexBundle {
     /// Empty for a host app, when both sides list the same groups (none counts), and for an
     /// extension that lists neither app groups nor keychain groups: it shares nothing with its
     /// host (a translator that needs none of its data), so nothing is split.
-    public func sharedEntitlementProblems(against host: AppexBundle) -> [BundleProblem] {
+    public func sharedEntitlementWarnings(against host: AppexBundle) -> [BundleProblem] {
         guard kind == .appExtension,
             !(entitlements.applicationGroups.isEmpty && entitlements.keychainAccessGroups.isEmpty)
         else { return [] }
