@@ -155,6 +155,18 @@ extension WidgetHost {
                 fetch.placeholders = planned.placeholders
                 fetch.timelines = planned.timelines
             }
+            if fetch.replaced {
+                // Another build of the extension: what is stored is the old build's. Its widgets
+                // show the new build's timelines now, as a new extension's do (no budget taken),
+                // and ask for a new placeholder should one fail.
+                for descriptor in checked {
+                    let key = Self.key(of: descriptor, in: fetch.identity, family: fetch.family)
+                    if !fetch.timelines.contains(where: { $0.key == key }) {
+                        fetch.timelines.append((key, "its extension was replaced by another build"))
+                    }
+                    if !fetch.placeholders.contains(key) { fetch.placeholders.append(key) }
+                }
+            }
         }
         for (key, why) in fetch.timelines {
             // The attempt counts from when the request was sent: a reload asked for while the

@@ -15,6 +15,9 @@ extension WidgetHost {
         var version: String
         var family: WidgetFamily?
         var describe: Bool
+        /// Described before at another version: another build replaced the bundle, so every
+        /// widget's stored timeline is the old build's and is fetched again.
+        var replaced = false
         var placeholders: [WidgetKey] = []
         var timelines: [(key: WidgetKey, why: String)] = []
     }
@@ -36,9 +39,9 @@ extension WidgetHost {
                     inFlightLimit: inFlightLimit
                 )
                 guard claimed else { continue }
-                fetches.append(
-                    Fetch(found: found, identity: identity, version: version, family: family, describe: true)
-                )
+                var fetch = Fetch(found: found, identity: identity, version: version, family: family, describe: true)
+                fetch.replaced = try store.hasDescriptors(extension: identity.bundleIdentifier)
+                fetches.append(fetch)
                 continue
             }
             let planned = try plan(

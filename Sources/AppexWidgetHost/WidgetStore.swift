@@ -96,6 +96,18 @@ final class WidgetStore: Sendable {
         return WidgetDescriptor.stored(blob)
     }
 
+    /// Whether the extension `bundle` was described at any version: a build not yet described
+    /// replaces one whose timelines may still be stored.
+    func hasDescriptors(extension bundle: String) throws(AppexError) -> Bool {
+        try read("read widget descriptors") { db in
+            try Bool.fetchOne(
+                db,
+                sql: "SELECT EXISTS (SELECT 1 FROM descriptors WHERE extension = ?)",
+                arguments: [bundle]
+            ) ?? false
+        }
+    }
+
     // MARK: What a launch brought
 
     /// What one launch of a widget extension brought, stored in one transaction.

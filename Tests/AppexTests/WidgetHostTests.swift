@@ -1,5 +1,6 @@
 import AppexCore
 import AppexHost
+import AppexTestTiers
 import AppexTesting
 import AppexWidgetHost
 import AppexWidgetKit
@@ -29,6 +30,31 @@ import Testing
         #expect(steady.placeholder == nil)
         // One launch answered every widget: each kind was fetched once.
         for kind in ["AtEnd", "After", "Never", "Steady", "Victim"] { #expect(widgets.fetches(kind) == 1) }
+    }
+
+    @Test(
+        "a widget extension replaced by another build shows the new build's timelines at the next refresh, its stored ones still current"
+    )
+    func replacedExtensionReloads() async throws {
+        let widgets = try WidgetWorld()
+        let host = try widgets.host()
+        let first = try await host.refresh()
+        #expect(first.widget("Steady")?.texts().first == "Steady fetch 1")
+        _ = try await host.refresh()
+        #expect(widgets.fetches("Steady") == 1, "nothing is due yet")
+        // The developer's loop: rebuilt, bundled again in place (what `appex widgets show` meets
+        // after `swift package appex-bundle`).
+        _ = try FixtureBundles.bundle(
+            executable: widgetExecutable,
+            in: widgets.app + "/Extensions",
+            name: "FixtureWidgets",
+            bundleIdentifier: WidgetWorld.widgetsIdentifier,
+            signedBy: widgets.world.team
+        )
+        let after = try await host.refresh()
+        #expect(widgets.fetches("Steady") == 2)
+        #expect(after.widget("Steady")?.texts().first == "Steady fetch 2", "the old build's timeline is shown")
+        #expect(after.widget("Steady")?.health == .current)
     }
 
     @Test("each reload policy: .atEnd and .after fetch again when due, .never does not, and nothing launches before")
