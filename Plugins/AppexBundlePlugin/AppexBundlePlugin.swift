@@ -46,7 +46,9 @@ struct AppexBundlePlugin: CommandPlugin {
             // its start touches them (docs/decisions/0168-extension-start-layout.md).
             parameters.otherSwiftcFlags.append("-use-ld=lld")
             if !options.isApp, FileManager.default.fileExists(atPath: Self.startOrder) {
-                parameters.otherLinkerFlags = ["--symbol-ordering-file=\(Self.startOrder)", "--no-warn-symbol-ordering"]
+                parameters.otherLinkerFlags = [
+                    "--symbol-ordering-file=\(Self.startOrder)", "--no-warn-symbol-ordering",
+                ]
                 print("linking \(productName) with ld.lld in the order an extension's start runs")
             }
         }
@@ -86,18 +88,30 @@ struct AppexBundlePlugin: CommandPlugin {
         let entitlements = options.entitlements ?? Self.defaultEntitlements(in: sources, product: productName)
         if let entitlements { bundle += ["--entitlements", entitlements] }
 
-        let process = try Process.run(try bundler(), arguments: bundle)
+        let (tool, command) = try bundler()
+        let process = try Process.run(tool, arguments: command + bundle)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw PluginFailure("appex-bundler exited \(process.terminationStatus) for \(productName)")
+            throw PluginFailure("\(tool.lastPathComponent) exited \(process.terminationStatus) for \(productName)")
         }
     }
 
-    /// `appex-bundler` (`appex bundle` alone), built in debug in the package's own build folder:
-    /// it links what making and signing a bundle needs, not the rest of `appex`. (As the plugin's
-    /// declared tool, `appex` itself was built a second time, as a host tool, with every module it
-    /// links: most of a new package's first bundle; docs/decisions/0153.)
-    func bundler() throws -> URL {
+    /// The release of Appex this plugin belongs to: it runs an installed `appex` only when
+    /// `appex --version` prints the same (kept equal to AppexCommandCore's `appexVersion`; a test
+    /// checks).
+    static let appexVersion = "0.1.0"
+
+    /// What makes the bundle: the `appex` on the PATH (`Scripts/install.sh` puts one in
+    /// `~/.local/bin`) when it is this plugin's release, so that a new package's first bundle
+    /// compiles only the product; otherwise `appex-bundler` (`appex bundle` alone), built in
+    /// debug in the package's own build folder: what making and signing a bundle needs, not the
+    /// rest of `appex`. (As the plugin's declared tool, `appex` itself was built a second time,
+    /// as a host tool, with every module it links: docs/decisions/0153.)
+    func bundler() throws -> (tool: URL, arguments: [String]) {
+        if let installed = Self.installedAppex() {
+            return (installed, ["bundle"])
+        }
+        print("no appex \(Self.appexVersion) on the PATH (Scripts/install.sh installs it): building appex-bundler")
         let build = try packageManager.build(
             .product("appex-bundler"),
             parameters: PackageManager.BuildParameters(configuration: .debug, logging: .concise)
@@ -106,7 +120,28 @@ struct AppexBundlePlugin: CommandPlugin {
         guard let tool = build.builtArtifacts.first(where: { $0.kind == .executable })?.url else {
             throw PluginFailure("building appex-bundler made no executable")
         }
-        return tool
+        return (tool, [])
+    }
+
+    /// The first `appex` on the PATH whose `--version` is ``appexVersion``, if there is one.
+    static func installedAppex() -> URL? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        for folder in path.split(separator: ":") where !folder.isEmpty {
+            let candidate = URL(fileURLWithPath: String(folder)).appendingPathComponent("appex")
+            guard FileManager.default.isExecutableFile(atPath: candidate.path) else { continue }
+            let process = Process()
+            process.executableURL = candidate
+            process.arguments = ["--version"]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            guard (try? process.run()) != nil else { continue }
+            let printed = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            let version = String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            return process.terminationStatus == 0 && version == appexVersion ? candidate : nil
+        }
+        return nil
     }
 
     /// The order an extension's start touches the code and data of the Swift runtime, the

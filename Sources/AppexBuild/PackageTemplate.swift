@@ -313,12 +313,12 @@ public struct PackageTemplate: Sendable {
                 """
             steps = [
                 "swift test",
-                "swift run appex keygen --output team.key",
+                "appex keygen --output team.key",
                 "swift package appex-bundle --product \(name) --key team.key --identifier com.example.\(lower) --output Widgets/\(name).appex",
                 "export APPEX_EXTENSIONS_PATH=\"$PWD/Widgets\"",
-                "swift run appex widgets list --all",
-                "swift run appex widgets enable com.example.\(lower)",
-                "swift run appex widgets show \(name)",
+                "appex widgets list --all",
+                "appex widgets enable com.example.\(lower)",
+                "appex widgets show \(name)",
             ]
             notes = """
                 1. `swift test` runs the provider's test.
@@ -345,12 +345,12 @@ public struct PackageTemplate: Sendable {
             let host = point.hostBundleIdentifier
             steps = [
                 "swift test",
-                "swift run appex keygen --output team.key",
-                "swift run appex new host HostApp --point \(point) --output .. --appex \(Self.shellWord(appex))",
+                "appex keygen --output team.key",
+                "appex new host HostApp --point \(point) --output .. --appex \(Self.shellWord(appex))",
                 "swift package --package-path ../HostApp appex-bundle --product HostApp --app --identifier \(host) --key team.key --output HostApp.app",
                 "swift package appex-bundle --product \(name) --host HostApp.app --key team.key",
-                "swift run appex list --host HostApp.app",
-                "swift run appex call --host HostApp.app \(host).\(lower) '{\"text\": \"hello\"}'",
+                "appex list --host HostApp.app",
+                "appex call --host HostApp.app \(host).\(lower) '{\"text\": \"hello\"}'",
             ]
             intro = """
                 An app extension for Linux that binds to the point `\(point)`. \
@@ -380,12 +380,12 @@ public struct PackageTemplate: Sendable {
             let extensionName = "\(name)Extension"
             steps = [
                 "swift test",
-                "swift run appex keygen --output team.key",
+                "appex keygen --output team.key",
                 "swift package appex-bundle --product \(name) --app --identifier \(point.hostBundleIdentifier) --key team.key --output \(name).app",
                 "./\(name).app/\(name)",
-                "swift run appex new extension \(extensionName) --point \(point) --output .. --appex \(Self.shellWord(appex))",
+                "appex new extension \(extensionName) --point \(point) --output .. --appex \(Self.shellWord(appex))",
                 "swift package --package-path ../\(extensionName) appex-bundle --product \(extensionName) --host \(name).app --key team.key",
-                "swift run appex list --host \(name).app",
+                "appex list --host \(name).app",
                 "./\(name).app/\(name)",
             ]
             intro = """
@@ -421,8 +421,10 @@ public struct PackageTemplate: Sendable {
 
             ## From here to a running result
 
-            Run these from this folder, in order. `appex` is Appex's command-line tool; `swift run appex` \
-            builds it from the Appex this package depends on (the first time takes a few minutes).
+            Run these from this folder, in order. `appex` is Appex's command-line tool: \
+            `Scripts/install.sh` in Appex's checkout puts it in `~/.local/bin` (once; a few minutes). \
+            `swift package appex-bundle` uses that `appex` when it is the same release, and otherwise \
+            builds the part of it that makes bundles.
 
             ```sh
             \(steps.joined(separator: "\n"))

@@ -14,6 +14,7 @@ struct Appex: AsyncParsableCommand {
             Extensions outside a host's own Extensions/ folder are found on APPEX_EXTENSIONS_PATH \
             (colon-separated folders) and are unapproved until enabled.
             """,
+        version: appexVersion,
         subcommands: [
             List.self, Enable.self, Disable.self, Doctor.self,
             Validate.self, Inspect.self, Keygen.self, Sign.self, MakeBundle.self, Call.self, Conform.self, Stats.self,

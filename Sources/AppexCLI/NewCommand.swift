@@ -49,7 +49,11 @@ struct New: ParsableCommand {
         }
         guard let location = appex ?? Self.builtFromCheckout else {
             throw fail(
-                AppexError(.notFound, "this appex was not built from a checkout it can find: give --appex PATH|URL")
+                AppexError(
+                    .notFound,
+                    "the Appex checkout this appex was built from (\(Self.checkout)) is gone: give --appex PATH|URL",
+                    context: .init(path: Self.checkout)
+                )
             )
         }
         let template = try reporting { () throws(AppexError) in
@@ -85,10 +89,16 @@ struct New: ParsableCommand {
         )
     }
 
-    /// The Appex checkout this tool was compiled from, while it is still there.
+    /// The folder of the Appex checkout this tool was compiled from (this file's package), by
+    /// its source path: the same for `swift run appex`, a debug or release build, and an `appex`
+    /// that `Scripts/install.sh` copied elsewhere.
+    static let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    /// ``checkout``, while it is still Appex's package (its manifest and this command's source).
     static var builtFromCheckout: String? {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().path
-        return FileManager.default.fileExists(atPath: root + "/Sources/AppexCore/PackageTemplate.swift") ? root : nil
+        let manager = FileManager.default
+        return manager.fileExists(atPath: checkout + "/Package.swift")
+            && manager.fileExists(atPath: checkout + "/Sources/AppexCLI/NewCommand.swift") ? checkout : nil
     }
 }

@@ -1,4 +1,6 @@
+import AppexCommandCore
 import AppexCore
+import AppexTestTiers
 import AppexTesting
 import AppexWidgetHost
 import Foundation
@@ -63,6 +65,46 @@ import Testing
         #expect(throws: AppexError.self) { try PackageTemplate(kind: .widget, name: "a/b", appex: "/src") }
     }
 
+    @Test(
+        "appex new, as the README prints it (no --appex), makes a package on the checkout appex was built from, run where it was built and from a copy elsewhere (an installed appex)"
+    )
+    func newWithoutAppexOption() async throws {
+        let world = try AppexTestEnvironment()
+        let installed = world.root.appending("bin")
+        try FileManager.default.createDirectory(atPath: installed, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: appexExecutable, toPath: installed + "/appex")
+        let output = world.root.appending("made")
+        for (tool, name) in [(appexExecutable, "FromBuild"), (installed + "/appex", "FromCopy")] {
+            let made = try await run(
+                tool,
+                ["new", "widget", name, "--output", output],
+                environment: world.processVariables
+            )
+            try #require(made.status == 0, "\(made.standardError)")
+            let manifest = try String(contentsOfFile: output + "/\(name)/Package.swift", encoding: .utf8)
+            #expect(manifest.contains(".package(path: \"\(packageRoot)\")"), "\(manifest)")
+        }
+    }
+
+    @Test("appex --version prints the release the appex-bundle plugin asks an installed appex for")
+    func versionMatchesThePlugin() async throws {
+        let world = try AppexTestEnvironment()
+        let printed = try await appex("--version", in: world)
+        #expect(printed.status == 0)
+        #expect(printed.standardOutput == appexVersion + "\n")
+        let plugin = try String(
+            contentsOfFile: packageRoot + "/Plugins/AppexBundlePlugin/AppexBundlePlugin.swift",
+            encoding: .utf8
+        )
+        #expect(plugin.contains("static let appexVersion = \"\(appexVersion)\""))
+    }
+
+    /// `path` with the folder of the `appex` this test run built first, as `Scripts/install.sh`'s
+    /// `~/.local/bin` would be.
+    static func pathWithAppex(_ path: String?) -> String {
+        URL(fileURLWithPath: appexExecutable).deletingLastPathComponent().path + ":" + (path ?? "/usr/bin:/bin")
+    }
+
     /// The shell block of a generated README: the lines between its ```sh fence and the next.
     static func shellBlock(of readme: String) throws -> String {
         let lines = readme.components(separatedBy: "\n")
@@ -73,7 +115,9 @@ import Testing
 
     /// Makes a `kind` package named `name` with `appex new` in a new folder, and runs the shell
     /// block of its README there as written (`bash -e`: the first failing command stops it), as a
-    /// new user of this machine would: `swift` from the PATH, Appex's state in `world`.
+    /// new user of this machine would: `swift` from the PATH, Appex's state in `world`, and the
+    /// `appex` this test run built first on the PATH, where `Scripts/install.sh` puts the user's
+    /// (the same release: the plugin uses it as it would an installed one).
     static func followReadme(
         of kind: PackageTemplate.Kind,
         named name: String,
@@ -81,12 +125,15 @@ import Testing
     ) async throws -> (package: String, output: ProcessOutput) {
         let work = world.root.appending("work")
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        let made = try await appex("new", kind.rawValue, name, "--output", work, "--appex", packageRoot, in: world)
+        // The README's line (`appex new widget Weather --output ~/src`), with no --appex: the package
+        // depends on the checkout this appex was built from. Only the folder differs (a test's own).
+        let made = try await appex("new", kind.rawValue, name, "--output", work, in: world)
         try #require(made.status == 0, "\(made.standardError)")
         let package = work + "/" + name
         let readme = try String(contentsOfFile: package + "/README.md", encoding: .utf8)
         let block = try shellBlock(of: readme)
         var environment = world.processVariables
+        environment["PATH"] = Self.pathWithAppex(environment["PATH"])
         let apps = world.root.appending("Applications")
         try FileManager.default.createDirectory(atPath: apps, withIntermediateDirectories: true)
         environment["APPEX_APPS_PATH"] = apps
@@ -105,6 +152,7 @@ import Testing
 
     @Test(
         "a new widget package's README, run as written: its test passes, a key is made, the plugin bundles the widget (static Swift runtime, valid), the owner enables it and the widget host draws it; a second build bundles the same bytes",
+        .tags(.template),
         .timeLimit(.minutes(40))
     )
     func widgetReadme() async throws {
@@ -142,20 +190,28 @@ import Testing
             #expect(help.standardOutput.contains(option), "--help does not mention \(option): \(help.standardOutput)")
         }
 
-        // Built again from the same source (its module and executable removed), bundled again:
-        // the same bytes (the seal carries no timestamp).
+        // Built again from the same source (its module and executable removed), bundled again, by
+        // the plugin's own appex-bundler this time (no appex on the PATH): the same bytes (the
+        // seal carries no timestamp, and both tools make bundles with the same code).
         for built in ["Weather", "Weather.build", "WeatherCore.build"] {
             try? FileManager.default.removeItem(atPath: package + "/.build/release/" + built)
         }
         let second = world.root.appending("second/Weather.appex")
+        var withoutAppex = ProcessInfo.processInfo.environment
+        withoutAppex["PATH"] = (withoutAppex["PATH"] ?? "").split(separator: ":").filter {
+            !FileManager.default.isExecutableFile(atPath: "\($0)/appex")
+        }.joined(separator: ":")
         let again = try await swift(
             [
                 "package", "--package-path", package, "appex-bundle", "--product", "Weather", "--key",
                 package + "/team.key", "--identifier", "com.example.weather", "--output", second,
             ],
+            environment: withoutAppex,
             timeout: 2400
         )
         try #require(again.status == 0, "\(again.standardOutput.suffix(3000))\(again.standardError.suffix(2000))")
+        #expect(again.standardOutput.contains("no appex 0.1.0 on the PATH"), "\(again.standardOutput)")
+        #expect(!output.standardOutput.contains("building appex-bundler"), "the README's bundle built appex-bundler")
         let first = try Self.tree(bundle)
         #expect(first.count >= 3)
         let rebuilt = try Self.tree(second)
@@ -165,6 +221,7 @@ import Testing
 
     @Test(
         "a new extension package's README, run as written: a host made by appex new host is bundled, the extension is bundled into it, listed enabled, and answers a call",
+        .tags(.template),
         .timeLimit(.minutes(40))
     )
     func extensionReadme() async throws {
@@ -185,6 +242,7 @@ import Testing
 
     @Test(
         "a new host package's README, run as written: the app is bundled and lists no extension, an extension made by appex new extension is bundled into it, and the app's monitor lists it",
+        .tags(.template),
         .timeLimit(.minutes(40))
     )
     func hostReadme() async throws {

@@ -1,3 +1,4 @@
+import AppexTestTiers
 import Foundation
 import Testing
 
@@ -60,6 +61,7 @@ import Testing
 
     @Test(
         "a new user writes a widget from the README, bundles it into an app on the apps path and sees it in `appex widgets show`",
+        .tags(.template),
         .timeLimit(.minutes(15))
     )
     func newUserSeesTheWidget() async throws {

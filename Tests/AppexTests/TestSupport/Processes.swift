@@ -107,12 +107,16 @@ private final class ErrorOutput: @unchecked Sendable {
 
 /// Runs the toolchain's `swift` with `arguments` (SwiftPM's own `SWIFT_EXEC_PATH` when the
 /// tests run under it, else `swift` on the path), in the test process's environment.
-func swift(_ arguments: [String], timeout: Double) async throws -> ProcessOutput {
+func swift(
+    _ arguments: [String],
+    environment: [String: String] = ProcessInfo.processInfo.environment,
+    timeout: Double
+) async throws -> ProcessOutput {
     let swift = ProcessInfo.processInfo.environment["SWIFT_EXEC_PATH"] ?? "/usr/bin/env"
     return try await run(
         swift,
         swift.hasSuffix("env") ? ["swift"] + arguments : arguments,
-        environment: ProcessInfo.processInfo.environment,
+        environment: environment,
         timeout: timeout
     )
 }
