@@ -19,6 +19,7 @@
 # Scripts/test.sh runs so that CI proves every benchmark builds and runs (a crash fails it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+script_started=$SECONDS
 Scripts/setup.sh >/dev/null
 smoke=0
 if [ "${1:-}" = "--smoke" ]; then
@@ -211,3 +212,4 @@ for name in sorted(p50):
                          for metric in part_order if metric in parts[name])
         print(f"parts: {name} {shown}")
 PY
+echo "bench.sh: done in $((SECONDS - script_started)) s" >&2

@@ -10,6 +10,7 @@
 # non-zero (libFuzzer's own); the run's output is kept in Fuzz/.build/fuzz/logs/TARGET.log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+script_started=$SECONDS
 
 # Every executable target in Fuzz/Sources is a fuzz target; FuzzSupport is their shared driver.
 targets=()
@@ -56,4 +57,5 @@ result=0
 for target in "${selected[@]}"; do
   fuzz "$target" || { status=$?; [[ $result -ne 0 ]] || result=$status; }
 done
+echo "fuzz.sh: ${#selected[@]} target(s) in $((SECONDS - script_started)) s"
 exit "$result"

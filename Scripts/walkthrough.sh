@@ -5,6 +5,7 @@
 # product, is Scripts/demo.sh.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+script_started=$SECONDS
 Scripts/setup.sh >/dev/null
 
 swift build --product appex >/dev/null
@@ -80,3 +81,4 @@ echo "\$ appex bundle --executable AppexFixtureTranslate --output HostApp.app/Ex
 "$appex" bundle --executable "$translate_extension" --output "$host/Extensions/Translator.appex" --identifier com.example.hostapp.seed-translator --key "$work/team.key"
 echo "\$ appex call --host HostApp.app com.example.hostapp.seed-translator '{\"text\":\"hello\"}'"
 "$appex" call --host "$host" com.example.hostapp.seed-translator '{"text":"hello"}'
+echo "walkthrough.sh: done in $((SECONDS - script_started)) s"
