@@ -1,11 +1,31 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+import class Foundation.FileManager
+
 let strictSwift: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
+
+// The READMEs' code samples (README.md, Examples/README.md), each an executable target named
+// `Sample` and its folder under Tests/Samples/ (written by Scripts/samples.sh: the source, and
+// `products`, the products it depends on), with a new user's settings. Compiled in this graph, not
+// in packages of their own that compiled Appex again; ReadmeSampleTests checks each folder is its
+// README's block and what each extension's sample links.
+let samplesFolder = Context.packageDirectory + "/Tests/Samples"
+let samples: [Target] = ((try? FileManager.default.contentsOfDirectory(atPath: samplesFolder)) ?? []).sorted().map {
+    name in
+    let products = (try? String(contentsOfFile: samplesFolder + "/" + name + "/products", encoding: .utf8)) ?? ""
+    return .executableTarget(
+        name: "Sample" + name,
+        dependencies: products.split(separator: "\n").map { .target(name: String($0)) },
+        path: "Tests/Samples/" + name,
+        exclude: ["products"],
+        swiftSettings: [.swiftLanguageMode(.v6)]
+    )
+}
 
 let package = Package(
     name: "Appex",
@@ -31,6 +51,11 @@ let package = Package(
         // `appex bundle` alone: the tool the appex-bundle plugin builds and runs (docs/decisions/0153).
         .executable(name: "appex-bundler", targets: ["appex-bundler"]),
         .plugin(name: "AppexBundlePlugin", targets: ["AppexBundlePlugin"]),
+        // The product (Examples/), for Benchmarks/ (the product's figures): its store, the app
+        // and its widget.
+        .library(name: "ContactsKit", targets: ["ContactsKit"]),
+        .executable(name: "ContactsExplorer", targets: ["ContactsExplorer"]),
+        .executable(name: "RecentContacts", targets: ["RecentContacts"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
@@ -391,11 +416,89 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
+        // The product built on Appex (Examples/, issue 13): ContactsExplorer, its widgets and
+        // extensions, in this package's graph so that Appex is compiled once for the library, the
+        // product, the demo and their tests (a sibling package compiled it a second time: 678 s
+        // of a cold demo's 1,273; issue 43). Examples/README.md says which seed each comes from.
+        // The product's own targets use a new user's settings (Swift 6 mode and nothing else).
+        //
+        // What ContactsExplorer and its RecentContacts widget share: the contacts store in the
+        // app group, the contacts API client and the incremental sync.
+        .target(
+            name: "ContactsKit",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            path: "Examples/Sources/ContactsKit",
+            swiftSettings: strictSwift
+        ),
+        // The contract of ContactsExplorer's translate point (seed 001), which the app publishes for
+        // extension developers: the distributed-actor interface and the session messages.
+        .target(
+            name: "ContactsTranslation",
+            dependencies: ["AppexIPC"],
+            path: "Examples/Sources/ContactsTranslation",
+            swiftSettings: strictSwift
+        ),
+        // The host app (seed 000's MobileSyncExplorer): login, sync, browse; assembled as
+        // ContactsExplorer.app with `appex bundle`.
+        .executableTarget(
+            name: "ContactsExplorer",
+            dependencies: [
+                "ContactsKit", "ContactsTranslation", "AppexAuth", "AppexAuthLogin", "AppexCore", "AppexHost",
+                "AppexSecureStore", "AppexStore", "AppexWidgetKit", "AppexWidgetHost", "AppexWindow",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/Sources/ContactsExplorer",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // ContactsExplorer's widget (seed 000's RecentContacts Today extension), shown by the
+        // system's widget host (`appex widgets`), inside ContactsExplorer.app/Extensions/.
+        .executableTarget(
+            name: "RecentContacts",
+            dependencies: ["ContactsKit", "AppexWidgetKit", "AppexAuth", "AppexStore"],
+            path: "Examples/Sources/RecentContacts",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // ContactsExplorer's own translator (seed 001), inside ContactsExplorer.app/Extensions/: both
+        // of the seed's forms.
+        .executableTarget(
+            name: "Translate",
+            dependencies: ["ContactsTranslation", "AppexExtension", "AppexWidgetKit"],
+            path: "Examples/Sources/Translate",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // Another team's translator for the same point, on APPEX_EXTENSIONS_PATH (seeds 001, 004).
+        .executableTarget(
+            name: "LinguaTranslate",
+            dependencies: ["ContactsTranslation", "AppexExtension", "AppexWidgetKit"],
+            path: "Examples/Sources/LinguaTranslate",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // Another team's widget, on APPEX_EXTENSIONS_PATH (seed 004).
+        .executableTarget(
+            name: "LinguaWidgets",
+            dependencies: ["AppexWidgetKit"],
+            path: "Examples/Sources/LinguaWidgets",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // The product's tests (the `product` tier, docs/ARCHITECTURE.md "Tests").
+        .testTarget(
+            name: "ContactsKitTests",
+            dependencies: [
+                "ContactsKit", "ContactsExplorer", "RecentContacts", "Translate", "LinguaTranslate", "LinguaWidgets",
+                "ContactsTranslation", "AppexWidgetHost", "AppexHost", "AppexTesting", "AppexCore", "AppexStore",
+                "AppexTestTiers", "appex",
+            ],
+            path: "Examples/Tests/ContactsKitTests",
+            swiftSettings: strictSwift
+        ),
+        // The test tiers (Tier's tags and the .timed trait every suite carries): shared by the
+        // library's tests and the product's.
+        .target(name: "AppexTestTiers", path: "Tests/AppexTestTiers", swiftSettings: strictSwift),
         .testTarget(
             name: "AppexTests",
             dependencies: [
                 "AppexBuild", "AppexCore", "AppexCoding", "AppexIPC", "AppexHost", "AppexSystem", "AppexVocabulary",
-                "AppexTesting",
+                "AppexTesting", "AppexTestTiers", "AppexCommandCore",
                 "appex",
                 "AppexStore", "AppexSalesforce", "AppexSAP", "AppexSQLite", "AppexAuth", "AppexAuthLogin",
                 "AppexFixtureStore",
@@ -412,5 +515,5 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: strictSwift
         ),
-    ]
+    ] + samples
 )

@@ -40,9 +40,9 @@ let package = Package(
     name: "AppexBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
+        // Appex, and the product (ContactsExplorer and its widget, products of the same package),
+        // for the product's figures.
         .package(path: ".."),
-        // The product (ContactsExplorer and its widget), for the product's figures.
-        .package(path: "../Examples"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         // The raw SQLite baselines call the sqlite3 C API through GRDB's system-library module,
         // the same SQLite the main package links.
@@ -174,9 +174,9 @@ let package = Package(
             name: "ProductBenchmarks",
             dependencies: [
                 "BenchWidget",
-                .product(name: "ContactsKit", package: "Examples"),
-                .product(name: "ContactsExplorer", package: "Examples"),
-                .product(name: "RecentContacts", package: "Examples"),
+                .product(name: "ContactsKit", package: appexFolder),
+                .product(name: "ContactsExplorer", package: appexFolder),
+                .product(name: "RecentContacts", package: appexFolder),
                 .product(name: "Benchmark", package: "benchmark"), "BenchSmoke",
                 .product(name: "AppexAuth", package: appexFolder),
                 .product(name: "AppexAuthLogin", package: appexFolder),

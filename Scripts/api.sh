@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 
 update=0
 [ "${1:-}" = "--update" ] && update=1
-products=$(sed -n 's/^ *\.library(name: "\([A-Za-z]*\)".*/\1/p' Package.swift)
+products=$(sed -n 's/^ *\.library(name: "\(Appex[A-Za-z]*\)".*/\1/p' Package.swift)
 # The symbol graphs are under extracted-symbols/<this package's identity> (its folder's name, in
 # lower case): take the newest folder that holds AppexVocabulary's.
 graphs=$(find .build -mindepth 4 -maxdepth 4 -type d -path '*/extracted-symbols/*/AppexVocabulary' -printf '%T@ %h\n' 2>/dev/null |

@@ -12,21 +12,20 @@
 #   6. the access token expires: the    11. logout
 #      widget refreshes it, once         then every widget, in the terminal and as an HTML page
 #
-# It starts the server (installing it on first use), builds the examples and `appex` (release),
+# It starts the server (installing it on first use), builds the examples and `appex` (one debug build),
 # installs ContactsExplorer.app on a temporary apps path and Lingua Labs' bundles (another team,
 # its own key) on APPEX_EXTENSIONS_PATH, under a temporary APPEX_HOME, and removes them at the end.
 #
-# APPEX_DEMO_BIN=DIR and APPEX_DEMO_EXAMPLES_BIN=DIR take `appex` and the examples from those
-# folders instead of building them (the story's test does this with its own debug build).
+# APPEX_DEMO_BIN=DIR takes `appex` and the examples from that folder instead of building them (the
+# story's test does this with its own build). It ends with its parts' times.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
+demo_started=$SECONDS
 
 # long STEP ESTIMATE COMMAND... — runs a long command (a build, an install) with its output kept
 # aside, saying first what it is and how long it takes, then, every 10 seconds, how far it is:
-# the build tool's last "[n/m] …" line, or the time spent. (Measured on a fresh clone on 2 cores:
-# 9 minutes in all, 3 for appex, 5 for ContactsExplorer and what it shares with the rest.) Its
-# output is in $long_output afterwards; a failure prints its end and stops.
+# the build tool's last "[n/m] …" line, or the time spent. Its output is in $long_output afterwards; a failure prints its end and stops.
 long_output=""
 long() {
   local what="$1" estimate="$2"
@@ -61,16 +60,19 @@ long "preparing the machine" "seconds; a minute the first time, for Debian packa
 long "starting the contacts server" "seconds; a minute the first time, for its virtualenv" Scripts/oauth-server.sh start
 port="$(Scripts/oauth-server.sh port)"
 server="http://127.0.0.1:$port"
-if [[ -n "${APPEX_DEMO_BIN:-}" && -n "${APPEX_DEMO_EXAMPLES_BIN:-}" ]]; then
+if [[ -n "${APPEX_DEMO_BIN:-}" ]]; then
   bin="$APPEX_DEMO_BIN"
-  examples="$APPEX_DEMO_EXAMPLES_BIN"
 else
-  long "building appex in release mode" "about 3 minutes on a fresh clone, seconds once built" \
-    swift build -c release --product appex
-  bin="$(swift build -c release --show-bin-path)"
-  examples=""  # built and bundled by `swift package appex-bundle` below
+  # One debug build of the package's graph: `appex` and the product share every module of Appex
+  # (compiled once; a release build of each, as the plugin makes for shipping, took 3 times as long).
+  build_estimate="about 3 minutes on a fresh clone, seconds once built"
+  for product in appex ContactsExplorer RecentContacts Translate LinguaTranslate LinguaWidgets; do
+    long "building $product" "$build_estimate" swift build --product "$product"
+    build_estimate="seconds: what it shares with the first is built"
+  done
+  bin="$(swift build --show-bin-path)"
 fi
-
+built_at=$SECONDS
 work="$(mktemp -d "${TMPDIR:-/tmp}/contacts-demo-XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 export APPEX_HOME="$work/home"
@@ -139,20 +141,13 @@ cat >"$work/widget.entitlements" <<'PLIST'
 </plist>
 PLIST
 # bundle PRODUCT OUTPUT [OPTION...] — the product's bundle, its Info.plist (or, for the app, its
-# extension points) read from Examples/Sources/PRODUCT: by the appex-bundle plugin (a release
-# build with the static Swift runtime), or with `appex bundle` from binaries given to the demo.
-bundle_estimate="about 5 minutes on a fresh clone, seconds once built"
+# extension points) read from Examples/Sources/PRODUCT by `appex bundle`, as the appex-bundle
+# plugin does with its release build.
 bundle() {
   local product="$1" output="$2"
   shift 2
-  if [[ -z "$examples" ]]; then
-    long "building and bundling $product in release mode" "$bundle_estimate" \
-      swift package --package-path Examples appex-bundle --product "$product" --output "$output" "$@"
-    bundle_estimate="seconds: the first product built what the others share"
-    grep '^made ' <<<"$long_output" || fail "the appex-bundle plugin did not bundle $product"
-  else
-    appex bundle --executable "$examples/$product" --sources "Examples/Sources/$product" --output "$output" --force "$@"
-  fi
+  printf '$ appex bundle --executable %s --sources %s --output %s %s\n' "${bin#"$root"/}/$product" "Examples/Sources/$product" "$output" "$*"
+  appex bundle --executable "$bin/$product" --sources "Examples/Sources/$product" --output "$output" --force "$@"
 }
 bundle ContactsExplorer "$app" --identifier com.myapp.MyApp \
   --entitlements "$work/shared.entitlements" --key "$work/myapp.key"
@@ -321,3 +316,5 @@ screenshot() {
 screenshot widget-desktop "$bin/appex" widgets serve
 screenshot contacts-window "$app/ContactsExplorer" window
 echo "story: all $step steps held"
+printf 'demo.sh: the machine, the server and the build took %d s, the bundles and the story %d s: %d s in all\n' \
+  "$((built_at - demo_started))" "$((SECONDS - built_at))" "$((SECONDS - demo_started))"

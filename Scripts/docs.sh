@@ -2,7 +2,7 @@
 # Builds the DocC documentation of every public library module with swift-docc-plugin, warnings
 # as errors: a broken ``Symbol`` link, an undocumented parameter or a bad article fails the run.
 #
-# The modules are the library products of Package.swift, plus AppexVocabulary: no product, but the
+# The modules are the Appex… library products of Package.swift (not the product's ContactsKit), plus AppexVocabulary: no product, but the
 # home of the types every module re-exports (AppexError, AppExtensionPoint, ...), which the
 # others link to as ``/AppexVocabulary/AppexError``. One combined archive is built, so a module's
 # documentation may link to the modules it depends on (``/AppexCore/AppexBundle``). Each module
@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-products=$(sed -n 's/^ *\.library(name: "\([A-Za-z]*\)".*/\1/p' Package.swift)
+products=$(sed -n 's/^ *\.library(name: "\(Appex[A-Za-z]*\)".*/\1/p' Package.swift)
 if [ -z "$products" ]; then
   echo "docs.sh: found no library product in Package.swift" >&2
   exit 1

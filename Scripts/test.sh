@@ -1,18 +1,29 @@
 #!/usr/bin/env bash
-# Runs every Appex test on a fresh machine: installs what the tests need (idempotent: Debian
-# packages, the OAuth server's virtualenv), builds
-# the package and its tests once, and runs them (Swift Testing, real processes and files).
+# The README's test command. `Scripts/test.sh` runs the gate, what every change must pass: the
+# checks that need no test build (formatting, imports, the documentation, the public API), one
+# build of the package and its tests (the library, the CLI, the product in Examples/ and the
+# READMEs' samples, in one graph), then the tests tier by tier (docs/ARCHITECTURE.md, "Tests"):
 #
-# Before the tests, the checks that need no test build: formatting, imports, and the
-# documentation (DocC, warnings as errors). After them, the product's tests (Examples/), then
-# each fuzz target runs for 15 seconds, then every benchmark once (Scripts/bench.sh --smoke).
+#   alone    the suites that measure time or count threads, by themselves
+#   main     every suite without a tier's tag, six tests at once
+#   browser  the pages in headless Chromium, two at once
+#   product  ContactsExplorer against the real server (Examples/Tests), the demo's story
 #
-# Four suites run on their own: the templates' READMEs (below), the 500-launch soak (beside the others it keeps both cores busy),
-# the host-death check ("extension gone within 1 s of its host"), which beside dozens of tests
-# spawning processes on 2 cores would measure them instead of Appex, and the thread budget, which
-# counts the process's threads (other suites' threads would count too).
+# `Scripts/test.sh --full` (what CI runs, through .ci/run) then adds what takes longest: the
+# trace across processes (Examples/Tracing, its own package: swift-otel), each fuzz target for
+# 15 seconds, every benchmark once, the start layout's check, and last the template tier (the
+# templates' READMEs, run as printed, each compiling a new package).
+#
+# It installs what the tests need (idempotent: Debian packages, the OAuth server's virtualenv),
+# and ends with each step's time and the ten slowest tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+full=false
+case "${1:-}" in
+  --full) full=true ;;
+  "") ;;
+  *) echo "usage: Scripts/test.sh [--full]" >&2; exit 2 ;;
+esac
 # Each step's wall time, printed as it ends and again at the end: CI has 90 minutes for all of it.
 started_all=$(date +%s)
 step_times=()
@@ -26,13 +37,19 @@ step() {
 }
 step setup Scripts/setup.sh
 # The code is formatted as .swift-format says (120 columns): formatting a copy changes nothing.
+# (Tests/Samples is the READMEs' samples byte for byte: not reformatted.)
 formatted="$(mktemp -d)"
+mkdir -p "$formatted/Examples"
 cp -R Sources Tests Package.swift .swift-format "$formatted/"
-(cd "$formatted" && swift format format --in-place --recursive --parallel Sources Tests Package.swift)
-if ! diff -r -q Sources "$formatted/Sources" >/dev/null || ! diff -r -q Tests "$formatted/Tests" >/dev/null \
-   || ! diff -q Package.swift "$formatted/Package.swift" >/dev/null; then
-  diff -r -u Sources "$formatted/Sources" | head -40 >&2 || true
-  echo "test.sh: the code is not formatted; run: swift format format --in-place --recursive Sources Tests Package.swift" >&2
+cp -R Examples/Sources Examples/Tests "$formatted/Examples/"
+rm -rf "$formatted/Tests/Samples"
+(cd "$formatted" && swift format format --in-place --recursive --parallel Sources Tests Examples Package.swift)
+unformatted="$(diff -r -q -x Samples Sources "$formatted/Sources"; diff -r -q -x Samples Tests "$formatted/Tests";
+  diff -r -q Examples/Sources "$formatted/Examples/Sources"; diff -r -q Examples/Tests "$formatted/Examples/Tests";
+  diff -q Package.swift "$formatted/Package.swift")" || true
+if [[ -n "$unformatted" ]]; then
+  printf '%s\n' "$unformatted" >&2
+  echo "test.sh: the files above are not formatted; run: swift format format --in-place --recursive Sources Tests Examples/Sources Examples/Tests Package.swift (Tests/Samples: Scripts/samples.sh)" >&2
   rm -rf "$formatted"
   exit 1
 fi
@@ -70,45 +87,45 @@ step api Scripts/api.sh
 Scripts/oauth-server.sh start >/dev/null
 trap 'Scripts/oauth-server.sh stop' EXIT
 step build swift build --build-tests
-# At most 6 tests at once (Swift Testing's own setting; ignored by a toolchain without it). Unbounded,
-# every test starts at once on 2 cores and time-bounded checks (a 100 ms deadline, a 2-s token)
-# waited 20 s for a thread; bounded, the run takes no longer (338 s against 351 s, measured).
-export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=6
-# Each test's own time (the `.timed` trait every suite carries), for the ten slowest at the end.
-if grep -rnE '^[[:space:]]*@Suite' Tests/AppexTests --include='*.swift' | grep -v '\.timed'; then
-  echo "test.sh: the suites above lack the .timed trait (@Suite(.timed)); their tests would be missing from the slowest" >&2
+# Every suite carries the .timed trait: it runs the suite in its tier (APPEX_TEST_TIER) and times
+# each test for the ten slowest at the end.
+if grep -rnE '^[[:space:]]*@Suite' Tests/AppexTests Examples/Tests --include='*.swift' | grep -v '\.timed'; then
+  echo "test.sh: the suites above lack the .timed trait (@Suite(.timed)): they would run in every tier, untimed" >&2
   exit 1
 fi
 export APPEX_TEST_TIMINGS="$PWD/.build/test-timings.tsv"
 rm -f "$APPEX_TEST_TIMINGS"
-step LaunchCycleTests swift test --skip-build --filter LaunchCycleTests
-step HostDeathTests swift test --skip-build --filter HostDeathTests
-step ThreadBudgetTests swift test --skip-build --filter ThreadBudgetTests
-step 'main suite' swift test --skip-build --skip 'LaunchCycleTests|HostDeathTests|ThreadBudgetTests|TemplateTests|WindowBrowserTests|WidgetDesktopTests|SceneTests'
-# The pages in Chromium, after the rest and by themselves: what they measure (an entry on the
-# page within a second of its date, an event without a reload) is time, which five other
-# suites' processes and browsers on two cores would make up.
-SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=2 step pages swift test --skip-build --filter 'WindowBrowserTests|WidgetDesktopTests|SceneTests'
-# The product (Examples/, a sibling package on Appex by path): its own tests, against the same server.
-step Examples swift test --package-path Examples
-# One trace across the process boundary: a host span and its extension's child span, exported through swift-otel.
-step tracing swift test --package-path Examples/Tracing
-# The libFuzzer targets (Fuzz/): every property-list reader, bundle loading, the IPC decoder and the view tree,
-# 15 seconds each from the committed seeds; a crash fails the run (docs/DESIGN.md, "Fuzzing").
-step fuzz Scripts/fuzz.sh all 15
-# Every benchmark, once (Benchmarks/, a release build of its own): a benchmark that no longer
-# builds, or crashes, fails CI (issue 28; docs/decisions/0157-benchmarks-in-ci.md).
-step benchmarks Scripts/bench.sh --smoke
-# The start layout extensions are linked with still names what their start runs (at least 80 % of
-# Linker/extension-start.order is defined by the benchmark extension just built: a stale list
-# costs resident memory), and that extension's start scans no protocol conformance before its
-# first reply (under gdb; docs/decisions/0168-extension-start-layout.md).
-step 'start layout' Scripts/extension-start-order.sh --check
-# The templates' READMEs, run as written: each builds Appex in new packages (minutes of both cores),
-# so they run last (a failure elsewhere is known half an hour sooner), apart from the time-bounded tests.
-step templates swift test --skip-build --filter TemplateTests
+# tier NAME WIDTH — the tests of one tier (Tests/AppexTestTiers), at most WIDTH at once (Swift
+# Testing's own setting). Unbounded, every test starts at once on 2 cores and time-bounded checks
+# (a 100 ms deadline, a 2-s token) waited 20 s for a thread; the pages measure time too (an entry
+# within a second of its date, an event without a reload), so they run two at once.
+tier() {
+  APPEX_TEST_TIER="$1" SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="$2" step "$1 tier" swift test --skip-build
+}
+tier alone 1
+tier main 6
+tier browser 2
+tier product 6
+if $full; then
+  # One trace across the process boundary: a host span and its extension's child span, exported
+  # through swift-otel (a package of its own: the library's graph does not build swift-otel).
+  step tracing swift test --package-path Examples/Tracing
+  # The libFuzzer targets (Fuzz/): every property-list reader, bundle loading, the IPC decoder and
+  # the view tree, 15 seconds each from the committed seeds; a crash fails the run.
+  step fuzz Scripts/fuzz.sh all 15
+  # Every benchmark, once (Benchmarks/, a release build of its own): a benchmark that no longer
+  # builds, or crashes, fails CI (docs/decisions/0157-benchmarks-in-ci.md).
+  step benchmarks Scripts/bench.sh --smoke
+  # The start layout extensions are linked with still names what their start runs
+  # (docs/decisions/0168-extension-start-layout.md).
+  step 'start layout' Scripts/extension-start-order.sh --check
+  # The templates' READMEs, run as printed: each compiles Appex in a new package (minutes of both
+  # cores), so they run last: a failure elsewhere is known half an hour sooner.
+  tier template 3
+fi
 echo "test.sh: the ten slowest tests (each its own time, queue wait excluded; a parameterized test's cases added up):"
 awk -F '\t' '{ total[$2] += $1 } END { for (name in total) printf "%.3f\t%s\n", total[name], name }' "$APPEX_TEST_TIMINGS" |
   sort -rn | awk -F '\t' 'NR <= 10 { printf "  %8.1f s  %s\n", $1, $2 }'  # awk reads it all: no SIGPIPE under pipefail
-echo "test.sh: every step passed in $(($(date +%s) - started_all)) s:"
+if $full; then what="every step"; else what="the gate"; fi
+echo "test.sh: $what passed in $(($(date +%s) - started_all)) s:"
 printf '%s\n' "${step_times[@]}"

@@ -1,21 +1,34 @@
 import Foundation
 import Synchronization
-import Testing
+public import Testing
 
-/// Times each test case's own run, from its start to its end, and appends it to the file
+/// Runs the tests of the tier `APPEX_TEST_TIER` selects (``Tier``), cancelling the others; times
+/// each test case's own run, from its start to its end, and appends it to the file
 /// `APPEX_TEST_TIMINGS` names (when it names one): `Scripts/test.sh` prints the ten slowest.
 ///
 /// Swift Testing's own "passed after" counts from the start of the whole run, queue wait
 /// included, and a test that takes no parameters reports no case of its own; this measures the
-/// test alone. Every suite carries it (`@Suite(.timed)`; `Scripts/test.sh` checks).
-struct TimedTrait: SuiteTrait, TestTrait, TestScoping {
-    var isRecursive: Bool { true }
+/// test alone. (A parameterized test of another tier is reported as passed: its cases were
+/// cancelled, not run, and Swift Testing 6.3 reports such a test so.) Every suite carries it (`@Suite(.timed)`; `Scripts/test.sh` checks).
+public struct TimedTrait: SuiteTrait, TestTrait, TestScoping {
+    public var isRecursive: Bool { true }
 
-    func provideScope(
+    public func provideScope(
         for test: Test,
         testCase: Test.Case?,
         performing function: @Sendable () async throws -> Void
     ) async throws {
+        if let selected = Tier.selected {
+            let tier = Tier.of(test.tags)
+            // A suite of another tier is cancelled whole; a main-tier suite runs, for the tests
+            // in it that a tag puts in the selected tier (a test's own tag, below).
+            if testCase == nil, test.isSuite, tier != .main, tier != selected {
+                try Test.cancel("in the \(tier) tier; APPEX_TEST_TIER is \(selected)")
+            }
+            if testCase != nil, tier != selected {
+                try Test.cancel("in the \(tier) tier; APPEX_TEST_TIER is \(selected)")
+            }
+        }
         guard testCase != nil, let path = ProcessInfo.processInfo.environment["APPEX_TEST_TIMINGS"] else {
             return try await function()
         }
@@ -53,6 +66,6 @@ struct TimedTrait: SuiteTrait, TestTrait, TestScoping {
 }
 
 extension Trait where Self == TimedTrait {
-    /// Times each test of the suite (see ``TimedTrait``).
-    static var timed: Self { TimedTrait() }
+    /// Runs the suite's tests in their tier and times each (see ``TimedTrait``).
+    public static var timed: Self { TimedTrait() }
 }

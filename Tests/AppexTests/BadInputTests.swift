@@ -1,4 +1,5 @@
 import AppexCore
+import AppexTestTiers
 import AppexTesting
 import Foundation
 import Testing

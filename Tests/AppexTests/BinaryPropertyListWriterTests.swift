@@ -1,3 +1,4 @@
+import AppexTestTiers
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import AppexExtension
+import AppexTestTiers
 import Testing
 
 /// Seed 001's binding, as ExtensionKit writes it (imports changed).

@@ -1,4 +1,5 @@
 import AppexSystem
+import AppexTestTiers
 import AppexTesting
 import AppexVocabulary
 import Foundation

@@ -1,4 +1,5 @@
 import AppexCoding
+import AppexTestTiers
 import Foundation
 import Testing
 

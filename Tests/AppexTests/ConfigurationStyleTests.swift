@@ -2,6 +2,7 @@ import AppexCore
 import AppexFixtureInterfaces
 import AppexHost
 import AppexIPC
+import AppexTestTiers
 import AppexTesting
 import Foundation
 import Logging

@@ -1,6 +1,7 @@
 import AppexCore
 import AppexSalesforce
 import AppexStore
+import AppexTestTiers
 import AppexTesting
 import Foundation
 import Testing

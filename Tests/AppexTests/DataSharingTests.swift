@@ -1,5 +1,6 @@
 import AppexCore
 import AppexStore
+import AppexTestTiers
 import AppexTesting
 import Foundation
 import Testing

@@ -2,6 +2,7 @@ import AppexCore
 import AppexFixtureInterfaces
 import AppexHost
 import AppexSystem
+import AppexTestTiers
 import AppexTesting
 import AppexVocabulary
 import Foundation

@@ -5,6 +5,7 @@ import AppexFixtureInterfaces
 @_spi(Measurement) import AppexHost
 import AppexIPC
 import AppexStore
+import AppexTestTiers
 import AppexTesting
 import AppexVocabulary
 import Distributed
@@ -804,7 +805,7 @@ import Testing
 }
 
 /// The host's death takes its extensions with it.
-@Suite(.timed) struct HostDeathTests {
+@Suite(.timed, .tags(.alone)) struct HostDeathTests {
     @Test("a host killed with SIGKILL takes its extension with it within 1 s")
     func hostKilled() async throws {
         let fixture = try HostFixture()
@@ -834,7 +835,7 @@ import Testing
 }
 
 /// Launch after launch leaves nothing behind.
-@Suite(.timed) struct LaunchCycleTests {
+@Suite(.timed, .tags(.alone)) struct LaunchCycleTests {
     @Test("500 launch/terminate cycles leave no zombie and no leaked descriptor")
     func cycles() async throws {
         let fixture = try HostFixture()

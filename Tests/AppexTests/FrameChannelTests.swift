@@ -1,6 +1,7 @@
 import AppexCore
 @_spi(Wire) import AppexIPC
 import AppexSystem
+import AppexTestTiers
 import AppexVocabulary
 import Foundation
 import Testing

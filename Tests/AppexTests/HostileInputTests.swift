@@ -1,6 +1,7 @@
 import AppexCore
 import AppexHost
 import AppexStore
+import AppexTestTiers
 import AppexTesting
 import Foundation
 import Testing

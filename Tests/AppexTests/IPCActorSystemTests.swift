@@ -1,5 +1,6 @@
 import AppexCoding
 @_spi(Wire) import AppexIPC
+import AppexTestTiers
 import Distributed
 import Foundation
 import Synchronization

@@ -1,4 +1,5 @@
 @_spi(Wire) import AppexIPC
+import AppexTestTiers
 import Foundation
 import Testing
 

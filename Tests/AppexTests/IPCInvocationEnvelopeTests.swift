@@ -1,4 +1,5 @@
 @_spi(Wire) import AppexIPC
+import AppexTestTiers
 import Testing
 
 /// The envelope a distributed call travels in: read back as written, and a malformed one refused

@@ -1,6 +1,7 @@
 import AppexCore
 import AppexFixtureInterfaces
 import AppexHost
+import AppexTestTiers
 import AppexTesting
 import AppexVocabulary
 import Foundation

@@ -2,6 +2,7 @@ import AppexAuth
 import AppexAuthLogin
 import AppexCore
 import AppexStore
+import AppexTestTiers
 import AppexTesting
 import Foundation
 import Synchronization

@@ -4,6 +4,7 @@ import AppexHost
 import AppexIPC
 @_spi(Fuzzing) import AppexStore
 import AppexSystem
+import AppexTestTiers
 import AppexTesting
 import AppexVocabulary
 import Foundation

@@ -1,5 +1,6 @@
 import AppexCore
 import AppexHost
+import AppexTestTiers
 import AppexTesting
 import AppexWidgetHost
 import AppexWidgetKit
@@ -11,7 +12,7 @@ import Testing
 /// UI extensions (seed 001's counterpart of its non-UI extension; ExtensionKit's scenes): the
 /// fixture translator's scene, opened by a host, driven by events, drawn again with its state
 /// kept, and shown in a real browser.
-@Suite(.timed) struct SceneTests {
+@Suite(.timed, .tags(.browser)) struct SceneTests {
     let fixture: HostFixture
 
     init() throws {

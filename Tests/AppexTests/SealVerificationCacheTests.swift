@@ -1,5 +1,6 @@
 import AppexCore
 import AppexHost
+import AppexTestTiers
 import AppexTesting
 import Crypto
 import Foundation

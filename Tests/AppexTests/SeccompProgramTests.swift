@@ -1,5 +1,6 @@
 #if os(Linux)
 import AppexSystem
+import AppexTestTiers
 import Glibc
 import Testing
 

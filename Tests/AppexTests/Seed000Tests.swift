@@ -9,6 +9,7 @@ import AppexFixtureInterfaces
 import AppexHost
 import AppexSalesforce
 import AppexStore
+import AppexTestTiers
 import AppexTesting
 import Foundation
 import Testing

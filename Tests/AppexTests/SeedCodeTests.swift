@@ -4,6 +4,7 @@ import AppexCore
 import AppexHost
 import AppexSAP
 import AppexStore
+import AppexTestTiers
 import AppexTesting
 import AppexVocabulary
 import Foundation

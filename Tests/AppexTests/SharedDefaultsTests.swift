@@ -1,6 +1,7 @@
 import AppexCore
 import AppexSQLite
 import AppexStore
+import AppexTestTiers
 import AppexTesting
 import Foundation
 import GRDB

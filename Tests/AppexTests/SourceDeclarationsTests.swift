@@ -1,5 +1,6 @@
 import AppexBuild
 import AppexCore
+import AppexTestTiers
 import Foundation
 import Testing
 

@@ -3,6 +3,7 @@ import AppexFixtureInterfaces
 import AppexHost
 import AppexStore
 import AppexSystem
+import AppexTestTiers
 import AppexTesting
 import AppexVocabulary
 import CoreMetrics

@@ -2,6 +2,7 @@ import AppexCore
 import AppexFixtureInterfaces
 import AppexHost
 import AppexStore
+import AppexTestTiers
 import AppexTesting
 import Foundation
 import Synchronization
@@ -14,7 +15,7 @@ import Testing
 ///
 /// Before issue 11 the same test counted 3 threads per extension (reader, reaper, output) and
 /// one per observer: 20 + 20 added about 80.
-@Suite(.timed) struct ThreadBudgetTests {
+@Suite(.timed, .tags(.alone)) struct ThreadBudgetTests {
     static let extensions = 20
     static let observers = 20
 

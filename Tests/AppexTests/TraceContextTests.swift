@@ -1,4 +1,5 @@
 @_spi(Wire) import AppexIPC
+import AppexTestTiers
 import AppexVocabulary
 import Foundation
 import Instrumentation

@@ -1,3 +1,4 @@
+import AppexTestTiers
 import AppexTesting
 import Foundation
 import GRDB

@@ -1,3 +1,4 @@
+import AppexTestTiers
 import AppexWidgetKit
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import AppexCore
+import AppexTestTiers
 import AppexWidgetHost
 import AppexWidgetKit
 import Foundation
@@ -9,7 +10,7 @@ import Testing
 /// The widget desktop (`appex widgets serve`'s pages) in Debian's Chromium, headless: the real
 /// widget host launching the fixture widgets, the real registry, the containing app opened by a
 /// tap, and changes made in the page or in a shell.
-@Suite(.timed) struct WidgetDesktopTests {
+@Suite(.timed, .tags(.browser)) struct WidgetDesktopTests {
     let widgets: WidgetWorld
     init() throws { widgets = try WidgetWorld() }
 

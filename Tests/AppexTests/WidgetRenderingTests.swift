@@ -1,3 +1,4 @@
+import AppexTestTiers
 import AppexVocabulary
 import AppexWidgetHost
 import AppexWidgetKit

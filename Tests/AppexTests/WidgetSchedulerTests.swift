@@ -1,4 +1,5 @@
 import AppexCore
+import AppexTestTiers
 import AppexTesting
 import AppexWidgetHost
 import AppexWidgetKit

@@ -1,5 +1,6 @@
 import AppexCoding
 @_spi(Wire) import AppexIPC
+import AppexTestTiers
 import AppexWidgetKit
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import AppexCore
 import AppexHost
+import AppexTestTiers
 import AppexTesting
 import Foundation
 import Testing
@@ -8,7 +9,7 @@ import Testing
 
 /// The window's pages in Debian's Chromium, headless (Selenium and chromium-driver): the real
 /// server, the real registry and bundles on disk, and changes made in the page or in a shell.
-@Suite(.timed) struct WindowBrowserTests {
+@Suite(.timed, .tags(.browser)) struct WindowBrowserTests {
     let fixture: HostFixture
     init() throws { fixture = try HostFixture(points: ["HostAppFeature", "Second"]) }
 

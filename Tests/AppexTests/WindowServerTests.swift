@@ -1,3 +1,4 @@
+import AppexTestTiers
 import AppexVocabulary
 import Foundation
 import Synchronization

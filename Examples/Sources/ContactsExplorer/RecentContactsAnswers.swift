@@ -84,7 +84,10 @@ extension App {
         let scheduler = try BackgroundTaskScheduler(context: context, environment: environment)
         scheduler.register(forTaskWithIdentifier: RecentContactsQuestion.refreshTask) { _ in }
         try scheduler.submit(
-            AppRefreshTaskRequest(identifier: RecentContactsQuestion.refreshTask, earliestBeginDate: environment.clock.now + delay)
+            AppRefreshTaskRequest(
+                identifier: RecentContactsQuestion.refreshTask,
+                earliestBeginDate: environment.clock.now + delay
+            )
         )
     }
 
@@ -109,7 +112,10 @@ extension App {
                 let waiting = try app.dataRequests().listDataRequests().contains { $0.completionTime == nil }
                 let next = waiting ? Double(Self.lease.components.seconds) + 1 : 300
                 try scheduler.submit(
-                    AppRefreshTaskRequest(identifier: task.identifier, earliestBeginDate: app.environment.clock.now + next)
+                    AppRefreshTaskRequest(
+                        identifier: task.identifier,
+                        earliestBeginDate: app.environment.clock.now + next
+                    )
                 )
                 task.setTaskCompleted(success: true)
             } catch {

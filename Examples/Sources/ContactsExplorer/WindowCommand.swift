@@ -15,7 +15,8 @@ import Synchronization
 struct WindowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "window",
-        abstract: "Serve the app's window on 127.0.0.1: prints its one-time login link first; stops on SIGINT or SIGTERM.",
+        abstract:
+            "Serve the app's window on 127.0.0.1: prints its one-time login link first; stops on SIGINT or SIGTERM.",
         discussion: "SIGUSR1 prints a new login link, for another browser."
     )
 
@@ -160,7 +161,9 @@ final class ContactsPage: WindowPage {
 
     /// The login status, and what can be done about it.
     private func account() -> Markup {
-        let (signIn, message, unlocked) = state.withLock { ($0.state.signInURL, $0.state.message, $0.state.unlocked != nil) }
+        let (signIn, message, unlocked) = state.withLock {
+            ($0.state.signInURL, $0.state.message, $0.state.unlocked != nil)
+        }
         let loggedIn = (try? app.isLoggedIn()) ?? false
         let hasPasscode = (try? app.secureStore().status().hasPasscode) ?? false
         var children: [Markup] = [
@@ -172,7 +175,9 @@ final class ContactsPage: WindowPage {
             children.append(.element("button", ["type": "button", "data-action": "login"], [.text("Log in")]))
         }
         if let signIn {
-            children.append(.element("a", ["href": signIn.absoluteString, "target": "_blank"], [.text("Open the sign-in page")]))
+            children.append(
+                .element("a", ["href": signIn.absoluteString, "target": "_blank"], [.text("Open the sign-in page")])
+            )
         }
         if hasPasscode {
             if unlocked {
@@ -181,7 +186,10 @@ final class ContactsPage: WindowPage {
                 children.append(
                     .element(
                         "input",
-                        ["type": "password", "data-action": "unlock", "placeholder": "Passcode", "aria-label": "Passcode"]
+                        [
+                            "type": "password", "data-action": "unlock", "placeholder": "Passcode",
+                            "aria-label": "Passcode",
+                        ]
                     )
                 )
             }
@@ -205,7 +213,11 @@ final class ContactsPage: WindowPage {
                 "li",
                 contact.id == selected ? ["class": "selected"] : [:],
                 [
-                    .element("button", ["type": "button", "data-action": "select", "data-contact": contact.id], [.text(contact.name)]),
+                    .element(
+                        "button",
+                        ["type": "button", "data-action": "select", "data-contact": contact.id],
+                        [.text(contact.name)]
+                    ),
                     .element("span", ["class": "company"], [.text(contact.company)]),
                 ]
             )
@@ -214,7 +226,13 @@ final class ContactsPage: WindowPage {
             "section",
             ["id": "contacts", "class": "card contacts"],
             [
-                .element("input", ["type": "search", "data-action": "search", "value": query, "placeholder": "Search", "aria-label": "Search"]),
+                .element(
+                    "input",
+                    [
+                        "type": "search", "data-action": "search", "value": query, "placeholder": "Search",
+                        "aria-label": "Search",
+                    ]
+                ),
                 .element("p", ["class": "count"], [.text("\(shown.count) of \(all.count) contacts")]),
                 .element("ul", [:], rows),
             ]
@@ -229,7 +247,15 @@ final class ContactsPage: WindowPage {
         }
         var children: [Markup] = [
             .element("h2", [:], [.text(contact.name)]),
-            .element("p", [:], [.text([contact.company, contact.email, contact.phone].filter { !$0.isEmpty }.joined(separator: " · "))]),
+            .element(
+                "p",
+                [:],
+                [
+                    .text(
+                        [contact.company, contact.email, contact.phone].filter { !$0.isEmpty }.joined(separator: " · ")
+                    )
+                ]
+            ),
             .element("p", ["class": "note"], [.text(contact.note.isEmpty ? "No note." : contact.note)]),
         ]
         let choices = translators().map { identity in
@@ -237,7 +263,8 @@ final class ContactsPage: WindowPage {
                 "button",
                 [
                     "type": "button", "data-action": "translator", "data-bundle": identity.bundleIdentifier,
-                    "class": identity.bundleIdentifier == (translator ?? scene?.scene.process.configuration.identity.bundleIdentifier) ? "chosen" : "",
+                    "class": identity.bundleIdentifier
+                        == (translator ?? scene?.scene.process.configuration.identity.bundleIdentifier) ? "chosen" : "",
                 ],
                 [.text(identity.localizedName)]
             )
@@ -251,10 +278,16 @@ final class ContactsPage: WindowPage {
 
     /// The enabled translators, the app's own first.
     private func translators() -> [AppExtensionIdentity] {
-        let found = (try? ExtensionDiscovery(hostBundleAt: app.bundlePath, environment: app.environment).snapshot().extensions) ?? []
+        let found =
+            (try? ExtensionDiscovery(hostBundleAt: app.bundlePath, environment: app.environment).snapshot().extensions)
+            ?? []
         return found.filter { $0.state == .enabled && $0.extensionPoint == app.translatePoint.identifier.description }
             .compactMap(\.identity)
-            .sorted { ($0.bundleIdentifier.hasPrefix("com.myapp") ? 0 : 1, $0.bundleIdentifier) < ($1.bundleIdentifier.hasPrefix("com.myapp") ? 0 : 1, $1.bundleIdentifier) }
+            .sorted {
+                ($0.bundleIdentifier.hasPrefix("com.myapp") ? 0 : 1, $0.bundleIdentifier) < (
+                    $1.bundleIdentifier.hasPrefix("com.myapp") ? 0 : 1, $1.bundleIdentifier
+                )
+            }
     }
 
     /// Opens the chosen translator's scene for the selected contact's note.

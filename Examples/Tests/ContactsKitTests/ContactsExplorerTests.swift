@@ -1,5 +1,6 @@
 import AppexCore
 import AppexStore
+import AppexTestTiers
 import AppexTesting
 import ContactsKit
 import Foundation
@@ -7,7 +8,7 @@ import Testing
 
 /// ContactsExplorer as a user runs it: the real executable in a signed `ContactsExplorer.app`
 /// (app group and keychain group as seed 000 configures them), against the real server.
-@Suite struct ContactsExplorerTests {
+@Suite(.timed, .tags(.product)) struct ContactsExplorerTests {
     let world: AppexTestEnvironment
     let app: String
     /// The OAuth client the app uses (`CONTACTS_CLIENT_ID`); `nil`: its default.

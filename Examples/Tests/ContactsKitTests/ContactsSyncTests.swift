@@ -1,3 +1,4 @@
+import AppexTestTiers
 import AppexTesting
 import ContactsKit
 import Foundation
@@ -6,7 +7,7 @@ import Testing
 
 /// The sync ContactsExplorer runs (issue 13), against the real test server and a real SQLite
 /// store: complete, incremental, resumable without loss or duplicates, and the widget's order.
-@Suite struct ContactsSyncTests {
+@Suite(.timed, .tags(.product)) struct ContactsSyncTests {
     /// Removed with the test.
     let folder: TemporaryDirectory
 

@@ -1,5 +1,6 @@
 import AppexCore
 import AppexHost
+import AppexTestTiers
 import AppexTesting
 import AppexWidgetHost
 import ContactsKit
@@ -9,7 +10,7 @@ import Testing
 /// ContactsExplorer's extensions as the owner meets them: its own translator, answering in both
 /// of seed 001's forms; Lingua Labs' translator and widget, off until approved (seed 004); and
 /// the owner's enable and disable, reflected where the extension shows.
-@Suite struct ExtensionsTests {
+@Suite(.timed, .tags(.product)) struct ExtensionsTests {
     var explorer: ContactsExplorerTests
     let environment: AppexEnvironment
 
@@ -38,7 +39,11 @@ import Testing
         let found = try discovery.snapshot().extensions.first { $0.bundleIdentifier == bundleIdentifier }
         let identity = try #require(found?.identity, "no valid \(bundleIdentifier)")
         let process = try await AppExtensionProcess(
-            configuration: .init(identity: identity, hostBundlePath: explorer.app, environment: explorer.world.environment)
+            configuration: .init(
+                identity: identity,
+                hostBundlePath: explorer.app,
+                environment: explorer.world.environment
+            )
         )
         return try await ExtensionScene(process: process, sceneID: "translate", parameters: ["note": note])
     }

@@ -1,3 +1,4 @@
+import AppexTestTiers
 import Foundation
 import Testing
 
@@ -5,7 +6,7 @@ import Testing
 
 /// The store orders contacts by the moment of their last change, read by hand from the server's
 /// form; it must agree with Foundation's ISO 8601 parser, and refuse what is not that form.
-@Suite struct MomentTests {
+@Suite(.timed, .tags(.product)) struct MomentTests {
     @Test(
         "the hand-read moment of the server's form equals Foundation's, across leap days, years and before 1970",
         arguments: [

@@ -1,3 +1,4 @@
+import AppexTestTiers
 import Foundation
 import Testing
 
@@ -5,7 +6,7 @@ import Testing
 
 /// A sync asks for the next page as soon as it has read this one's cursor, before decoding the
 /// contacts: the quick read must find the top-level cursor or say it cannot, never a wrong one.
-@Suite struct PageBodyTests {
+@Suite(.timed, .tags(.product)) struct PageBodyTests {
     func body(_ json: String) -> ContactsAPI.PageBody {
         ContactsAPI.PageBody(data: Data(json.utf8), url: "test")
     }

@@ -1,5 +1,6 @@
 import AppexCore
 import AppexStore
+import AppexTestTiers
 import AppexTesting
 import AppexWidgetHost
 import ContactsKit
@@ -8,7 +9,7 @@ import Testing
 
 /// The RecentContacts widget in `ContactsExplorer.app/Extensions/`, launched by the system's
 /// widget host (`WidgetHost`) as a real extension process, against the real server.
-@Suite struct RecentContactsWidgetTests {
+@Suite(.timed, .tags(.product)) struct RecentContactsWidgetTests {
     var explorer: ContactsExplorerTests
     let environment: AppexEnvironment
 

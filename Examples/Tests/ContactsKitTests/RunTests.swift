@@ -1,3 +1,4 @@
+import AppexTestTiers
 import AppexTesting
 import ContactsKit
 import Foundation
@@ -44,7 +45,7 @@ final class PrintedLines: Sendable {
 }
 
 /// `ContactsExplorer run`: the app left running with its widget and extensions.
-@Suite struct RunTests {
+@Suite(.timed, .tags(.product)) struct RunTests {
     let explorer: ContactsExplorerTests
 
     init() throws { explorer = try ContactsExplorerTests() }

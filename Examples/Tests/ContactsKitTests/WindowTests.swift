@@ -1,3 +1,4 @@
+import AppexTestTiers
 import ContactsKit
 import Foundation
 import Testing
@@ -5,7 +6,7 @@ import Testing
 /// ContactsExplorer's window in Debian's Chromium (Selenium and chromium-driver, which
 /// Scripts/setup.sh installs): the app serving its page, a person searching, choosing a contact,
 /// picking a language in the translator's scene, and opening the extension browser.
-@Suite struct WindowTests {
+@Suite(.timed, .tags(.product)) struct WindowTests {
     var explorer: ContactsExplorerTests
 
     init() throws { explorer = try ContactsExplorerTests() }
@@ -44,31 +45,32 @@ import Testing
 
     /// A visit, in one run of the browser: each step waits in the page (20 ms polls), never in
     /// the test; the result is one JSON line.
-    static let visit = preamble + "\n" + #"""
-        result = {}
-        try:
-            driver.get(url)
-            wait("body[data-live='yes']")
-            driver.execute_script("window.appexMark = 'kept'")
-            wait("#contacts li")
-            # Contacts named with markup and script show as text: no element of theirs, no script run.
-            result["hostileText"] = "yes" if "<script>" in text("#contacts") else "no"
-            result["elements"] = str(driver.execute_script("return document.querySelectorAll('main script, main img, main b').length"))
-            driver.execute_script("const s = document.querySelector('#contacts input'); s.value = arguments[0]; s.dispatchEvent(new Event('change', {bubbles: true}))", name)
-            result["count"] = wait("#contacts .count", "1 of ")
-            driver.execute_script("document.querySelector('#contacts li button').click()")
-            result["translated"] = wait("#detail section.scene", "Préfère le courriel.")
-            driver.save_screenshot(shots + "/contacts-window.png")
-            driver.execute_script("const p = document.querySelector('#detail section.scene select'); p.value = '1'; p.dispatchEvent(new Event('change', {bubbles: true}))")
-            result["original"] = wait_without("#detail section.scene", "Préfère le courriel.")
-            result["kept"] = driver.execute_script("return window.appexMark")
-            driver.get(url.split("/login")[0] + "/extensions")
-            result["extensions"] = wait("ul.extensions", "com.lingualabs.translate")
-        except Exception as error:
-            result["error"] = str(error)[:3000]
-        driver.quit()
-        print(json.dumps(result))
-        """#
+    static let visit =
+        preamble + "\n" + #"""
+            result = {}
+            try:
+                driver.get(url)
+                wait("body[data-live='yes']")
+                driver.execute_script("window.appexMark = 'kept'")
+                wait("#contacts li")
+                # Contacts named with markup and script show as text: no element of theirs, no script run.
+                result["hostileText"] = "yes" if "<script>" in text("#contacts") else "no"
+                result["elements"] = str(driver.execute_script("return document.querySelectorAll('main script, main img, main b').length"))
+                driver.execute_script("const s = document.querySelector('#contacts input'); s.value = arguments[0]; s.dispatchEvent(new Event('change', {bubbles: true}))", name)
+                result["count"] = wait("#contacts .count", "1 of ")
+                driver.execute_script("document.querySelector('#contacts li button').click()")
+                result["translated"] = wait("#detail section.scene", "Préfère le courriel.")
+                driver.save_screenshot(shots + "/contacts-window.png")
+                driver.execute_script("const p = document.querySelector('#detail section.scene select'); p.value = '1'; p.dispatchEvent(new Event('change', {bubbles: true}))")
+                result["original"] = wait_without("#detail section.scene", "Préfère le courriel.")
+                result["kept"] = driver.execute_script("return window.appexMark")
+                driver.get(url.split("/login")[0] + "/extensions")
+                result["extensions"] = wait("ul.extensions", "com.lingualabs.translate")
+            except Exception as error:
+                result["error"] = str(error)[:3000]
+            driver.quit()
+            print(json.dumps(result))
+            """#
 
     @Test(
         "the app's window in a real browser: contacts named with markup show as text, a search, a contact's detail with the Translate scene of its translator, a language picked in the scene, and the extension browser with Lingua Labs' translator unapproved"
@@ -77,7 +79,11 @@ import Testing
         let server = try TestServer.start()
         let user = try await TestServer.newAccount(contacts: 3, hostile: true)
         let session = try await TestServer.signIn(user)
-        let first = try await ContactsAPI(server: server, send: session.send).page(modifiedSince: nil, cursor: nil, limit: 1)
+        let first = try await ContactsAPI(server: server, send: session.send).page(
+            modifiedSince: nil,
+            cursor: nil,
+            limit: 1
+        )
         let contact = try #require(first.contacts.first)
         try await session.patch(contact.id, "note", "Prefers email.")
         #expect(try explorer.logIn(user, server: server).status == 0)
@@ -105,35 +111,36 @@ import Testing
     }
 
     /// The lock, the unlock and the logout, in a real browser.
-    static let lockVisit = preamble + "\n" + #"""
-        passcode = sys.argv[4]
-        def click(css):
-            driver.execute_script("const e = document.querySelector(arguments[0]); if (!e) throw new Error('no ' + arguments[0]); e.click()", css)
-        def type_passcode(value):
-            driver.execute_script("const f = document.querySelector('#account input[type=password]'); f.value = arguments[0]; f.dispatchEvent(new Event('change', {bubbles: true}))", value)
-        result = {}
-        try:
-            driver.get(url)
-            wait("body[data-live='yes']")
-            wait("#account input[type=password]")
-            click("#account button[data-action=logout]")
-            result["refused"] = wait("#window-status", "unlock first")
-            type_passcode("not the passcode")
-            result["wrong"] = wait("#account", "did not open")
-            type_passcode(passcode)
-            result["unlocked"] = wait("#account", "Unlocked.")
-            result["source"] = "yes" if passcode in driver.page_source else "no"
-            click("#account button[data-action=lock]")
-            wait("#account input[type=password]")
-            type_passcode(passcode)
-            wait("#account button[data-action=lock]")
-            click("#account button[data-action=logout]")
-            result["out"] = wait("#account", "Logged out")
-        except Exception as error:
-            result["error"] = str(error)[:3000]
-        driver.quit()
-        print(json.dumps(result))
-        """#
+    static let lockVisit =
+        preamble + "\n" + #"""
+            passcode = sys.argv[4]
+            def click(css):
+                driver.execute_script("const e = document.querySelector(arguments[0]); if (!e) throw new Error('no ' + arguments[0]); e.click()", css)
+            def type_passcode(value):
+                driver.execute_script("const f = document.querySelector('#account input[type=password]'); f.value = arguments[0]; f.dispatchEvent(new Event('change', {bubbles: true}))", value)
+            result = {}
+            try:
+                driver.get(url)
+                wait("body[data-live='yes']")
+                wait("#account input[type=password]")
+                click("#account button[data-action=logout]")
+                result["refused"] = wait("#window-status", "unlock first")
+                type_passcode("not the passcode")
+                result["wrong"] = wait("#account", "did not open")
+                type_passcode(passcode)
+                result["unlocked"] = wait("#account", "Unlocked.")
+                result["source"] = "yes" if passcode in driver.page_source else "no"
+                click("#account button[data-action=lock]")
+                wait("#account input[type=password]")
+                type_passcode(passcode)
+                wait("#account button[data-action=lock]")
+                click("#account button[data-action=logout]")
+                result["out"] = wait("#account", "Logged out")
+            except Exception as error:
+                result["error"] = str(error)[:3000]
+            driver.quit()
+            print(json.dumps(result))
+            """#
 
     @Test(
         "the app's window behind a passcode: logging out while locked is refused and says why, a wrong passcode opens nothing, the right one unlocks without ever appearing in the page, lock locks again, and log out then works"
@@ -164,33 +171,34 @@ import Testing
     }
 
     /// A login in the browser: the window's Log in, the server's sign-in page, back to the window.
-    static let loginVisit = preamble + "\n" + #"""
-        user, password = sys.argv[4], sys.argv[5]
-        result = {}
-        try:
-            driver.get(url)
-            home = driver.current_url
-            wait("body[data-live='yes']")
-            result["before"] = wait("#account", "Logged out")
-            driver.execute_script("document.querySelector('#account button[data-action=login]').click()")
-            wait("#account a[href]")
-            sign_in = driver.execute_script("return document.querySelector('#account a[href]').href")
-            result["signIn"] = sign_in
-            driver.get(sign_in)
-            wait("input[name=username]")
-            driver.execute_script("document.querySelector('input[name=username]').value = arguments[0]; document.querySelector('input[name=password]').value = arguments[1]; document.querySelector('input[name=password]').form.submit()", user, password)
-            # The app's loopback listener took the code: its page says so.
-            result["redirect"] = wait("body", "You can close this window")
-            # Back to the window at once: the code exchange may still be running. The page shows
-            # what the app publishes when it ends, whenever that is (its event stream first sends
-            # the page anew if it changed after the page was served).
-            driver.get(home)
-            result["after"] = wait("#account", "Logged in")
-        except Exception as error:
-            result["error"] = str(error)[:3000]
-        driver.quit()
-        print(json.dumps(result))
-        """#
+    static let loginVisit =
+        preamble + "\n" + #"""
+            user, password = sys.argv[4], sys.argv[5]
+            result = {}
+            try:
+                driver.get(url)
+                home = driver.current_url
+                wait("body[data-live='yes']")
+                result["before"] = wait("#account", "Logged out")
+                driver.execute_script("document.querySelector('#account button[data-action=login]').click()")
+                wait("#account a[href]")
+                sign_in = driver.execute_script("return document.querySelector('#account a[href]').href")
+                result["signIn"] = sign_in
+                driver.get(sign_in)
+                wait("input[name=username]")
+                driver.execute_script("document.querySelector('input[name=username]').value = arguments[0]; document.querySelector('input[name=password]').value = arguments[1]; document.querySelector('input[name=password]').form.submit()", user, password)
+                # The app's loopback listener took the code: its page says so.
+                result["redirect"] = wait("body", "You can close this window")
+                # Back to the window at once: the code exchange may still be running. The page shows
+                # what the app publishes when it ends, whenever that is (its event stream first sends
+                # the page anew if it changed after the page was served).
+                driver.get(home)
+                result["after"] = wait("#account", "Logged in")
+            except Exception as error:
+                result["error"] = str(error)[:3000]
+            driver.quit()
+            print(json.dumps(result))
+            """#
 
     @Test(
         "the app's window logs in in the browser: Log in shows the server's sign-in page (code + PKCE), signing in there logs the app in (the window shows Logged in, and a sync works)"
