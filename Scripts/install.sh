@@ -12,7 +12,7 @@ started=$SECONDS
 destination="${APPEX_INSTALL_DIR:-$HOME/.local/bin}"
 log="$(mktemp "${TMPDIR:-/tmp}/appex-install-XXXXXX")"
 trap 'rm -f "$log"' EXIT
-echo "building appex in release mode with the static Swift runtime (about 5 minutes on a fresh clone, seconds once built)..."
+echo "building appex in release mode with the static Swift runtime (about 8 minutes on a fresh clone on 2 cores, seconds once built)..."
 swift build -c release --product appex --static-swift-stdlib >"$log" 2>&1 &
 pid=$!
 next=$((SECONDS + 10))
