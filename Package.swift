@@ -486,7 +486,7 @@ let package = Package(
             dependencies: [
                 "ContactsKit", "ContactsExplorer", "RecentContacts", "Translate", "LinguaTranslate", "LinguaWidgets",
                 "ContactsTranslation", "AppexWidgetHost", "AppexHost", "AppexTesting", "AppexCore", "AppexStore",
-                "AppexTestTiers", "appex",
+                "AppexTestTiers", "appex", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Examples/Tests/ContactsKitTests",
             swiftSettings: strictSwift

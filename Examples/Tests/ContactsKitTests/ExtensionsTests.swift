@@ -5,6 +5,7 @@ import AppexTesting
 import AppexWidgetHost
 import ContactsKit
 import Foundation
+import Logging
 import Testing
 
 /// ContactsExplorer's extensions as the owner meets them: its own translator, answering in both
@@ -21,7 +22,7 @@ import Testing
 
     /// The kinds of the widgets the system's widget host shows after a refresh.
     func widgetKinds() async throws -> [String] {
-        let host = try WidgetHost(configuration: WidgetHost.Configuration(environment: environment))
+        let host = try Product.widgetHost(environment)
         return try await host.refresh(family: .systemMedium).filter { $0.discovered.state == .enabled }.map(\.key.kind)
             .sorted()
     }
@@ -42,7 +43,10 @@ import Testing
             configuration: .init(
                 identity: identity,
                 hostBundlePath: explorer.app,
-                environment: explorer.world.environment
+                environment: explorer.world.environment,
+                // The host's log on standard error: the extension's own output, and how it ended,
+                // beside a failed launch in the test's output.
+                logger: Logger(label: "appex.extension", factory: { StreamLogHandler.standardError(label: $0) })
             )
         )
         return try await ExtensionScene(process: process, sceneID: "translate", parameters: ["note": note])
@@ -143,7 +147,7 @@ import Testing
             unknown.status == 1 && unknown.err.contains("has no extension com.lingualabs.widgets"),
             "\(unknown.err)"
         )
-        let host = try WidgetHost(configuration: WidgetHost.Configuration(environment: environment))
+        let host = try Product.widgetHost(environment)
         #expect(try host.extensions().first { $0.bundleIdentifier == "com.lingualabs.widgets" }?.state == .unapproved)
         try host.setEnabled(true, bundleIdentifier: "com.lingualabs.widgets")
         #expect(try await widgetKinds() == ["RecentContacts", "WordOfTheDay"])

@@ -1,5 +1,6 @@
 import AppexCore
 import AppexTesting
+import AppexWidgetHost
 import ContactsKit
 import Foundation
 
@@ -15,6 +16,16 @@ enum Product {
     /// The Examples package's Sources folder.
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Sources").path
+
+    /// The system's widget host on `environment`, as `appex widgets` makes it but with a minute's
+    /// deadline for each launch, not 10 seconds: these tests prove what a widget shows, and the
+    /// product tier runs beside builds (CI, issue 49), where a debug widget that opens its stores
+    /// and asks the app took longer than 10 s and showed "No content yet".
+    static func widgetHost(_ environment: AppexEnvironment) throws -> WidgetHost {
+        var configuration = WidgetHost.Configuration(environment: environment)
+        configuration.deadline = .seconds(60)
+        return try WidgetHost(configuration: configuration)
+    }
 
     /// The app group and keychain group the app and its extensions share (seed 000).
     static let shared = Entitlements(

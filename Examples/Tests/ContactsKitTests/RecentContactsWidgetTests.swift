@@ -31,7 +31,7 @@ import Testing
     func beforeAndAfterLogin() async throws {
         let server = try TestServer.start()
         let user = try await TestServer.newAccount(contacts: 30)
-        let host = try WidgetHost(configuration: WidgetHost.Configuration(environment: environment))
+        let host = try Product.widgetHost(environment)
         let before = try await drawn(host)
         #expect(before.contains("Log in to ContactsExplorer"), "\(before)")
         #expect(!(try await TestServer.stats()).keys.contains { $0.hasPrefix(user.username + ".") })
@@ -72,7 +72,7 @@ import Testing
     func revokedAtTheServer() async throws {
         let server = try TestServer.start()
         let user = try await TestServer.newAccount(contacts: 10)
-        let host = try WidgetHost(configuration: WidgetHost.Configuration(environment: environment))
+        let host = try Product.widgetHost(environment)
         #expect(
             try explorer.logIn(user, server: server).status == 0
         )
@@ -117,7 +117,7 @@ import Testing
         let keychain = try SharedKeychain(context: widget, environment: explorer.world.environment)
         #expect(try keychain.items(matching: KeychainQuery(service: "appex.oauth")).isEmpty)
         let stored = try explorer.store().recent(limit: 8).map(\.name)
-        let host = try WidgetHost(configuration: WidgetHost.Configuration(environment: environment))
+        let host = try Product.widgetHost(environment)
         let waiting = try await drawn(host)
         #expect(waiting.contains("Waiting for ContactsExplorer"), "\(waiting)")
         #expect(waiting.contains(TerminalText.safe(stored[0])), "the stored contacts meanwhile: \(waiting)")
@@ -246,7 +246,7 @@ import Testing
         for contact in try explorer.store().contacts().sorted(by: { $0.modified < $1.modified }).prefix(3) {
             #expect(try explorer.run(["show", contact.id], server: server).status == 0)
         }
-        let host = try WidgetHost(configuration: WidgetHost.Configuration(environment: environment))
+        let host = try Product.widgetHost(environment)
         let states = try await host.refresh(family: .systemLarge)
         let widget = try #require(states.first { $0.key.kind == "RecentContacts" })
         let frame = widget.frame()
@@ -271,7 +271,7 @@ import Testing
             try explorer.logIn(user, server: server).status == 0
         )
         #expect(try explorer.run(["sync"], server: server).status == 0)
-        let host = try WidgetHost(configuration: WidgetHost.Configuration(environment: environment))
+        let host = try Product.widgetHost(environment)
         _ = try await drawn(host)
         try await Task.sleep(for: .seconds(2.5))  // the access token expires (what is under test)
         let first = try #require(try explorer.store().contacts().first)

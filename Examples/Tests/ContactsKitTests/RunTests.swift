@@ -27,7 +27,7 @@ final class PrintedLines: Sendable {
     func wait(
         for wanted: String,
         after offset: String.Index? = nil,
-        timeout: Duration = .seconds(30)
+        timeout: Duration = .seconds(60)
     ) async throws
         -> String.Index
     {
