@@ -21,6 +21,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
+source Scripts/progress.sh
 demo_started=$SECONDS
 
 # long STEP ESTIMATE COMMAND... — runs a long command (a build, an install) with its output kept
@@ -30,21 +31,13 @@ long_output=""
 long() {
   local what="$1" estimate="$2"
   shift 2
-  local log started next latest status=0
+  local log started status=0
   log="$(mktemp "${TMPDIR:-/tmp}/appex-demo-XXXXXX")"
   printf '%s (%s)...\n' "$what" "$estimate"
   started=$SECONDS
-  next=$((SECONDS + 10))
   "$@" >"$log" 2>&1 &
   local pid=$!
-  while kill -0 "$pid" 2>/dev/null; do
-    sleep 1
-    if ((SECONDS >= next)); then
-      latest="$(tr '\r' '\n' <"$log" | grep -o '^\[[0-9]*/[0-9]*\] .*' | tail -1 | cut -c1-72 || true)"
-      printf '  %4ds  %s\n' "$((SECONDS - started))" "${latest:-working}"
-      next=$((SECONDS + 10))
-    fi
-  done
+  report_progress "$pid" "$log" "$started"
   wait "$pid" || status=$?
   long_output="$(cat "$log")"
   rm -f "$log"

@@ -8,6 +8,7 @@
 # its time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source Scripts/progress.sh
 started=$SECONDS
 destination="${APPEX_INSTALL_DIR:-$HOME/.local/bin}"
 log="$(mktemp "${TMPDIR:-/tmp}/appex-install-XXXXXX")"
@@ -15,15 +16,7 @@ trap 'rm -f "$log"' EXIT
 echo "building appex in release mode with the static Swift runtime (about 8 minutes on a fresh clone on 2 cores, seconds once built)..."
 swift build -c release --product appex --static-swift-stdlib >"$log" 2>&1 &
 pid=$!
-next=$((SECONDS + 10))
-while kill -0 "$pid" 2>/dev/null; do
-  sleep 1
-  if ((SECONDS >= next)); then
-    latest="$(tr '\r' '\n' <"$log" | grep -o '^\[[0-9]*/[0-9]*\] .*' | tail -1 | cut -c1-72 || true)"
-    printf '  %4ds  %s\n' "$((SECONDS - started))" "${latest:-working}"
-    next=$((SECONDS + 10))
-  fi
-done
+report_progress "$pid" "$log" "$started"
 if ! wait "$pid"; then
   tail -40 "$log" >&2
   echo "install.sh: the build failed" >&2
