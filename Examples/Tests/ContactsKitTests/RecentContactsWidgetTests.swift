@@ -79,11 +79,13 @@ import Testing
         #expect(try explorer.run(["sync"], server: server).status == 0)
         let shown = try await drawn(host)
         #expect(!shown.contains("Log in"), "\(shown)")
-        // Counted across the server (tests of this package run one revocation at a time): the
-        // refused refresh of the app's client, and refused bearer requests.
+        // This user's refused refreshes and refused bearer requests (the server counts a request
+        // with a revoked token for the token's user): tests beside this one count their own.
         func refused() async throws -> (refreshes: Int, requests: Int) {
             let stats = try await TestServer.stats()
-            return (stats["contacts-explorer.refresh_token.400"] ?? 0, stats["?.contacts.list.401"] ?? 0)
+            return (
+                stats["\(user.username).refresh_token.400"] ?? 0, stats["\(user.username).contacts.list.401"] ?? 0
+            )
         }
         let start = try await refused()
         try await TestServer.revoke(user.username)

@@ -7,7 +7,9 @@ that took more than 0.5 s. GET /test/instance names this server instance (see in
 A contacts request with an Idempotency-Key header is also counted once per key
 ("contacts.idempotent.first", "ada.contacts.idempotent.first") and again for each repeat of a key
 ("...idempotent.repeat"): what a host serving a widget's request sends, so tests count requests
-served, not attempts."""
+served, not attempts. A contacts request refused for an access token POST /test/revoke deleted
+is counted for that token's user ("ada.contacts.list.401"), not as "?": tests that run beside one
+another each count their own user's refusals."""
 import os
 import threading
 import time
@@ -18,6 +20,23 @@ _lock = threading.Lock()
 _counts = {}
 _slow = []
 _idempotency_keys = set()
+_revoked_owners = {}  # access token -> username, for the tokens POST /test/revoke deleted
+
+
+def remember_revoked(token, username):
+    """Called by POST /test/revoke for each access token it deletes: a later request with it is
+    counted for `username`."""
+    with _lock:
+        _revoked_owners[token] = username
+
+
+def _owner(request):
+    user = getattr(request, "resource_owner", None)
+    if user is not None:
+        return user.username
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    with _lock:
+        return _revoked_owners.get(token, "?") if scheme.lower() == "bearer" else "?"
 
 
 class TokenRequestCounter:
@@ -50,7 +69,7 @@ class TokenRequestCounter:
         elif request.path.startswith("/api/contacts"):
             # contacts.list / contacts.get / contacts.patch, overall and per user.
             what = "list" if request.path == "/api/contacts" else request.method.lower()
-            owner = getattr(getattr(request, "resource_owner", None), "username", "?")
+            owner = _owner(request)
             keys = [f"contacts.{what}.{response.status_code}", f"{owner}.contacts.{what}.{response.status_code}"]
             key = request.headers.get("Idempotency-Key")
             if key and response.status_code == 200:

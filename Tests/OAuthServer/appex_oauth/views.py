@@ -182,6 +182,8 @@ def revoke_user(request):
     them."""
     from oauth2_provider.models import AccessToken, RefreshToken
 
+    from . import stats
+
     if request.method != "POST":
         return JsonResponse({"error": "POST"}, status=405)
     try:
@@ -194,6 +196,8 @@ def revoke_user(request):
     refresh = list(RefreshToken.objects.filter(user=user, revoked__isnull=True))
     access = AccessToken.objects.filter(user=user)
     count = access.count()  # before revoking: a refresh token's revocation deletes its access token
+    for token in access:
+        stats.remember_revoked(token.token, username)
     for token in refresh:
         token.revoke()
     access.delete()
