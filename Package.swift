@@ -517,3 +517,187 @@ let package = Package(
         ),
     ] + samples
 )
+
+/// The benchmarks (Benchmarks/Benchmarks, one executable per group, package-benchmark's plugin
+/// finds them by their folder) and what they launch or link (Benchmarks/Fixtures, Benchmarks/Sources).
+func benchmarkTargets() -> [Target] {
+    // The benchmark extensions are laid out in the order their start touches the Swift runtime,
+    // libdispatch, the C library and Appex's extension runtime (Linker/extension-start.order, ld.lld):
+    // the start's code and data sit in few 64 KB windows (docs/decisions/0168-extension-start-layout.md;
+    // the appex-bundle plugin links an extension product so too).
+    let startLayout = [
+        "-use-ld=lld", "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Linker/extension-start.order",
+        "-Xlinker", "--no-warn-symbol-ordering",
+    ]
+    let foundationArchives: [LinkerSetting] = [
+        .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationICU"), .linkedLibrary("_FoundationCShims"),
+        .linkedLibrary("_FoundationCollections"), .linkedLibrary("stdc++"),
+    ]
+    // As docs/DESIGN.md advises for extensions: the Swift runtime and Foundation linked in, so a
+    // launch does not spend milliseconds in the dynamic loader (the benchmark extensions link so).
+    let staticallyLinked: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"] + startLayout)] + foundationArchives
+    // Linked fully statically (docs/decisions/0166): no dynamic loader at all, and an extension main
+    // that never unwinds (MainThreadLoop), so nothing sorts the unwind tables at start. Only for an
+    // extension that links no FoundationNetworking (libcurl has no static archive here).
+    let fullyStatic: [LinkerSetting] = [.unsafeFlags(["-static-executable"] + startLayout)] + foundationArchives
+    let benchmark = Target.Dependency.product(name: "Benchmark", package: "benchmark")
+    let tracing = Target.Dependency.product(name: "Tracing", package: "swift-distributed-tracing")
+    let settings: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+    /// A group of benchmarks: Benchmarks/Benchmarks/NAME, run by package-benchmark's plugin.
+    func group(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+        .executableTarget(
+            name: name,
+            dependencies: dependencies + [benchmark, "BenchSmoke", "AppexCore", "AppexTesting"],
+            path: "Benchmarks/Benchmarks/\(name)",
+            swiftSettings: settings,
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        )
+    }
+    /// A program a benchmark launches: Benchmarks/Fixtures/NAME.
+    func fixture(
+        _ name: String,
+        _ dependencies: [Target.Dependency],
+        linkerSettings: [LinkerSetting] = []
+    )
+        -> Target
+    {
+        .executableTarget(
+            name: name,
+            dependencies: dependencies,
+            path: "Benchmarks/Fixtures/\(name)",
+            swiftSettings: settings,
+            linkerSettings: linkerSettings
+        )
+    }
+    return [
+        .target(name: "CPingPong", path: "Benchmarks/Sources/CPingPong"),
+        .target(
+            name: "BenchSmoke",
+            dependencies: [benchmark],
+            path: "Benchmarks/Sources/BenchSmoke",
+            swiftSettings: settings
+        ),
+        .target(
+            name: "BenchInterfaces",
+            dependencies: ["AppexIPC", tracing],
+            path: "Benchmarks/Sources/BenchInterfaces",
+            swiftSettings: settings
+        ),
+        // The bare-spawn baselines' children (Fixtures/FirstByte, Fixtures/BareEcho), compiled
+        // at run time as libc-only programs: SwiftPM would link the Swift runtime into them.
+        .target(name: "BenchChildren", path: "Benchmarks/Sources/BenchChildren", swiftSettings: settings),
+        .target(
+            name: "BenchWidgetViews",
+            dependencies: ["AppexWidgetKit"],
+            path: "Benchmarks/Sources/BenchWidgetViews",
+            swiftSettings: settings
+        ),
+        // The raw SQLite baselines call the sqlite3 C API through GRDB's system-library module,
+        // the same SQLite the library links.
+        .target(
+            name: "RawSQLite",
+            dependencies: [.product(name: "GRDBSQLite", package: "GRDB.swift")],
+            path: "Benchmarks/Sources/RawSQLite",
+            swiftSettings: settings
+        ),
+        // An extension needs AppexExtension alone: no swift-crypto, GRDB or bundle code.
+        fixture("BenchExtension", ["BenchInterfaces", "AppexExtension"], linkerSettings: fullyStatic),
+        // keychain.read.brokered's extension: sandboxed, its keychain goes through the broker.
+        fixture("BenchKeychainExtension", ["AppexExtension", "AppexStore"]),
+        // A widget extension needs AppexWidgetKit alone; linked as BenchExtension is.
+        fixture("BenchWidget", ["BenchWidgetViews", "AppexWidgetKit"], linkerSettings: staticallyLinked),
+        fixture("BenchTickerWidget", ["AppexWidgetKit"], linkerSettings: staticallyLinked),
+        fixture("BenchWidgetHostRSS", ["AppexCore", "AppexWidgetHost"]),
+        fixture("DefaultsObserver", ["RawSQLite", "AppexCore", "AppexStore"]),
+        group(
+            "IPCBenchmarks",
+            ["CPingPong", "BenchExtension", "BenchChildren", "BenchInterfaces", "AppexIPC", tracing, "AppexHost"]
+        ),
+        group(
+            "WidgetBenchmarks",
+            [
+                "BenchWidget", "BenchWidgetHostRSS", "BenchWidgetViews", "CPingPong", "BenchChildren",
+                "AppexWidgetKit", "AppexWidgetHost",
+            ]
+        ),
+        group(
+            "WindowBenchmarks",
+            ["BenchWidget", "BenchTickerWidget", "AppexHost", "AppexWidgetHost", "AppexWindow"]
+        ),
+        // The product's figures: ContactsExplorer, its store and its widget.
+        group(
+            "ProductBenchmarks",
+            [
+                "BenchWidget", "ContactsKit", "ContactsExplorer", "RecentContacts", "AppexAuth", "AppexAuthLogin",
+                "AppexStore", "AppexWidgetKit", "AppexWidgetHost",
+            ]
+        ),
+        group("DiscoveryBenchmarks", ["AppexHost"]),
+        group(
+            "StoreBenchmarks",
+            ["DefaultsObserver", "RawSQLite", "BenchKeychainExtension", "AppexHost", "AppexStore"]
+        ),
+        // The secure store's unlock baseline: one AES-GCM open (swift-crypto); aux.request.roundtrip's
+        // parts: the spans AppexStore starts, their times kept by a tracer.
+        group(
+            "SecureStoreBenchmarks",
+            ["AppexStore", "AppexSecureStore", .product(name: "Crypto", package: "swift-crypto"), tracing]
+        ),
+        group("AuthBenchmarks", ["AppexAuth", "AppexAuthLogin", "AppexStore"]),
+    ]
+}
+
+// Benchmarks/ (package-benchmark; run them with Scripts/bench.sh) join this graph when
+// APPEX_BENCHMARKS is set, as Scripts/bench.sh and Scripts/extension-start-order.sh set it: they
+// build beside the library and the tests, so CI's one run of each benchmark (debug, `bench.sh
+// --smoke`) compiles the harness and the benchmarks only, not Appex and its dependencies again
+// in a package of their own (1,124 s of CI's run). Without it, a package that depends on Appex
+// never fetches the harness. (Scripts/bench.sh's figures build in release, as ever.)
+if Context.environment["APPEX_BENCHMARKS"] != nil {
+    package.dependencies += [
+        // No trait: no benchmark counts allocations, and the malloc interposer it would preload (built
+        // in release beside package-benchmark's tool) crashes a debug benchmark linking its own copy.
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: [])
+    ]
+    package.targets += benchmarkTargets()
+}
+
+// Examples/Tracing (one trace across the process boundary, through swift-otel) joins this graph
+// when APPEX_TRACING is set: `APPEX_TRACING=1 swift test --filter TracingTests`, as its README
+// prints. Without it, nothing builds swift-otel (minutes of both cores) and no user fetches it.
+if Context.environment["APPEX_TRACING"] != nil {
+    package.dependencies += [
+        // The OTLP/HTTP exporter only: the gRPC one (the default trait) would add minutes of build.
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"])
+    ]
+    package.targets += [
+        // What the host and its extension agree on: the point, the request and the reply.
+        .target(name: "TracingContract", path: "Examples/Tracing/Sources/TracingContract", swiftSettings: strictSwift),
+        // The extension: bootstraps swift-otel from the variables its host passed on, and serves
+        // each call in the span Appex opens for it (a child of the caller's).
+        .executableTarget(
+            name: "TracedExtension",
+            dependencies: [
+                "TracingContract", "AppexExtension", .product(name: "OTel", package: "swift-otel"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Examples/Tracing/Sources/TracedExtension",
+            swiftSettings: strictSwift
+        ),
+        // The host (the test process), its extension (TracedExtension, built beside the tests) and
+        // a real OTLP/HTTP collector (collector.py, Python's standard library).
+        .testTarget(
+            name: "TracingTests",
+            dependencies: [
+                "TracingContract", "TracedExtension", "AppexCore", "AppexHost", "AppexTesting", "AppexTestTiers",
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/Tracing/Tests/TracingTests",
+            exclude: ["collector.py"],
+            swiftSettings: strictSwift
+        ),
+    ]
+}

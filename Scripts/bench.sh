@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs Appex's benchmarks (the sibling package in Benchmarks/, package-benchmark) and ends with
+# Runs Appex's benchmarks (Benchmarks/, package-benchmark; in the package's graph when
+# APPEX_BENCHMARKS is set, which this script sets) and ends with
 # one line per figure:
 #     figure: NAME ours=… baseline=… ratio=…
 # and, for a figure measured in parts (aux.request.roundtrip), one line
@@ -15,15 +16,19 @@
 # a line "difference: NAME ours-baseline=…".
 #
 # Scripts/bench.sh --smoke runs every benchmark for one sample, no warm-up (APPEX_BENCH_SMOKE,
-# Benchmarks/Sources/BenchSmoke), and prints the benchmarks that ran instead of figures: what
-# Scripts/test.sh runs so that CI proves every benchmark builds and runs (a crash fails it).
+# Benchmarks/Sources/BenchSmoke), built in debug beside the tests (.build/debug: only the harness
+# and the benchmarks compile), and prints the benchmarks that ran instead of figures: what
+# Scripts/test.sh --full runs so that CI proves every benchmark builds and runs (a crash fails it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 script_started=$SECONDS
 Scripts/setup.sh >/dev/null
+export APPEX_BENCHMARKS=1
 smoke=0
+configuration=release
 if [ "${1:-}" = "--smoke" ]; then
   smoke=1
+  configuration=debug
   export APPEX_BENCH_SMOKE=1
   shift
 fi
@@ -89,8 +94,8 @@ done
 bench_filter="$(printf '%s' "$bench_filter" | sed -E 's/\\\.p(50|99)//g; s/\.p(50|99)//g')"
 # package-benchmark names a benchmark that threw ("The following benchmarks failed") and still
 # exits 0: its output is read, and such a run fails here, figures or smoke.
-swift package --package-path Benchmarks --allow-writing-to-directory "$out" \
-  benchmark --filter "($bench_filter).*" --format histogramPercentiles --path "$out" --no-progress 2>&1 |
+swift package --allow-writing-to-directory "$out" benchmark --benchmark-build-configuration "$configuration" \
+  --filter "($bench_filter).*" --format histogramPercentiles --path "$out" --no-progress 2>&1 |
   tee "$out/benchmark.log"
 if grep -q 'The following benchmarks failed' "$out/benchmark.log"; then
   echo "bench.sh: these benchmarks failed (each one's error is above):" >&2
@@ -103,7 +108,7 @@ if [[ $smoke == 1 ]]; then
   ran="$(find "$out" -name '*.histogram.percentiles.tsv' -printf '%f\n' | sed -E 's/^[^.]+\.[^.]+\.//; s/\.[^.]+\.histogram\.percentiles\.tsv$//' | sort -u)"
   count="$(printf '%s\n' "$ran" | grep -c .)"
   printf 'bench.sh: smoke: ran %s\n' $ran
-  echo "bench.sh: smoke: $count benchmarks ran once each (their figures mean nothing)"
+  echo "bench.sh: smoke: $count benchmarks ran once each (their figures mean nothing), in $((SECONDS - script_started)) s"
   exit 0
 fi
 

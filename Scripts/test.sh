@@ -10,9 +10,11 @@
 #   product  ContactsExplorer against the real server (Examples/Tests), the demo's story
 #
 # `Scripts/test.sh --full` (what CI runs, through .ci/run) then adds what takes longest: the
-# trace across processes (Examples/Tracing, its own package: swift-otel), each fuzz target for
-# 15 seconds, every benchmark once, the start layout's check, and last the template tier (the
-# templates' READMEs, run as printed, each compiling a new package).
+# trace across processes (Examples/Tracing, swift-otel), every benchmark once (debug) and the start
+# layout's check, each in the same graph as the tests (their targets join it when APPEX_TRACING or
+# APPEX_BENCHMARKS is set: Package.swift), each fuzz target for 15 seconds (Fuzz/, a package of
+# its own: sanitizers), and last the template tier (the templates' READMEs, run as printed, each
+# compiling a new package).
 #
 # It installs what the tests need (idempotent: Debian packages, the OAuth server's virtualenv),
 # and ends with each step's time and the ten slowest tests.
@@ -89,7 +91,7 @@ trap 'Scripts/oauth-server.sh stop' EXIT
 step build swift build --build-tests
 # Every suite carries the .timed trait: it runs the suite in its tier (APPEX_TEST_TIER) and times
 # each test for the ten slowest at the end.
-if grep -rnE '^[[:space:]]*@Suite' Tests/AppexTests Examples/Tests --include='*.swift' | grep -v '\.timed'; then
+if grep -rnE '^[[:space:]]*@Suite' Tests/AppexTests Examples/Tests Examples/Tracing/Tests --include='*.swift' | grep -v '\.timed'; then
   echo "test.sh: the suites above lack the .timed trait (@Suite(.timed)): they would run in every tier, untimed" >&2
   exit 1
 fi
@@ -108,13 +110,13 @@ tier browser 2
 tier product 6
 if $full; then
   # One trace across the process boundary: a host span and its extension's child span, exported
-  # through swift-otel (a package of its own: the library's graph does not build swift-otel).
-  step tracing swift test --package-path Examples/Tracing
+  # through swift-otel (only this step builds it), as Examples/Tracing/README.md prints it.
+  APPEX_TRACING=1 step tracing swift test --filter TracingTests
   # The libFuzzer targets (Fuzz/): every property-list reader, bundle loading, the IPC decoder and
   # the view tree, 15 seconds each from the committed seeds; a crash fails the run.
   step fuzz Scripts/fuzz.sh all 15
-  # Every benchmark, once (Benchmarks/, a release build of its own): a benchmark that no longer
-  # builds, or crashes, fails CI (docs/decisions/0157-benchmarks-in-ci.md).
+  # Every benchmark, once (Benchmarks/, a debug build beside the tests'): a benchmark that no
+  # longer builds, or crashes, fails CI (docs/decisions/0157-benchmarks-in-ci.md).
   step benchmarks Scripts/bench.sh --smoke
   # The start layout extensions are linked with still names what their start runs
   # (docs/decisions/0168-extension-start-layout.md).

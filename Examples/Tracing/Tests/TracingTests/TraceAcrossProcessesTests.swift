@@ -1,4 +1,5 @@
 import AppexHost
+import AppexTestTiers
 import Foundation
 import Logging
 import OTel
@@ -8,11 +9,12 @@ import Tracing
 import TracingContract
 
 /// One trace across the process boundary: the test process is the host, with swift-otel
-/// bootstrapped (the only test of this binary that bootstraps it: once per process); its
+/// bootstrapped (once per process: its step runs this suite alone, `--filter TracingTests`); its
 /// extension is TracedExtension in a signed bundle, run by Appex in its sandbox; both export to
 /// a real OTLP/HTTP collector on 127.0.0.1. Serialized: the host passes on its own environment's
-/// OTEL_* variables, which each test sets.
-@Suite(.serialized)
+/// OTEL_* variables, which each test sets. In the main tier (.timed): a test binary built with
+/// APPEX_TRACING and then run for another tier skips it.
+@Suite(.serialized, .timed)
 struct TraceAcrossProcessesTests {
     static let hostService = "tracing-example-host"
 
