@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// docs/ARCHITECTURE.md is the newcomer's map: its module table must list exactly the modules
-/// Package.swift declares (the targets whose code is under Tests/ or Examples/ aside: fixtures,
+/// Package.swift declares (the targets whose code is under Tests/, Examples/ or Benchmarks/ aside: fixtures,
 /// seeds, samples, test support and the product).
 @Suite(.timed) struct ArchitectureTests {
     @Test("ARCHITECTURE.md's module table names exactly the library, tool and plugin targets of Package.swift")
@@ -16,7 +16,11 @@ import Testing
         for (index, match) in matches.enumerated() {
             let end = index + 1 < matches.count ? matches[index + 1].range.lowerBound : manifest.endIndex
             let text = manifest[match.range.lowerBound..<end]
-            guard !text.contains(#"path: "Tests/"#), !text.contains(#"path: "Examples/"#) else { continue }
+            // A plugin a target uses (`.plugin(name: …, package: …)`) is no declaration.
+            if manifest[match.range.upperBound...].hasPrefix(", package:") { continue }
+            guard !text.contains(#"path: "Tests/"#), !text.contains(#"path: "Examples/"#),
+                !text.contains(#"path: "Benchmarks/"#)
+            else { continue }
             if let name = match.output[1].substring { declared.insert(String(name)) }
         }
         let map = try String(contentsOfFile: packageRoot + "/docs/ARCHITECTURE.md", encoding: .utf8)
