@@ -296,7 +296,7 @@ screenshot() {
   local waited=0
   until [[ -s "$links" ]] || (( waited >= 300 )); do sleep 0.1; waited=$((waited + 1)); done
   local link; link="$(head -1 "$links")"
-  [[ "$link" == http://127.0.0.1:*/login?token=* ]] || { kill "$pid" 2>/dev/null; fail "$name printed no login link: $(cat "$work/$name.log")"; }
+  [[ "$link" == http://*.localhost:*/login?token=* ]] || { kill "$pid" 2>/dev/null; fail "$name printed no login link: $(cat "$work/$name.log")"; }
   # The desktop's first page waits for the widgets to be drawn (at most 10 s): no sleep here.
   timeout 60 chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,760 \
     --user-data-dir="$work/chromium-$name" --screenshot="$shots/$name.png" "$link" >/dev/null 2>&1 \

@@ -5,7 +5,8 @@ import Logging
 
 extension WidgetHost {
     /// Keeps every widget current until the task iterating it is cancelled, yielding their
-    /// states at once and then whenever what a renderer draws changes.
+    /// states at once (an empty array when no widget is installed) and then whenever what a
+    /// renderer draws changes.
     ///
     /// Between changes it launches nothing and wakes only when something is due: the next
     /// entry's date, a timeline's reload date, a retry, a reload request (watched with
@@ -49,14 +50,16 @@ extension WidgetHost {
         }
         let logger = configuration.logger
         let task = Task {
-            var last: [String] = []
+            // What was last sent; nil before the first states, which are sent even when there
+            // are none (a desktop with no widget shows so at once, not "Loading").
+            var last: [String]? = nil
             while !Task.isCancelled {
                 let now = configuration.environment.clock.now
                 var wait = rescan
                 do {
                     // What is stored first: an entry whose date came is drawn now, not after the
                     // launches a refresh may make (a reload due at the same moment, say).
-                    if !last.isEmpty {
+                    if let previous = last, !previous.isEmpty {
                         let stored = try self.states(now: now, family: family)
                         let drawn = stored.map { Self.signature(of: $0, at: now) }
                         if drawn != last {

@@ -88,7 +88,7 @@ final class DesktopModel: Sendable {
     /// 10 s), so a page opened at start shows them rather than "Loading".
     func desktop() async -> Markup {
         await firstLoad(within: .seconds(10))
-        return desktopMarkup(state.withLock { ($0.loaded, $0.tiles) })
+        return desktopMarkup(state.withLock { ($0.loaded, $0.tiles, !$0.rows.isEmpty) })
     }
 
     /// Returns once the first states are drawn, or after `limit`.
@@ -137,7 +137,10 @@ final class DesktopModel: Sendable {
             state.watchers[id] = (surface, continuation)
             continuation.yield(
                 surface == .desktop
-                    ? WindowUpdate(id: Self.desktopID, markup: desktopMarkup((state.loaded, state.tiles)))
+                    ? WindowUpdate(
+                        id: Self.desktopID,
+                        markup: desktopMarkup((state.loaded, state.tiles, !state.rows.isEmpty))
+                    )
                     : WindowUpdate(id: Self.settingsID, markup: settingsMarkup(state.rows))
             )
             return id
@@ -243,8 +246,8 @@ final class DesktopModel: Sendable {
             state.tiles = tiles
             state.rows = rows
             var desktop: [WindowUpdate] = []
-            if !wasLoaded || oldTiles.map(\.id) != tiles.map(\.id) {
-                desktop = [WindowUpdate(id: Self.desktopID, markup: desktopMarkup((true, tiles)))]
+            if !wasLoaded || oldTiles.map(\.id) != tiles.map(\.id) || oldRows.isEmpty != rows.isEmpty {
+                desktop = [WindowUpdate(id: Self.desktopID, markup: desktopMarkup((true, tiles, !rows.isEmpty)))]
             } else {
                 desktop = zip(oldTiles, tiles).filter { $0 != $1 }.map { WindowUpdate(id: $1.id, markup: $1.markup) }
             }
@@ -300,10 +303,24 @@ final class DesktopModel: Sendable {
         }
     }
 
-    private func desktopMarkup(_ value: (loaded: Bool, tiles: [Tile])) -> Markup {
+    /// The desktop: its tiles, or what to do when there are none (`installed`: some widget
+    /// extension is on the machine).
+    private func desktopMarkup(_ value: (loaded: Bool, tiles: [Tile], installed: Bool)) -> Markup {
         let children: [Markup]
         if !value.loaded {
             children = [.element("p", ["class": "empty"], [.text("Loading widgets…")])]
+        } else if value.tiles.isEmpty && !value.installed {
+            children = [
+                .element(
+                    "p",
+                    ["class": "empty"],
+                    [
+                        .text(
+                            "No widget is installed. Make one with appex new widget NAME and follow its README, or install an app that has widgets."
+                        )
+                    ]
+                )
+            ]
         } else if value.tiles.isEmpty {
             children = [
                 .element("p", ["class": "empty"], [.text("No widgets are enabled. Turn some on in the settings.")])

@@ -38,8 +38,20 @@ enum WindowAssets {
             if (fresh && fresh.id === update.id) { styled(fresh); old.replaceWith(fresh); }
           });
           events.addEventListener("open", () => { document.body.dataset.live = "yes"; });
-          events.addEventListener("error", () => { document.body.dataset.live = "no"; });
+          // The first broken stream ends the page: it never reconnects, so whatever binds the port
+          // after this server died gets no request from it and can show nothing in it, and it
+          // sends nothing more (a restarted window prints a new link, at a new address).
+          let stopped = false;
+          const stoppedText = "The window stopped: its server is no longer running. Open the link it prints when it starts again.";
+          events.addEventListener("error", () => {
+            if (stopped) return;
+            stopped = true;
+            events.close();
+            document.body.dataset.live = "no";
+            say(stoppedText);
+          });
           const post = async (fields) => {
+            if (stopped) { say(stoppedText); return false; }
             const body = new URLSearchParams();
             body.append("page", page);
             for (const [key, value] of Object.entries(fields)) body.append(key, value);
@@ -53,7 +65,9 @@ enum WindowAssets {
               say(response.ok ? "" : await response.text());
               return response.ok;
             } catch (error) {
-              say("the window is not answering: " + error);
+              // No request reached the server (it stopped, or the network is down): say so in
+              // words, never the browser's error.
+              say("The window is not answering. If it stopped, open the link it prints when it starts again.");
               return false;
             }
           };
@@ -121,6 +135,14 @@ enum WindowAssets {
         })();
         """
 
+    /// The window's icon, inline in each document (a data: URL, which the pages' policy allows
+    /// for images), so a browser asks the server for no /favicon.ico: three tiles.
+    static let icon =
+        "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E"
+        + "%3Crect x='1' y='1' width='6' height='6' rx='1.5' fill='%230a84ff'/%3E"
+        + "%3Crect x='9' y='1' width='6' height='6' rx='1.5' fill='%2330d158'/%3E"
+        + "%3Crect x='1' y='9' width='14' height='6' rx='1.5' fill='%23ff9f0a'/%3E%3C/svg%3E"
+
     /// The page style: system fonts, a grid of cards, and the widget host's own rules for
     /// drawn widgets.
     static let styleSheet = ownRules + HTMLStyleSheet.widgetRules
@@ -133,7 +155,7 @@ enum WindowAssets {
         nav a { margin-right: 12px; }
         main { padding: 16px 20px; }
         #window-status { margin: 0 20px; color: #c33; min-height: 1.2em; }
-        body[data-live="no"] header::after { content: "reconnecting…"; color: #c33; }
+        body[data-live="no"] > header::after { content: "stopped"; color: #c33; }
         .card { border: 1px solid #8886; border-radius: 12px; padding: 12px; overflow: hidden; }
         .extensions { list-style: none; padding: 0; margin: 0; display: grid; gap: 10px; }
         .extension-head { display: flex; gap: 10px; align-items: center; flex-wrap: wrap; }

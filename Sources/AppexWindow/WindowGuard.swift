@@ -1,8 +1,8 @@
 import Synchronization
 
 /// The rules that keep other local pages and processes away from a window (decision 0149):
-/// only the Host names of the loopback port, a one-time login token exchanged for a cookie, and
-/// for every change, the page's CSRF token and its own Origin.
+/// only the window's own host name (`<random>.localhost`) and port, a one-time login token
+/// exchanged for a cookie, and for every change, the page's CSRF token and its own Origin.
 final class WindowGuard: Sendable {
     private struct State {
         var port: Int?
@@ -14,11 +14,17 @@ final class WindowGuard: Sendable {
     let session: String
     /// What every state change must carry (`X-Appex-CSRF`), from the page's `<meta>`.
     let csrf: String
+    /// The window's host name, `<128 random bits in hex>.localhost`: browsers resolve every
+    /// `*.localhost` name to the loopback interface, and keep a cookie set by this one for this
+    /// name alone, so another server on 127.0.0.1 (any port) never receives it: only a page that
+    /// knows the name could send the browser there, and only the login link holds it.
+    let hostName: String
 
     init() {
         state = Mutex(State(port: nil, loginToken: Self.randomToken()))
         session = Self.randomToken()
         csrf = Self.randomToken()
+        hostName = String(Self.randomToken().prefix(32)) + ".localhost"
     }
 
     /// Records the port the kernel picked; nothing is served before.
@@ -39,13 +45,16 @@ final class WindowGuard: Sendable {
         return token
     }
 
-    /// Whether `host` (a request's Host) names this window: `127.0.0.1:PORT`, `localhost:PORT`
-    /// or `[::1]:PORT`. Anything else, an empty one included, is another site's name for this
-    /// address (DNS rebinding).
+    /// Whether `host` (a request's Host) names this window: its own `NAME.localhost:PORT`.
+    /// Anything else, `127.0.0.1:PORT` and an empty one included, is another site's name for
+    /// this address (DNS rebinding) or a request that did not come from the login link.
     func allows(host: String?) -> Bool {
         guard let host, let port else { return false }
-        return ["127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)"].contains(host.lowercased())
+        return host.lowercased() == "\(hostName):\(port)"
     }
+
+    /// The window's address: `http://NAME.localhost:PORT`.
+    func origin(port: Int) -> String { "http://\(hostName):\(port)" }
 
     /// Whether `origin` is this window's own.
     func allows(origin: String?) -> Bool {

@@ -18,7 +18,7 @@ struct WindowMiddleware<Context: RequestContext>: RouterMiddleware {
         guard guard_.allows(host: request.head.authority) else {
             return WindowResponses.refusal(
                 .init(code: 421, reasonPhrase: "Misdirected Request"),
-                "not this window's address"
+                "not this window's address: open the link the window printed when it started"
             )
         }
         if request.uri.path == "/login" {

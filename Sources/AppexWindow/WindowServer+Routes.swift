@@ -27,6 +27,7 @@ extension WindowServer {
             "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             + "<meta name=\"appex-csrf\" content=\"\(Markup.escape(guard_.csrf))\">"
             + "<title>\(Markup.escape(page.title)) — \(Markup.escape(configuration.title))</title>"
+            + "<link rel=\"icon\" href=\"\(WindowAssets.icon)\">"
             + "<link rel=\"stylesheet\" href=\"/window.css\"><script src=\"/window.js\" defer></script></head>"
             + "<body data-page=\"\(Markup.escape(page.path))\">"
             + Markup.element(

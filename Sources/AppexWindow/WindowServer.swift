@@ -13,9 +13,11 @@ import ServiceLifecycle
 /// try await window.run { url in print(url) }  // until cancelled, or SIGINT / SIGTERM
 /// ```
 ///
-/// It binds `127.0.0.1` on a port the kernel picks and hands `onReady` a login URL with a
-/// one-time token. The token buys an `HttpOnly; SameSite=Strict` cookie, once; every request
-/// must carry that cookie and a Host naming this port (others get 421: DNS rebinding); every
+/// It binds `[::1]` and `127.0.0.1` on one port the kernel picks and hands `onReady` a login URL at a host name
+/// of its own (`http://<random>.localhost:PORT/login?token=…`: browsers resolve `*.localhost` to
+/// the loopback interface), with a one-time token. The token buys an `HttpOnly; SameSite=Strict`
+/// cookie for that name alone (another server on 127.0.0.1 never receives it), once; every
+/// request must carry that cookie and that Host (others get 421: DNS rebinding); every
 /// change is a POST from the page's own Origin with its CSRF token (others get 403). Every
 /// response carries a content security policy that allows the window's own script and style
 /// only, and no framing. Pages are built from ``Markup``, so data shows as text.
@@ -67,7 +69,7 @@ public final class WindowServer: Sendable {
     /// hands the first link to `onReady`).
     public func newLoginURL() -> URL? {
         guard let port = guard_.port else { return nil }
-        return URL(string: "http://127.0.0.1:\(port)/login?token=\(guard_.renewLoginToken())")
+        return URL(string: guard_.origin(port: port) + "/login?token=\(guard_.renewLoginToken())")
     }
 
     /// Serves until the calling task is cancelled, or, when `stopsOnSignals` is set, the process
@@ -77,8 +79,8 @@ public final class WindowServer: Sendable {
     ///   - stopsOnSignals: whether SIGINT and SIGTERM stop the window (a command that serves
     ///     until the user stops it); otherwise only cancelling the calling task does.
     ///   - onReady: called once the port is bound, with the login URL
-    ///     (`http://127.0.0.1:PORT/login?token=…`): hand it to the one person who may use the
-    ///     window, and nobody else.
+    ///     (`http://<random>.localhost:PORT/login?token=…`): hand it to the one person who may
+    ///     use the window, and nobody else.
     /// - Throws: ``/AppexVocabulary/AppexError`` `windowFailed` when the server cannot bind or stops with an
     ///   error.
     public func run(
@@ -91,25 +93,16 @@ public final class WindowServer: Sendable {
         addRoutes(to: router)
         let guard_ = guard_
         let logger = configuration.logger
-        let app = Application(
-            router: router,
-            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0), serverName: nil),
-            onServerRunning: { channel in
-                guard let port = channel.localAddress?.port, let token = guard_.loginToken,
-                    let url = URL(string: "http://127.0.0.1:\(port)/login?token=\(token)")
-                else { return }
-                guard_.bound(to: port)
-                logger.info("window serving", metadata: ["port": "\(port)"])
-                onReady(url)
-            },
-            logger: logger
-        )
+        let group = LoopbackListeners.group(router: router, stopsOnSignals: stopsOnSignals, logger: logger) { port in
+            guard let token = guard_.loginToken,
+                let url = URL(string: guard_.origin(port: port) + "/login?token=\(token)")
+            else { return }
+            guard_.bound(to: port)
+            logger.info("window serving", metadata: ["port": "\(port)"])
+            onReady(url)
+        }
         do {
-            if stopsOnSignals {
-                try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
-            } else {
-                try await app.run()
-            }
+            try await group.run()
         } catch is CancellationError {
             return
         } catch {

@@ -111,6 +111,79 @@ import Testing
         }
     }
 
+    @Test(
+        "after the window stops, the page says so in words within 5 s, marks it once (in its header, in no tile), and a tap sends nothing and shows no browser error"
+    )
+    func stoppedWindow() async throws {
+        let (window, browser, desktop) = try await open()
+        _ = desktop
+        try await browser.wait(for: tile("Steady"), containing: "Steady fetch 1", within: 30)
+        window.stop()
+        let said = try await browser.wait(
+            for: "#window-status",
+            containing:
+                "The window stopped: its server is no longer running. Open the link it prints when it starts again.",
+            within: 5
+        )
+        #expect(!said.contains("TypeError"), "\(said)")
+        let marked = try await browser.evaluate(
+            "return [...document.querySelectorAll('header')].filter(h => getComputedStyle(h, '::after').content.includes('stopped')).length"
+        )
+        #expect(marked == "1", "headers marked stopped: \(marked)")
+
+        // Another process takes the dead window's port, ready to stream a fake page to it and to
+        // take whatever it sends: the page asks it for nothing, shows nothing of it, and a tap
+        // sends it nothing.
+        let log = widgets.world.root.appending("taker.log")
+        let taker = Process()
+        taker.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        taker.arguments = ["-c", Self.portTaker, "\(window.port)", log]
+        taker.standardOutput = FileHandle.nullDevice
+        taker.standardError = FileHandle.nullDevice
+        try taker.run()
+        defer { taker.terminate() }
+        #expect(await eventually(within: 10) { FileManager.default.fileExists(atPath: log) }, "the port was not taken")
+        try await Task.sleep(for: .seconds(5))  // EventSource retries after 3 s when it may
+        _ = try await browser.evaluate("document.getElementById('window-status').textContent = ''; return 1")
+        try await browser.click("\(tile("Steady")) [data-open-url]")
+        let again = try await browser.wait(for: "#window-status", containing: "The window stopped")
+        #expect(!again.contains("TypeError"), "\(again)")
+        try await Task.sleep(for: .seconds(1))
+        let body = try await browser.evaluate("return document.body.textContent")
+        #expect(!body.contains("FAKE"), "\(body)")
+        let asked = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(asked.isEmpty, "the page sent the port's new owner: \(asked)")
+    }
+
+    /// A server that takes a port (argument 1), records every request it gets in a file
+    /// (argument 2, made once it listens) and answers an event stream with a fake page.
+    static let portTaker = """
+        import http.server, sys, time
+        port, log = int(sys.argv[1]), sys.argv[2]
+        class Taker(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                with open(log, "a") as f:
+                    f.write(self.command + " " + self.path + " " + self.headers.get("Cookie", "") + "\\n")
+                self.send_response(200)
+                if self.path.startswith("/events"):
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.end_headers()
+                    self.wfile.write(b'event: replace\\ndata: {"id":"page","html":"<main id=\\\\"page\\\\">FAKE sign in</main>"}\\n\\n')
+                    self.wfile.flush()
+                    time.sleep(30)
+                else:
+                    self.send_header("Content-Type", "text/html")
+                    self.end_headers()
+                    self.wfile.write(b"<main id=page>FAKE</main>")
+            do_POST = do_GET
+            def log_message(self, *arguments):
+                pass
+        http.server.ThreadingHTTPServer.allow_reuse_address = True
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Taker)
+        open(log, "a").close()
+        server.serve_forever()
+        """
+
     @Test("the widget desktop's first page, opened as the host starts, already shows its widgets (it waits for them)")
     func firstPageWaits() async throws {
         let desktop = WidgetDesktop(host: try widgets.host())
@@ -119,6 +192,26 @@ import Testing
         let page = try await window.request("GET", "/", headers: ["Cookie": cookie])
         #expect(page.status == 200)
         #expect(page.body.contains("class=\"widget-tile\"") && !page.body.contains("Loading widgets"))
+    }
+
+    @Test(
+        "an empty widget desktop (no widget installed) answers its first page at once and says how to add a widget, not \"Loading\""
+    )
+    func emptyDesktopAnswersAtOnce() async throws {
+        try FileManager.default.removeItem(atPath: widgets.app + "/Extensions/FixtureWidgets.appex")
+        let desktop = WidgetDesktop(host: try widgets.host())
+        let window = try await TestWindow(desktop.pages)
+        let cookie = try await window.logIn()
+        let started = ContinuousClock.now
+        let page = try await window.request("GET", "/", headers: ["Cookie": cookie])
+        let waited = ContinuousClock.now - started
+        #expect(page.status == 200)
+        // It waited for the host's first (empty) states, not DesktopModel's 10-s limit.
+        #expect(waited < .seconds(3), "the first page took \(waited)")
+        #expect(!page.body.contains("Loading widgets"), "\(page.body)")
+        #expect(page.body.contains("No widget is installed. Make one with appex new widget NAME"), "\(page.body)")
+        // Its icon is in the document: a browser asks for no /favicon.ico (a 404 in its log).
+        #expect(page.body.contains("<link rel=\"icon\" href=\"data:image/svg+xml,"), "\(page.body)")
     }
 
     @Test(
@@ -151,7 +244,7 @@ import Testing
         try await browser.wait(for: "\(tile("Victim"))[data-health='stale']", containing: "stale", within: 30)
         try await expectNextEntry(in: browser)
 
-        try await browser.openTab("http://127.0.0.1:\(window.port)/settings")
+        try await browser.openTab(window.origin + "/settings")
         let row = "li:has(input[data-bundle='\(WidgetWorld.widgetsIdentifier)'])"
         try await browser.wait(for: "\(row)[data-state='enabled']", containing: "ships inside an app")
         try await browser.click("input[data-bundle='\(WidgetWorld.widgetsIdentifier)']")
@@ -211,7 +304,7 @@ import Testing
         kill(child.pid, SIGUSR1)
         let secondLine = await readLines([child], within: 10)
         let second = try #require(secondLine.first ?? nil)
-        #expect(second != first && second.hasPrefix("http://127.0.0.1:\(window.port)/login?token="))
+        #expect(second != first && second.hasPrefix(window.origin + "/login?token="))
         let again = try TestWindow(attachingTo: second)
         #expect(try await again.request("GET", again.loginPath).status == 303)
 
@@ -220,7 +313,7 @@ import Testing
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         holder.arguments = [
             "python3", "-c",
-            "import socket,time\ns=socket.create_connection(('127.0.0.1',\(window.port)))\ns.sendall(b'GET /events?page=/ HTTP/1.1\\r\\nHost: 127.0.0.1:\(window.port)\\r\\nCookie: \(cookie)\\r\\n\\r\\n')\nprint(s.recv(100)[:12].decode(), flush=True)\ntime.sleep(60)",
+            "import socket,time\ns=socket.create_connection(('127.0.0.1',\(window.port)))\ns.sendall(b'GET /events?page=/ HTTP/1.1\\r\\nHost: \(window.hostName):\(window.port)\\r\\nCookie: \(cookie)\\r\\n\\r\\n')\nprint(s.recv(100)[:12].decode(), flush=True)\ntime.sleep(60)",
         ]
         let holderOutput = Pipe()
         holder.standardOutput = holderOutput

@@ -120,6 +120,59 @@ import Testing
         #expect(try await browser.evaluate("return document.querySelectorAll('main img, main script').length") == "0")
     }
 
+    @Test(
+        "after logging in to a window, the browser sends its cookie to no other server on 127.0.0.1 (by any loopback name), and still to the window"
+    )
+    func cookieStaysWithItsWindow() async throws {
+        let (window, browser) = try await browserWindow()
+        // Another local server, which records the Host and the cookies of whatever it gets.
+        let log = fixture.world.root.appending("other-server.log")
+        let portFile = fixture.world.root.appending("other-server.port")
+        let other = Process()
+        other.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        other.arguments = ["-c", Self.recorder, portFile, log]
+        other.standardOutput = FileHandle.nullDevice
+        other.standardError = FileHandle.nullDevice
+        try other.run()
+        defer { other.terminate() }
+        #expect(await eventually(within: 10) { FileManager.default.fileExists(atPath: portFile) })
+        let port = try String(contentsOfFile: portFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let addresses = ["127.0.0.1", "localhost", "other.localhost"].map { "http://\($0):\(port)/" }
+        for address in addresses {
+            try await browser.open(address)
+            try await browser.wait(for: "body", containing: "recorded")
+        }
+        let recorded = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(recorded.split(separator: "\n").count >= addresses.count, "\(recorded)")
+        #expect(!recorded.contains("appex-window"), "the other server got the window's cookie: \(recorded)")
+        // The browser still holds it for the window's own address.
+        try await browser.open(window.origin + "/extensions")
+        try await browser.wait(for: "body[data-live='yes']")
+    }
+
+    /// A server on a port the kernel picks (written to argument 1) that records each request's
+    /// Host and Cookie headers in a file (argument 2) and answers "recorded".
+    static let recorder = """
+        import http.server, sys
+        port_file, log = sys.argv[1], sys.argv[2]
+        class Recorder(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                with open(log, "a") as f:
+                    f.write("Host: %s Cookie: %s\\n" % (self.headers.get("Host", ""), self.headers.get("Cookie", "")))
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.end_headers()
+                self.wfile.write(b"<p>recorded</p>")
+            def log_message(self, *arguments):
+                pass
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+        with open(port_file + ".tmp", "w") as f:
+            f.write(str(server.server_address[1]))
+        import os
+        os.rename(port_file + ".tmp", port_file)
+        server.serve_forever()
+        """
+
     @Test("the extension browser: refusing to enable an invalid extension leaves the registry as it was and says why")
     func refusedToggle() async throws {
         try fixture.addExtension("Broken", id: "com.example.broken", inHost: false, unsigned: true)

@@ -94,21 +94,58 @@ final class CounterPage: WindowPage {
     }
 
     @Test(
-        "a Host that is not this window's loopback name and port (another name, another port, none) gets 421, the event stream too"
+        "a Host that is not this window's own name and port (the loopback's other names, another .localhost name, another port, none) gets 421, with its cookie, the event stream too"
     )
     func hostCheck() async throws {
         let window = try await TestWindow([CounterPage()])
         let cookie = try await window.logIn()
-        for host in ["localhost:\(window.port)", "[::1]:\(window.port)"] {
+        #expect(window.hostName.hasSuffix(".localhost") && window.hostName.count == 32 + ".localhost".count)
+        for host in ["\(window.hostName):\(window.port)", "\(window.hostName.uppercased()):\(window.port)"] {
             #expect(try await window.request("GET", "/", host: .some(host), headers: ["Cookie": cookie]).status == 200)
         }
-        for host: String? in ["evil.example:\(window.port)", "127.0.0.1:\(window.port + 1)", "127.0.0.1", "", nil] {
+        for host: String? in [
+            "evil.example:\(window.port)", "127.0.0.1:\(window.port)", "localhost:\(window.port)",
+            "[::1]:\(window.port)",
+            "other.localhost:\(window.port)", "\(window.hostName):\(window.port + 1)", "127.0.0.1", "", nil,
+        ] {
             for path in ["/", "/events?page=/", window.loginPath] {
                 let chosen: String?? = host.map { .some($0) } ?? .none  // nil: no Host header at all
                 let reply = try await window.request("GET", path, host: chosen, headers: ["Cookie": cookie])
                 #expect(reply.status == 421, "\(host ?? "no Host") \(path)")
+                // The refusal does not give the name away: a page that knew it could send the
+                // browser, and its cookie, to another server at that name.
+                #expect(
+                    !reply.body.contains(window.hostName)
+                        && !reply.headers.values.contains { $0.contains(window.hostName) }
+                )
             }
         }
+    }
+
+    @Test(
+        "while a window runs, no other process can listen on its port at either loopback address (a browser tries [::1] first for a .localhost name)"
+    )
+    func bothLoopbackAddressesHeld() async throws {
+        let window = try await TestWindow([CounterPage()])
+        let probe = """
+            import socket, sys
+            port = int(sys.argv[1])
+            for family, address in ((socket.AF_INET6, "::1"), (socket.AF_INET, "127.0.0.1")):
+                s = socket.socket(family, socket.SOCK_STREAM)
+                try:
+                    s.bind((address, port))
+                    print(address, "free")
+                except OSError as error:
+                    print(address, "in use" if error.errno == 98 else "unavailable: %s" % error)
+            """
+        let output = try await run("/usr/bin/python3", ["-c", probe, "\(window.port)"], environment: [:])
+        #expect(output.status == 0, "\(output.standardError)")
+        #expect(output.standardOutput.contains("127.0.0.1 in use"), "\(output.standardOutput)")
+        // Where this machine has IPv6 on the loopback interface, the window holds [::1] too.
+        #expect(
+            output.standardOutput.contains("::1 in use") || output.standardOutput.contains("::1 unavailable"),
+            "\(output.standardOutput)"
+        )
     }
 
     @Test(
@@ -124,7 +161,7 @@ final class CounterPage: WindowPage {
                 String(document[range.upperBound...].prefix { $0 != "\"" })
             }
         )
-        let own = "http://127.0.0.1:\(window.port)"
+        let own = window.origin
         let form = "page=%2F&action=increment&by=2"
         let attempts: [[String: String]] = [
             ["Cookie": cookie, "Origin": own],

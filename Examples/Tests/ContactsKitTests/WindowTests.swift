@@ -93,7 +93,10 @@ import Testing
         defer { if window.isRunning { kill(window.processIdentifier, SIGKILL) } }
         let output = try #require(window.standardOutput as? Pipe).fileHandleForReading
         let link = await Self.line(of: output)
-        #expect(link?.hasPrefix("http://127.0.0.1:") == true, "\(link ?? "no line")")
+        #expect(
+            link.map { $0.hasPrefix("http://") && $0.contains(".localhost:") && $0.contains("/login?token=") } == true,
+            "\(link ?? "no line")"
+        )
 
         let shots = FileManager.default.temporaryDirectory.path
         let result = try await Self.run(Self.visit, arguments: [link ?? "", contact.name, shots])

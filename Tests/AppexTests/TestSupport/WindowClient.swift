@@ -8,9 +8,13 @@ import Synchronization
 /// it is.
 final class TestWindow: Sendable {
     let port: Int
+    /// The window's host name, from its login link (`<random>.localhost`).
+    let hostName: String
     let loginPath: String
+    /// The window's address, as its login link names it.
+    var origin: String { "http://\(hostName):\(port)" }
     /// The login link, as the window printed it.
-    var loginURL: String { "http://127.0.0.1:\(port)\(loginPath)" }
+    var loginURL: String { origin + loginPath }
     private let task: Task<Void, any Error>?
 
     init(_ pages: [any WindowPage]) async throws {
@@ -18,23 +22,28 @@ final class TestWindow: Sendable {
         let (urls, ready) = AsyncStream.makeStream(of: URL.self)
         task = Task { try await server.run { ready.yield($0) } }
         guard let url = await withTimeout(seconds: 20, { await urls.first { _ in true } }) ?? nil,
-            let port = url.port
+            let port = url.port, let hostName = url.host
         else { throw ClientFailure(description: "the window did not report its login URL within 20 s") }
         self.port = port
+        self.hostName = hostName
         self.loginPath = url.path + "?" + (url.query ?? "")
     }
 
     /// A client of a window another process serves, from the login link it printed.
     init(attachingTo link: String) throws {
-        guard let url = URL(string: link), let port = url.port else {
+        guard let url = URL(string: link), let port = url.port, let hostName = url.host else {
             throw ClientFailure(description: "not a window's login link: \(link)")
         }
         self.port = port
+        self.hostName = hostName
         self.loginPath = url.path + "?" + (url.query ?? "")
         task = nil
     }
 
     deinit { task?.cancel() }
+
+    /// Stops the window this test serves (its server shuts down; open pages lose their stream).
+    func stop() { task?.cancel() }
 
     struct Reply: Decodable {
         var status: Int
@@ -63,7 +72,7 @@ final class TestWindow: Sendable {
         let chosenHost: String? =
             switch host {
             case .none: nil
-            case .some(.none): "127.0.0.1:\(port)"
+            case .some(.none): "\(hostName):\(port)"
             case .some(.some(let value)): value
             }
         let json = try JSONEncoder().encode(

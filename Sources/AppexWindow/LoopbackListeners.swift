@@ -1,0 +1,96 @@
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// The window's two listeners on one port: `[::1]` first, on a port the kernel picks, then
+/// `127.0.0.1` on the same port. A browser tries `[::1]` first for a `.localhost` name
+/// (Chromium does), and another process could bind whichever loopback address the window left
+/// free and receive its requests, cookie included: the window holds both.
+///
+/// Without IPv6 on the loopback interface, `[::1]` cannot be bound by anyone, and the window
+/// listens on `127.0.0.1` alone, at a port the kernel picks.
+enum LoopbackListeners {
+    /// A service group that serves `router` on both addresses, and calls `onReady` with the
+    /// port once both are bound.
+    static func group(
+        router: Router<BasicRequestContext>,
+        stopsOnSignals: Bool,
+        logger: Logger,
+        onReady: @escaping @Sendable (Int) -> Void
+    ) -> ServiceGroup {
+        let (ports, port) = AsyncStream.makeStream(of: Int?.self)
+        let bound = Bound()
+        // One responder for both (the routes and the guard are the window's, whichever address).
+        let responder = router.buildResponder()
+        let six = Application(
+            responder: responder,
+            configuration: ApplicationConfiguration(address: .hostname("::1", port: 0), serverName: nil),
+            onServerRunning: { channel in
+                bound.set()
+                port.yield(channel.localAddress?.port)
+            },
+            logger: logger
+        )
+        let first = OptionalListener(application: six, bound: bound, port: port)
+        let second = SecondListener(ports: ports) { chosen in
+            Application(
+                responder: responder,
+                configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: chosen), serverName: nil),
+                onServerRunning: { channel in
+                    if let port = channel.localAddress?.port { onReady(port) }
+                },
+                logger: logger
+            )
+        }
+        return ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [
+                    .init(service: first, successTerminationBehavior: .ignore),
+                    .init(service: second),
+                ],
+                gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [],
+                logger: logger
+            )
+        )
+    }
+
+    /// The `[::1]` listener: when it cannot bind (no IPv6 loopback), it says so with a `nil`
+    /// port and ends, which the group ignores.
+    private struct OptionalListener: Service {
+        let application: any Service
+        let bound: Bound
+        let port: AsyncStream<Int?>.Continuation
+
+        func run() async throws {
+            do {
+                try await application.run()
+            } catch {
+                guard bound.isSet else {
+                    port.yield(nil)
+                    return
+                }
+                throw error
+            }
+        }
+    }
+
+    /// Whether the `[::1]` listener got its port (set from its server's start).
+    private final class Bound: Sendable {
+        private let value = Mutex(false)
+        func set() { value.withLock { $0 = true } }
+        var isSet: Bool { value.withLock { $0 } }
+    }
+
+    /// The `127.0.0.1` listener, on the port the first one got (any, when it got none).
+    private struct SecondListener: Service {
+        let ports: AsyncStream<Int?>
+        let make: @Sendable (Int) -> any Service
+
+        func run() async throws {
+            var next = ports.makeAsyncIterator()
+            guard let chosen = await next.next() else { return }
+            try await make(chosen ?? 0).run()
+        }
+    }
+}
