@@ -172,6 +172,10 @@ enum WindowAssets {
         .widget-tile .updated { margin: 0 8px; font-size: 12px; color: #3c3c43; }
         .widget-tile[data-health="stale"] .widget { outline: 2px solid #c33; }
         .widget-tile .widget { color-scheme: light; }
+        @media (prefers-color-scheme: dark) {
+          #desktop { background: #2c2c2e; }
+          .widget-tile .updated { color: #ebebf599; }
+        }
         .empty { opacity: 0.7; }
         button, input { font: inherit; }
         main button:not(.control) { padding: 4px 12px; border-radius: 8px; border: 1px solid #8886; background: ButtonFace; color: ButtonText; cursor: pointer; }
