@@ -51,8 +51,10 @@ final class HTTPClient: @unchecked Sendable {
 
     deinit { close(descriptor) }
 
-    func send(_ method: String, _ path: String, port: Int, cookie: String?) {
-        var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+    /// Sends a request for `path` to the window named `authority` (its host name and port: the
+    /// window answers only its own name).
+    func send(_ method: String, _ path: String, authority: String, cookie: String?) {
+        var request = "\(method) \(path) HTTP/1.1\r\nHost: \(authority)\r\n"
         if let cookie { request += "Cookie: \(cookie)\r\n" }
         request += "\r\n"
         let bytes = Array(request.utf8)
@@ -130,6 +132,8 @@ final class FixedPage: WindowPage {
 /// A window serving `pages` on a port, logged in.
 final class ServedWindow: Sendable {
     let port: Int
+    /// The window's host name and port, as a browser sends them in Host.
+    let authority: String
     let cookie: String
     private let task: Task<Void, any Error>
 
@@ -140,9 +144,11 @@ final class ServedWindow: Sendable {
         var iterator = urls.makeAsyncIterator()
         guard let url = await iterator.next(), let port = url.port else { preconditionFailure("the window did not start") }
         self.port = port
+        let authority = "\(url.host ?? "127.0.0.1"):\(port)"
+        self.authority = authority
         let head = await offPool {
             let client = HTTPClient(port: port)
-            client.send("GET", url.path + "?" + (url.query ?? ""), port: port, cookie: nil)
+            client.send("GET", url.path + "?" + (url.query ?? ""), authority: authority, cookie: nil)
             return client.response().head
         }
         guard let line = head.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("set-cookie:") }),
@@ -155,20 +161,20 @@ final class ServedWindow: Sendable {
 
     /// A first visit of `path`: a new connection, the whole response (read off the pool).
     func firstVisit(_ path: String) async -> [UInt8] {
-        let (port, cookie) = (self.port, self.cookie)
+        let (port, authority, cookie) = (self.port, self.authority, self.cookie)
         return await offPool {
             let client = HTTPClient(port: port)
-            client.send("GET", path, port: port, cookie: cookie)
+            client.send("GET", path, authority: authority, cookie: cookie)
             return client.response().body
         }
     }
 
     /// A client reading `page`'s event stream, past its first event.
     func events(of page: String) async -> HTTPClient {
-        let (port, cookie) = (self.port, self.cookie)
+        let (port, authority, cookie) = (self.port, self.authority, self.cookie)
         return await offPool {
             let client = HTTPClient(port: port)
-            client.send("GET", "/events?page=" + page, port: port, cookie: cookie)
+            client.send("GET", "/events?page=" + page, authority: authority, cookie: cookie)
             for marker in ["\r\n\r\n", "event: replace", "\n\n"] {
                 precondition(client.read(through: Array(marker.utf8)) != nil, "the event stream of \(page) ended at once")
             }
