@@ -94,9 +94,17 @@ done
 bench_filter="$(printf '%s' "$bench_filter" | sed -E 's/\\\.p(50|99)//g; s/\.p(50|99)//g')"
 # package-benchmark names a benchmark that threw ("The following benchmarks failed") and still
 # exits 0: its output is read, and such a run fails here, figures or smoke.
+status=0
 swift package --allow-writing-to-directory "$out" benchmark --benchmark-build-configuration "$configuration" \
   --filter "($bench_filter).*" --format histogramPercentiles --path "$out" --no-progress 2>&1 |
-  tee "$out/benchmark.log"
+  tee "$out/benchmark.log" || status=$?
+if [[ $status != 0 ]]; then
+  # A crashed job's reason is far above the files written after it: repeat it last.
+  echo "bench.sh: the benchmarks failed (exit $status); what they said of it:" >&2
+  grep -E "Failed to run|Fatal error|Precondition failed|^error:|failed during runtime" "$out/benchmark.log" |
+    awk '!seen[$0]++' | tail -20 >&2 || true
+  exit "$status"
+fi
 if grep -q 'The following benchmarks failed' "$out/benchmark.log"; then
   echo "bench.sh: these benchmarks failed (each one's error is above):" >&2
   grep -E '^Benchmark .* failed with' "$out/benchmark.log" | sort -u >&2
