@@ -21,15 +21,16 @@ import Foundation
 import Glibc
 #endif
 
-/// 1,000 (or `count`) signed extensions on a host's search path, made once per benchmark process.
+/// 1,000 (or `count`) signed extensions on a host's search path, made once per benchmark process
+/// (50 in a smoke run, and 100 for the 10,000).
 final class InstalledWorld: Sendable {
-    static let count = 1000
+    static let count = fixtureSize(1000, smoke: 50)
     static let shared: InstalledWorld = {
         do { return try InstalledWorld() } catch { preconditionFailure("cannot build the benchmark fixture: \(error)") }
     }()
     /// 10,000 of them, for the figures at scale.
     static let tenThousand: InstalledWorld = {
-        do { return try InstalledWorld(count: 10_000) } catch { preconditionFailure("cannot build the benchmark fixture: \(error)") }
+        do { return try InstalledWorld(count: fixtureSize(10_000, smoke: 100)) } catch { preconditionFailure("cannot build the benchmark fixture: \(error)") }
     }()
 
     let count: Int

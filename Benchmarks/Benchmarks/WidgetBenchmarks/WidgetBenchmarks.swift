@@ -49,6 +49,9 @@ final class WidgetWorld: Sendable {
     let binDirectory: String
     /// An apps folder with one app holding one widget extension.
     let oneWidget: String
+    /// The widgets of widget.host.rss.20 and of widget.host.100 (4 and 10 in a smoke run).
+    static let twenty = fixtureSize(20, smoke: 4)
+    static let hundred = fixtureSize(100, smoke: 10)
     /// An apps folder with one app holding twenty widget extensions (one widget each).
     let twentyWidgets: String
     /// An empty apps folder.
@@ -62,13 +65,13 @@ final class WidgetWorld: Sendable {
         let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         binDirectory = URL(fileURLWithPath: me).deletingLastPathComponent().path
         oneWidget = try Self.makeApps(at: world.root.appending("OneWidget"), widgets: 1, binDirectory: binDirectory, team: world.team)
-        twentyWidgets = try Self.makeApps(at: world.root.appending("TwentyWidgets"), widgets: 20, binDirectory: binDirectory, team: world.team)
+        twentyWidgets = try Self.makeApps(at: world.root.appending("TwentyWidgets"), widgets: Self.twenty, binDirectory: binDirectory, team: world.team)
         noWidgets = world.root.appending("NoWidgets")
         try FileManager.default.createDirectory(atPath: noWidgets, withIntermediateDirectories: true)
         hundredWidgets = world.root.appending("HundredWidgets")
         let app = hundredWidgets + "/BenchApp.app"
         try FixtureBundles.makeHostApp(at: app, bundleIdentifier: "com.example.benchapp", extensionPoints: [], signedBy: world.team)
-        for index in 0..<100 {
+        for index in 0..<Self.hundred {
             let bundle = try FixtureBundles.makeExtension(in: app + "/Extensions", name: "BenchWidget\(index)",
                                                           bundleIdentifier: "com.example.benchapp.widget\(index)",
                                                           extensionPoint: "com.apple.widgetkit-extension",
@@ -230,7 +233,8 @@ let benchmarks: @Sendable () -> Void = {
         defer { host.endWarmProcesses() }
         var moment = Date()
         let shown = try await host.refresh(now: moment)  // the first display, untimed
-        precondition(shown.count == 100 && shown.allSatisfy { $0.health == .current },
+        let hundred = WidgetWorld.hundred
+        precondition(shown.count == hundred && shown.allSatisfy { $0.health == .current },
                      "the hundred widgets are not all shown: \(shown.filter { $0.health != .current }.map { ($0.key, $0.health) })")
         for _ in benchmark.scaledIterations {
             moment = moment.addingTimeInterval(180)  // every timeline (three entries a minute apart, .atEnd) ended
@@ -238,7 +242,7 @@ let benchmarks: @Sendable () -> Void = {
             let states = try await host.refresh(now: moment)
             benchmark.stopMeasurement()
             let fetched = states.filter { $0.health == .current && ($0.fetchedAt.map { $0 >= moment } ?? false) }
-            precondition(fetched.count == 100, "\(fetched.count) of the 100 widgets were fetched again")
+            precondition(fetched.count == hundred, "\(fetched.count) of the \(hundred) widgets were fetched again")
         }
     }
 
@@ -250,7 +254,7 @@ let benchmarks: @Sendable () -> Void = {
 
     Benchmark("widget.host.rss.20", configuration: memory) { benchmark in
         let shown = try WidgetWorld.shared.hostResidentMemory("shown", apps: WidgetWorld.shared.twentyWidgets)
-        precondition(shown.widgets == 20, "the host showed \(shown.widgets) widgets, not 20")
+        precondition(shown.widgets == WidgetWorld.twenty, "the host showed \(shown.widgets) widgets, not \(WidgetWorld.twenty)")
         benchmark.measurement(rss, shown.bytes)
     }
 

@@ -189,6 +189,14 @@ final class WindowWorlds: Sendable {
         do { return try WindowWorlds() } catch { preconditionFailure("cannot build the window benchmarks' fixtures: \(error)") }
     }()
 
+    /// The extensions the extension browser lists (50 in a smoke run: bench.sh --smoke).
+    static let extensionCount = fixtureSize(1000, smoke: 50)
+    /// The widgets on the desktop of window.page.first, and on that of window.widgets.100.
+    static let desktopWidgets = fixtureSize(20, smoke: 4)
+    static let tickingWidgets = fixtureSize(100, smoke: 10)
+    /// How long window.widgets.100 watches the ticking widgets.
+    static let watched = Duration.seconds(fixtureSize(10, smoke: 2))
+
     let world: AppexTestEnvironment
     let binDirectory: String
     let hostPath: String
@@ -199,7 +207,7 @@ final class WindowWorlds: Sendable {
         binDirectory = URL(fileURLWithPath: me).deletingLastPathComponent().path
         hostPath = world.root.appending("HostApp.app")
         try FixtureBundles.makeHostApp(at: hostPath, bundleIdentifier: "com.example.hostapp", extensionPoints: ["HostAppFeature"], signedBy: world.team)
-        for index in 0..<1000 {
+        for index in 0..<Self.extensionCount {
             try FixtureBundles.makeExtension(
                 in: world.searchFolder, name: "Ext\(index)", bundleIdentifier: "com.example.ext\(index)",
                 extensionPoint: "com.example.hostapp.HostAppFeature", format: .binary,
@@ -265,15 +273,16 @@ final class DesktopWindow: Sendable {
     let desktop: WidgetDesktop
 
     init() async throws {
-        let host = try WindowWorlds.shared.widgetHost("BenchWidget", count: 20)
+        let shown = WindowWorlds.desktopWidgets
+        let host = try WindowWorlds.shared.widgetHost("BenchWidget", count: shown)
         desktop = WidgetDesktop(host: host)
         let fixed = FixedPage()
         window = try await ServedWindow(desktop.pages + [fixed])
         // The 20 widgets shown (their timelines fetched) before the measurement.
         let deadline = ContinuousClock.now + .seconds(120)
         var page = await window.firstVisit("/")
-        while occurrences(of: "class=\"widget-tile\"", in: page) < 20 {
-            precondition(ContinuousClock.now < deadline, "the desktop did not show 20 widgets within 120 s")
+        while occurrences(of: "class=\"widget-tile\"", in: page) < shown {
+            precondition(ContinuousClock.now < deadline, "the desktop did not show \(shown) widgets within 120 s")
             try await Task.sleep(for: .milliseconds(100))
             page = await window.firstVisit("/")
         }
@@ -302,14 +311,15 @@ let benchmarks: @Sendable () -> Void = {
         let browser = try await ExtensionBrowserPage(hostBundleAt: worlds.hostPath, environment: worlds.world.environment)
         let window = try await ServedWindow([browser])
         let discovery = try ExtensionDiscovery(hostBundleAt: worlds.hostPath, environment: worlds.world.environment)
+        let changed = "com.example.ext\(WindowWorlds.extensionCount / 2)"
         let events = await window.events(of: "/extensions")
         let marker = Array("event: replace".utf8)
         for _ in benchmark.scaledIterations {
             // The opposite of its state now: a warm-up run of this closure may have left it either way,
             // and a decision that changes nothing sends no event.
-            let enabled = try discovery.snapshot().extensions.first { $0.bundleIdentifier == "com.example.ext500" }?.state != .enabled
+            let enabled = try discovery.snapshot().extensions.first { $0.bundleIdentifier == changed }?.state != .enabled
             benchmark.startMeasurement()
-            try discovery.setEnabled(enabled, bundleIdentifier: "com.example.ext500")
+            try discovery.setEnabled(enabled, bundleIdentifier: changed)
             let read = await offPool { events.read(through: marker) != nil }
             benchmark.stopMeasurement()
             precondition(read, "the event stream ended")
@@ -324,13 +334,14 @@ let benchmarks: @Sendable () -> Void = {
     let latency = BenchmarkMetric.custom("latency", polarity: .prefersSmaller, useScalingFactor: false)
 
     Benchmark("window.widgets.100", configuration: tenSeconds) { benchmark in
-        let host = try WindowWorlds.shared.widgetHost("BenchTickerWidget", count: 100)
+        let ticking = WindowWorlds.tickingWidgets
+        let host = try WindowWorlds.shared.widgetHost("BenchTickerWidget", count: ticking)
         let desktop = WidgetDesktop(host: host)
         let window = try await ServedWindow(desktop.pages)
         // All 100 shown before the measurement (their launches are not the figure).
         let deadline = ContinuousClock.now + .seconds(300)
-        while occurrences(of: "class=\"widget-tile\"", in: await window.firstVisit("/")) < 100 {
-            precondition(ContinuousClock.now < deadline, "the desktop did not show 100 widgets within 300 s")
+        while occurrences(of: "class=\"widget-tile\"", in: await window.firstVisit("/")) < ticking {
+            precondition(ContinuousClock.now < deadline, "the desktop did not show \(ticking) widgets within 300 s")
             try await Task.sleep(for: .milliseconds(200))
         }
         let events = await window.events(of: "/")
@@ -347,32 +358,34 @@ let benchmarks: @Sendable () -> Void = {
         }
         reader.start()
         let before = cpuNanoseconds()
-        try await Task.sleep(for: .seconds(10))
+        try await Task.sleep(for: WindowWorlds.watched)
         let used = cpuNanoseconds() - before
         reading.withLock { $0 = false }
         benchmark.measurement(latency, used)
         let seen = counts.withLock { $0 }
-        let short = seen.filter { $0.value < 9 }.count + max(0, 100 - seen.count)
+        let seconds = Int(WindowWorlds.watched.components.seconds)
+        let short = seen.filter { $0.value < seconds - 1 }.count + max(0, ticking - seen.count)
         if short > 0 {
-            FileHandle.standardError.write(Data("window.widgets.100: \(short) of 100 tiles got fewer than 9 events in 10 s: events lost\n".utf8))
+            FileHandle.standardError.write(Data("window.widgets.100: \(short) of \(ticking) tiles got fewer than \(seconds - 1) events in \(seconds) s: events lost\n".utf8))
         }
         withExtendedLifetime((window, desktop)) {}
     }
 
     Benchmark("window.widgets.100.baseline", configuration: tenSeconds) { benchmark in
-        let host = try WindowWorlds.shared.widgetHost("BenchTickerWidget", count: 100)
+        let ticking = WindowWorlds.tickingWidgets
+        let host = try WindowWorlds.shared.widgetHost("BenchTickerWidget", count: ticking)
         let updates = host.updates()
         let shown = Mutex(0)
         let following = Task {
             for await states in updates { shown.withLock { $0 = states.filter { !$0.entries.isEmpty }.count } }
         }
         let deadline = ContinuousClock.now + .seconds(300)
-        while shown.withLock({ $0 }) < 100 {
-            precondition(ContinuousClock.now < deadline, "the host did not show 100 widgets within 300 s")
+        while shown.withLock({ $0 }) < ticking {
+            precondition(ContinuousClock.now < deadline, "the host did not show \(ticking) widgets within 300 s")
             try await Task.sleep(for: .milliseconds(200))
         }
         let before = cpuNanoseconds()
-        try await Task.sleep(for: .seconds(10))
+        try await Task.sleep(for: WindowWorlds.watched)
         benchmark.measurement(latency, cpuNanoseconds() - before)
         following.cancel()
     }
