@@ -21,17 +21,29 @@ struct WindowMiddleware<Context: RequestContext>: RouterMiddleware {
                 "not this window's address: open the link the window printed when it started"
             )
         }
+        let hasSession = guard_.isSession(request.cookies[guard_.cookieName]?.value)
         if request.uri.path == "/login" {
             guard let token = request.uri.queryParameters["token"].map(String.init), guard_.redeem(token) else {
-                return WindowResponses.refusal(.forbidden, "this login link was used already, or is not this window's")
+                // A used link opened again (the address bar, a reload) by the browser it logged in:
+                // the page, not a refusal. Without the cookie the link is worth nothing.
+                if hasSession {
+                    return WindowResponses.secured(Response(status: .seeOther, headers: [.location: home]))
+                }
+                return WindowResponses.refusal(
+                    .forbidden,
+                    "this login link was used already, or is not this window's. \(WindowResponses.newLinkAdvice)"
+                )
             }
             var response = WindowResponses.secured(Response(status: .seeOther, headers: [.location: home]))
             response.headers[.setCookie] =
                 "\(guard_.cookieName)=\(guard_.session); Path=/; HttpOnly; SameSite=Strict"
             return response
         }
-        guard guard_.isSession(request.cookies[guard_.cookieName]?.value) else {
-            return WindowResponses.refusal(.unauthorized, "open the link the window printed when it started")
+        guard hasSession else {
+            return WindowResponses.refusal(
+                .unauthorized,
+                "open the login link the window printed when it started. \(WindowResponses.newLinkAdvice)"
+            )
         }
         if request.method != .get && request.method != .head {
             guard guard_.allows(origin: request.headers[.origin]) else {
@@ -54,6 +66,12 @@ struct WindowMiddleware<Context: RequestContext>: RouterMiddleware {
 
 /// The headers and refusals every window response shares.
 enum WindowResponses {
+    /// How to get a new login link: the serving process prints one on SIGUSR1, or when it starts
+    /// again (a link works once).
+    static var newLinkAdvice: String {
+        "For a new link, send the process that serves this window SIGUSR1 (kill -USR1 \(ProcessInfo.processInfo.processIdentifier), or systemctl --user reload for a unit), or start it again."
+    }
+
     /// The header a page's script sends its CSRF token in.
     static var csrfHeader: HTTPField.Name { HTTPField.Name("X-Appex-CSRF")! }
 

@@ -49,7 +49,7 @@ final class CounterPage: WindowPage {
 /// stream.
 @Suite(.timed) struct WindowServerTests {
     @Test(
-        "the login link works once: a cookie (HttpOnly, SameSite=Strict, named for the port) and a redirect that drops the token; the second time, 403"
+        "the login link works once: a cookie (HttpOnly, SameSite=Strict, named for the port) and a redirect that drops the token; the second time, 403 saying how to get a new link, unless the browser it logged in opens it again: the page"
     )
     func oneTimeLogin() async throws {
         let window = try await TestWindow([CounterPage()])
@@ -60,8 +60,21 @@ final class CounterPage: WindowPage {
         #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
         let again = try await window.request("GET", window.loginPath)
         #expect(again.status == 403 && again.headers["set-cookie"] == nil)
+        #expect(again.body.contains("SIGUSR1") && again.body.contains("start it again"), "\(again.body)")
         let guessed = try await window.request("GET", "/login?token=0000")
         #expect(guessed.status == 403)
+        // The browser that logged in, opening the used link again (a reload, the address bar).
+        let session = String(cookie.prefix { $0 != ";" })
+        let reopened = try await window.request("GET", window.loginPath, headers: ["Cookie": session])
+        #expect(reopened.status == 303 && reopened.headers["location"] == "/" && reopened.headers["set-cookie"] == nil)
+        let stranger = try await window.request(
+            "GET",
+            window.loginPath,
+            headers: ["Cookie": "appex-window-\(window.port)=forged"]
+        )
+        #expect(stranger.status == 403)
+        let unauthorized = try await window.request("GET", "/")
+        #expect(unauthorized.status == 401 && unauthorized.body.contains("SIGUSR1"), "\(unauthorized.body)")
     }
 
     @Test(
