@@ -371,8 +371,8 @@ struct WidgetsServe: AsyncParsableCommand {
         abstract:
             "Stay up as the widget host and serve the widget desktop: a local web page, current without reload, with the widget settings.",
         discussion: """
-            Binds 127.0.0.1 on a port the kernel picks and prints the login link on the first line of \
-            standard output: open it in a browser. The link works once (it buys a session cookie); \
+            Binds [::1] and 127.0.0.1 on one port (the kernel picks it, unless --port names one) and \
+            prints the login link on the first line of standard output: open it in a browser. The link works once (it buys a session cookie); \
             the page then follows every timeline, reload, enable and disable by itself. SIGUSR1 \
             (`systemctl --user reload`) prints a new link, for another browser. Stops on SIGINT or \
             SIGTERM.
@@ -387,11 +387,19 @@ struct WidgetsServe: AsyncParsableCommand {
     )
     var family: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Serve on this port (on [::1] and 127.0.0.1), for a systemd unit or a firewall rule; by default the kernel picks a free one.",
+            valueName: "PORT"
+        )
+    )
+    var port: Int?
+
     func run() async throws {
         let host = try WidgetCommands.host()
         let family = try WidgetDrawingOptions.widgetFamily(named: family)
         let desktop = WidgetDesktop(host: host, family: family)
-        let window = try WindowServer(configuration: .init(title: "Widgets"), pages: desktop.pages)
+        let window = try WindowServer(configuration: .init(title: "Widgets", port: port), pages: desktop.pages)
         let links = Terminal.onUserSignal {
             if let url = window.newLoginURL() {
                 FileHandle.standardOutput.write(Data((url.absoluteString + "\n").utf8))

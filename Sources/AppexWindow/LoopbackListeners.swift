@@ -1,19 +1,23 @@
 import Hummingbird
 import Logging
+import NIOCore
 import ServiceLifecycle
 import Synchronization
+import SystemPackage
 
-/// The window's two listeners on one port: `[::1]` first, on a port the kernel picks, then
-/// `127.0.0.1` on the same port. A browser tries `[::1]` first for a `.localhost` name
+/// The window's two listeners on one port: `[::1]` first, on the port asked for or one the kernel
+/// picks, then `127.0.0.1` on the same port. A browser tries `[::1]` first for a `.localhost` name
 /// (Chromium does), and another process could bind whichever loopback address the window left
 /// free and receive its requests, cookie included: the window holds both.
 ///
 /// Without IPv6 on the loopback interface, `[::1]` cannot be bound by anyone, and the window
-/// listens on `127.0.0.1` alone, at a port the kernel picks.
+/// listens on `127.0.0.1` alone. A port another process holds on either address fails the group
+/// (`isAddressInUse`): the window never leaves one address of its port to someone else.
 enum LoopbackListeners {
-    /// A service group that serves `router` on both addresses, and calls `onReady` with the
-    /// port once both are bound.
+    /// A service group that serves `router` on both addresses at `port` (0: one the kernel
+    /// picks), and calls `onReady` with the port once both are bound.
     static func group(
+        port requested: Int,
         router: Router<BasicRequestContext>,
         stopsOnSignals: Bool,
         logger: Logger,
@@ -25,7 +29,7 @@ enum LoopbackListeners {
         let responder = router.buildResponder()
         let six = Application(
             responder: responder,
-            configuration: ApplicationConfiguration(address: .hostname("::1", port: 0), serverName: nil),
+            configuration: ApplicationConfiguration(address: .hostname("::1", port: requested), serverName: nil),
             onServerRunning: { channel in
                 bound.set()
                 port.yield(channel.localAddress?.port)
@@ -33,7 +37,7 @@ enum LoopbackListeners {
             logger: logger
         )
         let first = OptionalListener(application: six, bound: bound, port: port)
-        let second = SecondListener(ports: ports) { chosen in
+        let second = SecondListener(ports: ports, requested: requested) { chosen in
             Application(
                 responder: responder,
                 configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: chosen), serverName: nil),
@@ -55,8 +59,14 @@ enum LoopbackListeners {
         )
     }
 
+    /// Whether `error` is a bind refused because another socket holds the address and port.
+    static func isAddressInUse(_ error: any Error) -> Bool {
+        guard let failure = error as? IOError else { return false }
+        return Errno(rawValue: failure.errnoCode) == .addressInUse
+    }
+
     /// The `[::1]` listener: when it cannot bind (no IPv6 loopback), it says so with a `nil`
-    /// port and ends, which the group ignores.
+    /// port and ends, which the group ignores; a port in use there fails the group.
     private struct OptionalListener: Service {
         let application: any Service
         let bound: Bound
@@ -66,11 +76,11 @@ enum LoopbackListeners {
             do {
                 try await application.run()
             } catch {
-                guard bound.isSet else {
-                    port.yield(nil)
-                    return
+                if bound.isSet || LoopbackListeners.isAddressInUse(error) {
+                    port.finish()  // the 127.0.0.1 listener ends with it
+                    throw error
                 }
-                throw error
+                port.yield(nil)
             }
         }
     }
@@ -82,15 +92,17 @@ enum LoopbackListeners {
         var isSet: Bool { value.withLock { $0 } }
     }
 
-    /// The `127.0.0.1` listener, on the port the first one got (any, when it got none).
+    /// The `127.0.0.1` listener, on the port the first one got (the one asked for, when it got
+    /// none).
     private struct SecondListener: Service {
         let ports: AsyncStream<Int?>
+        let requested: Int
         let make: @Sendable (Int) -> any Service
 
         func run() async throws {
             var next = ports.makeAsyncIterator()
             guard let chosen = await next.next() else { return }
-            try await make(chosen ?? 0).run()
+            try await make(chosen ?? requested).run()
         }
     }
 }

@@ -13,7 +13,8 @@ import ServiceLifecycle
 /// try await window.run { url in print(url) }  // until cancelled, or SIGINT / SIGTERM
 /// ```
 ///
-/// It binds `[::1]` and `127.0.0.1` on one port the kernel picks and hands `onReady` a login URL at a host name
+/// It binds `[::1]` and `127.0.0.1` on one port (the kernel picks it, unless
+/// ``Configuration/port`` names one) and hands `onReady` a login URL at a host name
 /// of its own (`http://<random>.localhost:PORT/login?token=…`: browsers resolve `*.localhost` to
 /// the loopback interface), with a one-time token. The token buys an `HttpOnly; SameSite=Strict`
 /// cookie for that name alone (another server on 127.0.0.1 never receives it), once; every
@@ -28,10 +29,14 @@ public final class WindowServer: Sendable {
         public var title: String
         /// Where the server logs (requests are not logged: their URLs may carry the token).
         public var logger: Logger
+        /// The port to serve on, on both loopback addresses: a stable one, for a systemd unit or a
+        /// firewall rule. `nil` (the default): one the kernel picks, free by construction.
+        public var port: Int?
 
-        /// A configuration titled `title`.
-        public init(title: String = "Appex", logger: Logger = Logger(label: "appex.window")) {
+        /// A configuration titled `title`, on `port` (`nil`: one the kernel picks).
+        public init(title: String = "Appex", port: Int? = nil, logger: Logger = Logger(label: "appex.window")) {
             self.title = title
+            self.port = port
             self.logger = logger
         }
     }
@@ -47,8 +52,15 @@ public final class WindowServer: Sendable {
     ///
     /// - Throws: ``/AppexVocabulary/AppexError`` `invalidValue` for two pages at one path, a
     ///   path that does not start with `/`, or one of the window's own (`/login`, `/events`,
-    ///   `/action`, `/window.js`, `/window.css`).
+    ///   `/action`, `/window.js`, `/window.css`); for a port outside 1–65535.
     public init(configuration: Configuration = Configuration(), pages: [any WindowPage]) throws(AppexError) {
+        if let port = configuration.port, !(1...65535).contains(port) {
+            throw AppexError(
+                .invalidValue,
+                "the window cannot serve on port \(port): a port is 1 to 65535 (leave it out for one the kernel picks)",
+                context: AppexError.Context(key: "port")
+            )
+        }
         var byPath: [String: any WindowPage] = [:]
         for page in pages {
             guard page.path.hasPrefix("/"), !Self.reservedPaths.contains(page.path), byPath[page.path] == nil else {
@@ -81,8 +93,8 @@ public final class WindowServer: Sendable {
     ///   - onReady: called once the port is bound, with the login URL
     ///     (`http://<random>.localhost:PORT/login?token=…`): hand it to the one person who may
     ///     use the window, and nobody else.
-    /// - Throws: ``/AppexVocabulary/AppexError`` `windowFailed` when the server cannot bind or stops with an
-    ///   error.
+    /// - Throws: ``/AppexVocabulary/AppexError`` `windowFailed` when the server cannot bind (the
+    ///   configured port is in use: the message says so) or stops with an error.
     public func run(
         stopsOnSignals: Bool = false,
         onReady: @escaping @Sendable (URL) -> Void
@@ -93,7 +105,13 @@ public final class WindowServer: Sendable {
         addRoutes(to: router)
         let guard_ = guard_
         let logger = configuration.logger
-        let group = LoopbackListeners.group(router: router, stopsOnSignals: stopsOnSignals, logger: logger) { port in
+        let requested = configuration.port ?? 0
+        let group = LoopbackListeners.group(
+            port: requested,
+            router: router,
+            stopsOnSignals: stopsOnSignals,
+            logger: logger
+        ) { port in
             guard let token = guard_.loginToken,
                 let url = URL(string: guard_.origin(port: port) + "/login?token=\(token)")
             else { return }
@@ -105,6 +123,13 @@ public final class WindowServer: Sendable {
             try await group.run()
         } catch is CancellationError {
             return
+        } catch  where LoopbackListeners.isAddressInUse(error) {
+            throw AppexError(
+                .windowFailed,
+                "the window cannot serve on port \(requested): another program listens there on 127.0.0.1 or [::1] (ss -ltnp 'sport = :\(requested)' names it); stop it, or choose another port",
+                context: AppexError.Context(key: "port"),
+                underlyingError: error
+            )
         } catch {
             throw AppexError(.windowFailed, "the window's server stopped", underlyingError: error)
         }

@@ -16,16 +16,27 @@ struct WindowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "window",
         abstract:
-            "Serve the app's window on 127.0.0.1: prints its one-time login link first; stops on SIGINT or SIGTERM.",
+            "Serve the app's window on the loopback interface: prints its one-time login link first; stops on SIGINT or SIGTERM.",
         discussion: "SIGUSR1 prints a new login link, for another browser."
     )
+
+    @Option(
+        help: ArgumentHelp(
+            "Serve on this port (on [::1] and 127.0.0.1); by default the kernel picks a free one.",
+            valueName: "PORT"
+        )
+    )
+    var port: Int?
 
     func run() async throws {
         try await reporting {
             let app = try App.launched()
             let home = ContactsPage(app: app)
             let browser = try await ExtensionBrowserPage(hostBundleAt: app.bundlePath, environment: app.environment)
-            let window = try WindowServer(configuration: .init(title: "ContactsExplorer"), pages: [home, browser])
+            let window = try WindowServer(
+                configuration: .init(title: "ContactsExplorer", port: port),
+                pages: [home, browser]
+            )
             signal(SIGUSR1, SIG_IGN)
             let links = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: .global())
             links.setEventHandler {

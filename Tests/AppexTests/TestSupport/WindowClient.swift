@@ -17,8 +17,8 @@ final class TestWindow: Sendable {
     var loginURL: String { origin + loginPath }
     private let task: Task<Void, any Error>?
 
-    init(_ pages: [any WindowPage]) async throws {
-        let server = try WindowServer(pages: pages)
+    init(_ pages: [any WindowPage], configuration: WindowServer.Configuration = .init()) async throws {
+        let server = try WindowServer(configuration: configuration, pages: pages)
         let (urls, ready) = AsyncStream.makeStream(of: URL.self)
         task = Task { try await server.run { ready.yield($0) } }
         guard let url = await withTimeout(seconds: 20, { await urls.first { _ in true } }) ?? nil,
