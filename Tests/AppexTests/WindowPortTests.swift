@@ -114,6 +114,14 @@ import Testing
             ["widgets", "serve", "--port", "\(port)"],
             environment: world.processVariables
         )
+        // Ended however the test ends (a failed #require included): SIGTERM, then SIGKILL after 10 s.
+        var stopped = false
+        defer {
+            if !stopped {
+                kill(child.pid, SIGTERM)
+                child.end()
+            }
+        }
         let link = try #require(await readLines([child], within: 30).first ?? nil)
         #expect(try TestWindow(attachingTo: link).port == port, "\(link)")
         // A second one on the same port: refused, with the port named.
@@ -128,6 +136,7 @@ import Testing
         kill(child.pid, SIGTERM)
         #expect(await readLines([child], within: 10).first == "widget desktop stopped")
         child.end()
+        stopped = true
     }
 
     @Test("a port outside 1–65535 is refused by name before anything is bound")
