@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// The rules that keep other local pages and processes away from a window (decision 0149):
@@ -55,6 +56,9 @@ final class WindowGuard: Sendable {
 
     /// The window's address: `http://NAME.localhost:PORT`.
     func origin(port: Int) -> String { "http://\(hostName):\(port)" }
+
+    /// The login link for `token`: `http://NAME.localhost:PORT/login?token=…`.
+    func loginURL(port: Int, token: String) -> URL? { URL(string: origin(port: port) + "/login?token=\(token)") }
 
     /// Whether `origin` is this window's own.
     func allows(origin: String?) -> Bool {

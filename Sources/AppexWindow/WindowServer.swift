@@ -81,7 +81,7 @@ public final class WindowServer: Sendable {
     /// hands the first link to `onReady`).
     public func newLoginURL() -> URL? {
         guard let port = guard_.port else { return nil }
-        return URL(string: guard_.origin(port: port) + "/login?token=\(guard_.renewLoginToken())")
+        return guard_.loginURL(port: port, token: guard_.renewLoginToken())
     }
 
     /// Serves until the calling task is cancelled, or, when `stopsOnSignals` is set, the process
@@ -112,9 +112,7 @@ public final class WindowServer: Sendable {
             stopsOnSignals: stopsOnSignals,
             logger: logger
         ) { port in
-            guard let token = guard_.loginToken,
-                let url = URL(string: guard_.origin(port: port) + "/login?token=\(token)")
-            else { return }
+            guard let token = guard_.loginToken, let url = guard_.loginURL(port: port, token: token) else { return }
             guard_.bound(to: port)
             logger.info("window serving", metadata: ["port": "\(port)"])
             onReady(url)
