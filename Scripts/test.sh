@@ -84,9 +84,7 @@ fi
 # when the tests end; the tests start it themselves too when run alone.
 Scripts/oauth-server.sh start >/dev/null
 # (On the way out, the documentation's build too, if it still runs: it holds .build's lock.)
-# (set -e holds in the trap too: a documentation already ended must not fail the run here.)
-trap 'if [[ -n "${documentation:-}" ]]; then pkill -TERM -P "$documentation" 2>/dev/null || true
-    kill "$documentation" 2>/dev/null || true; fi
+trap 'if [[ -n "${documentation:-}" ]]; then pkill -TERM -P "$documentation" 2>/dev/null; kill "$documentation" 2>/dev/null; fi
   Scripts/oauth-server.sh stop' EXIT
 step build swift build --build-tests
 # Every suite carries the .timed trait: it runs the suite in its tier (APPEX_TEST_TIER) and times
