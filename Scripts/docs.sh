@@ -8,10 +8,9 @@
 # documentation may link to the modules it depends on (``/AppexCore/AppexBundle``). Each module
 # needs a catalog, Sources/<Module>/<Module>.docc/<Module>.md; a product without one fails here.
 #
-# The build shares the tests' scratch path (.build): symbol graphs come from the debug build of the
-# package that `swift build --build-tests` makes (Scripts/test.sh builds first, so nothing compiles
-# here and DocC runs beside the tests; a scratch path of its own was a second full debug build on
-# every CI run, several minutes of both cores).
+# The build shares the tests' scratch path (.build): symbol graphs come from a debug build of the
+# package, the same one `swift build --build-tests` then completes (a scratch path of its own was
+# a second full debug build on every CI run, several minutes of both cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -1,16 +1,13 @@
 #!/usr/bin/env bash
 # The README's test command. `Scripts/test.sh` runs the gate, what every change must pass: the
-# checks that need no build (formatting, imports), one build of the package and its tests (the
-# library, the CLI, the product in Examples/ and the READMEs' samples, in one graph), then the
-# tests tier by tier (docs/ARCHITECTURE.md, "Tests"):
+# checks that need no test build (formatting, imports, the documentation, the public API), one
+# build of the package and its tests (the library, the CLI, the product in Examples/ and the
+# READMEs' samples, in one graph), then the tests tier by tier (docs/ARCHITECTURE.md, "Tests"):
 #
 #   alone    the suites that measure time or count threads, by themselves
 #   main     every suite without a tier's tag, six tests at once
 #   browser  the pages in headless Chromium, two at once
 #   product  ContactsExplorer against the real server (Examples/Tests), the demo's story
-#
-# and, beside main, browser and product, the documentation (DocC, warnings as errors), then the
-# public API against its baseline.
 #
 # `Scripts/test.sh --full` (what CI runs, through .ci/run) then adds what takes longest: the
 # trace across processes (Examples/Tracing, swift-otel), every benchmark once (debug) and the start
@@ -80,12 +77,17 @@ if grep -rnE '^[[:space:]]*(@[A-Za-z_]+(\([^)]*\))? )*((final|nonisolated|static
   echo "test.sh: the declarations above are public; AppexSystem's API is package-level only (docs/ARCHITECTURE.md)" >&2
   exit 1
 fi
+# The documentation builds with no warning: a DocC catalog for every library module, built with
+# swift-docc-plugin, warnings as errors (in .build, the debug build the tests then complete; docs/DESIGN.md,
+# "Documentation").
+step documentation Scripts/docs.sh
+# The public API equals its baseline in api/ (from the symbol graphs docs.sh extracted), and no
+# wire type is public.
+step api Scripts/api.sh
 # The real OAuth server the token tests use (installed on first use into .build-oauth/), stopped
 # when the tests end; the tests start it themselves too when run alone.
 Scripts/oauth-server.sh start >/dev/null
-# (On the way out, the documentation's build too, if it still runs: it holds .build's lock.)
-trap 'if [[ -n "${documentation:-}" ]]; then pkill -TERM -P "$documentation" 2>/dev/null; kill "$documentation" 2>/dev/null; fi
-  Scripts/oauth-server.sh stop' EXIT
+trap 'Scripts/oauth-server.sh stop' EXIT
 step build swift build --build-tests
 # Every suite carries the .timed trait: it runs the suite in its tier (APPEX_TEST_TIER) and times
 # each test for the ten slowest at the end.
@@ -99,36 +101,13 @@ rm -f "$APPEX_TEST_TIMINGS"
 # Testing's own setting). Unbounded, every test starts at once on 2 cores and time-bounded checks
 # (a 100 ms deadline, a 2-s token) waited 20 s for a thread; the pages measure time too (an entry
 # within a second of its date, an event without a reload), so they run two at once.
-# (--ignore-lock: the documentation holds .build's lock meanwhile; the tests only read what the
-# build made.)
 tier() {
-  APPEX_TEST_TIER="$1" SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="$2" step "$1 tier" \
-    swift test --skip-build --ignore-lock
+  APPEX_TEST_TIER="$1" SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="$2" step "$1 tier" swift test --skip-build
 }
 tier alone 1
-# The documentation builds with no warning: a DocC catalog for every library module, built with
-# swift-docc-plugin, warnings as errors (docs/DESIGN.md, "Documentation"). Its symbol graphs come
-# from the debug build above (nothing compiles again), and DocC then works on one core for about
-# 3 minutes: it runs beside the next three tiers (after the alone tier, whose suites measure time),
-# which leave a core idle much of theirs. Its output is printed when it ends.
-documentation_log="$(mktemp)"
-documentation_started=$(date +%s)
-Scripts/docs.sh >"$documentation_log" 2>&1 &
-documentation=$!
 tier main 6
 tier browser 2
 tier product 6
-if ! wait "$documentation"; then
-  cat "$documentation_log" >&2
-  echo "test.sh: the documentation failed (above)" >&2
-  exit 1
-fi
-grep '^docs.sh:' "$documentation_log" >&2 || true
-rm -f "$documentation_log"
-step_times+=("$(printf '%6d s  %s' $(($(date +%s) - documentation_started)) "documentation (beside the tiers)")")
-# The public API equals its baseline in api/ (from the symbol graphs docs.sh extracted), and no
-# wire type is public.
-step api Scripts/api.sh
 if $full; then
   # One trace across the process boundary: a host span and its extension's child span, exported
   # through swift-otel (only this step builds it), as Examples/Tracing/README.md prints it.
