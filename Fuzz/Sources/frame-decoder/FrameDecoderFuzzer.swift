@@ -106,6 +106,9 @@ enum FrameDecoderFuzzer {
         // A shared-memory frame is its header on the socket and a sealed memfd of its payload.
         let sharedHeader = SocketStream.sent([shared], configuration: everyByte)
         let sealed: [UInt8] = [1] + shared.payload
+        // A request in a span: its 55-byte traceparent follows the header, before the payload.
+        var traced = calls[0]
+        traced.traceParent = Array("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01".utf8)
         Seeds.write(
             [
                 ("hello-host.frames", SocketStream.sent([Frame(kind: .hello, requestID: 0, payload: host.encoded())])),
@@ -123,6 +126,8 @@ enum FrameDecoderFuzzer {
                         SocketStream.sent([calls[0]]) + sharedHeader + SocketStream.sent([calls[3]]), sealed,
                     ])
                 ),
+                ("traced.frames", SocketStream.sent([traced, calls[3]])),
+                ("traced-then-shared.frames", FuzzInput.joining([SocketStream.sent([traced]) + sharedHeader, sealed])),
             ],
             to: directory,
             target: "frame-decoder"
@@ -203,17 +208,19 @@ enum SocketStream {
     }
 
     /// Where the frames of `stream` that say they are in shared memory start: its headers walked as a receiver walks
-    /// them (a header's first four bytes are the payload's length, little-endian; bit 0 of its sixth is the flag).
+    /// them (a header's first four bytes are the payload's length, little-endian; bit 0 of its sixth says shared
+    /// memory, bit 1 that a 55-byte `traceparent` follows the header).
     static func sharedHeaders(in stream: ArraySlice<UInt8>) -> [Int] {
         var headers: [Int] = []
         var offset = stream.startIndex
         while stream.endIndex - offset >= 16 {
             let length = (0..<4).reduce(0) { $0 | Int(stream[offset + $1]) << (8 * $1) }
+            let trace = stream[offset + 5] & 2 == 2 ? 55 : 0
             if stream[offset + 5] & 1 == 1 {
                 headers.append(offset)
-                offset += 16
+                offset += 16 + trace
             } else {
-                offset += 16 + length
+                offset += 16 + trace + length
             }
         }
         return headers
