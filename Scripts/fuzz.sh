@@ -2,7 +2,8 @@
 # Runs Appex's libFuzzer targets (the sibling package in Fuzz/; Fuzz/README.md says what each exercises) and ends
 # each run with one line:
 #     fuzz: TARGET runs=N seconds=S crashes=0
-# Usage: Scripts/fuzz.sh TARGET SECONDS, Scripts/fuzz.sh all SECONDS (every target in turn) or Scripts/fuzz.sh list.
+# Usage: Scripts/fuzz.sh TARGET SECONDS, Scripts/fuzz.sh all SECONDS (every target in turn), Scripts/fuzz.sh build
+# (the targets' build alone: test.sh runs it beside the tests) or Scripts/fuzz.sh list.
 #
 # A target fuzzes a working copy of its seeds (Fuzz/Corpus/TARGET) in Fuzz/.build/fuzz/corpus/TARGET, where
 # libFuzzer adds what it finds, so a run never dirties git and the next run starts from there. A crash, timeout or
@@ -19,17 +20,24 @@ for folder in Fuzz/Sources/*/; do
   name="$(basename "$folder")"
   [[ "$name" == FuzzSupport ]] || targets+=("$name")
 done
-usage() { echo "usage: Scripts/fuzz.sh TARGET|all SECONDS | list   (targets: ${targets[*]})" >&2; exit 2; }
+usage() { echo "usage: Scripts/fuzz.sh TARGET|all SECONDS | build | list   (targets: ${targets[*]})" >&2; exit 2; }
 if [[ "${1:-}" == list ]]; then printf '%s\n' "${targets[@]}"; exit 0; fi
-[[ $# -eq 2 && "$2" =~ ^[0-9]+$ ]] || usage
-if [[ "$1" == all ]]; then selected=("${targets[@]}")
+build_only=false
+if [[ $# -eq 1 && "$1" == build ]]; then build_only=true
+else [[ $# -eq 2 && "$2" =~ ^[0-9]+$ ]] || usage
+fi
+if $build_only || [[ "$1" == all ]]; then selected=("${targets[@]}")
 elif [[ " ${targets[*]} " == *" $1 "* ]]; then selected=("$1")
 else usage
 fi
-seconds="$2"
+seconds="${2:-0}"
 
 # Coverage and AddressSanitizer on every Swift module, Appex's included; gold fails on these objects, lld links them.
 swift build -c release --package-path Fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld >&2
+if $build_only; then
+  echo "fuzz.sh: ${#selected[@]} target(s) built in $((SECONDS - script_started)) s"
+  exit 0
+fi
 # Swift's backtracer, under ASan, ends a crash with a second, misleading ASan report of its own; libFuzzer's report
 # shows the same stack, the runtime failure's message included (pipe it through `swift demangle` to read it).
 export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=no}"

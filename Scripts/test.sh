@@ -13,7 +13,7 @@
 # trace across processes (Examples/Tracing, swift-otel), every benchmark once (debug) and the start
 # layout's check, each in the same graph as the tests (their targets join it when APPEX_TRACING or
 # APPEX_BENCHMARKS is set: Package.swift), each fuzz target for 15 seconds (Fuzz/, a package of
-# its own: sanitizers), and last the template tier (the templates' READMEs, run as printed, each
+# its own: sanitizers; it builds beside the tiers), and last the template tier (the templates' READMEs, run as printed, each
 # compiling a new package).
 #
 # It installs what the tests need (idempotent: Debian packages, the OAuth server's virtualenv),
@@ -87,7 +87,9 @@ step api Scripts/api.sh
 # The real OAuth server the token tests use (installed on first use into .build-oauth/), stopped
 # when the tests end; the tests start it themselves too when run alone.
 Scripts/oauth-server.sh start >/dev/null
-trap 'Scripts/oauth-server.sh stop' EXIT
+fuzz_build=''
+# On any exit: the OAuth server stopped, and the fuzz targets' build (below), if still running, ended.
+trap 'Scripts/oauth-server.sh stop; if [[ -n "$fuzz_build" ]]; then kill -TERM -- "-$fuzz_build" 2>/dev/null || true; fi' EXIT
 step build swift build --build-tests
 # Every suite carries the .timed trait: it runs the suite in its tier (APPEX_TEST_TIER) and times
 # each test for the ten slowest at the end.
@@ -105,6 +107,18 @@ tier() {
   APPEX_TEST_TIER="$1" SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="$2" step "$1 tier" swift test --skip-build
 }
 tier alone 1
+if $full; then
+  # The fuzz targets' build (Fuzz/: a package of its own, whose .build nothing here locks), beside the main,
+  # browser and product tiers at the lowest priority: those tiers leave the cores idle much of the time (waiting
+  # on processes, sockets and the browser), and the build takes those cycles, not theirs (CI's fuzz step was 254 s
+  # of building before 80 of fuzzing). Its own process group (set -m), so that an early exit can end it; the
+  # same session, so that nice weighs it against the tiers (the kernel's autogroups are per session).
+  fuzz_build_log="$(mktemp)"
+  set -m
+  nice -n 19 Scripts/fuzz.sh build </dev/null >"$fuzz_build_log" 2>&1 &
+  fuzz_build=$!
+  set +m
+fi
 tier main 6
 tier browser 2
 tier product 6
@@ -114,6 +128,17 @@ if $full; then
   APPEX_TRACING=1 step tracing swift test --filter TracingTests
   # The libFuzzer targets (Fuzz/): every property-list reader, bundle loading, the IPC decoder and
   # the view tree, 15 seconds each from the committed seeds; a crash fails the run.
+  # (Its build, started beside the tiers, is done first: the step's own build is then a no-op.)
+  fuzz_built=0
+  wait "$fuzz_build" || fuzz_built=$?
+  fuzz_build=''
+  if ((fuzz_built != 0)); then
+    tail -n 60 "$fuzz_build_log"
+    echo "test.sh: building the fuzz targets failed (Scripts/fuzz.sh build, status $fuzz_built)" >&2
+    exit 1
+  fi
+  tail -n 1 "$fuzz_build_log"
+  rm -f "$fuzz_build_log"
   step fuzz Scripts/fuzz.sh all 15
   # Every benchmark, once (Benchmarks/, a debug build beside the tests'): a benchmark that no
   # longer builds, or crashes, fails CI (docs/decisions/0157-benchmarks-in-ci.md).
