@@ -18,7 +18,7 @@ enum LoopbackListeners {
     /// picks), and calls `onReady` with the port once both are bound.
     static func group(
         port requested: Int,
-        router: Router<BasicRequestContext>,
+        router: Router<WindowRequestContext>,
         stopsOnSignals: Bool,
         logger: Logger,
         onReady: @escaping @Sendable (Int) -> Void

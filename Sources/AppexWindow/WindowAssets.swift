@@ -43,12 +43,37 @@ enum WindowAssets {
           // sends nothing more (a restarted window prints a new link, at a new address).
           let stopped = false;
           const stoppedText = "The window stopped: its server is no longer running. Open the link it prints when it starts again.";
-          events.addEventListener("error", () => {
+          const stop = (text) => {
             if (stopped) return;
             stopped = true;
             events.close();
             document.body.dataset.live = "no";
-            say(stoppedText);
+            say(text);
+          };
+          events.addEventListener("error", () => stop(stoppedText));
+          // The session ended (its "End session", a newer login, idle too long): the page shows nothing
+          // of it any more, says why and how to log in again, and sends nothing more.
+          const newLink = "For a new login link, send the process that serves this window SIGUSR1, or start it again.";
+          const endedText = {
+            "logged-out": "You ended this session.",
+            "replaced": "A newer login link was used, and this session ended.",
+            "idle": "This session ended: no page of it was open for a while.",
+          };
+          const end = (why) => {
+            const content = document.getElementById("page");
+            if (content) content.replaceChildren();
+            stop((endedText[why] || "This session ended.") + " " + newLink);
+          };
+          events.addEventListener("ended", (event) => end(event.data));
+          const logOut = document.getElementById("end-session");
+          if (logOut) logOut.addEventListener("click", async () => {
+            if (stopped) return;
+            try {
+              await fetch("/logout", { method: "POST", headers: { "X-Appex-CSRF": csrf }, credentials: "same-origin" });
+            } catch (error) {
+              // The server is gone: nothing to end there; the page ends all the same.
+            }
+            end("logged-out");
           });
           const post = async (fields) => {
             if (stopped) { say(stoppedText); return false; }
@@ -153,6 +178,8 @@ enum WindowAssets {
         header { padding: 12px 20px; border-bottom: 1px solid #8884; display: flex; gap: 16px; align-items: baseline; }
         header h1 { font-size: 18px; margin: 0; }
         nav a { margin-right: 12px; }
+        #end-session { margin-left: auto; font: inherit; font-size: 14px; padding: 2px 10px; border-radius: 8px; border: 1px solid #8886; background: ButtonFace; color: ButtonText; cursor: pointer; }
+        body[data-live="no"] #end-session { display: none; }
         main { padding: 16px 20px; }
         #window-status { margin: 0 20px; color: #c33; min-height: 1.2em; }
         body[data-live="no"] > header::after { content: "stopped"; color: #c33; }

@@ -2,18 +2,31 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
+/// What a window's handlers know of a request beyond Hummingbird's own: the session the
+/// middleware found for its cookie.
+struct WindowRequestContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    /// The request's live session; set by ``WindowMiddleware`` before any route runs.
+    var session: WindowGuard.Session?
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = CoreRequestContextStorage(source: source)
+    }
+}
+
 /// Every request passes here first: the Host check (421), the login (a one-time token for a
-/// cookie, then a redirect that drops it), the cookie (401), and for a POST its Origin and CSRF
-/// token (403). Every response leaves with the window's security headers.
-struct WindowMiddleware<Context: RequestContext>: RouterMiddleware {
+/// session of its own and its cookie, then a redirect that drops the token), the cookie of a
+/// live session (401), and for a POST its Origin and that session's CSRF token (403). Every
+/// response leaves with the window's security headers.
+struct WindowMiddleware: RouterMiddleware {
     let guard_: WindowGuard
     /// Where the login redirects: the page at `/`, else the first page.
     let home: String
 
     func handle(
         _ request: Request,
-        context: Context,
-        next: (Request, Context) async throws -> Response
+        context: WindowRequestContext,
+        next: (Request, WindowRequestContext) async throws -> Response
     ) async throws -> Response {
         guard guard_.allows(host: request.head.authority) else {
             return WindowResponses.refusal(
@@ -21,12 +34,14 @@ struct WindowMiddleware<Context: RequestContext>: RouterMiddleware {
                 "not this window's address: open the link the window printed when it started"
             )
         }
-        let hasSession = guard_.isSession(request.cookies[guard_.cookieName]?.value)
+        let session = guard_.session(for: request.cookies[guard_.cookieName]?.value)
         if request.uri.path == "/login" {
-            guard let token = request.uri.queryParameters["token"].map(String.init), guard_.redeem(token) else {
+            guard let token = request.uri.queryParameters["token"].map(String.init),
+                let fresh = guard_.redeem(token)
+            else {
                 // A used link opened again (the address bar, a reload) by the browser it logged in:
                 // the page, not a refusal. Without the cookie the link is worth nothing.
-                if hasSession {
+                if session != nil {
                     return WindowResponses.secured(Response(status: .seeOther, headers: [.location: home]))
                 }
                 return WindowResponses.refusal(
@@ -34,25 +49,28 @@ struct WindowMiddleware<Context: RequestContext>: RouterMiddleware {
                     "this login link was used already, or is not this window's. \(WindowResponses.newLinkAdvice)"
                 )
             }
+            // A browser that logs in again leaves its old session behind: it ends now.
+            if let session { guard_.end(session, because: .replaced) }
             var response = WindowResponses.secured(Response(status: .seeOther, headers: [.location: home]))
-            response.headers[.setCookie] =
-                "\(guard_.cookieName)=\(guard_.session); Path=/; HttpOnly; SameSite=Strict"
+            response.headers[.setCookie] = "\(guard_.cookieName)=\(fresh.secret); Path=/; HttpOnly; SameSite=Strict"
             return response
         }
-        guard hasSession else {
+        guard let session else {
             return WindowResponses.refusal(
                 .unauthorized,
-                "open the login link the window printed when it started. \(WindowResponses.newLinkAdvice)"
+                "open the login link the window printed when it started; a session ends when its page logs out, or when no page of it is open for a while. \(WindowResponses.newLinkAdvice)"
             )
         }
         if request.method != .get && request.method != .head {
             guard guard_.allows(origin: request.headers[.origin]) else {
                 return WindowResponses.refusal(.forbidden, "a change must come from this window's own page")
             }
-            guard guard_.isCSRF(request.headers[WindowResponses.csrfHeader]) else {
+            guard guard_.isCSRF(request.headers[WindowResponses.csrfHeader], of: session) else {
                 return WindowResponses.refusal(.forbidden, "a change must carry this page's token")
             }
         }
+        var context = context
+        context.session = session
         do {
             return WindowResponses.secured(try await next(request, context))
         } catch let error as any HTTPResponseError {

@@ -16,10 +16,13 @@ import ServiceLifecycle
 /// It binds `[::1]` and `127.0.0.1` on one port (the kernel picks it, unless
 /// ``Configuration/port`` names one) and hands `onReady` a login URL at a host name
 /// of its own (`http://<random>.localhost:PORT/login?token=…`: browsers resolve `*.localhost` to
-/// the loopback interface), with a one-time token. The token buys an `HttpOnly; SameSite=Strict`
-/// cookie for that name alone (another server on 127.0.0.1 never receives it), once; every
-/// request must carry that cookie and that Host (others get 421: DNS rebinding); every
-/// change is a POST from the page's own Origin with its CSRF token (others get 403). Every
+/// the loopback interface), with a one-time token. The token buys a session of its own: an
+/// `HttpOnly; SameSite=Strict` cookie for that name alone (another server on 127.0.0.1 never
+/// receives it), once; every request must carry a live session's cookie and that Host (others
+/// get 421: DNS rebinding); every change is a POST from the page's own Origin with its session's
+/// CSRF token (others get 403). A session ends when its page logs out, when no page of it was
+/// open for ``Configuration/idleLimit``, or (``Configuration/singleSession``) when a newer link
+/// is used; its open pages then say so. Every
 /// response carries a content security policy that allows the window's own script and style
 /// only, and no framing. Pages are built from ``Markup``, so data shows as text.
 public final class WindowServer: Sendable {
@@ -32,33 +35,56 @@ public final class WindowServer: Sendable {
         /// The port to serve on, on both loopback addresses: a stable one, for a systemd unit or a
         /// firewall rule. `nil` (the default): one the kernel picks, free by construction.
         public var port: Int?
+        /// Whether a login link, once used, ends every other session: one browser at a time.
+        /// `false` (the default): each link used is a session of its own, until its page logs out.
+        public var singleSession: Bool
+        /// How long a session lives with no page of it open and no request: then its cookie is
+        /// refused, and a new login link is needed. Eight hours by default.
+        public var idleLimit: Duration
 
-        /// A configuration titled `title`, on `port` (`nil`: one the kernel picks).
-        public init(title: String = "Appex", port: Int? = nil, logger: Logger = Logger(label: "appex.window")) {
+        /// A configuration titled `title`, on `port` (`nil`: one the kernel picks), with a session
+        /// per login link (or one at a time, `singleSession`) that ends after `idleLimit` unused.
+        public init(
+            title: String = "Appex",
+            port: Int? = nil,
+            singleSession: Bool = false,
+            idleLimit: Duration = .seconds(8 * 3600),
+            logger: Logger = Logger(label: "appex.window")
+        ) {
             self.title = title
             self.port = port
+            self.singleSession = singleSession
+            self.idleLimit = idleLimit
             self.logger = logger
         }
     }
 
     /// The paths the window serves itself.
-    static let reservedPaths: Set<String> = ["/login", "/events", "/action", "/window.js", "/window.css"]
+    static let reservedPaths: Set<String> = ["/login", "/logout", "/events", "/action", "/window.js", "/window.css"]
 
     let configuration: Configuration
     let pages: [String: any WindowPage]
-    let guard_ = WindowGuard()
+    let guard_: WindowGuard
 
     /// A window serving `pages`, each at its ``WindowPage/path``.
     ///
     /// - Throws: ``/AppexVocabulary/AppexError`` `invalidValue` for two pages at one path, a
-    ///   path that does not start with `/`, or one of the window's own (`/login`, `/events`,
-    ///   `/action`, `/window.js`, `/window.css`); for a port outside 1–65535.
+    ///   path that does not start with `/`, or one of the window's own (`/login`, `/logout`,
+    ///   `/events`, `/action`, `/window.js`, `/window.css`); for a port outside 1–65535 or an
+    ///   idle limit that is not more than zero.
     public init(configuration: Configuration = Configuration(), pages: [any WindowPage]) throws(AppexError) {
         if let port = configuration.port, !(1...65535).contains(port) {
             throw AppexError(
                 .invalidValue,
                 "the window cannot serve on port \(port): a port is 1 to 65535 (leave it out for one the kernel picks)",
                 context: AppexError.Context(key: "port")
+            )
+        }
+        guard configuration.idleLimit > .zero else {
+            throw AppexError(
+                .invalidValue,
+                "a window's idle limit must be more than zero (--idle-limit MINUTES, for a command that serves one), not \(configuration.idleLimit)",
+                context: AppexError.Context(key: "idleLimit")
             )
         }
         var byPath: [String: any WindowPage] = [:]
@@ -74,6 +100,7 @@ public final class WindowServer: Sendable {
         }
         self.configuration = configuration
         self.pages = byPath
+        guard_ = WindowGuard(singleSession: configuration.singleSession, idleLimit: configuration.idleLimit)
     }
 
     /// A new one-time login URL, for a second browser or after the first link was used; it
@@ -99,7 +126,7 @@ public final class WindowServer: Sendable {
         stopsOnSignals: Bool = false,
         onReady: @escaping @Sendable (URL) -> Void
     ) async throws(AppexError) {
-        let router = Router(context: BasicRequestContext.self)
+        let router = Router(context: WindowRequestContext.self)
         let home = pages["/"] != nil ? "/" : pages.keys.sorted().first ?? "/"
         router.add(middleware: WindowMiddleware(guard_: guard_, home: home))
         addRoutes(to: router)

@@ -173,6 +173,24 @@ import Testing
         server.serve_forever()
         """
 
+    @Test(
+        "End session in the page: the page shows nothing of the window any more and says how to log in again, its next load is refused, and a second browser's session lives on"
+    )
+    func endSessionInThePage() async throws {
+        try fixture.addExtension("Translate", id: "com.example.translate", inHost: true)
+        let (window, browser) = try await browserWindow()
+        let other = try await window.logInAgain()
+        try await browser.wait(for: row("com.example.translate", "enabled"))
+        try await browser.click("#end-session")
+        try await browser.wait(for: "#window-status", containing: "You ended this session.")
+        #expect(try await browser.text(of: "#window-status").contains("SIGUSR1"))
+        #expect(try await browser.evaluate("return document.querySelectorAll('main *').length") == "0")
+        #expect(try await browser.evaluate("return document.body.dataset.live") == "\"no\"")
+        try await browser.open(window.origin + "/extensions")
+        try await browser.wait(for: "body", containing: "401 Unauthorized")
+        #expect(try await window.request("GET", "/extensions", headers: ["Cookie": other]).status == 200)
+    }
+
     @Test("the extension browser: refusing to enable an invalid extension leaves the registry as it was and says why")
     func refusedToggle() async throws {
         try fixture.addExtension("Broken", id: "com.example.broken", inHost: false, unsigned: true)

@@ -28,13 +28,32 @@ struct WindowCommand: AsyncParsableCommand {
     )
     var port: Int?
 
+    @Flag(
+        help:
+            "Keep one session: a login link, once used, ends every other browser's session (by default each link used is a session of its own)."
+    )
+    var singleSession = false
+
+    @Option(
+        help: ArgumentHelp(
+            "End a session after this many minutes with no page of it open and no request (default 480).",
+            valueName: "MINUTES"
+        )
+    )
+    var idleLimit = 480
+
     func run() async throws {
         try await reporting {
             let app = try App.launched()
             let home = ContactsPage(app: app)
             let browser = try await ExtensionBrowserPage(hostBundleAt: app.bundlePath, environment: app.environment)
             let window = try WindowServer(
-                configuration: .init(title: "ContactsExplorer", port: port),
+                configuration: .init(
+                    title: "ContactsExplorer",
+                    port: port,
+                    singleSession: singleSession,
+                    idleLimit: .seconds(min(max(idleLimit, Int.min / 60), Int.max / 60) * 60)
+                ),
                 pages: [home, browser]
             )
             signal(SIGUSR1, SIG_IGN)

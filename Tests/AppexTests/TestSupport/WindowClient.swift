@@ -16,9 +16,12 @@ final class TestWindow: Sendable {
     /// The login link, as the window printed it.
     var loginURL: String { origin + loginPath }
     private let task: Task<Void, any Error>?
+    /// The window this test serves (`nil` for one another process serves).
+    let server: WindowServer?
 
     init(_ pages: [any WindowPage], configuration: WindowServer.Configuration = .init()) async throws {
         let server = try WindowServer(configuration: configuration, pages: pages)
+        self.server = server
         let (urls, ready) = AsyncStream.makeStream(of: URL.self)
         task = Task { try await server.run { ready.yield($0) } }
         guard let url = await withTimeout(seconds: 20, { await urls.first { _ in true } }) ?? nil,
@@ -38,6 +41,7 @@ final class TestWindow: Sendable {
         self.hostName = hostName
         self.loginPath = url.path + "?" + (url.query ?? "")
         task = nil
+        server = nil
     }
 
     deinit { task?.cancel() }
@@ -122,6 +126,29 @@ final class TestWindow: Sendable {
             throw ClientFailure(description: "the login link set no cookie: \(reply.status) \(reply.headers)")
         }
         return String(cookie)
+    }
+
+    /// The session cookie of a login with a new link (as SIGUSR1 prints one), from a browser
+    /// that sends `cookie` (`nil`: none yet).
+    func logInAgain(sending cookie: String? = nil) async throws -> String {
+        guard let url = server?.newLoginURL() else {
+            throw ClientFailure(description: "no new login link: the window is not this test's, or not bound")
+        }
+        let path = url.path + "?" + (url.query ?? "")
+        let reply = try await request("GET", path, headers: cookie.map { ["Cookie": $0] } ?? [:])
+        guard let fresh = reply.headers["set-cookie"]?.split(separator: ";").first else {
+            throw ClientFailure(description: "the new login link set no cookie: \(reply.status) \(reply.headers)")
+        }
+        return String(fresh)
+    }
+
+    /// The CSRF token of the page at `path`, as `cookie`'s session is served it.
+    func csrf(cookie: String, path: String = "/") async throws -> String {
+        let document = try await request("GET", path, headers: ["Cookie": cookie]).body
+        guard let start = document.range(of: "name=\"appex-csrf\" content=\"")?.upperBound else {
+            throw ClientFailure(description: "\(path) carries no CSRF token: \(document.prefix(300))")
+        }
+        return String(document[start...].prefix { $0 != "\"" })
     }
 
     /// What the page at `path` shows now: its `main`'s `data-shown`, which its event stream sends back.
