@@ -372,10 +372,11 @@ struct WidgetsServe: AsyncParsableCommand {
             "Stay up as the widget host and serve the widget desktop: a local web page, current without reload, with the widget settings.",
         discussion: """
             Binds [::1] and 127.0.0.1 on one port (the kernel picks it, unless --port names one) and \
-            prints the login link on the first line of standard output: open it in a browser. The link works once (it buys a session cookie); \
+            prints the login link on the first line of standard output: open it in a browser. The link works once (it buys a session of its own); \
             the page then follows every timeline, reload, enable and disable by itself. SIGUSR1 \
-            (`systemctl --user reload`) prints a new link, for another browser. Stops on SIGINT or \
-            SIGTERM.
+            (`systemctl --user reload`) prints a new link, for another browser. A session ends with its page's \
+            End session, after --idle-limit minutes with no page of it open, or (--single-session) when a newer \
+            link is used. Stops on SIGINT or SIGTERM.
             """
     )
 
@@ -387,29 +388,12 @@ struct WidgetsServe: AsyncParsableCommand {
     )
     var family: String?
 
-    @Option(
-        help: ArgumentHelp(
-            "Serve on this port (on [::1] and 127.0.0.1), for a systemd unit or a firewall rule; by default the kernel picks a free one.",
-            valueName: "PORT"
-        )
-    )
-    var port: Int?
+    @OptionGroup var window: WindowOptions
 
     func run() async throws {
         let host = try WidgetCommands.host()
         let family = try WidgetDrawingOptions.widgetFamily(named: family)
         let desktop = WidgetDesktop(host: host, family: family)
-        let window = try WindowServer(configuration: .init(title: "Widgets", port: port), pages: desktop.pages)
-        let links = Terminal.onUserSignal {
-            if let url = window.newLoginURL() {
-                FileHandle.standardOutput.write(Data((url.absoluteString + "\n").utf8))
-            }
-        }
-        defer { withExtendedLifetime(links) {} }
-        try await window.run(stopsOnSignals: true) { url in
-            // Written at once, unbuffered: whoever started the window reads the link as it is printed.
-            FileHandle.standardOutput.write(Data((url.absoluteString + "\n").utf8))
-        }
-        FileHandle.standardOutput.write(Data("widget desktop stopped\n".utf8))
+        try await window.serve(desktop.pages, title: "Widgets", stopped: "widget desktop stopped")
     }
 }
