@@ -287,24 +287,32 @@ step "the windows: the widget desktop and the app's window, as local web pages"
 # Each prints its one-time login link first; headless Chromium follows it (the link buys the
 # browser its cookie and lands on the page) and takes a screenshot; then the window is stopped.
 shots="$root/.build/demo"
-# screenshot NAME COMMAND... — starts the window, screenshots its page, stops it.
+# screenshot NAME COMMAND... — starts the window, screenshots its page in the light theme, then
+# (a new link: SIGUSR1, since a link works once) in the dark one as NAME-dark, and stops it.
 screenshot() {
   local name="$1"; shift
   local links="$work/$name.links"
   "$@" >"$links" 2>"$work/$name.log" &
   local pid=$!
-  local waited=0
-  until [[ -s "$links" ]] || (( waited >= 300 )); do sleep 0.1; waited=$((waited + 1)); done
-  local link; link="$(head -1 "$links")"
-  [[ "$link" == http://*.localhost:*/login?token=* ]] || { kill "$pid" 2>/dev/null; fail "$name printed no login link: $(cat "$work/$name.log")"; }
-  # The desktop's first page waits for the widgets to be drawn (at most 10 s): no sleep here.
-  timeout 60 chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,760 \
-    --user-data-dir="$work/chromium-$name" --screenshot="$shots/$name.png" "$link" >/dev/null 2>&1 \
-    || { kill "$pid" 2>/dev/null; fail "chromium could not take the $name screenshot"; }
+  local theme line=0
+  for theme in light dark; do
+    line=$((line + 1))
+    [[ $theme == dark ]] && kill -USR1 "$pid"
+    local waited=0
+    until (( $(wc -l <"$links") >= line )) || (( waited >= 300 )); do sleep 0.1; waited=$((waited + 1)); done
+    local link; link="$(sed -n "${line}p" "$links")"
+    [[ "$link" == http://*.localhost:*/login?token=* ]] || { kill "$pid" 2>/dev/null; fail "$name printed no login link: $(cat "$work/$name.log")"; }
+    local shot="$shots/$name.png" flags=()
+    if [[ $theme == dark ]]; then shot="$shots/$name-dark.png"; flags=(--force-dark-mode); fi
+    # The desktop's first page waits for the widgets to be drawn (at most 10 s): no sleep here.
+    timeout 60 chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,760 \
+      "${flags[@]}" --user-data-dir="$work/chromium-$name-$theme" --screenshot="$shot" "$link" >/dev/null 2>&1 \
+      || { kill "$pid" 2>/dev/null; fail "chromium could not take the $name screenshot ($theme)"; }
+    [[ -s "$shot" ]] || fail "no $name screenshot ($theme)"
+    echo "$(basename "$shot" .png): $shot"
+  done
   kill -TERM "$pid"
   wait "$pid" || true
-  [[ -s "$shots/$name.png" ]] || fail "no $name screenshot"
-  echo "$name: $shots/$name.png"
 }
 screenshot widget-desktop "$bin/appex" widgets serve
 screenshot contacts-window "$app/ContactsExplorer" window

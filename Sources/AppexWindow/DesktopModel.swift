@@ -29,6 +29,8 @@ final class DesktopModel: Sendable {
         /// Renders waiting for the first states (a page opened while the host fetches).
         var loadWaiters: [CheckedContinuation<Void, Never>] = []
         var states: [WidgetState] = []
+        /// Each kept widget's label, by key: read from its bundles when the host's states come.
+        var labels: [String: TileLabel] = [:]
         var tiles: [Tile] = []
         var rows: [ExtensionRow] = []
         var watchers: [Int: (Surface, AsyncStream<WindowUpdate>.Continuation)] = [:]
@@ -232,7 +234,11 @@ final class DesktopModel: Sendable {
             states = state.withLock { $0.states }
         }
         let now = host.configuration.environment.clock.now
-        let tiles = states.map { tile(of: $0, at: now) }
+        let labels =
+            all == nil
+            ? state.withLock { $0.labels }
+            : Dictionary(states.map { ($0.key.description, TileLabel(of: $0)) }) { first, _ in first }
+        let tiles = states.map { tile(of: $0, label: labels[$0.key.description] ?? TileLabel(of: $0), at: now) }
         let rows =
             all == nil
             ? state.withLock { $0.rows }
@@ -243,6 +249,7 @@ final class DesktopModel: Sendable {
             if all != nil { state.loaded = true }
             guard state.loaded else { return [] }
             state.states = states
+            state.labels = labels
             state.tiles = tiles
             state.rows = rows
             var desktop: [WindowUpdate] = []
@@ -266,8 +273,9 @@ final class DesktopModel: Sendable {
     }
 
     /// One widget's tile: the widget host's own HTML of it (escaped there; its styles in
-    /// `data-style`), and when it last got a timeline.
-    private func tile(of widget: WidgetState, at now: Date) -> Tile {
+    /// `data-style`); under it, whose it is (``TileLabel``), a mark when it is stale or out of
+    /// reloads for the day, and when it last got a timeline.
+    private func tile(of widget: WidgetState, label: TileLabel, at now: Date) -> Tile {
         let key = widget.key.description
         let id = ElementID.make("widget", for: key)
         let health: String =
@@ -285,10 +293,26 @@ final class DesktopModel: Sendable {
             ],
             [
                 .trusted(renderer.fragment(widget.frame(at: now))),
+                .element("footer", ["class": "tile-label"], [label.markup] + Self.mark(of: widget)),
                 .element("p", ["class": "updated"], [.text(Self.updated(widget.fetchedAt, now: now))]),
             ]
         )
         return Tile(key: key, id: id, markup: markup)
+    }
+
+    /// The mark of a widget that does not show its current timeline: "stale" (its last fetch
+    /// failed) or "no reloads left today" (its daily budget is used up), with the reason as its
+    /// title; none otherwise.
+    static func mark(of widget: WidgetState) -> [Markup] {
+        let (kind, text): (String, String)
+        switch widget.health {
+        case .stale: (kind, text) = ("stale", "stale")
+        case .budgetExhausted: (kind, text) = ("budget", "no reloads left today")
+        case .current, .notLoaded: return []
+        }
+        return [
+            .element("span", ["class": "mark mark-\(kind)", "title": widget.statusLine ?? text], [.text(text)])
+        ]
     }
 
     /// "updated just now", "updated 1 minute ago", "updated 3 hours ago", "never updated".

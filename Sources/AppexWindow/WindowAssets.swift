@@ -194,14 +194,24 @@ enum WindowAssets {
         .facts dt { opacity: 0.7; } .facts dd { margin: 0; overflow-wrap: anywhere; }
         .reasons { margin: 8px 0 0; padding-left: 18px; font-size: 13px; color: #b33; }
         .toggle { width: 18px; height: 18px; } .toggle-none { width: 18px; }
-        #desktop { background: #e5e5ea; padding: 16px; border-radius: 16px; min-height: 200px; }
-        .widget-tile { display: flex; flex-direction: column; gap: 4px; }
-        .widget-tile .updated { margin: 0 8px; font-size: 12px; color: #3c3c43; }
-        .widget-tile[data-health="stale"] .widget { outline: 2px solid #c33; }
-        .widget-tile .widget { color-scheme: light; }
+        #desktop { background: linear-gradient(160deg, #8fb8f0 0%, #b9a7e8 55%, #f0b5c8 100%); padding: 24px; border-radius: 16px; min-height: 240px; gap: 24px; }
+        #desktop > .empty { color: #fff; opacity: 1; text-shadow: 0 1px 2px #0006; }
+        .widget-tile { display: flex; flex-direction: column; gap: 6px; align-items: center; }
+        .widget-tile .widget { color-scheme: light; box-shadow: 0 4px 14px #0000002e; }
+        .widget-tile[data-health="stale"] .widget { outline: 2px solid #ff453a; outline-offset: 2px; }
+        .widget-tile[data-health="budget-exhausted"] .widget { outline: 2px solid #ff9f0a; outline-offset: 2px; }
+        .tile-label { display: flex; gap: 6px; align-items: center; color: #fff; font-size: 13px; font-weight: 500; text-shadow: 0 1px 2px #0007; max-width: 100%; }
+        .app-name { display: inline-flex; gap: 6px; align-items: center; min-width: 0; }
+        .app-name > span:last-child { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+        .app-icon { width: 18px; height: 18px; border-radius: 5px; flex: none; }
+        .monogram { display: inline-grid; place-items: center; font-size: 11px; font-weight: 700; color: #fff; text-shadow: none; }
+        .mark { font-size: 11px; font-weight: 600; padding: 1px 7px; border-radius: 999px; text-shadow: none; }
+        .mark-stale { background: #ff453a; color: #fff; }
+        .mark-budget { background: #ff9f0a; color: #000; }
+        .widget-tile .updated { margin: 0; font-size: 11px; color: #fffd; text-shadow: 0 1px 2px #0007; }
         @media (prefers-color-scheme: dark) {
-          #desktop { background: #2c2c2e; }
-          .widget-tile .updated { color: #ebebf599; }
+          #desktop { background: linear-gradient(160deg, #1c2a4a 0%, #2b2350 55%, #4a2338 100%); }
+          .widget-tile .widget { box-shadow: 0 4px 14px #00000080; }
         }
         .empty { opacity: 0.7; }
         button, input { font: inherit; }

@@ -1,5 +1,6 @@
 import AppexCore
 import AppexTestTiers
+import AppexTesting
 import AppexWidgetHost
 import AppexWidgetKit
 import Foundation
@@ -215,6 +216,99 @@ import Testing
     }
 
     @Test(
+        "the widget desktop follows the system's theme: a light or a dark wallpaper and page, the widgets themselves light in both, as on a home screen"
+    )
+    func lightAndDark() async throws {
+        let desktop = WidgetDesktop(host: try widgets.host())
+        let window = try await TestWindow(desktop.pages)
+        for dark in [false, true] {
+            let link = dark ? try #require(window.server?.newLoginURL()?.absoluteString) : window.loginURL
+            let browser = try await Browser(width: 1200, height: 760, dark: dark)
+            try await browser.open(link)
+            try await browser.wait(for: "\(tile("Steady")) footer.tile-label")
+            #expect(
+                try await browser.evaluate("return matchMedia('(prefers-color-scheme: dark)').matches") == "\(dark)"
+            )
+            let wallpaper = try await browser.evaluate(
+                "return getComputedStyle(document.getElementById('desktop')).backgroundImage"
+            )
+            // The gradient's first colour: #1c2a4a in the dark, #8fb8f0 in the light.
+            #expect(wallpaper.contains(dark ? "rgb(28, 42, 74)" : "rgb(143, 184, 240)"), "\(wallpaper)")
+            let page = try await browser.evaluate("return getComputedStyle(document.body).backgroundColor")
+            let widget = try await browser.evaluate(
+                "return getComputedStyle(document.querySelector(\"\(tile("Steady")) .widget\")).backgroundColor"
+            )
+            #expect(widget == "\"rgb(255, 255, 255)\"", "\(widget)")
+            #expect(dark ? page != "\"rgb(255, 255, 255)\"" : page == "\"rgb(255, 255, 255)\"", "\(page)")
+            if let folder = ProcessInfo.processInfo.environment["APPEX_SCREENSHOTS"] {
+                try await browser.screenshot(to: folder + "/widget-desktop-\(dark ? "dark" : "light").png")
+            }
+        }
+    }
+
+    /// Sets `values` in the `Info.plist` of the bundle at `path` (signed again by the caller).
+    static func setInfo(at path: String, _ values: [String: PropertyListValue]) throws {
+        let file = path + "/" + AppexBundle.File.info
+        let data = try Data(contentsOf: URL(fileURLWithPath: file))
+        let info = BundleInfo(data: Array(data), file: file, role: .hostApp)
+        try PropertyListFormat.xml.encode(info.values.merging(values) { _, new in new })
+            .write(to: URL(fileURLWithPath: file))
+    }
+
+    /// A 1×1 PNG: an app's icon.
+    static let icon = Data(
+        base64Encoded:
+            "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    )
+
+    @Test(
+        "under each tile, whose widget it is: its app's name with the icon its Info.plist names, else a monogram; one widget from two apps names each app; an icon outside its bundle is not read"
+    )
+    func tileLabels() async throws {
+        try Self.setInfo(
+            at: widgets.app,
+            ["CFBundleDisplayName": .string("Fixture App"), "CFBundleIconFile": .string("AppIcon")]
+        )
+        try #require(Self.icon).write(to: URL(fileURLWithPath: widgets.app + "/AppIcon.png"))
+        try AppexBundle.sign(at: widgets.app, with: widgets.world.team)
+        // The same widgets in another app, whose icon is the first app's, outside its own bundle.
+        let other = widgets.apps + "/OtherApp.app"
+        try FixtureBundles.makeHostApp(at: other, bundleIdentifier: "com.example.otherapp", extensionPoints: [])
+        try Self.setInfo(
+            at: other,
+            ["CFBundleDisplayName": .string("Other App"), "CFBundleIconFile": .string("../FixtureApp.app/AppIcon.png")]
+        )
+        try AppexBundle.sign(at: other, with: widgets.world.team)
+        try FixtureBundles.bundle(
+            executable: widgetExecutable,
+            in: other + "/Extensions",
+            name: "FixtureWidgets",
+            bundleIdentifier: "com.example.otherapp.widgets",
+            signedBy: widgets.world.team
+        )
+        let desktop = WidgetDesktop(host: try widgets.host())
+        let window = try await TestWindow(desktop.pages)
+        let cookie = try await window.logIn()
+        let page = try await window.request("GET", "/", headers: ["Cookie": cookie]).body
+        /// The markup of the tile of widget `kind` of `extensionIdentifier`, up to the next tile.
+        func tile(_ kind: String, of extensionIdentifier: String) throws -> Substring {
+            let start = try #require(
+                page.range(of: "data-widget=\"\(kind) (systemSmall) of \(extensionIdentifier)\""),
+                "no \(kind) tile of \(extensionIdentifier): \(page.prefix(2000))"
+            )
+            let rest = page[start.upperBound...]
+            return rest[..<(rest.range(of: "<section ")?.lowerBound ?? rest.endIndex)]
+        }
+        let own = try tile("Steady", of: WidgetWorld.widgetsIdentifier)
+        #expect(own.contains("<img class=\"app-icon\" src=\"data:image/png;base64,"), "\(own)")
+        #expect(own.contains("<span>Fixture App</span>"), "\(own)")
+        let others = try tile("Steady", of: "com.example.otherapp.widgets")
+        #expect(others.contains("<span class=\"app-icon monogram\""), "\(others)")
+        #expect(!others.contains("<img"), "\(others)")
+        #expect(others.contains("<span>Other App</span>"), "\(others)")
+    }
+
+    @Test(
         "the widget desktop: a tap's URL must be one the widget shows now; a forged one opens nothing and says why"
     )
     func forgedOpen() async throws {
@@ -242,6 +336,8 @@ import Testing
         let (window, browser, desktop) = try await open()
         _ = desktop
         try await browser.wait(for: "\(tile("Victim"))[data-health='stale']", containing: "stale", within: 30)
+        // Marked under the tile too, beside whose widget it is.
+        try await browser.wait(for: "\(tile("Victim")) footer.tile-label .mark-stale", containing: "stale")
         try await expectNextEntry(in: browser)
 
         try await browser.openTab(window.origin + "/settings")

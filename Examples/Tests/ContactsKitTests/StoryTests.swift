@@ -46,8 +46,8 @@ import Testing
         #expect(transcript.contains("Log in again"))
         #expect(transcript.contains("Waiting for ContactsExplorer") && transcript.contains("answered 1 data request"))
         #expect(transcript.contains("Waiting for ContactsExplorer") && transcript.contains("answered 1 data request"))
-        // The windows' screenshots, taken by headless Chromium, are PNG files.
-        for name in ["widget-desktop", "contacts-window"] {
+        // The windows' screenshots, taken by headless Chromium in the light and the dark theme, are PNG files.
+        for name in ["widget-desktop", "widget-desktop-dark", "contacts-window", "contacts-window-dark"] {
             let line = transcript.split(separator: "\n").first { $0.hasPrefix("\(name): ") }
             let path = String(try #require(line, "no \(name) screenshot").dropFirst(name.count + 2))
             let bytes = try Data(contentsOf: URL(fileURLWithPath: path))

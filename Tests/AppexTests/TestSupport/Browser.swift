@@ -31,11 +31,12 @@ final class Browser: Sendable {
         var error: String?
     }
 
-    /// A new browser (its own profile), `width` by `height`.
-    init(width: Int = 1000, height: Int = 800) async throws {
+    /// A new browser (its own profile), `width` by `height`; with `dark`, in the dark theme
+    /// (pages see `prefers-color-scheme: dark`).
+    init(width: Int = 1000, height: Int = 800, dark: Bool = false) async throws {
         child = try LineChild(
             "/usr/bin/python3",
-            ["-u", "-c", Self.driver, "\(width)", "\(height)"],
+            ["-u", "-c", Self.driver, "\(width)", "\(height)", dark ? "dark" : "light"],
             environment: ProcessInfo.processInfo.environment
         )
         _ = try await perform(Command(op: "ready", timeout: 30))
@@ -115,6 +116,8 @@ final class Browser: Sendable {
         for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                      "--window-size=%s,%s" % (sys.argv[1], sys.argv[2])]:
             options.add_argument(flag)
+        if sys.argv[3] == "dark":
+            options.add_argument("--force-dark-mode")
         driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
         def matches(css, text):
             # In one script: an element replaced by an event between finding it and reading it
