@@ -43,9 +43,12 @@ enum WindowAssets {
           // sends nothing more (a restarted window prints a new link, at a new address).
           let stopped = false;
           const stoppedText = "The window stopped: its server is no longer running. Open the link it prints when it starts again.";
+          // Why the page stopped, said again when a control is used afterwards.
+          let stoppedBecause = stoppedText;
           const stop = (text) => {
             if (stopped) return;
             stopped = true;
+            stoppedBecause = text;
             events.close();
             document.body.dataset.live = "no";
             say(text);
@@ -68,15 +71,18 @@ enum WindowAssets {
           const logOut = document.getElementById("end-session");
           if (logOut) logOut.addEventListener("click", async () => {
             if (stopped) return;
+            let response = null;
             try {
-              await fetch("/logout", { method: "POST", headers: { "X-Appex-CSRF": csrf }, credentials: "same-origin" });
+              response = await fetch("/logout", { method: "POST", headers: { "X-Appex-CSRF": csrf }, credentials: "same-origin" });
             } catch (error) {
               // The server is gone: nothing to end there; the page ends all the same.
             }
+            // Refused (the session is live still): say the server's words, never claim it ended.
+            if (response && !response.ok) { say(await response.text()); return; }
             end("logged-out");
           });
           const post = async (fields) => {
-            if (stopped) { say(stoppedText); return false; }
+            if (stopped) { say(stoppedBecause); return false; }
             const body = new URLSearchParams();
             body.append("page", page);
             for (const [key, value] of Object.entries(fields)) body.append(key, value);
