@@ -2,18 +2,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// What a window's handlers know of a request beyond Hummingbird's own: the session the
-/// middleware found for its cookie.
-struct WindowRequestContext: RequestContext {
-    var coreContext: CoreRequestContextStorage
-    /// The request's live session; set by ``WindowMiddleware`` before any route runs.
-    var session: WindowGuard.Session?
-
-    init(source: ApplicationRequestContextSource) {
-        coreContext = CoreRequestContextStorage(source: source)
-    }
-}
-
 /// Every request passes here first: the Host check (421), the login (a one-time token for a
 /// session of its own and its cookie, then a redirect that drops the token), the cookie of a
 /// live session (401), and for a POST its Origin and that session's CSRF token (403). Every
