@@ -197,13 +197,24 @@ first="$(grep -m1 -E '│ +[^ │]' <<<"$(sed -n '/Recent contacts/,$p' <<<"$out
 step "the access token expires (2 s here); the widget refreshes it, once, and carries on"
 sleep 3
 refreshed="$(refreshes)"
+started_ms=$(date +%s%3N)
 run appex widgets reload RecentContacts
 run appex widgets show RecentContacts
 expect "$picked" "the contacts still shown"
 refuse "Log in" "a login prompt"
 now="$(refreshes)"
-[[ "$now" == "$((refreshed + 1))" ]] || fail "the server counted $((now - refreshed)) refreshes, not 1"
-echo "(the server counted one refresh for $user: the widget used the host's refresh token)"
+# One refresh for the expired token. On a busy machine the step can outlast a refreshed 2-s token
+# too, and that one is refreshed in turn: at most one refresh per token that expired meanwhile,
+# never two for one (the refreshes of all processes are one at a time: README, "Tokens").
+took_ms=$(($(date +%s%3N) - started_ms))
+count=$((now - refreshed))
+((count >= 1 && count <= 1 + took_ms / 2000)) ||
+  fail "the server counted $count refreshes in $((took_ms / 1000)) s of 2-s tokens, not one per expired token"
+if ((count == 1)); then
+  echo "(the server counted one refresh for $user: the widget used the host's refresh token)"
+else
+  echo "(the server counted $count refreshes for $user in $((took_ms / 1000)) s, one per 2-s token that expired: the widget used the host's refresh token)"
+fi
 
 step "another team's extensions (Lingua Labs): off until the owner enables them"
 run ContactsExplorer extensions list
