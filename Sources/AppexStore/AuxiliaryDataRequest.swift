@@ -35,6 +35,9 @@ public struct AuxiliaryDataRequest<T: Codable & Hashable>: Hashable {
     public internal(set) var response: Data?
     /// Why the host could not answer (`stale-paired-key: ...`), when it failed it.
     public internal(set) var failure: String?
+    /// While pending: until when the host that took it holds it (its lease, on the queue's
+    /// clock); `nil` when no host has taken it.
+    public internal(set) var servedUntil: Date?
 
     /// A new request, not yet put.
     public init(info: T, eSPAKAux: Data, kind: String) {

@@ -9,7 +9,7 @@ import Tracing
 /// in an app group's durable queue.
 ///
 /// An extension puts a request (``putDataRequest(_:)``) and waits for its answer
-/// (``completion(of:within:)``); the host, running or in a background run, takes pending
+/// (``completion(of:within:servedWithin:)``); the host, running or in a background run, takes pending
 /// requests one by one under a lease (``claimDataRequest(kinds:lease:)``), opens its secure
 /// store with the request's auxiliary share, and answers (``completeDataRequest(_:response:)``).
 /// Beyond SAP's single request slot:
@@ -134,6 +134,8 @@ public struct AuxiliaryDataRequestManager: Sendable {
                 request.response = try dataStore.open(sealed, id: id, "response:\(kind)")
             }
             request.failure = try row.field("failure", as: String?.self, in: path)
+        } else if let until = try row.field("lease_until", as: Double?.self, in: path) {
+            request.servedUntil = Date(timeIntervalSince1970: until)
         }
         return request
     }
@@ -163,17 +165,25 @@ public struct AuxiliaryDataRequestManager: Sendable {
     /// answer that came before the wait began, or between two looks, is found. The wait ends
     /// within 100 ms of `timeout`, and at once when the calling task is cancelled.
     ///
+    /// A host that has taken the request (a running app, a background run) is working on it:
+    /// with `servedWithin` longer than `timeout`, the wait goes on while that host's lease holds,
+    /// up to `servedWithin` in all. A widget then says "waiting for the app" quickly when the app
+    /// is not running, and does not say it of an app that is answering on a busy machine.
+    ///
     /// - Throws: ``/AppexVocabulary/AppexError`` `deadlineExceeded` when no answer came within `timeout` (the
-    ///   host is not running: its next background run answers); `notFound` when the request
-    ///   expired or was purged; `cancelled`.
+    ///   host is not running: its next background run answers), or within `servedWithin` of a
+    ///   host that took it; `notFound` when the request expired or was purged; `cancelled`.
     public func completion<T>(
         of request: AuxiliaryDataRequest<T>,
-        within timeout: Duration
+        within timeout: Duration,
+        servedWithin: Duration? = nil
     ) async throws(AppexError) -> AuxiliaryDataRequest<T> {
         let span = startSpan("appex.aux.wait")
         defer { span.end() }
         span.attributes["appex.aux.kind"] = request.kind
-        let deadline = ContinuousClock.now + timeout
+        let started = ContinuousClock.now
+        let deadline = started + timeout
+        let servedDeadline = started + max(timeout, servedWithin ?? timeout)
         let wakeups = dataStore.commitWakeups()
         defer { wakeups.stop() }
         while true {
@@ -190,10 +200,14 @@ public struct AuxiliaryDataRequestManager: Sendable {
             if Task.isCancelled {
                 throw AppexError(.cancelled, "the wait for data request \(request.id) was cancelled")
             }
-            guard ContinuousClock.now < deadline else {
+            let now = ContinuousClock.now
+            let served = current.servedUntil.map { $0 > dataStore.group.environment.clock.now } ?? false
+            guard now < deadline || (served && now < servedDeadline) else {
                 throw AppexError(
                     .deadlineExceeded,
-                    "no answer to data request \(request.id) (\(request.kind)) within \(timeout): the host is not serving requests now",
+                    served
+                        ? "no answer to data request \(request.id) (\(request.kind)) within \(servedWithin ?? timeout): a host took it and is still at it"
+                        : "no answer to data request \(request.id) (\(request.kind)) within \(timeout): the host is not serving requests now",
                     context: AppexError.Context(path: dataStore.path, group: dataStore.group.identifier)
                 )
             }

@@ -233,6 +233,39 @@ import Testing
     }
 
     @Test(
+        "a waiter gives up at its timeout on a request no host took, and waits on (up to servedWithin) for one a host took and is answering"
+    )
+    func servedWithin() async throws {
+        _ = try onboardedStore()
+        let requests = try manager(widget)
+        let untaken = try requests.putDataRequest(
+            AuxiliaryDataRequest(info: Question(key: "a", n: 1), eSPAKAux: Data([1]), kind: "k")
+        )
+        let started = ContinuousClock.now
+        let gaveUp = await #expect(throws: AppexError.self) {
+            try await requests.completion(of: untaken, within: .milliseconds(300), servedWithin: .seconds(10))
+        }
+        #expect(gaveUp?.message.contains("the host is not serving requests now") == true)
+        #expect(ContinuousClock.now - started < .seconds(3), "no host took it: the wait ends at its timeout")
+        let host = try manager(self.host)
+        let claim = try #require(try host.claimDataRequest())
+        #expect(try requests.getDataRequest(untaken.id, infoType: Question.self)?.servedUntil != nil)
+        // Without servedWithin, a taken request's wait ends at the timeout too.
+        let short = await #expect(throws: AppexError.self) {
+            try await requests.completion(of: untaken, within: .milliseconds(300))
+        }
+        #expect(short?.code == .deadlineExceeded)
+        let waiting = Task {
+            try await requests.completion(of: untaken, within: .milliseconds(300), servedWithin: .seconds(20))
+        }
+        try await Task.sleep(for: .seconds(1))
+        try host.completeDataRequest(claim, response: Data("late but taken".utf8))
+        let answered = try await waiting.value
+        #expect(answered.response == Data("late but taken".utf8))
+        #expect(answered.servedUntil == nil)
+    }
+
+    @Test(
         "requests nobody answers expire; waiting past the timeout says the host is not serving; another key opens nothing"
     )
     func expiryTimeoutAndKey() async throws {
