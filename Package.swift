@@ -263,6 +263,12 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .executableTarget(
+            name: "AppexFixtureConfiguredWidget",
+            dependencies: ["AppexWidgetKit"],
+            path: "Tests/Fixtures/AppexFixtureConfiguredWidget",
+            swiftSettings: strictSwift
+        ),
+        .executableTarget(
             name: "AppexFixtureWidgetApp",
             dependencies: ["AppexWidgetKit"],
             path: "Tests/Fixtures/AppexFixtureWidgetApp",

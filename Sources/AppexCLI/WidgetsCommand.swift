@@ -21,7 +21,7 @@ struct Widgets: AsyncParsableCommand {
             """,
         subcommands: [
             WidgetsList.self, WidgetsShow.self, WidgetsReload.self, WidgetsEnable.self, WidgetsDisable.self,
-            WidgetsOpen.self, WidgetsRun.self, WidgetsServe.self,
+            WidgetsOpen.self, WidgetsRun.self, WidgetsServe.self, WidgetsConfigure.self,
         ]
     )
 }

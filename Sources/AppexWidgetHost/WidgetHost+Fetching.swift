@@ -214,7 +214,7 @@ extension WidgetHost {
     ) async throws(AppexError)
         -> EncodedTimeline
     {
-        let request = WidgetRequest.timeline(kind: key.kind, family: key.family)
+        let request = try configured(.timeline(kind: key.kind, family: key.family), for: key)
         guard case .timeline(let timeline) = try await ask(process, request, kind: key.kind) else {
             throw Self.unexpectedReply("its timeline", bundle: key.extensionIdentifier, kind: key.kind)
         }
@@ -222,10 +222,20 @@ extension WidgetHost {
         return timeline
     }
 
+    /// `request` for the placed widget `key`, with its configuration when its person set one.
+    func configured(_ request: WidgetRequest, for key: WidgetKey) throws(AppexError) -> WidgetRequest {
+        guard let configuration = try store.configuration(of: key) else { return request }
+        return .configured(configuration: configuration, request: request)
+    }
+
     /// The placeholder of `key`, or `nil` (logged) when the widget cannot give one.
     private func placeholder(of key: WidgetKey, from process: AppExtensionProcess) async -> EncodedEntry? {
         do throws(AppexError) {
-            return try await entry(.placeholder(kind: key.kind, family: key.family), of: key, from: process)
+            return try await entry(
+                configured(.placeholder(kind: key.kind, family: key.family), for: key),
+                of: key,
+                from: process
+            )
         } catch {
             configuration.logger.warning("no placeholder", metadata: ["widget": "\(key)", "error": "\(error)"])
             return nil

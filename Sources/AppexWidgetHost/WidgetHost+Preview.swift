@@ -31,7 +31,10 @@ extension WidgetHost {
             )
         }
         defer { process.invalidate() }
-        let request = WidgetRequest.snapshot(kind: state.key.kind, family: state.key.family, isPreview: true)
+        let request = try configured(
+            .snapshot(kind: state.key.kind, family: state.key.family, isPreview: true),
+            for: state.key
+        )
         let entry = try await entry(request, of: state.key, from: process)
         return WidgetFrame(
             kind: state.key.kind,

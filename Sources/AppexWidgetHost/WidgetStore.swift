@@ -19,49 +19,59 @@ final class WidgetStore: Sendable {
             path: path,
             naming: "the widget host's state",
             label: "appex.widgets",
-            version: 1,
+            version: 2,
             // What widgets answered can be asked again: a commit survives any process's
             // death without a sync to disk (docs/DESIGN.md, "Durability of the widget state").
             syncsEveryCommit: false,
-            schema: { _ in
-                """
-                CREATE TABLE IF NOT EXISTS descriptors (
-                    extension TEXT PRIMARY KEY,
-                    version TEXT NOT NULL,
-                    widgets BLOB NOT NULL);
-                CREATE TABLE IF NOT EXISTS timeline (
-                    extension TEXT NOT NULL,
-                    kind TEXT NOT NULL,
-                    family TEXT NOT NULL,
-                    fetchedAt REAL NOT NULL,
-                    timeline BLOB NOT NULL,
-                    PRIMARY KEY (extension, kind, family));
-                CREATE TABLE IF NOT EXISTS placeholder (
-                    extension TEXT NOT NULL,
-                    kind TEXT NOT NULL,
-                    family TEXT NOT NULL,
-                    entry BLOB NOT NULL,
-                    PRIMARY KEY (extension, kind, family));
-                CREATE TABLE IF NOT EXISTS attempt (
-                    extension TEXT NOT NULL,
-                    kind TEXT NOT NULL,
-                    family TEXT NOT NULL,
-                    at REAL NOT NULL,
-                    code TEXT,
-                    reason TEXT,
-                    PRIMARY KEY (extension, kind, family));
-                CREATE TABLE IF NOT EXISTS budget (
-                    extension TEXT NOT NULL,
-                    kind TEXT NOT NULL,
-                    day TEXT NOT NULL,
-                    used INTEGER NOT NULL,
-                    PRIMARY KEY (extension, kind, day));
-                CREATE TABLE IF NOT EXISTS reload (
-                    name TEXT PRIMARY KEY,
-                    kind TEXT,
-                    app TEXT,
-                    requestedAt REAL NOT NULL);
-                """
+            schema: { current in
+                // Version 2 adds each placed widget's configuration (its intent's parameters).
+                let configuration = """
+                    CREATE TABLE IF NOT EXISTS configuration (
+                        extension TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        family TEXT NOT NULL,
+                        parameters BLOB NOT NULL,
+                        PRIMARY KEY (extension, kind, family));
+                    """
+                if current >= 1 { return configuration }
+                return configuration + """
+                    CREATE TABLE IF NOT EXISTS descriptors (
+                        extension TEXT PRIMARY KEY,
+                        version TEXT NOT NULL,
+                        widgets BLOB NOT NULL);
+                    CREATE TABLE IF NOT EXISTS timeline (
+                        extension TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        family TEXT NOT NULL,
+                        fetchedAt REAL NOT NULL,
+                        timeline BLOB NOT NULL,
+                        PRIMARY KEY (extension, kind, family));
+                    CREATE TABLE IF NOT EXISTS placeholder (
+                        extension TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        family TEXT NOT NULL,
+                        entry BLOB NOT NULL,
+                        PRIMARY KEY (extension, kind, family));
+                    CREATE TABLE IF NOT EXISTS attempt (
+                        extension TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        family TEXT NOT NULL,
+                        at REAL NOT NULL,
+                        code TEXT,
+                        reason TEXT,
+                        PRIMARY KEY (extension, kind, family));
+                    CREATE TABLE IF NOT EXISTS budget (
+                        extension TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        day TEXT NOT NULL,
+                        used INTEGER NOT NULL,
+                        PRIMARY KEY (extension, kind, day));
+                    CREATE TABLE IF NOT EXISTS reload (
+                        name TEXT PRIMARY KEY,
+                        kind TEXT,
+                        app TEXT,
+                        requestedAt REAL NOT NULL);
+                    """
             }
         )
     }
@@ -83,6 +93,36 @@ final class WidgetStore: Sendable {
     }
 
     // MARK: Descriptors
+
+    /// The configuration of the placed widget `key` (a JSON object of its parameters by name), or
+    /// `nil` when none was set.
+    func configuration(of key: WidgetKey) throws(AppexError) -> [UInt8]? {
+        try read("read the configuration of widget \(key)") { db in
+            try Data.fetchOne(
+                db,
+                sql: "SELECT parameters FROM configuration WHERE extension = ? AND kind = ? AND family = ?",
+                arguments: [key.extensionIdentifier, key.kind, key.family.rawValue]
+            ).map { Array($0) }
+        }
+    }
+
+    /// Sets the configuration of `key` (`nil`: back to the defaults).
+    func setConfiguration(_ parameters: [UInt8]?, of key: WidgetKey) throws(AppexError) {
+        try write("store the configuration of widget \(key)") { db in
+            if let parameters {
+                try db.execute(
+                    sql:
+                        "INSERT OR REPLACE INTO configuration (extension, kind, family, parameters) VALUES (?, ?, ?, ?)",
+                    arguments: [key.extensionIdentifier, key.kind, key.family.rawValue, Data(parameters)]
+                )
+            } else {
+                try db.execute(
+                    sql: "DELETE FROM configuration WHERE extension = ? AND kind = ? AND family = ?",
+                    arguments: [key.extensionIdentifier, key.kind, key.family.rawValue]
+                )
+            }
+        }
+    }
 
     func descriptors(extension bundle: String, version: String) throws(AppexError) -> [WidgetDescriptor]? {
         let blob: [UInt8]? = try read("read widget descriptors") { db in

@@ -23,12 +23,26 @@
 public protocol AppIntent: Codable, Sendable {
     /// The intent's name, as a person reads it.
     static var title: LocalizedStringResource { get }
+    /// What the intent does, in a sentence (empty unless the intent says).
+    static var description: IntentDescription { get }
     /// An intent with its parameters unset (the system sets them before it performs).
     init()
     /// What `perform()` returns: `.result()`.
     associatedtype PerformResult: IntentResult
     /// Does what the intent says, in the widget's extension process.
     func perform() async throws -> PerformResult
+}
+
+extension AppIntent {
+    /// No description.
+    public static var description: IntentDescription { IntentDescription("") }
+}
+
+/// An intent migrated from a SiriKit intent, as App Intents' `CustomIntentMigratedAppIntent`:
+/// it names the SiriKit intent class it replaces (kept for the record; Linux has no SiriKit).
+public protocol CustomIntentMigratedAppIntent: AppIntent {
+    /// The SiriKit intent class's name.
+    static var intentClassName: String { get }
 }
 
 /// What an intent's `perform()` returns.
@@ -57,50 +71,4 @@ public struct LocalizedStringResource: Sendable, Hashable, ExpressibleByStringIn
     public init(stringLiteral value: String) { key = value }
     /// The text.
     public var description: String { key }
-}
-
-/// A parameter of an ``AppIntent``, as App Intents' `@Parameter`: encoded by its property's
-/// name when the intent crosses to the tap, and required when it is read back.
-@propertyWrapper
-public struct Parameter<Value: Codable & Sendable>: Codable, Sendable {
-    private var value: Value?
-    /// The parameter's name, as a person reads it.
-    public let title: LocalizedStringResource?
-
-    /// A parameter named `title`, unset until the intent's initializer sets it, or `default`.
-    public init(title: LocalizedStringResource? = nil, default: Value? = nil) {
-        self.title = title
-        self.value = `default`
-    }
-
-    /// A parameter with an initial value.
-    public init(wrappedValue: Value, title: LocalizedStringResource? = nil) {
-        self.title = title
-        self.value = wrappedValue
-    }
-
-    /// The value. Reading one that was never set is the intent's own error, as on Apple
-    /// platforms: an intent decoded from a tap always has every parameter.
-    public var wrappedValue: Value {
-        get {
-            guard let value else {
-                preconditionFailure("the intent parameter \(title?.key ?? "(untitled)") was read before it was set")
-            }
-            return value
-        }
-        set { value = newValue }
-    }
-
-    /// Encodes the value.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(value)
-    }
-
-    /// Decodes the value, which must be there.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        value = try container.decode(Value.self)
-        title = nil
-    }
 }

@@ -1,14 +1,25 @@
 /// One widget, ready to answer: its descriptor and its provider and view, type-erased.
 struct ResolvedWidget: Sendable {
-    var descriptor: WidgetDescriptor
-    let placeholder: @Sendable (TimelineProviderContext) throws(AppexError) -> EncodedEntry
-    let snapshot: @Sendable (TimelineProviderContext) async throws(AppexError) -> EncodedEntry
-    let timeline: @Sendable (TimelineProviderContext) async throws(AppexError) -> EncodedTimeline
+    typealias Placeholder = @Sendable (TimelineProviderContext) throws(AppexError) -> EncodedEntry
+    typealias Snapshot = @Sendable (TimelineProviderContext) async throws(AppexError) -> EncodedEntry
+    typealias Timeline = @Sendable (TimelineProviderContext) async throws(AppexError) -> EncodedTimeline
+    /// The parameters a person sets and the presets of a configurable widget.
+    typealias Settings = @Sendable () async -> ([WidgetParameter], [WidgetRecommendation])
+    /// Draws an entry of a family into its encoded view tree.
+    typealias Encode<Entry> = @Sendable (Entry, WidgetFamily) throws(AppexError) -> EncodedEntry
 
-    init<Provider: TimelineProvider, Content: View & SendableMetatype>(
+    var descriptor: WidgetDescriptor
+    let placeholder: Placeholder
+    let snapshot: Snapshot
+    let timeline: Timeline
+    /// `nil` for a widget its person does not configure.
+    let configuration: Settings?
+
+    /// A widget of `kind` drawn by `content`, whose calls `calls` makes from the entry encoder.
+    init<Entry: TimelineEntry, Content: View & SendableMetatype>(
         kind: String,
-        provider: Provider,
-        content: @escaping @Sendable (Provider.Entry) -> Content
+        content: @escaping @Sendable (Entry) -> Content,
+        calls: (@escaping Encode<Entry>) -> (Placeholder, Snapshot, Timeline, Settings?)
     ) {
         descriptor = WidgetDescriptor(
             kind: kind,
@@ -16,9 +27,90 @@ struct ResolvedWidget: Sendable {
             description: "",
             supportedFamilies: WidgetFamily.systemFamilies
         )
-        @Sendable func encode(_ entry: Provider.Entry, _ family: WidgetFamily) throws(AppexError) -> EncodedEntry {
+        (placeholder, snapshot, timeline, configuration) = calls(Self.encoder(kind: kind, content: content))
+    }
+
+    /// A widget its person does not configure (``StaticConfiguration``).
+    init<Provider: TimelineProvider, Content: View & SendableMetatype>(
+        kind: String,
+        provider: Provider,
+        content: @escaping @Sendable (Provider.Entry) -> Content
+    ) {
+        self.init(kind: kind, content: content) { encode in
+            let placeholder: Placeholder = { context throws(AppexError) in
+                try encode(provider.placeholder(in: context), context.family)
+            }
+            let snapshot: Snapshot = { context throws(AppexError) in
+                try encode(await provider.snapshot(in: context), context.family)
+            }
+            let timeline: Timeline = { context throws(AppexError) in
+                try Self.encoded(await provider.timeline(in: context), family: context.family, encode)
+            }
+            return (placeholder, snapshot, timeline, nil)
+        }
+    }
+
+    /// A configurable widget (``AppIntentConfiguration``): each call decodes the placed widget's
+    /// configuration (``TimelineProviderContext/configuration``) into the provider's intent.
+    init<Provider: AppIntentTimelineProvider, Content: View & SendableMetatype>(
+        kind: String,
+        configuredBy provider: Provider,
+        content: @escaping @Sendable (Provider.Entry) -> Content
+    ) {
+        @Sendable func intent(_ context: TimelineProviderContext) throws(AppexError) -> Provider.Intent {
+            do { return try IntentConfigurationCoding.intent(Provider.Intent.self, from: context.configuration) } catch
+            {
+                throw AppexError(error.code, "widget \(kind): \(error.message)", context: .init(widgetKind: kind))
+            }
+        }
+        self.init(kind: kind, content: content) { encode in
+            let placeholder: Placeholder = { context throws(AppexError) in
+                try encode(provider.placeholder(in: context), context.family)
+            }
+            let snapshot: Snapshot = { context throws(AppexError) in
+                try encode(await provider.snapshot(for: try intent(context), in: context), context.family)
+            }
+            let timeline: Timeline = { context throws(AppexError) in
+                try Self.encoded(
+                    await provider.timeline(for: try intent(context), in: context),
+                    family: context.family,
+                    encode
+                )
+            }
+            let settings: Settings = {
+                let parameters = await IntentConfigurationCoding.parameters(of: Provider.Intent.self)
+                let presets = provider.recommendations().map { recommendation in
+                    WidgetRecommendation(
+                        description: recommendation.description,
+                        configuration: IntentConfigurationCoding.text(of: recommendation.intent)
+                    )
+                }
+                return (parameters, presets)
+            }
+            return (placeholder, snapshot, timeline, settings)
+        }
+    }
+
+    /// A timeline's entries, each drawn.
+    static func encoded<Entry: TimelineEntry>(
+        _ timeline: AppexWidgetKit.Timeline<Entry>,
+        family: WidgetFamily,
+        _ encode: Encode<Entry>
+    ) throws(AppexError) -> EncodedTimeline {
+        var entries: [EncodedEntry] = []
+        entries.reserveCapacity(timeline.entries.count)
+        for entry in timeline.entries { entries.append(try encode(entry, family)) }
+        return EncodedTimeline(entries: entries, policy: EncodedPolicy(timeline.policy))
+    }
+
+    /// Draws an entry into its encoded view tree, within the tree's limits.
+    private static func encoder<Entry: TimelineEntry, Content: View & SendableMetatype>(
+        kind: String,
+        content: @escaping @Sendable (Entry) -> Content
+    ) -> Encode<Entry> {
+        { (entry: Entry, family: WidgetFamily) throws(AppexError) -> EncodedEntry in
             let tree: [UInt8]
-            do { tree = try ViewTree(content(entry), family: family).encoded() } catch {
+            do throws(AppexError) { tree = try ViewTree(content(entry), family: family).encoded() } catch {
                 // The tree's own refusal (too deep) does not know whose it is: say it.
                 throw AppexError(
                     error.code,
@@ -34,15 +126,6 @@ struct ResolvedWidget: Sendable {
                 )
             }
             return EncodedEntry(date: entry.date.timeIntervalSince1970, relevance: entry.relevance, tree: tree)
-        }
-        placeholder = { context throws(AppexError) in try encode(provider.placeholder(in: context), context.family) }
-        snapshot = { context throws(AppexError) in try encode(await provider.snapshot(in: context), context.family) }
-        timeline = { context throws(AppexError) in
-            let timeline = await provider.timeline(in: context)
-            var entries: [EncodedEntry] = []
-            entries.reserveCapacity(timeline.entries.count)
-            for entry in timeline.entries { entries.append(try encode(entry, context.family)) }
-            return EncodedTimeline(entries: entries, policy: EncodedPolicy(timeline.policy))
         }
     }
 }

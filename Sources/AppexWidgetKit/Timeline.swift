@@ -71,10 +71,14 @@ public struct TimelineProviderContext: Sendable {
     public let isPreview: Bool
     /// The environment the views are resolved in.
     public let environmentVariants = EnvironmentVariants()
+    /// The placed widget's configuration: a JSON object of its intent's parameters by name
+    /// (empty for the defaults, and for a widget its person does not configure).
+    package let configuration: [UInt8]
 
-    package init(family: WidgetFamily, isPreview: Bool) {
+    package init(family: WidgetFamily, isPreview: Bool, configuration: [UInt8] = []) {
         self.family = family
         self.isPreview = isPreview
+        self.configuration = configuration
     }
 
     /// The environments a widget may be drawn in; on Linux, one.

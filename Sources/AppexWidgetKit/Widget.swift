@@ -119,12 +119,46 @@ public struct WidgetDescriptor: Sendable, Hashable, Codable {
     public var description: String
     /// The families it comes in, the one shown by default first.
     public var supportedFamilies: [WidgetFamily]
+    /// Whether its person configures it (an `AppIntentConfiguration` or `IntentConfiguration`):
+    /// the widget host then keeps a configuration for each placed widget and sends it.
+    public var isConfigurable: Bool
+    /// The parameters its person sets; empty for a widget configured by presets alone.
+    public var parameters: [WidgetParameter]
+    /// The configurations it suggests (its provider's `recommendations()`).
+    public var recommendations: [WidgetRecommendation]
 
     /// Describes a widget.
-    public init(kind: String, displayName: String, description: String, supportedFamilies: [WidgetFamily]) {
+    public init(
+        kind: String,
+        displayName: String,
+        description: String,
+        supportedFamilies: [WidgetFamily],
+        isConfigurable: Bool = false,
+        parameters: [WidgetParameter] = [],
+        recommendations: [WidgetRecommendation] = []
+    ) {
         self.kind = kind
         self.displayName = displayName
         self.description = description
         self.supportedFamilies = supportedFamilies
+        self.isConfigurable = isConfigurable
+        self.parameters = parameters
+        self.recommendations = recommendations
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case kind, displayName, description, supportedFamilies, isConfigurable, parameters, recommendations
+    }
+
+    /// Decodes a descriptor; one stored before widgets were configurable is a static widget's.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        kind = try container.decode(String.self, forKey: .kind)
+        displayName = try container.decode(String.self, forKey: .displayName)
+        description = try container.decode(String.self, forKey: .description)
+        supportedFamilies = try container.decode([WidgetFamily].self, forKey: .supportedFamilies)
+        isConfigurable = try container.decodeIfPresent(Bool.self, forKey: .isConfigurable) ?? false
+        parameters = try container.decodeIfPresent([WidgetParameter].self, forKey: .parameters) ?? []
+        recommendations = try container.decodeIfPresent([WidgetRecommendation].self, forKey: .recommendations) ?? []
     }
 }

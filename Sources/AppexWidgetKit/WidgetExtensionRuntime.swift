@@ -19,7 +19,11 @@ enum WidgetExtensionRuntime {
     /// Answers one request's bytes.
     static func answer(_ bytes: [UInt8]) async throws -> [UInt8] {
         // A request that is none is refused as `WidgetRequest(decoding:)` says (protocol-violation).
-        let request = try WidgetRequest(decoding: bytes)
+        try await reply(to: WidgetRequest(decoding: bytes), configuration: []).encoded()
+    }
+
+    /// The reply to `request`, for a placed widget configured as `configuration` says.
+    private static func reply(to request: WidgetRequest, configuration: [UInt8]) async throws -> WidgetReply {
         let widgets = self.widgets.withLock { $0 }
         func widget(_ kind: String) throws(AppexError) -> ResolvedWidget {
             guard let found = widgets.first(where: { $0.descriptor.kind == kind }) else {
@@ -33,12 +37,23 @@ enum WidgetExtensionRuntime {
             return found
         }
         func context(_ family: WidgetFamily, preview: Bool) -> TimelineProviderContext {
-            TimelineProviderContext(family: family, isPreview: preview)
+            TimelineProviderContext(family: family, isPreview: preview, configuration: configuration)
         }
         let reply: WidgetReply
         switch request {
         case .describe:
-            reply = .widgets(widgets.map(\.descriptor))
+            var descriptors: [WidgetDescriptor] = []
+            for widget in widgets {
+                var descriptor = widget.descriptor
+                if let settings = widget.configuration {
+                    descriptor.isConfigurable = true
+                    (descriptor.parameters, descriptor.recommendations) = await settings()
+                }
+                descriptors.append(descriptor)
+            }
+            reply = .widgets(descriptors)
+        case .configured(let configuration, let request):
+            reply = try await Self.reply(to: request, configuration: configuration)
         case .placeholder(let kind, let family):
             reply = .entry(try widget(kind).placeholder(context(family, preview: true)))
         case .snapshot(let kind, let family, let isPreview):
@@ -50,7 +65,7 @@ enum WidgetExtensionRuntime {
             try await control.perform()
             reply = .performed
         }
-        return reply.encoded()
+        return reply
     }
 }
 

@@ -30,6 +30,10 @@ extension WidgetRequest {
             writer.write(byte: control.kind.rawValue)
             writer.write(control.type)
             writer.write(bytes: control.arguments)
+        case .configured(let configuration, let request):
+            writer.write(byte: 5)
+            writer.write(bytes: configuration)
+            return writer.bytes + request.encoded()
         }
         return writer.bytes
     }
@@ -67,6 +71,15 @@ extension WidgetRequest {
                 arguments: try reader.bytes("an intent's parameters")
             )
             self = .performIntent(kind: kind, control: control)
+        case 5:
+            let configuration = try reader.bytes("a widget's configuration")
+            let request = try Self(reading: Array(bytes[reader.position...]))
+            switch request {
+            case .placeholder, .snapshot, .timeline: break
+            default: throw reader.error("a configuration goes with a placeholder, snapshot or timeline request")
+            }
+            self = .configured(configuration: configuration, request: request)
+            return
         case let other: throw reader.error("\(other) is not a kind of request")
         }
         try reader.expectEnd(of: "the request")
@@ -137,6 +150,31 @@ extension WidgetDescriptor {
             writer.write(count: descriptor.supportedFamilies.count)
             for family in descriptor.supportedFamilies { family.write(to: &writer) }
         }
+        // The configurable widgets' settings, after the list (a reader of the list alone, as
+        // before widgets were configurable, reads all a static widget has): for each widget, a
+        // flag and, when configurable, its parameters and presets as JSON.
+        guard descriptors.contains(where: \.isConfigurable) else { return }
+        for descriptor in descriptors {
+            writer.write(descriptor.isConfigurable)
+            guard descriptor.isConfigurable else { continue }
+            writer.write(bytes: Self.json(descriptor.parameters))
+            writer.write(bytes: Self.json(descriptor.recommendations))
+        }
+    }
+
+    private static func json(_ value: some Encodable) -> [UInt8] {
+        (try? JSONEncoder().encode(value)).map { Array($0) } ?? Array("[]".utf8)
+    }
+
+    private static func fromJSON<Value: Decodable>(
+        _ type: Value.Type,
+        _ reader: inout WireReader,
+        _ what: String
+    ) throws(WireFormatError) -> Value {
+        let bytes = try reader.bytes(what)
+        do { return try JSONDecoder().decode(Value.self, from: Data(bytes)) } catch {
+            throw reader.error("\(what) is not valid JSON: \(error)")
+        }
     }
 
     static func read(_ reader: inout WireReader) throws(WireFormatError) -> [WidgetDescriptor] {
@@ -158,6 +196,18 @@ extension WidgetDescriptor {
                     supportedFamilies: supported
                 )
             )
+        }
+        if !reader.isAtEnd {
+            for index in descriptors.indices {
+                guard try reader.bool("whether a widget is configurable") else { continue }
+                descriptors[index].isConfigurable = true
+                descriptors[index].parameters = try fromJSON([WidgetParameter].self, &reader, "a widget's parameters")
+                descriptors[index].recommendations = try fromJSON(
+                    [WidgetRecommendation].self,
+                    &reader,
+                    "a widget's presets"
+                )
+            }
         }
         return descriptors
     }

@@ -1,7 +1,7 @@
 /// The messages between the widget host and a widget extension, written by hand
 /// (`WidgetWire+Coding.swift`).
 /// Requests go one at a time; the extension exits when the host closes the connection.
-package enum WidgetRequest: Sendable, Hashable {
+package indirect enum WidgetRequest: Sendable, Hashable {
     /// The extension's widgets.
     case describe
     /// A placeholder entry of `kind`.
@@ -12,6 +12,10 @@ package enum WidgetRequest: Sendable, Hashable {
     case timeline(kind: String, family: WidgetFamily)
     /// Performs the intent of a control a person tapped on a widget of `kind`.
     case performIntent(kind: String, control: IntentControl)
+    /// `request` (a placeholder, snapshot or timeline) for a placed widget configured as
+    /// `configuration` says (a JSON object of its intent's parameters by name); sent only to
+    /// widgets that describe themselves as configurable.
+    case configured(configuration: [UInt8], request: WidgetRequest)
 }
 
 /// An extension's answer.

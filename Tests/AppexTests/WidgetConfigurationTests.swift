@@ -1,0 +1,171 @@
+import AppexCore
+import AppexTestTiers
+import AppexTesting
+import AppexWidgetHost
+import AppexWidgetKit
+import Foundation
+import Testing
+
+/// Configurable widgets (Tests/Fixtures/AppexFixtureConfiguredWidget): an `AppIntentConfiguration`
+/// whose `WidgetConfigurationIntent` has text, a number, a switch, an `AppEnum` and values from a
+/// `DynamicOptionsProvider`, with presets; and a SiriKit `IntentConfiguration` configured by its
+/// presets. The widget host keeps each placed widget's configuration and the provider gets it.
+@Suite(.timed) struct WidgetConfigurationTests {
+    static let executable = URL(fileURLWithPath: appexExecutable).deletingLastPathComponent()
+        .appendingPathComponent("AppexFixtureConfiguredWidget").path
+
+    /// A world whose app has the configured widgets only.
+    static func world() throws -> WidgetWorld {
+        let widgets = try WidgetWorld()
+        try FileManager.default.removeItem(atPath: widgets.app + "/Extensions/FixtureWidgets.appex")
+        try FixtureBundles.bundle(
+            executable: executable,
+            in: widgets.app + "/Extensions",
+            name: "Configured",
+            bundleIdentifier: WidgetWorld.appIdentifier + ".configured",
+            signedBy: widgets.world.team
+        )
+        return widgets
+    }
+
+    @Test(
+        "a configurable widget describes its intent's parameters (kinds, titles, defaults, an AppEnum's cases, an options provider's values) and presets, and draws its defaults"
+    )
+    func describesParameters() async throws {
+        let widgets = try Self.world()
+        let host = try widgets.host()
+        let emoji = try #require(try await host.refresh().widget("Emoji"))
+        #expect(emoji.descriptor.isConfigurable)
+        let parameters = Dictionary(uniqueKeysWithValues: emoji.descriptor.parameters.map { ($0.name, $0) })
+        #expect(emoji.descriptor.parameters.map(\.name) == ["favoriteEmoji", "count", "shout", "mood", "color"])
+        #expect(parameters["favoriteEmoji"]?.kind == .text)
+        #expect(parameters["favoriteEmoji"]?.title == "Favorite Emoji")
+        #expect(parameters["favoriteEmoji"]?.defaultValue == "\"😃\"")
+        #expect(parameters["count"]?.kind == .integer)
+        #expect(parameters["shout"]?.kind == .boolean)
+        #expect(parameters["mood"]?.kind == .choice)
+        #expect(parameters["mood"]?.options.map(\.title) == ["Happy", "Sleepy"])
+        #expect(parameters["color"]?.options.map(\.title) == ["Red", "Green", "Blue"])
+        #expect(parameters["color"]?.isOptional == true)
+        #expect(emoji.descriptor.recommendations.map(\.description) == ["Party"])
+        #expect(emoji.texts() == ["😃", "mood happy", "color none"])
+        let hero = try #require(try host.states().widget("Hero"))
+        #expect(hero.descriptor.isConfigurable && hero.descriptor.parameters.isEmpty)
+        #expect(hero.descriptor.recommendations.map(\.description) == ["Spouty", "Egghead"])
+        #expect(hero.texts() == ["hero Nobody"])
+    }
+
+    @Test(
+        "configuring a placed widget sets its parameters as a person types them; its provider gets them in timeline(for:in:), and they survive a new widget host"
+    )
+    func configureSetsParameters() async throws {
+        let widgets = try Self.world()
+        let host = try widgets.host()
+        let emoji = try #require(try await host.refresh().widget("Emoji"))
+        let set = try host.configure(
+            emoji,
+            setting: ["favoriteEmoji": "🤩", "count": "2", "shout": "yes", "mood": "Sleepy", "color": "Blue"]
+        )
+        #expect(
+            set == ["favoriteEmoji": "\"🤩\"", "count": "2", "shout": "true", "mood": "\"sleepy\"", "color": "\"Blue\""]
+        )
+        let again = try widgets.host()
+        let shown = try #require(try await again.refresh().widget("Emoji"))
+        #expect(shown.texts() == ["🤩🤩!", "mood sleepy", "color Blue"])
+        #expect(try again.configuration(of: shown.key) == set)
+        // One parameter changed: the others stay as set.
+        try again.configure(shown, setting: ["count": "1"])
+        #expect(try await again.refresh().widget("Emoji")?.texts() == ["🤩!", "mood sleepy", "color Blue"])
+        // Back to the defaults.
+        try again.configure(shown, reset: true)
+        #expect(try await again.refresh().widget("Emoji")?.texts() == ["😃", "mood happy", "color none"])
+        #expect(try again.configuration(of: shown.key).isEmpty)
+    }
+
+    @Test(
+        "a wrong parameter name, a value of the wrong kind, one outside its options, and a static widget are refused with what the widget takes; nothing changes"
+    )
+    func badValuesChangeNothing() async throws {
+        let widgets = try Self.world()
+        let host = try widgets.host()
+        let emoji = try #require(try await host.refresh().widget("Emoji"))
+        try host.configure(emoji, setting: ["favoriteEmoji": "🐳"])
+        let before = try host.configuration(of: emoji.key)
+        let attempts: [([String: String], AppexError.Code, String)] = [
+            (
+                ["colour": "Red"], .invalidValue,
+                "has no parameter colour (its parameters: favoriteEmoji, count, shout, mood, color)"
+            ),
+            (["count": "two"], .invalidValue, "count (Count) takes a whole number, not \"two\""),
+            (["shout": "maybe"], .invalidValue, "shout (Shout) takes yes or no"),
+            (["mood": "angry"], .invalidValue, "mood (Mood) takes one of \"Happy\", \"Sleepy\", not \"angry\""),
+            (
+                ["count": "3", "color": "Pink"], .invalidValue,
+                "color (Color) takes one of \"Red\", \"Green\", \"Blue\""
+            ),
+        ]
+        for (values, code, words) in attempts {
+            let error = #expect(throws: AppexError.self) { try host.configure(emoji, setting: values) }
+            #expect(error?.code == code, "\(values)")
+            #expect(error?.message.contains(words) == true, "\(error?.message ?? "")")
+        }
+        let preset = #expect(throws: AppexError.self) { try host.configure(emoji, preset: "Disco") }
+        #expect(preset?.code == .notFound)
+        #expect(preset?.message.contains("has no preset \"Disco\" (its presets: \"Party\")") == true)
+        #expect(try host.configuration(of: emoji.key) == before)
+        #expect(try await host.refresh().widget("Emoji")?.texts().first == "🐳")
+    }
+
+    @Test(
+        "presets: an App Intents widget takes its recommendation's parameters; a SiriKit intent widget is configured by picking one of its recommendations"
+    )
+    func presets() async throws {
+        let widgets = try Self.world()
+        let host = try widgets.host()
+        let states = try await host.refresh()
+        let emoji = try #require(states.widget("Emoji"))
+        try host.configure(emoji, preset: "Party")
+        let hero = try #require(states.widget("Hero"))
+        try host.configure(hero, preset: "Egghead")
+        let after = try await host.refresh()
+        #expect(after.widget("Emoji")?.texts() == ["🎉🎉🎉", "mood happy", "color none"])
+        #expect(after.widget("Hero")?.texts() == ["hero Egghead"])
+        let named = #expect(throws: AppexError.self) { try host.configure(hero, setting: ["hero": "Octo"]) }
+        #expect(named?.message.contains("has no parameter hero (its parameters: none; pick a preset)") == true)
+    }
+
+    @Test(
+        "`appex widgets configure KIND` lists what can be set; `--set name=value` configures the widget `appex widgets show` then draws; a bad value exits 1 and says why"
+    )
+    func configureCommand() async throws {
+        let widgets = try Self.world()
+        let listed = try await run(
+            appexExecutable,
+            ["widgets", "configure", "Emoji"],
+            environment: widgets.processVariables
+        )
+        #expect(listed.status == 0, "\(listed.standardError)")
+        #expect(
+            listed.standardOutput.contains("favoriteEmoji: Favorite Emoji, text, default \"😃\""),
+            "\(listed.standardOutput)"
+        )
+        #expect(listed.standardOutput.contains("mood: Mood, choice, default \"happy\"; one of: Happy, Sleepy"))
+        #expect(listed.standardOutput.contains("presets: \"Party\""))
+        let set = try await run(
+            appexExecutable,
+            ["widgets", "configure", "Emoji", "--set", "favoriteEmoji=🤩", "--set", "count=2"],
+            environment: widgets.processVariables
+        )
+        #expect(set.status == 0, "\(set.standardError)")
+        #expect(set.standardOutput.contains("configured Emoji (systemSmall): count=2 favoriteEmoji=\"🤩\""))
+        let shown = try await run(appexExecutable, ["widgets", "show", "Emoji"], environment: widgets.processVariables)
+        #expect(shown.standardOutput.contains("🤩🤩"), "\(shown.standardOutput)")
+        let bad = try await run(
+            appexExecutable,
+            ["widgets", "configure", "Emoji", "--set", "count=many"],
+            environment: widgets.processVariables
+        )
+        #expect(bad.status == 1)
+        #expect(bad.standardError.contains("count (Count) takes a whole number, not \"many\""), "\(bad.standardError)")
+    }
+}
