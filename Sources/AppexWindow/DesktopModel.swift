@@ -209,6 +209,24 @@ final class DesktopModel: Sendable {
         try await host.performIntent(index, of: widget, at: now)
     }
 
+    /// Configures the widget `key` from its "Edit widget" form: `parameter` set to `value` as
+    /// typed, or the `preset` picked, as `appex widgets configure` does; the reload it asks for
+    /// brings the new timeline to the page through the updates.
+    func configure(key: String, parameter: String?, value: String?, preset: String?) throws(AppexError) {
+        let widget = try shown(key)
+        if let preset {
+            try host.configure(widget, preset: preset)
+        } else if let parameter {
+            try host.configure(widget, setting: [parameter: value ?? ""])
+        } else {
+            throw AppexError(
+                .invalidValue,
+                "an edit of widget \(widget.key.kind) names a parameter or a preset",
+                context: AppexError.Context(key: key)
+            )
+        }
+    }
+
     /// What identifies the entry a tile shows: its date (or "placeholder").
     static func entryMark(_ widget: WidgetState, at date: Date) -> String {
         widget.entry(at: date).map { "\($0.date.timeIntervalSince1970)" } ?? "placeholder"
@@ -285,6 +303,13 @@ final class DesktopModel: Sendable {
             case .stale: "stale"
             case .budgetExhausted: "budget-exhausted"
             }
+        // A configurable widget's form shows its configuration now (read only for those widgets).
+        let edit = [
+            WidgetEditForm.markup(
+                of: widget,
+                values: widget.descriptor.isConfigurable ? (try? host.configuration(of: widget.key)) ?? [:] : [:]
+            )
+        ].compactMap { $0 }
         let markup = Markup.element(
             "section",
             [
@@ -295,7 +320,7 @@ final class DesktopModel: Sendable {
                 .trusted(renderer.fragment(widget.frame(at: now))),
                 .element("footer", ["class": "tile-label"], [label.markup] + Self.mark(of: widget)),
                 .element("p", ["class": "updated"], [.text(Self.updated(widget.fetchedAt, now: now))]),
-            ]
+            ] + edit
         )
         return Tile(key: key, id: id, markup: markup)
     }

@@ -42,7 +42,9 @@ final class WidgetDesktopPage: WindowPage {
 
     /// `open`: a tap on a widget, with its `key` and the `url` tapped; `intent`: a tap on an
     /// interactive widget's control, with its `key`, the control's number (`intent`) and the
-    /// entry the tile showed (`entry`), which must still be the one shown.
+    /// entry the tile showed (`entry`), which must still be the one shown; `configure`: a field
+    /// of a widget's "Edit widget" form, with its `key`, the `parameter` and its `value`; `preset`:
+    /// a preset picked there.
     func perform(_ action: WindowAction) async throws(AppexError) {
         switch (action.name, action.fields["key"]) {
         case ("open", let key?):
@@ -52,10 +54,19 @@ final class WidgetDesktopPage: WindowPage {
                 throw AppexError(.invalidValue, "an intent tap names its control by number", context: .init(key: key))
             }
             try await model.performIntent(key: key, index: index, entry: action.fields["entry"])
+        case ("configure", let key?):
+            try model.configure(
+                key: key,
+                parameter: action.fields["parameter"],
+                value: action.fields["value"],
+                preset: nil
+            )
+        case ("preset", let key?):
+            try model.configure(key: key, parameter: nil, value: nil, preset: action.fields["preset"])
         default:
             throw AppexError(
                 .invalidValue,
-                "the widget desktop takes open or intent with a widget's key, not \(action.name)",
+                "the widget desktop takes open, intent, configure or preset with a widget's key, not \(action.name)",
                 context: AppexError.Context(key: action.name)
             )
         }

@@ -104,7 +104,7 @@ enum WindowAssets {
           };
           // A page's own field (a search, a passcode): its value, when it is committed.
           document.addEventListener("change", async (event) => {
-            const field = event.target.closest("input[data-action]:not([type=checkbox])");
+            const field = event.target.closest("input[data-action]:not([type=checkbox]), select[data-action]");
             if (!field) return;
             const fields = Object.assign({}, field.dataset);
             fields.value = field.value;
@@ -153,7 +153,8 @@ enum WindowAssets {
               return;
             }
             const control = event.target.closest("[data-action]");
-            if (!control) return;
+            // A field posts its value when it is committed (the change listeners above), not on a click.
+            if (!control || control.matches("input:not([type=checkbox]), select, textarea")) return;
             const fields = Object.assign({}, control.dataset);
             if (control.type === "checkbox") {
               fields.checked = control.checked ? "true" : "false";
@@ -214,6 +215,10 @@ enum WindowAssets {
         .mark { font-size: 11px; font-weight: 600; padding: 1px 7px; border-radius: 999px; text-shadow: none; }
         .mark-stale { background: #ff453a; color: #fff; }
         .mark-budget { background: #ff9f0a; color: #000; }
+        .edit-widget { color: #fff; font-size: 13px; text-shadow: 0 1px 2px #0007; max-width: 100%; }
+        .edit-widget summary { cursor: pointer; }
+        .edit-widget form { display: grid; grid-template-columns: max-content 1fr; gap: 4px 8px; margin-top: 6px; padding: 8px; border-radius: 8px; background: #0006; text-shadow: none; }
+        .edit-widget .presets { grid-column: 1 / -1; display: flex; gap: 6px; flex-wrap: wrap; }
         .widget-tile .updated { margin: 0; font-size: 11px; color: #fffd; text-shadow: 0 1px 2px #0007; }
         @media (prefers-color-scheme: dark) {
           #desktop { background: linear-gradient(160deg, #1c2a4a 0%, #2b2350 55%, #4a2338 100%); }

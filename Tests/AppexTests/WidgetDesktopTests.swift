@@ -431,6 +431,58 @@ import Testing
     }
 
     @Test(
+        "the widget desktop: a configurable widget's tile has Edit widget, a form made from its intent's parameters; a field changed there, or a preset picked, configures the widget and its tile shows it; a value it does not take is refused in the page, and nothing changes"
+    )
+    func editWidget() async throws {
+        let configured = try WidgetConfigurationTests.world()
+        let desktop = WidgetDesktop(host: try configured.host())
+        let window = try await TestWindow(desktop.pages)
+        _ = window
+        let browser = try await Browser(width: 1200, height: 900)
+        try await browser.open(window.loginURL)
+        try await browser.wait(for: "body[data-live='yes']")
+        try await browser.wait(for: tile("Emoji"), containing: "mood happy", within: 30)
+        let form = "\(tile("Emoji")) details.edit-widget"
+        try await browser.click("\(form) summary")
+        let labels = try await browser.text(of: "\(form) form")
+        for label in ["Favorite Emoji", "Count", "Shout", "Mood", "Color", "Party"] {
+            #expect(labels.contains(label), "\(labels)")
+        }
+        func set(_ parameter: String, _ value: String) async throws {
+            _ = try await browser.evaluate(
+                "const f = document.querySelector(\"\(form) [data-parameter='\(parameter)']\"); f.value = '\(value)'; f.dispatchEvent(new Event('change', {bubbles: true})); return 1"
+            )
+        }
+        try await set("favoriteEmoji", "🤩")
+        try await browser.wait(for: tile("Emoji"), containing: "🤩", within: 10)
+        try await set("mood", "sleepy")
+        try await browser.wait(for: tile("Emoji"), containing: "mood sleepy", within: 10)
+        // The form shows the configuration now (the tile was drawn again).
+        #expect(
+            try await browser.evaluate("return document.querySelector(\"\(form) [data-parameter='mood']\").value")
+                == "\"sleepy\""
+        )
+        try await browser.click("\(form) summary")
+        try await browser.click("\(form) button[data-preset='Party']")
+        try await browser.wait(for: tile("Emoji"), containing: "🎉🎉🎉", within: 10)
+        // A value the widget does not take (a forged option): refused, in the page, and nothing changes.
+        _ = try await browser.evaluate(
+            "const f = document.querySelector(\"\(form) [data-parameter='color']\"); const o = document.createElement('option'); o.value = 'Pink'; f.appendChild(o); f.value = 'Pink'; f.dispatchEvent(new Event('change', {bubbles: true})); return 1"
+        )
+        try await browser.wait(
+            for: "#window-status",
+            containing: "takes one of \"Red\", \"Green\", \"Blue\"",
+            within: 10
+        )
+        let emoji = try #require(try configured.host().states().widget("Emoji"))
+        #expect(try configured.host().configuration(of: emoji.key)["color"] == "null", "the preset left no colour")
+        if let folder = ProcessInfo.processInfo.environment["APPEX_SCREENSHOTS"] {
+            try await browser.click("\(form) summary")
+            try await browser.screenshot(to: folder + "/widget-edit.png")
+        }
+    }
+
+    @Test(
         "the widget desktop: an interactive widget's Button(intent:) and Toggle(isOn:intent:) run their intents in the widget's extension, and the page shows the next entry by itself"
     )
     func interactiveWidget() async throws {
