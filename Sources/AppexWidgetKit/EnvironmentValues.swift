@@ -12,6 +12,10 @@ public struct EnvironmentValues: Sendable {
     public var widgetRenderingMode: WidgetRenderingMode = .fullColor
     /// Always `false` on Linux: the widget is never shown dimmed for the lock screen.
     public var isLuminanceReduced = false
+    /// The width and height offered to the views inside the nearest fixed `.frame`, in points;
+    /// `nil`: the widget's own. (Doubles, not a `CGSize`: a stored Foundation type would keep all
+    /// of Foundation in every widget executable; see ``TimelineProviderContext/displaySize``.)
+    package var offered: (width: Double, height: Double)?
 
     /// The default values for a small widget.
     public init() {}

@@ -2,6 +2,8 @@
 public struct ModifiedContent<Content: View>: View {
     let content: Content
     let wrap: @Sendable (ViewNode) -> ViewNode
+    /// What the modifier changes in its content's environment (a fixed frame: the size offered).
+    var changing: (@Sendable (inout EnvironmentValues) -> Void)?
 
     /// Never called.
     public var body: Never { fatalNever() }
@@ -9,7 +11,12 @@ public struct ModifiedContent<Content: View>: View {
     public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
         resolution.node = view.node(in: resolution.environment)
     }
-    package func node(in environment: EnvironmentValues) -> ViewNode { wrap(ViewResolver.node(of: content)) }
+    package func node(in environment: EnvironmentValues) -> ViewNode {
+        guard let changing else { return wrap(ViewResolver.node(of: content)) }
+        var changed = environment
+        changing(&changed)
+        return wrap(ViewResolver.$environment.withValue(changed) { ViewResolver.node(of: content) })
+    }
 }
 
 /// Where a container background goes; on Linux only `.widget`.
@@ -81,7 +88,13 @@ extension View {
         alignment: Alignment = .center
     ) -> ModifiedContent<Self> {
         let spec = FrameSpec(width: width, height: height, maxWidth: nil, maxHeight: nil, alignment: alignment.value)
-        return modified { .frame(spec, $0) }
+        var framed = modified { .frame(spec, $0) }
+        // A GeometryReader inside learns the size: the frame's, on the axes it fixes.
+        framed.changing = { environment in
+            let offered = environment.offeredSpace
+            environment.offered = (width ?? offered.width, height ?? offered.height)
+        }
+        return framed
     }
     /// A flexible frame; `maxWidth: .infinity` takes the width offered. Minimum and ideal sizes
     /// are accepted and ignored on Linux.

@@ -2,6 +2,10 @@
 /// ten cells, filled in proportion, and the percentage.
 public struct ProgressView: View {
     let runs: [TextRun]
+    /// What the progress is of, drawn before it; `nil` for none.
+    var label: (any View)?
+    /// The current value's label, drawn after it; `nil` for none.
+    var currentValueLabel: (any View)?
 
     /// Progress of `value` out of `total`; `nil` for progress of unknown amount.
     public init(value: Double?, total: Double = 1) {
@@ -22,11 +26,63 @@ public struct ProgressView: View {
         runs = [TextRun(content: .date(date.timeIntervalSince1970, .timer))]
     }
 
+    /// The time left until `interval`'s end (or since its start), with a label and a label of
+    /// the current value (a circular timer in an accessory widget).
+    public init<Label: View, CurrentValueLabel: View>(
+        timerInterval interval: ClosedRange<Date>,
+        countsDown: Bool = true,
+        @ViewBuilder label: () -> Label,
+        @ViewBuilder currentValueLabel: () -> CurrentValueLabel
+    ) {
+        self.init(timerInterval: interval, countsDown: countsDown)
+        self.label = label()
+        self.currentValueLabel = currentValueLabel()
+    }
+
+    /// The same, under the name of the iOS 16 betas' API (`interval:countdown:`), which code
+    /// written then still uses.
+    public init<Label: View, CurrentValueLabel: View>(
+        interval: ClosedRange<Date>,
+        countdown: Bool = true,
+        @ViewBuilder label: () -> Label,
+        @ViewBuilder currentValueLabel: () -> CurrentValueLabel
+    ) {
+        self.init(timerInterval: interval, countsDown: countdown, label: label, currentValueLabel: currentValueLabel)
+    }
+
+    /// Progress of `value` out of `total`, with a label.
+    public init<Label: View>(value: Double?, total: Double = 1, @ViewBuilder label: () -> Label) {
+        self.init(value: value, total: total)
+        self.label = label()
+    }
+
+    /// Progress of `value` out of `total`, with a label and a label of the current value.
+    public init<Label: View, CurrentValueLabel: View>(
+        value: Double?,
+        total: Double = 1,
+        @ViewBuilder label: () -> Label,
+        @ViewBuilder currentValueLabel: () -> CurrentValueLabel
+    ) {
+        self.init(value: value, total: total)
+        self.label = label()
+        self.currentValueLabel = currentValueLabel()
+    }
+
     /// Never called.
     public var body: Never { fatalNever() }
-    /// Implementation detail: how the resolver reads this view.
+    /// Implementation detail: how the resolver reads this view: the progress, with its labels
+    /// (the label before it, the current value's after it) when it has them.
     public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
-        resolution.node = view.node(in: resolution.environment)
+        let progress = view.node(in: resolution.environment)
+        guard view.label != nil || view.currentValueLabel != nil else {
+            resolution.node = progress
+            return
+        }
+        var children: [ViewNode] = []
+        if let label = view.label { children.append(ViewResolver.node(of: label)) }
+        children.append(progress)
+        if let current = view.currentValueLabel { children.append(ViewResolver.node(of: current)) }
+        resolution.node = .stack(.horizontal, alignment: .center, spacing: nil, children: children)
     }
     package func node(in environment: EnvironmentValues) -> ViewNode { .text(runs) }
 

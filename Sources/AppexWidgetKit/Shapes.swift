@@ -5,13 +5,17 @@ public protocol Shape: View, Sendable {}
 /// A shape filled or stroked with a style.
 public struct ShapeView: View {
     let paint: Paint
+    /// The path filled, drawn at its place; `nil` for a shape that fills its area.
+    var path: Path? = nil
     /// Never called.
     public var body: Never { fatalNever() }
     /// Implementation detail: how the resolver reads this view.
     public static func _makeNode(of view: Self, in resolution: inout _ViewResolution) {
         resolution.node = view.node(in: resolution.environment)
     }
-    package func node(in environment: EnvironmentValues) -> ViewNode { .background(paint, .empty) }
+    package func node(in environment: EnvironmentValues) -> ViewNode {
+        path.map { $0.placed(.background(paint, .empty)) } ?? .background(paint, .empty)
+    }
 }
 
 extension Shape {
@@ -24,11 +28,13 @@ extension Shape {
     }
 
     /// The shape filled with `style`.
-    public func fill(_ style: some ShapeStyle = .primary) -> ShapeView { ShapeView(paint: paint(of: style)) }
+    public func fill(_ style: some ShapeStyle = .primary) -> ShapeView {
+        ShapeView(paint: paint(of: style), path: self as? Path)
+    }
 
     /// The shape's outline in `style`; drawn as a fill on Linux.
     public func stroke(_ style: some ShapeStyle, lineWidth: Double = 1) -> ShapeView {
-        ShapeView(paint: paint(of: style))
+        ShapeView(paint: paint(of: style), path: self as? Path)
     }
 
     /// The shape's outline in `style`, inside its bounds; drawn as a fill on Linux.

@@ -19,15 +19,19 @@ public enum WidgetFamily: String, Sendable, Hashable, Codable, CaseIterable, Cus
     public var description: String { rawValue }
 
     /// The size the family is drawn at, in points (an iPhone's, as the HTML renderer uses them).
-    public var displaySize: CGSize {
+    public var displaySize: CGSize { CGSize(width: points.width, height: points.height) }
+
+    /// The size the family is drawn at, in points, without Foundation's `CGSize` (which a view
+    /// resolver using it would link into every widget executable).
+    var points: (width: Double, height: Double) {
         switch self {
-        case .systemSmall: CGSize(width: 170, height: 170)
-        case .systemMedium: CGSize(width: 364, height: 170)
-        case .systemLarge: CGSize(width: 364, height: 382)
-        case .systemExtraLarge: CGSize(width: 796, height: 382)
-        case .accessoryCircular: CGSize(width: 76, height: 76)
-        case .accessoryRectangular: CGSize(width: 172, height: 76)
-        case .accessoryInline: CGSize(width: 257, height: 26)
+        case .systemSmall: (170, 170)
+        case .systemMedium: (364, 170)
+        case .systemLarge: (364, 382)
+        case .systemExtraLarge: (796, 382)
+        case .accessoryCircular: (76, 76)
+        case .accessoryRectangular: (172, 76)
+        case .accessoryInline: (257, 26)
         }
     }
 

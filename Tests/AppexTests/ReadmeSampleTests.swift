@@ -135,11 +135,17 @@ import Testing
         }
         // Linked dynamically here, what it uses of Foundation is an undefined symbol (on Linux
         // Foundation brings ICU and CoreFoundation: 50 MB more in a static executable, 1.4 ms more
-        // at each launch). `CGSize`'s initializer is the one exception: `displaySize` (WidgetKit's
-        // API) makes one, and a release build drops it with the code that is never called.
+        // at each launch). The exceptions are the Foundation types WidgetKit's and SwiftUI's API
+        // itself takes, in code a widget runs only when it uses that API, which a release build
+        // drops with the code that is never called: the geometry (`CGSize` of `displaySize`,
+        // `CGPoint` and `CGRect` of `Path` and `GeometryProxy`, `CGFloat`) and `UserDefaults`
+        // (`@AppStorage`).
         let undefined = try await run("/usr/bin/nm", ["-u", executable], environment: [:])
-        let foundation = undefined.standardOutput.split(separator: "\n").filter {
-            $0.contains("$s10Foundation") && !$0.contains("$s10Foundation6CGSizeV")
+        let apiTypes = ["6CGSizeV", "7CGPointV", "6CGRectV", "7CGFloatV", "12UserDefaultsC"].map {
+            "$s10Foundation" + $0
+        }
+        let foundation = undefined.standardOutput.split(separator: "\n").filter { line in
+            line.contains("$s10Foundation") && !apiTypes.contains { line.contains($0) }
         }
         #expect(foundation.isEmpty, "the sample links Foundation itself: \(foundation.prefix(5))")
         #expect(
