@@ -227,7 +227,12 @@ struct HTMLWriter {
         for run in runs {
             let text = HTMLEscaping.escape(dates.string(for: run.content))
             let (classes, declarations) = Self.attributes(of: run.style)
-            if classes.isEmpty && declarations.isEmpty {
+            // A running timer carries its date (seconds since 1970, a number this code formats),
+            // so a page with a script (the widget desktop) keeps it moving between entries.
+            if case .date(let seconds, .timer) = run.content, seconds.isFinite, abs(seconds) < 1e11 {
+                open("span", classes, style: declarations, attributes: ["data-timer": "\(Int(seconds.rounded()))"])
+                output += text + "</span>"
+            } else if classes.isEmpty && declarations.isEmpty {
                 output += text
             } else {
                 open("span", classes, style: declarations)

@@ -24,6 +24,20 @@ enum WindowAssets {
             }
           };
           styled(document.body);
+          // Running timers (a widget's Text(date, style: .timer), ProgressView(timerInterval:)) move
+          // every second, between the widget's entries, as on a home screen: the distance to the
+          // date their renderer wrote, as it draws it (4:59, 1:02:03).
+          const two = (value) => (value < 10 ? "0" : "") + value;
+          const tick = () => {
+            const now = Math.floor(Date.now() / 1000);
+            for (const timer of document.querySelectorAll("[data-timer]")) {
+              const seconds = Math.abs(Number(timer.dataset.timer) - now);
+              if (!Number.isFinite(seconds)) continue;
+              const hours = Math.floor(seconds / 3600), minutes = Math.floor((seconds % 3600) / 60), rest = seconds % 60;
+              timer.textContent = hours > 0 ? hours + ":" + two(minutes) + ":" + two(rest) : minutes + ":" + two(rest);
+            }
+          };
+          setInterval(tick, 1000);
           // What the page shows goes with the stream, which first sends the page anew if it changed.
           const shown = document.getElementById("page").dataset.shown || "";
           const events = new EventSource("/events?page=" + encodeURIComponent(page) + "&shown=" + encodeURIComponent(shown));

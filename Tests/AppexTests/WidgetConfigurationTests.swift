@@ -52,7 +52,7 @@ import Testing
         let hero = try #require(try host.states().widget("Hero"))
         #expect(hero.descriptor.isConfigurable && hero.descriptor.parameters.isEmpty)
         #expect(hero.descriptor.recommendations.map(\.description) == ["Spouty", "Egghead"])
-        #expect(hero.texts() == ["hero Nobody"])
+        #expect(hero.texts() == ["hero Nobody", ""], "the name, and the countdown")
     }
 
     @Test(
@@ -129,7 +129,7 @@ import Testing
         try host.configure(hero, preset: "Egghead")
         let after = try await host.refresh()
         #expect(after.widget("Emoji")?.texts() == ["🎉🎉🎉", "mood happy", "color none"])
-        #expect(after.widget("Hero")?.texts() == ["hero Egghead"])
+        #expect(after.widget("Hero")?.texts() == ["hero Egghead", ""])
         let named = #expect(throws: AppexError.self) { try host.configure(hero, setting: ["hero": "Octo"]) }
         #expect(named?.message.contains("has no parameter hero (its parameters: none; pick a preset)") == true)
     }

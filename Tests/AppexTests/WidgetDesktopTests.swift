@@ -431,7 +431,7 @@ import Testing
     }
 
     @Test(
-        "the widget desktop: a configurable widget's tile has Edit widget, a form made from its intent's parameters; a field changed there, or a preset picked, configures the widget and its tile shows it; a value it does not take is refused in the page, and nothing changes"
+        "the widget desktop: a configurable widget's tile has Edit widget, a form made from its intent's parameters; a field changed there, or a preset picked, configures the widget and its tile shows it; a value it does not take is refused in the page, and nothing changes; a countdown moves with no new entry"
     )
     func editWidget() async throws {
         let configured = try WidgetConfigurationTests.world()
@@ -442,6 +442,10 @@ import Testing
         try await browser.open(window.loginURL)
         try await browser.wait(for: "body[data-live='yes']")
         try await browser.wait(for: tile("Emoji"), containing: "mood happy", within: 30)
+        // The SiriKit widget's countdown moves every second with no new entry.
+        let countdown = "\(tile("Hero")) [data-timer]"
+        let first = try await browser.wait(for: countdown, containing: ":")
+        try await browser.waitUntilGone(countdown, containing: first, within: 3)
         let form = "\(tile("Emoji")) details.edit-widget"
         try await browser.click("\(form) summary")
         let labels = try await browser.text(of: "\(form) form")

@@ -83,7 +83,7 @@ import Testing
     }
 
     @Test(
-        "ProgressView(timerInterval:countsDown:label:currentValueLabel:) draws its label, the running timer and its current value's label"
+        "ProgressView(timerInterval:countsDown:label:currentValueLabel:) draws its label, the running timer (its date in the HTML, for the page to keep moving) and its current value's label"
     )
     func progressWithLabels() {
         let start = Self.now.addingTimeInterval(-60)
@@ -95,6 +95,9 @@ import Testing
         }
         let drawn = TerminalRenderer(width: 40).render(frame(view, .systemMedium))
         #expect(drawn.contains("Spouty") && drawn.contains("4:00") && drawn.contains("🐳"), "\(drawn)")
+        // In HTML the timer carries its date, which the widget desktop's page counts down.
+        let html = HTMLRenderer().fragment(frame(view, .systemMedium))
+        #expect(html.contains("data-timer=\"\(Int(end.timeIntervalSince1970))\">4:00<"), "\(html)")
         let valued = ProgressView(value: 0.5, total: 1) { Text("HP") }
         #expect(ViewTree(valued).texts == ["HP", "▰▰▰▰▰▱▱▱▱▱ 50%"])
     }

@@ -307,9 +307,10 @@ import Testing
         }
         // Every `<` in the page starts one of the renderer's tags (a widget's are escaped): their
         // attributes are the renderer's few, none loads anything (`src`) or runs anything (`on…`).
+        // (`data-timer` is a timer's date, a number the renderer wrote: the window's page ticks it.)
         let allowed: Set<String> = [
             "lang", "charset", "http-equiv", "content", "name", "class", "style", "href", "data-open-url", "data-kind",
-            "role", "aria-label",
+            "role", "aria-label", "data-timer",
         ]
         for tag in page.matches(of: /<[^>]*>/) {
             let names = tag.output.replacing(/"[^"]*"/, with: "\"\"")

@@ -67,7 +67,10 @@ struct EmojiProvider: AppIntentTimelineProvider {
 struct EmojiWidget: Widget {
     var body: some WidgetConfiguration {
         AppIntentConfiguration(kind: "Emoji", intent: ConfigurationAppIntent.self, provider: EmojiProvider()) { entry in
-            let emoji = String(repeating: entry.configuration.favoriteEmoji, count: max(0, min(entry.configuration.count, 5)))
+            let emoji = String(
+                repeating: entry.configuration.favoriteEmoji,
+                count: max(0, min(entry.configuration.count, 5))
+            )
             VStack {
                 Text(entry.configuration.shout ? emoji + "!" : emoji)
                 Text("mood \(entry.configuration.mood.rawValue)")
@@ -90,7 +93,11 @@ class HeroSelectionIntent: INIntent {
 struct HeroProvider: IntentTimelineProvider {
     func placeholder(in context: Context) -> HeroEntry { HeroEntry(date: Date(), name: "Nobody") }
 
-    func getSnapshot(for configuration: HeroSelectionIntent, in context: Context, completion: @escaping (HeroEntry) -> Void) {
+    func getSnapshot(
+        for configuration: HeroSelectionIntent,
+        in context: Context,
+        completion: @escaping (HeroEntry) -> Void
+    ) {
         completion(HeroEntry(date: Date(), name: configuration.hero?.displayString ?? "Nobody"))
     }
 
@@ -120,7 +127,11 @@ struct HeroEntry: TimelineEntry {
 struct HeroWidget: Widget {
     var body: some WidgetConfiguration {
         IntentConfiguration(kind: "Hero", intent: HeroSelectionIntent.self, provider: HeroProvider()) { entry in
-            Text("hero \(entry.name)")
+            VStack {
+                Text("hero \(entry.name)")
+                // Healed in an hour: a countdown the desktop keeps moving between entries.
+                ProgressView(timerInterval: entry.date...entry.date.addingTimeInterval(3600), countsDown: true)
+            }
         }
         .configurationDisplayName("Hero")
     }
