@@ -6,6 +6,8 @@ public struct EnvironmentValues: Sendable {
     public var colorScheme: ColorScheme = .light
     /// Always `true`: a widget on Linux is never shown in a context that hides its content.
     public var showsWidgetContainerBackground = true
+    /// Always `false` on Linux: no watch face draws a label beside the widget.
+    public var showsWidgetLabel = false
     /// The scale of the display: 1 on Linux.
     public var displayScale: Double = 1
     /// Always `.fullColor` on Linux.

@@ -102,6 +102,28 @@ import Testing
         #expect(ViewTree(valued).texts == ["HP", "▰▰▰▰▰▱▱▱▱▱ 50%"])
     }
 
+    struct Card: ViewModifier {
+        func body(content: Content) -> some View {
+            content.padding(12).bold()
+        }
+    }
+
+    @Test(
+        "a custom ViewModifier's body gets the content it is applied to; a LinearGradient paints as its first colour; onAppear and onTapGesture change nothing"
+    )
+    func modifiersAndGradients() {
+        let card = Text("Hi").modifier(Card()).onAppear {}.onTapGesture {}
+        #expect(ViewTree(card).texts == ["Hi"])
+        #expect(HTMLRenderer().fragment(frame(card)).contains("padding:12px 12px 12px 12px"))
+        let gradient = Text("Sky").background(
+            LinearGradient(colors: [.blue, .white], startPoint: .top, endPoint: .bottom)
+        )
+        let plain = Text("Sky").background(Color.blue)
+        #expect(HTMLRenderer().fragment(frame(gradient)) == HTMLRenderer().fragment(frame(plain)))
+        let red = LinearGradient(gradient: Gradient(colors: [.red]), startPoint: .leading, endPoint: .trailing)
+        #expect(HTMLRenderer().fragment(frame(red)) == HTMLRenderer().fragment(frame(Color.red)))
+    }
+
     @Test(
         "@AppStorage reads its key from the store when the view is drawn, and writes through; UserDefaults answers value(forKey:)"
     )
