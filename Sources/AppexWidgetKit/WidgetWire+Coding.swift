@@ -73,12 +73,14 @@ extension WidgetRequest {
             self = .performIntent(kind: kind, control: control)
         case 5:
             let configuration = try reader.bytes("a widget's configuration")
-            let request = try Self(reading: Array(bytes[reader.position...]))
-            switch request {
-            case .placeholder, .snapshot, .timeline: break
-            default: throw reader.error("a configuration goes with a placeholder, snapshot or timeline request")
+            // Checked before it is read, so that configurations cannot nest (no recursion on input).
+            guard reader.position < bytes.count, (1...3).contains(bytes[reader.position]) else {
+                throw reader.error("a configuration goes with a placeholder, snapshot or timeline request")
             }
-            self = .configured(configuration: configuration, request: request)
+            self = .configured(
+                configuration: configuration,
+                request: try Self(reading: Array(bytes[reader.position...]))
+            )
             return
         case let other: throw reader.error("\(other) is not a kind of request")
         }

@@ -211,6 +211,46 @@ import Testing
         #expect(throws: AppexError.self) { try WidgetRequest(decoding: [9]) }
     }
 
+    @Test(
+        "a configured request and a configurable widget's description survive their encoding; a configuration goes only with a placeholder, snapshot or timeline, and never nests"
+    )
+    func configuredMessages() throws {
+        let configuration = Array("{\"favoriteEmoji\":\"🤩\"}".utf8)
+        let timeline = WidgetRequest.configured(
+            configuration: configuration,
+            request: .timeline(kind: "E", family: .systemSmall)
+        )
+        #expect(try WidgetRequest(decoding: timeline.encoded()) == timeline)
+        let describe = WidgetRequest.configured(configuration: configuration, request: .describe)
+        let refused = try #require(throws: AppexError.self) { try WidgetRequest(decoding: describe.encoded()) }
+        #expect(refused.code == .protocolViolation && refused.message.contains("goes with a placeholder"))
+        // A configuration inside a configuration, many deep: refused at the second, read no further.
+        var nested: [UInt8] = []
+        for _ in 0..<50_000 { nested += [5, 0] }
+        #expect(throws: AppexError.self) { try WidgetRequest(decoding: nested + [0]) }
+        let parameter = WidgetParameter(
+            name: "mood",
+            title: "Mood",
+            kind: .choice,
+            defaultValue: "\"happy\"",
+            isOptional: false,
+            options: [WidgetParameter.Option(value: "\"happy\"", title: "Happy")]
+        )
+        let widgets = WidgetReply.widgets([
+            WidgetDescriptor(kind: "S", displayName: "S", description: "", supportedFamilies: [.systemSmall]),
+            WidgetDescriptor(
+                kind: "E",
+                displayName: "E",
+                description: "",
+                supportedFamilies: [.systemSmall],
+                isConfigurable: true,
+                parameters: [parameter],
+                recommendations: [WidgetRecommendation(description: "Party", configuration: "{}")]
+            ),
+        ])
+        #expect(try WidgetReply(decoding: widgets.encoded()) == widgets)
+    }
+
     @Test("what the widget host stored before (the compact coder's form) is still read beside the new form")
     func storedForms() throws {
         let timeline = EncodedTimeline(
