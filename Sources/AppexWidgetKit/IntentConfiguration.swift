@@ -102,29 +102,21 @@ extension ResolvedWidget {
         presetsOf provider: Provider,
         content: @escaping @Sendable (Provider.Entry) -> Content
     ) {
-        self.init(kind: kind, content: content) { encode in
-            @Sendable func intent(_ context: TimelineProviderContext) -> Provider.Intent {
-                let picked = try? JSONDecoder().decode(PickedPreset.self, from: Data(context.configuration))
-                let presets = provider.recommendations()
-                if let index = picked?.recommendation, presets.indices.contains(index) {
-                    return presets[index].intent
-                }
-                return Provider.Intent()
+        @Sendable func intent(_ context: TimelineProviderContext) -> Provider.Intent {
+            let picked = try? JSONDecoder().decode(PickedPreset.self, from: Data(context.configuration))
+            let presets = provider.recommendations()
+            if let index = picked?.recommendation, presets.indices.contains(index) {
+                return presets[index].intent
             }
-            let placeholder: Placeholder = { context throws(AppexError) in
-                try encode(provider.placeholder(in: context), context.family)
-            }
-            let snapshot: Snapshot = { context throws(AppexError) in
-                try encode(await provider.snapshot(for: intent(context), in: context), context.family)
-            }
-            let timeline: ResolvedWidget.Timeline = { context throws(AppexError) in
-                try ResolvedWidget.encoded(
-                    await provider.timeline(for: intent(context), in: context),
-                    family: context.family,
-                    encode
-                )
-            }
-            let settings: Settings = {
+            return Provider.Intent()
+        }
+        self.init(
+            kind: kind,
+            content: content,
+            placeholder: { provider.placeholder(in: $0) },
+            snapshot: { await provider.snapshot(for: intent($0), in: $0) },
+            timeline: { await provider.timeline(for: intent($0), in: $0) },
+            settings: {
                 let presets = provider.recommendations().enumerated().map { index, preset in
                     WidgetRecommendation(
                         description: preset.description,
@@ -133,8 +125,7 @@ extension ResolvedWidget {
                 }
                 return ([], presets)
             }
-            return (placeholder, snapshot, timeline, settings)
-        }
+        )
     }
 }
 

@@ -15,11 +15,16 @@ struct ResolvedWidget: Sendable {
     /// `nil` for a widget its person does not configure.
     let configuration: Settings?
 
-    /// A widget of `kind` drawn by `content`, whose calls `calls` makes from the entry encoder.
+    /// A widget of `kind` drawn by `content`, whose entries the given calls make (each provider
+    /// flavour below says how it calls its provider; the drawing is the same for all).
     init<Entry: TimelineEntry, Content: View & SendableMetatype>(
         kind: String,
         content: @escaping @Sendable (Entry) -> Content,
-        calls: (@escaping Encode<Entry>) -> (Placeholder, Snapshot, Timeline, Settings?)
+        placeholder: @escaping @Sendable (TimelineProviderContext) -> Entry,
+        snapshot: @escaping @Sendable (TimelineProviderContext) async throws(AppexError) -> Entry,
+        timeline:
+            @escaping @Sendable (TimelineProviderContext) async throws(AppexError) -> AppexWidgetKit.Timeline<Entry>,
+        settings: Settings? = nil
     ) {
         descriptor = WidgetDescriptor(
             kind: kind,
@@ -27,7 +32,17 @@ struct ResolvedWidget: Sendable {
             description: "",
             supportedFamilies: WidgetFamily.systemFamilies
         )
-        (placeholder, snapshot, timeline, configuration) = calls(Self.encoder(kind: kind, content: content))
+        let encode = Self.encoder(kind: kind, content: content)
+        self.placeholder = { context throws(AppexError) in try encode(placeholder(context), context.family) }
+        self.snapshot = { context throws(AppexError) in try encode(try await snapshot(context), context.family) }
+        self.timeline = { context throws(AppexError) in
+            let made = try await timeline(context)
+            var entries: [EncodedEntry] = []
+            entries.reserveCapacity(made.entries.count)
+            for entry in made.entries { entries.append(try encode(entry, context.family)) }
+            return EncodedTimeline(entries: entries, policy: EncodedPolicy(made.policy))
+        }
+        configuration = settings
     }
 
     /// A widget its person does not configure (``StaticConfiguration``).
@@ -36,18 +51,13 @@ struct ResolvedWidget: Sendable {
         provider: Provider,
         content: @escaping @Sendable (Provider.Entry) -> Content
     ) {
-        self.init(kind: kind, content: content) { encode in
-            let placeholder: Placeholder = { context throws(AppexError) in
-                try encode(provider.placeholder(in: context), context.family)
-            }
-            let snapshot: Snapshot = { context throws(AppexError) in
-                try encode(await provider.snapshot(in: context), context.family)
-            }
-            let timeline: Timeline = { context throws(AppexError) in
-                try Self.encoded(await provider.timeline(in: context), family: context.family, encode)
-            }
-            return (placeholder, snapshot, timeline, nil)
-        }
+        self.init(
+            kind: kind,
+            content: content,
+            placeholder: { provider.placeholder(in: $0) },
+            snapshot: { await provider.snapshot(in: $0) },
+            timeline: { await provider.timeline(in: $0) }
+        )
     }
 
     /// A configurable widget (``AppIntentConfiguration``): each call decodes the placed widget's
@@ -63,21 +73,13 @@ struct ResolvedWidget: Sendable {
                 throw AppexError(error.code, "widget \(kind): \(error.message)", context: .init(widgetKind: kind))
             }
         }
-        self.init(kind: kind, content: content) { encode in
-            let placeholder: Placeholder = { context throws(AppexError) in
-                try encode(provider.placeholder(in: context), context.family)
-            }
-            let snapshot: Snapshot = { context throws(AppexError) in
-                try encode(await provider.snapshot(for: try intent(context), in: context), context.family)
-            }
-            let timeline: Timeline = { context throws(AppexError) in
-                try Self.encoded(
-                    await provider.timeline(for: try intent(context), in: context),
-                    family: context.family,
-                    encode
-                )
-            }
-            let settings: Settings = {
+        self.init(
+            kind: kind,
+            content: content,
+            placeholder: { provider.placeholder(in: $0) },
+            snapshot: { context throws(AppexError) in await provider.snapshot(for: try intent(context), in: context) },
+            timeline: { context throws(AppexError) in await provider.timeline(for: try intent(context), in: context) },
+            settings: {
                 let parameters = await IntentConfigurationCoding.parameters(of: Provider.Intent.self)
                 let presets = provider.recommendations().map { recommendation in
                     WidgetRecommendation(
@@ -87,20 +89,7 @@ struct ResolvedWidget: Sendable {
                 }
                 return (parameters, presets)
             }
-            return (placeholder, snapshot, timeline, settings)
-        }
-    }
-
-    /// A timeline's entries, each drawn.
-    static func encoded<Entry: TimelineEntry>(
-        _ timeline: AppexWidgetKit.Timeline<Entry>,
-        family: WidgetFamily,
-        _ encode: Encode<Entry>
-    ) throws(AppexError) -> EncodedTimeline {
-        var entries: [EncodedEntry] = []
-        entries.reserveCapacity(timeline.entries.count)
-        for entry in timeline.entries { entries.append(try encode(entry, family)) }
-        return EncodedTimeline(entries: entries, policy: EncodedPolicy(timeline.policy))
+        )
     }
 
     /// Draws an entry into its encoded view tree, within the tree's limits.
