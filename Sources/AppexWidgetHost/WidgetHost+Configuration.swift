@@ -75,10 +75,7 @@ extension WidgetHost {
             }
             configuration[name] = try Self.value(text, for: parameter, of: descriptor.kind, context: context)
         }
-        let object =
-            "{"
-            + configuration.sorted { $0.key < $1.key }.map { "\(Self.quoted($0.key)):\($0.value)" }
-            .joined(separator: ",") + "}"
+        let object = JSONValue.object(configuration.compactMapValues { try? JSONValue(json: $0) }).json
         try store.setConfiguration(configuration.isEmpty ? nil : Array(object.utf8), of: state.key)
         let date = date ?? self.configuration.environment.clock.now
         try WidgetCenter.writeReloadRequest(
@@ -156,26 +153,18 @@ extension WidgetHost {
 
     /// A JSON object's members as JSON text, by name.
     static func values(of bytes: [UInt8]) -> [String: String] {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return [:] }
-        var values: [String: String] = [:]
-        for (name, value) in object {
-            let data = try? JSONSerialization.data(withJSONObject: [value], options: [.fragmentsAllowed])
-            guard let data, let text = String(data: data, encoding: .utf8) else { continue }
-            values[name] = String(text.dropFirst().dropLast())
+        guard case .object(let members)? = try? JSONValue(json: String(decoding: bytes, as: UTF8.self)) else {
+            return [:]
         }
-        return values
+        return members.mapValues(\.json)
     }
 
     /// `text` as a JSON string.
-    static func quoted(_ text: String) -> String {
-        let data = try? JSONSerialization.data(withJSONObject: [text])
-        return data.flatMap { String(data: $0, encoding: .utf8) }.map { String($0.dropFirst().dropLast()) } ?? "\"\""
-    }
+    static func quoted(_ text: String) -> String { JSONValue.string(text).json }
 
     /// A JSON string's characters (other JSON as it is).
     static func unquoted(_ json: String) -> String {
-        guard json.hasPrefix("\"") else { return json }
-        let decoded = try? JSONSerialization.jsonObject(with: Data("[\(json)]".utf8)) as? [String]
-        return decoded?.first ?? json
+        guard case .string(let text)? = try? JSONValue(json: json) else { return json }
+        return text
     }
 }

@@ -1,7 +1,7 @@
 /// Any JSON value, read and written with the `Codable` coders (FoundationEssentials'): what a
-/// widget's configuration is merged in (Foundation's `JSONSerialization` would link all of
-/// Foundation into every widget executable).
-enum JSONValue: Codable, Sendable, Equatable {
+/// widget's configuration is merged in, by the extension and by the widget host (Foundation's
+/// `JSONSerialization` would link all of Foundation into every widget executable).
+package enum JSONValue: Codable, Sendable, Equatable {
     case null
     case bool(Bool)
     case integer(Int64)
@@ -10,7 +10,7 @@ enum JSONValue: Codable, Sendable, Equatable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -29,7 +29,7 @@ enum JSONValue: Codable, Sendable, Equatable {
         }
     }
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()
@@ -40,5 +40,17 @@ enum JSONValue: Codable, Sendable, Equatable {
         case .array(let value): try container.encode(value)
         case .object(let value): try container.encode(value)
         }
+    }
+
+    /// The value `text` (JSON) holds.
+    package init(json text: String) throws {
+        self = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+    }
+
+    /// The value as JSON text (an object's keys sorted).
+    package var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
     }
 }
