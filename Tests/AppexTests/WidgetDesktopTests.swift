@@ -483,6 +483,11 @@ import Testing
         if let folder = ProcessInfo.processInfo.environment["APPEX_SCREENSHOTS"] {
             try await browser.click("\(form) summary")
             try await browser.screenshot(to: folder + "/widget-edit.png")
+            let dark = try await Browser(width: 1200, height: 900, dark: true)
+            try await dark.open(try #require(window.server?.newLoginURL()?.absoluteString))
+            try await dark.wait(for: tile("Emoji"), containing: "mood happy")
+            try await dark.click("\(form) summary")
+            try await dark.screenshot(to: folder + "/widget-edit-dark.png")
         }
     }
 
