@@ -324,7 +324,8 @@ let package = Package(
         .target(
             name: "AppexWidgetHost",
             dependencies: [
-                "AppexWidgetKit", "AppexHost", "AppexCore", "AppexSQLite", "AppexVocabulary", "AppexSystem",
+                "AppexWidgetKit", "AppexHost", "AppexCore", "AppexSQLite", "AppexVocabulary",
+                "AppexSystem",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -624,7 +625,7 @@ func benchmarkTargets() -> [Target] {
             "WidgetBenchmarks",
             [
                 "BenchWidget", "BenchWidgetHostRSS", "BenchWidgetViews", "CPingPong", "BenchChildren",
-                "AppexWidgetKit", "AppexWidgetHost",
+                "AppexWidgetKit", "AppexWidgetHost", "AppexBuild",
             ]
         ),
         group(

@@ -156,6 +156,10 @@ extension AppexBundle {
         do {
             try fileManager.createDirectory(atPath: staging, withIntermediateDirectories: true)
             try fileManager.copyItem(atPath: executable, toPath: staging + "/" + executableName)
+            let shipped = URL(fileURLWithPath: staging + "/" + executableName)
+            if let lighter = UnusedCurl.removed(from: try Data(contentsOf: shipped)) {
+                try lighter.write(to: shipped)
+            }
             try PropertyListFormat.binary.encode(info).write(to: URL(fileURLWithPath: staging + "/" + File.info))
             if let entitlements {
                 try PropertyListFormat.xml.encode(entitlements.propertyList).write(

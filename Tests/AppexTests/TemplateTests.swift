@@ -171,6 +171,9 @@ import Testing
         // The static Swift runtime: the executable needs no toolchain's libraries.
         let libraries = try await run("/usr/bin/ldd", [bundle + "/Weather"], environment: [:])
         #expect(!libraries.standardOutput.contains("libswiftCore"), "\(libraries.standardOutput)")
+        // Nor libcurl: FoundationNetworking comes with `import AppexWidgetKit`, and the widget
+        // never fetches, so the bundle takes it off (UnusedCurl).
+        #expect(!libraries.standardOutput.contains("libcurl"), "\(libraries.standardOutput)")
         // Linked by ld.lld in the order an extension's start runs (decision 0168).
         #expect(output.standardOutput.contains("linking Weather with ld.lld in the order an extension's start runs"))
         let comment = try await run(

@@ -26,6 +26,7 @@
 //   program's idle host (WidgetHost made over an empty apps folder, one states()). Recorded in
 //   the custom metric "rss", in bytes. Target: at most 20 MB more.
 import BenchChildren
+import AppexBuild
 import AppexCore
 import AppexTesting
 import AppexWidgetHost
@@ -71,6 +72,11 @@ final class WidgetWorld: Sendable {
         hundredWidgets = world.root.appending("HundredWidgets")
         let app = hundredWidgets + "/BenchApp.app"
         try FixtureBundles.makeHostApp(at: app, bundleIdentifier: "com.example.benchapp", extensionPoints: [], signedBy: world.team)
+        // The executable as `appex bundle` ships it (without the libcurl it never calls), once.
+        let shipped = world.root.appending("BenchWidget")
+        let built = try Data(contentsOf: URL(fileURLWithPath: binDirectory + "/BenchWidget"))
+        try (UnusedCurl.removed(from: built) ?? built).write(to: URL(fileURLWithPath: shipped))
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: shipped)
         for index in 0..<Self.hundred {
             let bundle = try FixtureBundles.makeExtension(in: app + "/Extensions", name: "BenchWidget\(index)",
                                                           bundleIdentifier: "com.example.benchapp.widget\(index)",
@@ -78,7 +84,7 @@ final class WidgetWorld: Sendable {
                                                           info: ["CFBundleExecutable": .string("BenchWidget")])
             // Hard-linked: a hundred copies of a 30 MB executable would be 3 GB written.
             try FileManager.default.removeItem(atPath: bundle + "/BenchWidget")
-            try FileManager.default.linkItem(atPath: binDirectory + "/BenchWidget", toPath: bundle + "/BenchWidget")
+            try FileManager.default.linkItem(atPath: shipped, toPath: bundle + "/BenchWidget")
             try AppexBundle.sign(at: bundle, with: world.team)
         }
     }

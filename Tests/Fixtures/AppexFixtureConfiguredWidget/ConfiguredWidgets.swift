@@ -142,5 +142,6 @@ struct ConfiguredWidgets: WidgetBundle {
     var body: some Widget {
         EmojiWidget()
         HeroWidget()
+        HeadlineWidget()
     }
 }
