@@ -206,7 +206,14 @@ let package = Package(
         // WidgetKit's shapes for a widget extension; links AppexExtension, never AppexHost.
         .target(
             name: "AppexWidgetKit",
-            dependencies: ["AppexExtension", "AppexCoding", "AppexVocabulary", "AppexSystem"],
+            dependencies: ["AppexExtension", "AppexCoding", "AppexVocabulary", "AppexSystem", "ActivityKit"],
+            swiftSettings: strictSwift
+        ),
+        // Live Activities, named as Apple's module so that `#if canImport(ActivityKit)` holds;
+        // `import AppexWidgetKit` brings it.
+        .target(
+            name: "ActivityKit",
+            dependencies: ["AppexVocabulary", "AppexSystem"],
             swiftSettings: strictSwift
         ),
         .target(
@@ -324,7 +331,7 @@ let package = Package(
         .target(
             name: "AppexWidgetHost",
             dependencies: [
-                "AppexWidgetKit", "AppexHost", "AppexCore", "AppexSQLite", "AppexVocabulary",
+                "AppexWidgetKit", "ActivityKit", "AppexHost", "AppexCore", "AppexSQLite", "AppexVocabulary",
                 "AppexSystem",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

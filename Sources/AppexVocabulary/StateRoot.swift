@@ -10,4 +10,7 @@ package enum StateRoot {
 
     /// `<home>/Widgets/Reloads`: where apps leave reload requests for the widget host.
     package static func widgetReloads(home: String) -> String { home + "/Widgets/Reloads" }
+
+    /// `<home>/Widgets/Activities`: the Live Activities apps run, a file each, for the widget host.
+    package static func widgetActivities(home: String) -> String { home + "/Widgets/Activities" }
 }

@@ -71,7 +71,8 @@ extension WidgetHost {
         var fetch = Fetch(found: found, identity: identity, version: version, family: family, describe: false)
         let app = found.origin == .app ? Self.app(containing: found.path) : nil
         let day = WidgetClock.day(of: now)
-        for descriptor in descriptors {
+        // A Live Activity's widget has no timeline: it draws running activities (WidgetHost+Activities).
+        for descriptor in descriptors where !descriptor.isActivity {
             let key = Self.key(of: descriptor, in: identity, family: family)
             let standing = try store.standing(of: key, app: app, day: day)
             guard let why = need(key, standing, now: now) else { continue }

@@ -10,7 +10,8 @@ extension WidgetHost {
     ///
     /// Between changes it launches nothing and wakes only when something is due: the next
     /// entry's date, a timeline's reload date, a retry, a reload request (watched with
-    /// inotify under `$APPEX_HOME/Widgets/Reloads`, so a running host acts on it at once), an
+    /// inotify under `$APPEX_HOME/Widgets/Reloads`, so a running host acts on it at once), a
+    /// Live Activity's request, update or end (`Widgets/Activities`, watched too), an
     /// enable or disable (the registry is watched too), or a change on the apps path; and at
     /// least every `rescan` to notice anything else.
     ///
@@ -31,6 +32,7 @@ extension WidgetHost {
         let wakeup = Wakeup()
         var tokens: [EventThread.Token] = []
         try? Syscalls.makeDirectories(reloadsFolder, mode: 0o700)
+        try? Syscalls.makeDirectories(activitiesFolder, mode: 0o700)
         // The reloads folder, the apps path and each app's Extensions/ (those there now; others
         // are seen at the next rescan).
         var apps: [String] = []
@@ -43,7 +45,8 @@ extension WidgetHost {
         // a window's toggle) shows at once.
         let registry = configuration.environment.registryDirectory
         try? Syscalls.makeDirectories(registry, mode: 0o700)
-        for folder in [reloadsFolder, registry] + apps {
+        // Live Activities: a request, update or end shows at once.
+        for folder in [reloadsFolder, activitiesFolder, registry] + apps {
             if let token = try? EventThread.shared.whenDirectoryChanges(folder, { wakeup.signal() }) {
                 tokens.append(token)
             }

@@ -59,6 +59,7 @@ extension WidgetHost {
         }
         // The last fetches' processes are kept warm or ended once the states are read, off this path.
         defer { for (process, fetch) in launched { retire(process, of: fetch) } }
+        await drawActivities(now: now)
         return try states(now: now, family: family)
     }
 
@@ -86,12 +87,13 @@ extension WidgetHost {
                 states.append(try state(key, descriptor, found, now: now))
                 continue
             }
-            for descriptor in descriptors {
+            // A Live Activity's widget is shown once per running activity, below.
+            for descriptor in descriptors where !descriptor.isActivity {
                 let key = Self.key(of: descriptor, in: identity, family: family)
                 states.append(try state(key, descriptor, found, now: now))
             }
         }
-        return states
+        return states + (try activityStates(now: now))
     }
 
     // MARK: - Reload requests

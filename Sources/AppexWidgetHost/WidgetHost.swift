@@ -4,6 +4,7 @@ import AppexVocabulary
 import AppexWidgetKit
 import Foundation
 public import Logging
+import Synchronization
 
 /// The system's widget host: finds widget extensions in the apps on the apps path, launches
 /// each only when a timeline is needed, keeps every timeline and the reload budget under
@@ -75,6 +76,8 @@ public final class WidgetHost: Sendable {
     let trees = ViewTreeCache()
     /// The widget extensions' processes kept up after they answered (``Configuration/warmPeriod``).
     let warm = WarmProcesses()
+    /// Each shown Live Activity as last drawn, by its identifier (WidgetHost+Activities).
+    let drawnActivities = Mutex<[String: DrawnActivity]>([:])
 
     /// Opens the widget host's state and discovery.
     ///

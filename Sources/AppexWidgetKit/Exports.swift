@@ -1,3 +1,10 @@
+// And Live Activities (`Activity`, `ActivityAttributes`): ActivityKit is a module of its own so
+// that `#if canImport(ActivityKit)` holds, as on iOS.
+@_exported public import ActivityKit
+// `import AppexWidgetKit` takes the place of `import WidgetKit` and `import SwiftUI`: like SwiftUI,
+// it brings Foundation (`Date`, `URL`, `Calendar`) with it, and the error Appex calls throw.
+@_exported public import Foundation
+
 @_exported public import struct AppexVocabulary.AppexError
 
 // And `URLSession`, `URLRequest`, `HTTPURLResponse`: Linux's Foundation keeps them in

@@ -20,7 +20,7 @@ struct ResolvedWidget: Sendable {
     init<Entry: TimelineEntry, Content: View & SendableMetatype>(
         kind: String,
         content: @escaping @Sendable (Entry) -> Content,
-        placeholder: @escaping @Sendable (TimelineProviderContext) -> Entry,
+        placeholder: @escaping @Sendable (TimelineProviderContext) throws(AppexError) -> Entry,
         snapshot: @escaping @Sendable (TimelineProviderContext) async throws(AppexError) -> Entry,
         timeline:
             @escaping @Sendable (TimelineProviderContext) async throws(AppexError) -> AppexWidgetKit.Timeline<Entry>,
@@ -33,7 +33,7 @@ struct ResolvedWidget: Sendable {
             supportedFamilies: WidgetFamily.systemFamilies
         )
         let encode = Self.encoder(kind: kind, content: content)
-        self.placeholder = { context throws(AppexError) in try encode(placeholder(context), context.family) }
+        self.placeholder = { context throws(AppexError) in try encode(try placeholder(context), context.family) }
         self.snapshot = { context throws(AppexError) in try encode(try await snapshot(context), context.family) }
         self.timeline = { context throws(AppexError) in
             let made = try await timeline(context)

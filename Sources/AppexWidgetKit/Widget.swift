@@ -127,6 +127,14 @@ public struct WidgetDescriptor: Sendable, Hashable, Codable {
     /// The configurations it suggests (its provider's `recommendations()`).
     public var recommendations: [WidgetRecommendation]
 
+    /// The start of a Live Activity's kind (``ActivityConfiguration``): `activity:` and its
+    /// attributes type's name.
+    public static let activityPrefix = "activity:"
+
+    /// Whether it draws Live Activities (an ``ActivityConfiguration``) rather than timelines:
+    /// the widget host shows it only while an activity of its attributes runs.
+    public var isActivity: Bool { kind.hasPrefix(Self.activityPrefix) }
+
     /// Describes a widget.
     public init(
         kind: String,

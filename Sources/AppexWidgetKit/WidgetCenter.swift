@@ -38,7 +38,11 @@ public final class WidgetCenter: Sendable {
         let variables = ProcessInfo.processInfo.environment
         let home = StateRoot.home(variables: variables, userHome: variables["HOME"] ?? "/")
         try Self.writeReloadRequest(
-            WidgetReloadRequest(kind: kind, app: Self.containingApp(), requestedAt: Date().timeIntervalSince1970),
+            WidgetReloadRequest(
+                kind: kind,
+                app: ProcessControl.containingApp(),
+                requestedAt: Date().timeIntervalSince1970
+            ),
             home: home
         )
     }
@@ -79,16 +83,6 @@ public final class WidgetCenter: Sendable {
     static func hex(_ value: UInt64, width: Int) -> String {
         let digits = String(value, radix: 16)
         return String(repeating: "0", count: max(0, width - digits.count)) + digits
-    }
-
-    /// The `.app` bundle this process's executable sits in, if any.
-    static func containingApp() -> String? {
-        var url = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        while url.path != "/" && !url.path.isEmpty {
-            url.deleteLastPathComponent()
-            if url.pathExtension == "app" { return url.path }
-        }
-        return nil
     }
 }
 

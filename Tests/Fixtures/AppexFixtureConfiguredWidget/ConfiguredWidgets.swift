@@ -143,5 +143,8 @@ struct ConfiguredWidgets: WidgetBundle {
         EmojiWidget()
         HeroWidget()
         HeadlineWidget()
+        #if canImport(ActivityKit)
+        DeliveryActivity()
+        #endif
     }
 }
