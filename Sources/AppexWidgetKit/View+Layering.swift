@@ -28,6 +28,15 @@ extension View {
         return ZStack(alignment: alignment) { TupleView(background, self) }
     }
 
+    /// `background` drawn behind the view, aligned as given (SwiftUI's iOS 13 form, which widgets
+    /// still use: `.background(ContainerRelativeShape().fill(.red))`).
+    public func background<Background: View>(
+        _ background: Background,
+        alignment: Alignment = .center
+    ) -> ZStack<TupleView<Background, Self>> {
+        ZStack(alignment: alignment) { TupleView(background, self) }
+    }
+
     /// `style` drawn behind the view in `shape`; on Linux the shape is the view's rectangle.
     public func background(_ style: some ShapeStyle, in shape: some Shape) -> ModifiedContent<Self> {
         background(style)
