@@ -143,6 +143,8 @@ struct ConfiguredWidgets: WidgetBundle {
         EmojiWidget()
         HeroWidget()
         HeadlineWidget()
+        LampControl()
+        BellControl()
         #if canImport(ActivityKit)
         DeliveryActivity()
         #endif
