@@ -275,6 +275,13 @@ let package = Package(
             path: "Tests/Fixtures/AppexFixtureConfiguredWidget",
             swiftSettings: strictSwift
         ),
+        // The same sources in Swift 5 mode, as real widget projects (Xcode's template) build.
+        .executableTarget(
+            name: "AppexFixtureConfiguredWidgetSwift5",
+            dependencies: ["AppexWidgetKit"],
+            path: "Tests/Fixtures/AppexFixtureConfiguredWidgetSwift5",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
         .executableTarget(
             name: "AppexFixtureWidgetApp",
             dependencies: ["AppexWidgetKit"],

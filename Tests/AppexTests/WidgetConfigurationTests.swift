@@ -56,6 +56,27 @@ import Testing
     }
 
     @Test(
+        "the same widgets compiled in Swift 5 mode (as real widget projects build) describe the same kinds and draw the same entries"
+    )
+    func swift5ModeBuild() async throws {
+        let widgets = try WidgetWorld()
+        try FileManager.default.removeItem(atPath: widgets.app + "/Extensions/FixtureWidgets.appex")
+        try FixtureBundles.bundle(
+            executable: Self.executable + "Swift5",
+            in: widgets.app + "/Extensions",
+            name: "Configured",
+            bundleIdentifier: WidgetWorld.appIdentifier + ".configured",
+            signedBy: widgets.world.team
+        )
+        let states = try await widgets.host().refresh()
+        let original = try Self.world()
+        let swift6 = try await original.host().refresh()
+        #expect(states.map(\.key.kind).sorted() == swift6.map(\.key.kind).sorted())
+        #expect(states.map(\.key.kind).sorted() == ["Bell", "Emoji", "Headline", "Hero", "Lamp"])
+        for state in states { #expect(state.texts() == swift6.widget(state.key.kind)?.texts(), "\(state.key.kind)") }
+    }
+
+    @Test(
         "configuring a placed widget sets its parameters as a person types them; its provider gets them in timeline(for:in:), and they survive a new widget host"
     )
     func configureSetsParameters() async throws {
