@@ -73,17 +73,21 @@ package struct ActivityRecord: Codable, Sendable, Hashable {
         }
     }
 
-    /// Removes the records no longer shown at `now` (ended and past their dismissal date).
-    package static func removeDismissed(home: String, now: Date) {
-        for record in all(home: home) where record.isDismissed(at: now) {
-            try? Syscalls.removeFile(folder(home: home) + "/" + record.id + ".activity")
-        }
+    /// Removes its file from `home`'s folder (it is no longer shown).
+    package func remove(home: String) {
+        try? Syscalls.removeFile(Self.folder(home: home) + "/" + id + ".activity")
     }
 
     /// Ended, and past its dismissal date at `now`.
     package func isDismissed(at now: Date) -> Bool {
         activityState != .active && activityState != .stale
             && (dismissAt ?? 0) <= now.timeIntervalSince1970
+    }
+
+    /// The next moment after `now` it changes by itself: its stale date, or its dismissal.
+    package func nextChange(after now: Date) -> Date? {
+        [staleDate, activityState == .ended ? dismissAt : nil].compactMap { $0 }
+            .map(Date.init(timeIntervalSince1970:)).filter { $0 > now }.min()
     }
 
     /// Past its stale date at `now`.

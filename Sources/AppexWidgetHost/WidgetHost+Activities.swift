@@ -13,45 +13,61 @@ import Synchronization
 // state (a tile on the desktop) until it is dismissed. Drawing an activity takes nothing from
 // a widget's reload budget, as on iOS, where activity updates have no widget budget.
 extension WidgetHost {
-    /// An activity as last drawn: of which revision, stale or not, and its tree or why not.
+    /// An activity as last drawn: of which write (revision and time: two processes may write
+    /// the same revision), stale or not, its last good tree, and why the last drawing failed.
     struct DrawnActivity: Sendable {
         var revision: Int
+        var updatedAt: Double
         var isStale: Bool
         var at: Date
         var tree: [UInt8]?
         var failure: (code: String, reason: String)?
+
+        /// Whether this drawing shows `record` as it is at `now`.
+        func shows(_ record: ActivityRecord, at now: Date) -> Bool {
+            revision == record.revision && updatedAt == record.updatedAt && isStale == record.isStale(at: now)
+        }
     }
 
     /// A shown activity and the widget that draws it.
     struct RunningActivity {
         var record: ActivityRecord
-        var found: DiscoveredExtension
-        var identity: AppExtensionIdentity
-        var descriptor: WidgetDescriptor
-        var app: String?
+        var drawer: ActivityDrawer
 
         /// Its key among the states: the widget's kind and the activity's identifier.
         var key: WidgetKey {
             WidgetKey(
-                extensionIdentifier: identity.bundleIdentifier,
-                kind: descriptor.kind + "#" + record.id,
+                extensionIdentifier: drawer.identity.bundleIdentifier,
+                kind: drawer.descriptor.kind + "#" + record.id,
                 family: .systemMedium
             )
         }
+    }
+
+    /// An enabled widget with an `ActivityConfiguration`, and the app it is in.
+    struct ActivityDrawer {
+        var found: DiscoveredExtension
+        var identity: AppExtensionIdentity
+        var app: String?
+        var descriptor: WidgetDescriptor
     }
 
     var activitiesFolder: String { ActivityRecord.folder(home: configuration.environment.home) }
 
     /// The activities shown at `now` with the enabled widget that draws each (the first of the
     /// activity's app's widget extensions with an `ActivityConfiguration` for its attributes;
-    /// of any app's when the activity was not started inside one). An activity no widget draws
-    /// is not shown; one dismissed is removed.
-    func runningActivities(now: Date) throws(AppexError) -> [RunningActivity] {
-        let home = configuration.environment.home
-        ActivityRecord.removeDismissed(home: home, now: now)
-        let records = ActivityRecord.all(home: home).filter { !$0.isDismissed(at: now) }
+    /// of any app's when the activity was not started inside one), most relevant first. An
+    /// activity no widget draws is not shown. `all`: the records, when read already. Reads
+    /// only: ``drawActivities(now:)`` removes the dismissed ones' files.
+    func runningActivities(
+        _ all: [ActivityRecord]? = nil,
+        now: Date
+    ) throws(AppexError) -> [RunningActivity] {
+        let records = (all ?? ActivityRecord.all(home: configuration.environment.home)).filter {
+            !$0.isDismissed(at: now)
+        }
         guard !records.isEmpty else { return [] }
-        var drawers: [(found: DiscoveredExtension, identity: AppExtensionIdentity, app: String?, WidgetDescriptor)] = []
+        var drawers: [ActivityDrawer] = []
         for found in try discovery.snapshot().extensions where found.state == .enabled {
             guard let identity = found.identity,
                 let descriptors = try store.descriptors(
@@ -61,32 +77,27 @@ extension WidgetHost {
             else { continue }
             let app = found.origin == .app ? Self.app(containing: found.path) : nil
             for descriptor in descriptors where descriptor.isActivity {
-                drawers.append((found, identity, app, descriptor))
+                drawers.append(ActivityDrawer(found: found, identity: identity, app: app, descriptor: descriptor))
             }
         }
         return records.sorted { ($0.relevanceScore, $0.updatedAt) > ($1.relevanceScore, $1.updatedAt) }.compactMap {
             record in
             let kind = WidgetDescriptor.activityPrefix + record.type
-            guard
-                let drawer = drawers.first(where: {
-                    $0.3.kind == kind && (record.app == nil || $0.app == record.app)
-                })
-            else { return nil }
-            return RunningActivity(
-                record: record,
-                found: drawer.found,
-                identity: drawer.identity,
-                descriptor: drawer.3,
-                app: drawer.app
-            )
+            let drawer = drawers.first { $0.descriptor.kind == kind && (record.app == nil || $0.app == record.app) }
+            return drawer.map { RunningActivity(record: record, drawer: $0) }
         }
     }
 
-    /// Draws every shown activity whose content changed (a new revision, or it went stale)
-    /// since it was last drawn, one launch of its widget extension each; forgets the others.
+    /// Draws every shown activity whose content changed (a new write, or it went stale) since
+    /// it was last drawn, one launch of its widget extension each; forgets the others, and
+    /// removes the files of those dismissed. A drawing that fails keeps the last good one,
+    /// marked stale with the reason, as a widget keeps its last good timeline.
     func drawActivities(now: Date) async {
+        let home = configuration.environment.home
+        let records = ActivityRecord.all(home: home)
+        for record in records where record.isDismissed(at: now) { record.remove(home: home) }
         let running: [RunningActivity]
-        do { running = try runningActivities(now: now) } catch {
+        do { running = try runningActivities(records, now: now) } catch {
             configuration.logger.error("cannot read Live Activities", metadata: ["error": "\(error)"])
             return
         }
@@ -95,61 +106,41 @@ extension WidgetHost {
             drawn = drawn.filter { ids.contains($0.key) }
             return drawn
         }
-        for activity in running {
-            let stale = activity.record.isStale(at: now)
-            if let last = drawn[activity.record.id], last.revision == activity.record.revision, last.isStale == stale {
-                continue
-            }
-            var result = DrawnActivity(revision: activity.record.revision, isStale: stale, at: now)
+        for activity in running where drawn[activity.record.id]?.shows(activity.record, at: now) != true {
+            let record = activity.record
+            let stale = record.isStale(at: now)
+            var result = DrawnActivity(
+                revision: record.revision,
+                updatedAt: record.updatedAt,
+                isStale: stale,
+                at: now,
+                tree: drawn[record.id]?.tree
+            )
             do throws(AppexError) {
-                result.tree = try await draw(activity, isStale: stale).tree
+                let key = WidgetKey(
+                    extensionIdentifier: activity.drawer.identity.bundleIdentifier,
+                    kind: activity.drawer.descriptor.kind,
+                    family: .systemMedium
+                )
+                let request = WidgetRequest.configured(
+                    configuration: try payload(of: record, isStale: stale),
+                    request: .snapshot(kind: key.kind, family: key.family, isPreview: false)
+                )
+                result.tree = try await launchedEntry(request, of: key, identity: activity.drawer.identity).tree
             } catch {
                 configuration.logger.warning(
                     "cannot draw a Live Activity",
-                    metadata: ["activity": "\(activity.record.id)", "error": "\(error)"]
+                    metadata: ["activity": "\(record.id)", "error": "\(error)"]
                 )
                 result.failure = (error.code.name, error.message)
             }
-            drawnActivities.withLock { $0[activity.record.id] = result }
+            drawnActivities.withLock { $0[record.id] = result }
         }
-    }
-
-    /// Launches the activity's widget extension and asks for its Lock Screen view.
-    private func draw(_ activity: RunningActivity, isStale: Bool) async throws(AppexError) -> EncodedEntry {
-        let key = WidgetKey(
-            extensionIdentifier: activity.identity.bundleIdentifier,
-            kind: activity.descriptor.kind,
-            family: .systemMedium
-        )
-        let payload = try Self.payload(of: activity.record, isStale: isStale)
-        let process: AppExtensionProcess
-        do {
-            process = try await AppExtensionProcess(
-                configuration: launchConfiguration(for: activity.identity),
-                discovery: discovery
-            )
-        } catch {
-            throw Self.explain(
-                error,
-                extension: key.extensionIdentifier,
-                kind: key.kind,
-                deadline: configuration.deadline
-            )
-        }
-        defer { process.invalidate() }
-        return try await entry(
-            .configured(
-                configuration: payload,
-                request: .snapshot(kind: key.kind, family: key.family, isPreview: false)
-            ),
-            of: key,
-            from: process
-        )
     }
 
     /// What the widget gets: the activity's identifier, attributes, state and staleness, as
     /// JSON (the app's JSON read and written again, so that only JSON reaches the widget).
-    static func payload(of record: ActivityRecord, isStale: Bool) throws(AppexError) -> [UInt8] {
+    func payload(of record: ActivityRecord, isStale: Bool) throws(AppexError) -> [UInt8] {
         struct Payload: Encodable {
             let id: String
             let attributes: JSONValue
@@ -166,10 +157,11 @@ extension WidgetHost {
             )
             return [UInt8](try JSONEncoder().encode(payload))
         } catch {
+            let path = activitiesFolder + "/" + record.id + ".activity"
             throw AppexError(
                 .corruptValue,
-                "Live Activity \(record.id) (\(record.type)): its attributes or state are not JSON",
-                context: AppexError.Context(path: record.id + ".activity")
+                "Live Activity \(record.id) (\(record.type)) in \(path): its attributes or state are not JSON: \(error)",
+                context: AppexError.Context(path: path)
             )
         }
     }
@@ -186,14 +178,14 @@ extension WidgetHost {
             } else {
                 health = tree == nil ? .notLoaded : .current
             }
-            var descriptor = activity.descriptor
+            var descriptor = activity.drawer.descriptor
             descriptor.description =
                 activity.record.activityState == .active ? "Live Activity" : "Live Activity (ended)"
             return WidgetState(
                 key: activity.key,
                 descriptor: descriptor,
-                discovered: activity.found,
-                app: activity.app,
+                discovered: activity.drawer.found,
+                app: activity.drawer.app,
                 fetchedAt: last?.at,
                 entries: tree.map {
                     [
@@ -204,7 +196,8 @@ extension WidgetHost {
                         )
                     ]
                 } ?? [],
-                nextReload: nil,
+                // When it next changes by itself: its content goes stale, or it is dismissed.
+                nextReload: activity.record.nextChange(after: now),
                 policy: nil,
                 health: health,
                 budgetUsed: 0,

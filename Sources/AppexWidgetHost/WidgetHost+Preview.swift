@@ -19,23 +19,11 @@ extension WidgetHost {
                 context: AppexError.Context(bundleIdentifier: state.key.extensionIdentifier, widgetKind: state.key.kind)
             )
         }
-        let processConfiguration = launchConfiguration(for: identity)
-        let process: AppExtensionProcess
-        do { process = try await AppExtensionProcess(configuration: processConfiguration, discovery: discovery) } catch
-        {
-            throw Self.explain(
-                error,
-                extension: state.key.extensionIdentifier,
-                kind: state.key.kind,
-                deadline: configuration.deadline
-            )
-        }
-        defer { process.invalidate() }
         let request = try configured(
             .snapshot(kind: state.key.kind, family: state.key.family, isPreview: true),
             for: state.key
         )
-        let entry = try await entry(request, of: state.key, from: process)
+        let entry = try await launchedEntry(request, of: state.key, identity: identity)
         return WidgetFrame(
             kind: state.key.kind,
             displayName: state.descriptor.displayName,
@@ -44,5 +32,33 @@ extension WidgetHost {
             status: "preview",
             now: Date(timeIntervalSince1970: entry.date)
         )
+    }
+
+    /// The entry `key`'s widget answers `request` with, from a launch of its own (ended after):
+    /// what a preview and a Live Activity's drawing ask once, outside any timeline.
+    ///
+    /// - Throws: ``/AppexVocabulary/AppexError``: the launch's and the entry's errors, naming the
+    ///   extension and the kind.
+    func launchedEntry(
+        _ request: WidgetRequest,
+        of key: WidgetKey,
+        identity: AppExtensionIdentity
+    ) async throws(AppexError) -> EncodedEntry {
+        let process: AppExtensionProcess
+        do {
+            process = try await AppExtensionProcess(
+                configuration: launchConfiguration(for: identity),
+                discovery: discovery
+            )
+        } catch {
+            throw Self.explain(
+                error,
+                extension: key.extensionIdentifier,
+                kind: key.kind,
+                deadline: configuration.deadline
+            )
+        }
+        defer { process.invalidate() }
+        return try await entry(request, of: key, from: process)
     }
 }

@@ -102,12 +102,16 @@ extension WidgetHost {
     }
 
     /// The next moment anything is due for any widget.
-    static func nextDue(_ states: [WidgetState], after now: Date, configuration: Configuration) -> Date? {
+    package static func nextDue(_ states: [WidgetState], after now: Date, configuration: Configuration) -> Date? {
         var dates: [Date] = []
         for state in states {
             if let next = state.nextEntryDate(after: now) { dates.append(next) }
             if let reload = state.nextReload, let fetched = state.fetchedAt {
-                dates.append(max(reload, fetched + configuration.minimumReloadInterval.timeInterval))
+                // A Live Activity's next change (stale, dismissed) is a redraw, not a reload.
+                dates.append(
+                    state.descriptor.isActivity
+                        ? reload : max(reload, fetched + configuration.minimumReloadInterval.timeInterval)
+                )
             }
             switch state.health {
             case .stale(_, _, let since): dates.append(since + configuration.retryInterval.timeInterval)

@@ -18,7 +18,8 @@ public struct WidgetState: Sendable {
     /// The last good timeline's entries, by date.
     public let entries: [Entry]
     /// When the host asks for the next timeline: the last entry's date (`.atEnd`), the given
-    /// date (`.after`), or `nil` (`.never`, or no timeline).
+    /// date (`.after`), or `nil` (`.never`, or no timeline). For a Live Activity: when it is
+    /// next drawn again by itself (its content goes stale, or it is dismissed).
     public let nextReload: Date?
     /// The last good timeline's policy, in words: `atEnd`, `after <date>`, `never`.
     public let policy: String?

@@ -39,6 +39,8 @@ import Testing
         #expect(tile.texts() == ["Order 42", "20 min"])
         #expect(tile.health == .current && tile.budgetUsed == 0)
         #expect(tile.app == widgets.app)
+        // Drawing it launched no widget's timeline: Emoji's budget is as it was.
+        #expect(started.widget("Emoji")?.budgetUsed == before.widget("Emoji")?.budgetUsed)
 
         _ = try await Self.app(widgets, ["update", id, "5"])
         #expect(try await host.refresh().widget(kind)?.texts() == ["Order 42", "5 min"])
@@ -78,6 +80,24 @@ import Testing
         let page = try await window.request("GET", "/", headers: ["Cookie": cookie])
         #expect(page.body.contains("data-widget=\"\(kind) (systemMedium) of"), "\(page.body)")
         #expect(page.body.contains("Order 7"))
+    }
+
+    @Test(
+        "an activity whose content passes its stale date is drawn again with isStale, without an update; the host wakes at that date"
+    )
+    func goesStale() async throws {
+        let widgets = try WidgetConfigurationTests.world()
+        let host = try widgets.host()
+        let id = try await Self.app(widgets, ["start", "9", "30", "600"])
+        let kind = "activity:DeliveryAttributes#" + id
+        let fresh = try #require(try await host.refresh().widget(kind))
+        #expect(fresh.texts() == ["Order 9", "30 min"])
+        // Its next change is the stale date, which wakes a running host (not 5 minutes later).
+        let staleAt = try #require(fresh.nextReload)
+        #expect(abs(staleAt.timeIntervalSinceNow - 600) < 30, "\(staleAt)")
+        #expect(WidgetHost.nextDue([fresh], after: Date(), configuration: host.configuration) == staleAt)
+        let later = try await host.refresh(now: staleAt.addingTimeInterval(1))
+        #expect(later.widget(kind)?.texts() == ["Order 9", "late"])
     }
 
     @Test("an activity file that is not JSON, or names attributes no widget draws, shows nothing and stops nothing")

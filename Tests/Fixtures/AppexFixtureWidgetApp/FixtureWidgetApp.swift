@@ -3,7 +3,8 @@ import Foundation
 
 /// A containing app for the fixture widgets. `reload KIND` (or `reload` for all) asks the
 /// widget host for new timelines with `WidgetCenter`, as an app does after its data changed.
-/// `activity start ORDER MINUTES` starts a delivery's Live Activity (printing its identifier),
+/// `activity start ORDER MINUTES [STALE_SECONDS]` starts a delivery's Live Activity (printing its
+/// identifier; its content goes stale after STALE_SECONDS),
 /// `activity update ID MINUTES` and `activity end ID [immediate]` change and end it.
 /// Opened with a URL (a widget tapped), it writes the URL to `$APPEX_HOME/opened-url`.
 @main
@@ -31,8 +32,14 @@ struct FixtureWidgetApp {
     }
 
     static func activity(_ arguments: [String]) async throws {
-        func content(_ minutes: String) -> ActivityContent<DeliveryAttributes.ContentState> {
-            ActivityContent(state: DeliveryAttributes.ContentState(minutesLeft: Int(minutes) ?? 0), staleDate: nil)
+        func content(
+            _ minutes: String,
+            staleAfter seconds: String? = nil
+        ) -> ActivityContent<DeliveryAttributes.ContentState> {
+            ActivityContent(
+                state: DeliveryAttributes.ContentState(minutesLeft: Int(minutes) ?? 0),
+                staleDate: seconds.flatMap(Double.init).map { Date().addingTimeInterval($0) }
+            )
         }
         func running(_ id: String) throws -> Activity<DeliveryAttributes> {
             guard let found = Activity<DeliveryAttributes>.activities.first(where: { $0.id == id }) else {
@@ -41,10 +48,10 @@ struct FixtureWidgetApp {
             return found
         }
         switch (arguments.first, arguments.count) {
-        case ("start", 3):
+        case ("start", 3), ("start", 4):
             let activity = try Activity.request(
                 attributes: DeliveryAttributes(orderNumber: arguments[1]),
-                content: content(arguments[2])
+                content: content(arguments[2], staleAfter: arguments.count == 4 ? arguments[3] : nil)
             )
             print(activity.id)
         case ("update", 3):
@@ -53,7 +60,9 @@ struct FixtureWidgetApp {
             let policy: ActivityUIDismissalPolicy = arguments.count == 3 ? .immediate : .default
             try await running(arguments[1]).end(nil, dismissalPolicy: policy)
         default:
-            print("usage: FixtureWidgetApp activity start ORDER MINUTES | update ID MINUTES | end ID [immediate]")
+            print(
+                "usage: FixtureWidgetApp activity start ORDER MINUTES [STALE_SECONDS] | update ID MINUTES | end ID [immediate]"
+            )
         }
     }
 }
