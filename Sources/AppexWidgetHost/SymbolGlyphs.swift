@@ -31,7 +31,7 @@ enum SymbolGlyphs {
         "phone": "📞", "message": "💬", "bubble.left": "💬", "bubble.right": "💬", "cloud": "⛅",
         "cloud.sun": "⛅", "sun.max": "🔆", "cloud.rain": "☔", "umbrella": "☔", "moon": "🌙", "bolt": "⚡",
         "flame": "🔥", "leaf": "🍃", "checkmark": "✅", "checkmark.circle": "✅", "xmark": "❌",
-        "xmark.circle": "❌", "plus": "➕", "minus": "➖", "bell": "🔔", "house": "🏠", "gear": "🔧",
+        "xmark.circle": "❌", "plus": "➕", "minus": "➖", "bell": "🔔", "lightbulb": "💡", "house": "🏠", "gear": "🔧",
         "gearshape": "🔧", "wrench": "🔧", "exclamationmark.triangle": "❗", "exclamationmark": "❗",
         "questionmark": "❓", "arrow.clockwise": "🔄", "arrow.triangle.2.circlepath": "🔄", "lock": "🔒",
         "lock.open": "🔓", "key": "🔑", "cart": "🛒", "creditcard": "💳", "newspaper": "📰",

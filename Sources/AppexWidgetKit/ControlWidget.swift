@@ -46,9 +46,7 @@ public struct ControlWidgetInBundle<Control: ControlWidget>: Widget {
 
     /// The control's configuration, as widgets are served.
     public var body: ModifiedWidgetConfiguration {
-        ModifiedWidgetConfiguration(
-            resolvedWidgets: (control.body as? any ResolvableConfiguration)?.resolvedWidgets ?? []
-        )
+        ModifiedWidgetConfiguration(resolvedWidgets: resolvedWidgets(of: control.body))
     }
 }
 

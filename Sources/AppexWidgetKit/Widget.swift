@@ -33,7 +33,8 @@ protocol ResolvableConfiguration: WidgetConfiguration {
     var resolvedWidgets: [ResolvedWidget] { get }
 }
 
-func resolvedWidgets(of configuration: some WidgetConfiguration) -> [ResolvedWidget] {
+/// The widgets `configuration` serves: a widget's or a control's configuration.
+func resolvedWidgets(of configuration: Any) -> [ResolvedWidget] {
     (configuration as? any ResolvableConfiguration)?.resolvedWidgets ?? []
 }
 

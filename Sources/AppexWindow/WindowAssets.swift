@@ -258,7 +258,7 @@ enum WindowAssets {
         .scene button.scene-toggle.off { background: #e5e5ea; color: #000; }
         .scene-field { display: flex; gap: 8px; align-items: center; font-size: 14px; }
         .scene-field input, .scene-field select { font: inherit; padding: 2px 6px; }
-        .widget button.control { display: inline-flex; align-items: center; gap: 6px; align-self: flex-start; font: inherit; font-size: 14px; border: none; border-radius: 8px; padding: 4px 10px; margin: 2px 0; background: #007aff; color: #fff; cursor: pointer; }
+        .widget button.control { display: inline-flex; align-items: center; gap: 6px; font: inherit; font-size: 14px; border: none; border-radius: 8px; padding: 4px 10px; margin: 2px 0; background: #007aff; color: #fff; cursor: pointer; }
         .widget button.intent-toggle.off { background: #e5e5ea; color: #000; }
         .widget button.intent-toggle.on::before { content: "● "; } .widget button.intent-toggle.off::before { content: "○ "; }
         """

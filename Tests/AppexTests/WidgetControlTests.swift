@@ -49,6 +49,11 @@ import Testing
         let tile = String(page.body[lamp.lowerBound...].prefix(3000))
         #expect(tile.contains("data-intent=\"0\""), "\(tile)")
         #expect(tile.contains("role=\"switch\"") || tile.contains("aria-checked=\"false\""), "\(tile)")
+        // Both, exactly: a switch that is off.
+        #expect(tile.contains("role=\"switch\"") && tile.contains("aria-checked=\"false\""), "\(tile)")
         #expect(page.body.contains("data-widget=\"Bell (systemSmall) of"))
+        let bell = try #require(page.body.range(of: "data-widget=\"Bell (systemSmall) of"))
+        let bellTile = String(page.body[bell.lowerBound...].prefix(1500))
+        #expect(bellTile.contains("data-intent=\"0\"") && !bellTile.contains("role=\"switch\""), "\(bellTile)")
     }
 }
