@@ -1,4 +1,5 @@
 import AppexCore
+import AppexSystem
 import AppexTestTiers
 import AppexTesting
 import AppexWidgetHost
@@ -10,10 +11,10 @@ import Testing
 /// the network; without them the sandbox refuses the connection and the server hears nothing.
 @Suite(.timed) struct WidgetNetworkingTests {
     /// A server on 127.0.0.1 that answers every GET with a headline and writes each request's
-    /// path and User-Agent to a log; it writes its port to a file once it listens.
+    /// path and User-Agent to a log; once it listens, it prints its port on a line.
     static let headlineServer = """
         import http.server, sys
-        port_file, log = sys.argv[1], sys.argv[2]
+        log = sys.argv[1]
         class Headline(http.server.BaseHTTPRequestHandler):
             def do_GET(self):
                 with open(log, "a") as f:
@@ -26,29 +27,43 @@ import Testing
                 pass
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Headline)
         open(log, "a").close()
-        with open(port_file + ".partial", "w") as f:
-            f.write(str(server.server_address[1]))
-        import os
-        os.rename(port_file + ".partial", port_file)
+        print(server.server_address[1], flush=True)
         server.serve_forever()
         """
 
-    /// The server, running until the returned process is terminated; its port and log.
+    /// The server, running until the returned process is terminated; its port and log. Its
+    /// port line is read on a thread of its own (a blocking read); a server that prints none
+    /// within 10 s is ended, which ends the read.
     static func startServer(in folder: String) async throws -> (Process, Int, String) {
         let process = Process()
+        let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", headlineServer, folder + "/port", folder + "/requests.log"]
-        process.standardOutput = FileHandle.nullDevice
+        process.arguments = ["-c", headlineServer, folder + "/requests.log"]
+        process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        for _ in 0..<200 {
-            if let text = try? String(contentsOfFile: folder + "/port", encoding: .utf8), let port = Int(text) {
-                return (process, port, folder + "/requests.log")
+        let watchdog = DispatchWorkItem { process.terminate() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 10, execute: watchdog)
+        let reader = output.fileHandleForReading
+        let line = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+            let started = startDetachedThread(name: "test.headline-port") {
+                var bytes: [UInt8] = []
+                while let byte = try? reader.read(upToCount: 1)?.first, byte != UInt8(ascii: "\n") {
+                    bytes.append(byte)
+                }
+                continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
             }
-            try await Task.sleep(for: .milliseconds(50))
+            if !started { continuation.resume(returning: "") }
         }
-        process.terminate()
-        throw AppexError(.deadlineExceeded, "the headline server did not start")
+        watchdog.cancel()
+        guard let port = Int(line) else {
+            process.terminate()
+            throw AppexError(
+                .deadlineExceeded,
+                "the headline server printed no port within 10 s (it printed \"\(line)\")"
+            )
+        }
+        return (process, port, folder + "/requests.log")
     }
 
     /// The configured-widget fixture alone in a widget world, with `entitlements`.
