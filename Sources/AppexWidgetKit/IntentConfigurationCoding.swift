@@ -10,18 +10,43 @@ enum IntentConfigurationCoding {
         from bytes: [UInt8]
     ) throws(AppexError) -> Intent {
         let defaults = Intent()
-        if bytes.isEmpty { return defaults }
+        if bytes.isEmpty { return try complete(defaults) }
         let given: [String: JSONValue]
         do { given = try JSONDecoder().decode([String: JSONValue].self, from: Data(bytes)) } catch {
             throw AppexError(.coding, "the configuration of \(Intent.title) is not a JSON object: \(error)")
         }
+        let intent: Intent
         do {
             var object = try JSONDecoder().decode([String: JSONValue].self, from: JSONEncoder().encode(defaults))
             for (name, value) in given { object[name] = value }
-            return try JSONDecoder().decode(Intent.self, from: JSONEncoder().encode(object))
+            intent = try JSONDecoder().decode(Intent.self, from: JSONEncoder().encode(object))
         } catch {
-            throw AppexError(.coding, "the configuration of \(Intent.title) does not fit its parameters: \(error)")
+            throw AppexError(
+                .coding,
+                "the configuration of \(Intent.title) does not fit its parameters (did a new build change them?): \(error); `appex widgets configure KIND --reset` goes back to the defaults"
+            )
         }
+        return try complete(intent)
+    }
+
+    /// `intent`, checked to have a value for every required parameter: a provider that read
+    /// one never set would end its process (as on Apple platforms, where the system asks the
+    /// person first).
+    ///
+    /// - Throws: ``/AppexVocabulary/AppexError`` `invalidValue`, naming the parameter and how to set it.
+    static func complete<Intent: WidgetConfigurationIntent>(_ intent: Intent) throws(AppexError) -> Intent {
+        for child in Mirror(reflecting: intent).children {
+            guard let label = child.label, label.hasPrefix("_"),
+                let parameter = child.value as? any DescribableParameter,
+                parameter.isUnset
+            else { continue }
+            let name = String(label.dropFirst())
+            throw AppexError(
+                .invalidValue,
+                "\(Intent.title)'s parameter \(name) (\(parameter.displayTitle ?? name)) has no value and no default: set it with `appex widgets configure KIND --set \(name)=VALUE` or the widget desktop's Edit widget"
+            )
+        }
+        return intent
     }
 
     /// `intent`'s parameters as a JSON object's text.
@@ -45,6 +70,10 @@ enum IntentConfigurationCoding {
 /// A parameter that can say what it is (``IntentParameter``).
 protocol DescribableParameter {
     func describe(name: String) async -> WidgetParameter
+    /// Required, and neither set nor given a default.
+    var isUnset: Bool { get }
+    /// Its title, when it has one.
+    var displayTitle: String? { get }
 }
 
 /// The JSON text and the title of a parameter's value.
@@ -74,6 +103,10 @@ extension Optional: OptionalParameterValue {
 }
 
 extension IntentParameter: DescribableParameter {
+    var isUnset: Bool { value.withLock { $0 } == nil && !(Value.self is any OptionalParameterValue.Type) }
+
+    var displayTitle: String? { title?.key }
+
     func describe(name: String) async -> WidgetParameter {
         let optional = Value.self as? any OptionalParameterValue.Type
         let base = optional?.wrappedType ?? Value.self

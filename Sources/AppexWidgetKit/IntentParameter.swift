@@ -20,7 +20,7 @@ import Synchronization
 /// boundary (a tap's intent, a widget's configuration).
 @propertyWrapper
 public final class IntentParameter<Value: Codable & Sendable>: Codable, Sendable {
-    private let value: Mutex<Value?>
+    let value: Mutex<Value?>
     /// The parameter's name, as a person reads it.
     public let title: LocalizedStringResource?
     /// What the parameter is for, in a sentence.

@@ -56,6 +56,25 @@ import Testing
     }
 
     @Test(
+        "a widget whose required parameter has no default and was never set is stale with the parameter named and how to set it (its extension does not crash); set, it draws"
+    )
+    func requiredParameterUnset() async throws {
+        let widgets = try Self.world()
+        let host = try widgets.host()
+        let greeting = try #require(try await host.refresh().widget("Greeting"))
+        guard case .stale(let code, let reason, _) = greeting.health else {
+            Issue.record("\(greeting.health)")
+            return
+        }
+        #expect(code == "remote-failure" && reason.contains("invalid-value"), "\(reason)")
+        #expect(reason.contains("widget Greeting"), "\(reason)")
+        #expect(reason.contains("parameter name (Name) has no value and no default"), "\(reason)")
+        #expect(reason.contains("appex widgets configure KIND --set name=VALUE"), "\(reason)")
+        try host.configure(greeting, setting: ["name": "Ada"])
+        #expect(try await host.refresh().widget("Greeting")?.texts() == ["Hello Ada"])
+    }
+
+    @Test(
         "the same widgets compiled in Swift 5 mode (as real widget projects build) describe the same kinds and draw the same entries"
     )
     func swift5ModeBuild() async throws {
@@ -72,7 +91,7 @@ import Testing
         let original = try Self.world()
         let swift6 = try await original.host().refresh()
         #expect(states.map(\.key.kind).sorted() == swift6.map(\.key.kind).sorted())
-        #expect(states.map(\.key.kind).sorted() == ["Bell", "Emoji", "Headline", "Hero", "Lamp"])
+        #expect(states.map(\.key.kind).sorted() == ["Bell", "Emoji", "Greeting", "Headline", "Hero", "Lamp"])
         for state in states { #expect(state.texts() == swift6.widget(state.key.kind)?.texts(), "\(state.key.kind)") }
     }
 

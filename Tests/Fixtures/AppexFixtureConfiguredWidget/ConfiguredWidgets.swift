@@ -143,6 +143,7 @@ struct ConfiguredWidgets: WidgetBundle {
         EmojiWidget()
         HeroWidget()
         HeadlineWidget()
+        GreetingWidget()
         LampControl()
         BellControl()
         #if canImport(ActivityKit)
