@@ -79,7 +79,12 @@ extension WidgetHost {
         try store.setConfiguration(configuration.isEmpty ? nil : Array(object.utf8), of: state.key)
         let date = date ?? self.configuration.environment.clock.now
         try WidgetCenter.writeReloadRequest(
-            WidgetReloadRequest(kind: state.key.kind, app: state.app, requestedAt: date.timeIntervalSince1970),
+            WidgetReloadRequest(
+                kind: state.key.kind,
+                app: state.app,
+                requestedAt: date.timeIntervalSince1970,
+                byPerson: true
+            ),
             home: self.configuration.environment.home
         )
         self.configuration.logger.info(

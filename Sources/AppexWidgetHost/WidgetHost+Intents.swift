@@ -52,7 +52,12 @@ extension WidgetHost {
         }
         configuration.logger.info("intent performed", metadata: ["widget": "\(state.key)", "control": "\(index)"])
         try WidgetCenter.writeReloadRequest(
-            WidgetReloadRequest(kind: state.key.kind, app: state.app, requestedAt: date.timeIntervalSince1970),
+            WidgetReloadRequest(
+                kind: state.key.kind,
+                app: state.app,
+                requestedAt: date.timeIntervalSince1970,
+                byPerson: true
+            ),
             home: configuration.environment.home
         )
     }

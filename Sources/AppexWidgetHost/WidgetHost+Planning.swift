@@ -76,33 +76,45 @@ extension WidgetHost {
             let key = Self.key(of: descriptor, in: identity, family: family)
             let standing = try store.standing(of: key, app: app, day: day)
             guard let why = need(key, standing, now: now) else { continue }
-            let taken = try store.takeReload(
-                for: key,
-                day: day,
-                limit: configuration.dailyReloadBudget,
-                at: now
-            )
-            guard let used = taken else {
-                let reason =
-                    "needs a timeline (\(why)) but used its reload budget of \(configuration.dailyReloadBudget) for \(day)"
-                if standing.attempt?.failure?.code != AppexError.Code.reloadBudgetExhausted.name {
-                    configuration.logger.warning("reload budget used up", metadata: ["widget": "\(key)"])
-                }
-                try store.recordFailure(
+            if why == Self.askedByPerson {
+                try store.beginFreeFetch(for: key, at: now)
+            } else {
+                let taken = try store.takeReload(
                     for: key,
-                    at: now,
-                    code: AppexError.Code.reloadBudgetExhausted.name,
-                    reason: reason
+                    day: day,
+                    limit: configuration.dailyReloadBudget,
+                    at: now
                 )
-                continue
-            }
-            ExtensionCounters.of(identity.bundleIdentifier, in: configuration.environment, logger: configuration.logger)
+                guard let used = taken else {
+                    let reason =
+                        "needs a timeline (\(why)) but used its reload budget of \(configuration.dailyReloadBudget) for \(day)"
+                    if standing.attempt?.failure?.code != AppexError.Code.reloadBudgetExhausted.name {
+                        configuration.logger.warning("reload budget used up", metadata: ["widget": "\(key)"])
+                    }
+                    try store.recordFailure(
+                        for: key,
+                        at: now,
+                        code: AppexError.Code.reloadBudgetExhausted.name,
+                        reason: reason
+                    )
+                    continue
+                }
+                ExtensionCounters.of(
+                    identity.bundleIdentifier,
+                    in: configuration.environment,
+                    logger: configuration.logger
+                )
                 .reloaded(budgetUsed: used, of: configuration.dailyReloadBudget)
+            }
             if standing.placeholder == nil { fetch.placeholders.append(key) }
             fetch.timelines.append((key, why))
         }
         return fetch.timelines.isEmpty && fetch.placeholders.isEmpty ? nil : fetch
     }
+
+    /// Why a widget is fetched when its person changed its configuration or performed one of
+    /// its intents: such a fetch takes nothing from its reload budget, as in WidgetKit.
+    static let askedByPerson = "asked by its person"
 
     /// How long a fetch may be in flight before the host takes it for lost (its host was killed):
     /// every request of a launch has its deadline.
@@ -119,6 +131,9 @@ extension WidgetHost {
             return "a fetch that did not finish"
         }
         let lastTry = attempt?.at ?? stored?.fetchedAt ?? .distantPast
+        if let asked = standing.personRequested, asked > lastTry {
+            return Self.askedByPerson
+        }
         if let requested = standing.reloadRequested, requested > lastTry {
             return "reload requested"
         }

@@ -14,7 +14,8 @@ extension WidgetHost {
     ///
     /// Acts on apps' reload requests first; then launches a widget extension only when one of
     /// its widgets needs a timeline: on first display, when its `.atEnd` timeline has ended or
-    /// its `.after` date has passed, or when its app asked for a reload. Each fetch takes one
+    /// its `.after` date has passed, when its app asked for a reload, or when its person
+    /// configured it or performed one of its intents. Each fetch but the last kind takes one
     /// reload from the widget's daily budget. A widget whose extension crashes, hangs past
     /// ``Configuration/deadline`` or answers garbage keeps its last good timeline (or its
     /// placeholder), marked stale with the reason; the others are unaffected.

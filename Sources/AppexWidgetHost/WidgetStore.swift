@@ -19,7 +19,7 @@ final class WidgetStore: Sendable {
             path: path,
             naming: "the widget host's state",
             label: "appex.widgets",
-            version: 2,
+            version: 3,
             // What widgets answered can be asked again: a commit survives any process's
             // death without a sync to disk (docs/DESIGN.md, "Durability of the widget state").
             syncsEveryCommit: false,
@@ -33,7 +33,10 @@ final class WidgetStore: Sendable {
                         parameters BLOB NOT NULL,
                         PRIMARY KEY (extension, kind, family));
                     """
-                if current >= 1 { return configuration }
+                // Version 3 marks the reloads a widget's person asked for (no budget taken).
+                let byPerson = "ALTER TABLE reload ADD COLUMN byPerson INTEGER NOT NULL DEFAULT 0;"
+                if current >= 2 { return byPerson }
+                if current >= 1 { return configuration + byPerson }
                 return configuration + """
                     CREATE TABLE IF NOT EXISTS descriptors (
                         extension TEXT PRIMARY KEY,
@@ -70,7 +73,8 @@ final class WidgetStore: Sendable {
                         name TEXT PRIMARY KEY,
                         kind TEXT,
                         app TEXT,
-                        requestedAt REAL NOT NULL);
+                        requestedAt REAL NOT NULL,
+                        byPerson INTEGER NOT NULL DEFAULT 0);
                     """
             }
         )
@@ -269,6 +273,8 @@ final class WidgetStore: Sendable {
         var attempt: Attempt?
         /// The latest reload request that covers the widget.
         var reloadRequested: Date? = nil
+        /// The latest of those its person asked for (taken from no budget).
+        var personRequested: Date? = nil
         var placeholder: EncodedEntry? = nil
         /// The reloads spent on the day asked for.
         var budgetUsed = 0
@@ -281,7 +287,8 @@ final class WidgetStore: Sendable {
             Standing(
                 timeline: try Self.timeline(key, in: db),
                 attempt: try Self.lastAttempt(key, in: db),
-                reloadRequested: try Self.latestReload(kind: key.kind, app: app, in: db),
+                reloadRequested: try Self.latestReload(kind: key.kind, app: app, byPerson: false, in: db),
+                personRequested: try Self.latestReload(kind: key.kind, app: app, byPerson: true, in: db),
                 placeholder: try Self.placeholder(key, in: db),
                 budgetUsed: try Self.budgetUsed(extension: key.extensionIdentifier, kind: key.kind, day: day, in: db)
             )
@@ -379,8 +386,8 @@ final class WidgetStore: Sendable {
             // the refresh's clock, which starts at `now`).
             let now = now.timeIntervalSince1970
             try db.execute(
-                sql: "INSERT OR IGNORE INTO reload (name, kind, app, requestedAt) VALUES (?, ?, ?, ?)",
-                arguments: [name, request.kind, request.app, min(request.requestedAt, now)]
+                sql: "INSERT OR IGNORE INTO reload (name, kind, app, requestedAt, byPerson) VALUES (?, ?, ?, ?, ?)",
+                arguments: [name, request.kind, request.app, min(request.requestedAt, now), request.byPerson]
             )
             let recorded = db.changesCount > 0
             // Requests older than a day have been acted on.
@@ -389,13 +396,19 @@ final class WidgetStore: Sendable {
         }
     }
 
-    /// The latest request that covers the widget.
-    private static func latestReload(kind: String, app: String?, in db: Database) throws -> Date? {
+    /// The latest request that covers the widget; only its person's when `byPerson`.
+    private static func latestReload(kind: String, app: String?, byPerson: Bool, in db: Database) throws -> Date? {
         try Double.fetchOne(
             db.cachedStatement(
-                sql: "SELECT MAX(requestedAt) FROM reload WHERE (kind IS NULL OR kind = ?) AND (app IS NULL OR app = ?)"
+                sql:
+                    "SELECT MAX(requestedAt) FROM reload WHERE (kind IS NULL OR kind = ?) AND (app IS NULL OR app = ?) AND byPerson >= ?"
             ),
-            arguments: [kind, app ?? ""]
+            arguments: [kind, app ?? "", byPerson]
         ).map(Date.init(timeIntervalSince1970:))
+    }
+
+    /// Marks the widget in flight without taking from its budget: a fetch its person asked for.
+    func beginFreeFetch(for key: WidgetKey, at date: Date) throws(AppexError) {
+        try write("mark a widget in flight") { db in try Self.markInFlight(key, at: date, doing: "fetching", in: db) }
     }
 }

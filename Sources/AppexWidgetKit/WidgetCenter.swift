@@ -100,11 +100,17 @@ package struct WidgetReloadRequest: Sendable, Hashable {
     package var app: String?
     /// Seconds since 1970.
     package var requestedAt: Double
+    /// Asked by the widget's person (a configuration set, an intent performed from the widget):
+    /// taken from no reload budget, as WidgetKit does not count those. Written by the widget
+    /// host, `by=person` in the file; the budget is a courtesy limit on apps, not a barrier (any
+    /// process of the user can write this folder).
+    package var byPerson: Bool
 
-    package init(kind: String?, app: String?, requestedAt: Double) {
+    package init(kind: String?, app: String?, requestedAt: Double, byPerson: Bool = false) {
         self.kind = kind
         self.app = app
         self.requestedAt = requestedAt
+        self.byPerson = byPerson
     }
 
     package func encoded() -> [UInt8] {
@@ -112,6 +118,7 @@ package struct WidgetReloadRequest: Sendable, Hashable {
         if let kind { lines.append("kind=" + kind.filter { $0 != "\n" }) }
         if let app { lines.append("app=" + app.filter { $0 != "\n" }) }
         lines.append("requestedAt=\(requestedAt)")
+        if byPerson { lines.append("by=person") }
         return Array((lines.joined(separator: "\n") + "\n").utf8)
     }
 
@@ -121,6 +128,7 @@ package struct WidgetReloadRequest: Sendable, Hashable {
         var kind: String?
         var app: String?
         var requestedAt: Double?
+        var byPerson = false
         for line in text.split(separator: "\n") {
             guard let equals = line.firstIndex(of: "=") else { return nil }
             let value = String(line[line.index(after: equals)...])
@@ -128,10 +136,11 @@ package struct WidgetReloadRequest: Sendable, Hashable {
             case "kind": kind = value
             case "app": app = value
             case "requestedAt": requestedAt = Double(value)
+            case "by": byPerson = value == "person"
             default: continue
             }
         }
         guard let requestedAt, requestedAt.isFinite else { return nil }
-        self.init(kind: kind, app: app, requestedAt: requestedAt)
+        self.init(kind: kind, app: app, requestedAt: requestedAt, byPerson: byPerson)
     }
 }

@@ -75,6 +75,59 @@ import Testing
     }
 
     @Test(
+        "configuring a widget takes nothing from its reload budget, as in WidgetKit: with a budget of one, spent on its first display, each change is still drawn"
+    )
+    func configuringIsFree() async throws {
+        let widgets = try Self.world()
+        let host = try widgets.host(budget: 1)
+        let emoji = try #require(try await host.refresh().widget("Emoji"))
+        #expect(emoji.budgetUsed == 1)
+        for face in ["🤩", "🐳", "🦊"] {
+            try host.configure(emoji, setting: ["favoriteEmoji": face])
+            let shown = try #require(try await host.refresh().widget("Emoji"))
+            #expect(shown.texts().first == face, "\(shown.health)")
+            #expect(shown.budgetUsed == 1)
+        }
+        // An app's reload request still takes from it: none is left, so it is refused.
+        #expect(try await widgets.appRequestsReload("Emoji").status == 0)
+        let refused = try #require(try await host.refresh().widget("Emoji"))
+        guard case .budgetExhausted = refused.health else {
+            Issue.record("\(refused.health)")
+            return
+        }
+        #expect(refused.texts().first == "🦊")
+    }
+
+    @Test(
+        "a widget host state written before reloads were marked by person (schema 2) opens as schema 3 with every table and row kept"
+    )
+    func storeUpgradesFromVersion2() async throws {
+        let widgets = try Self.world()
+        let host = try widgets.host()
+        let emoji = try #require(try await host.refresh().widget("Emoji"))
+        try host.configure(emoji, setting: ["favoriteEmoji": "🐳"])
+        _ = try await host.refresh()
+        // Back to schema 2: the reload table as it was, the version with it.
+        let file = widgets.environment.home + "/Widgets/widgets.sqlite"
+        let downgrade = """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            db.executescript("CREATE TABLE reload2 (name TEXT PRIMARY KEY, kind TEXT, app TEXT, requestedAt REAL NOT NULL);"
+                             "INSERT INTO reload2 SELECT name, kind, app, requestedAt FROM reload;"
+                             "DROP TABLE reload; ALTER TABLE reload2 RENAME TO reload; PRAGMA user_version = 2;")
+            db.commit()
+            """
+        let done = try await run("/usr/bin/python3", ["-c", downgrade, file], environment: [:])
+        try #require(done.status == 0, "\(done.standardError)")
+        let again = try widgets.host()
+        let kept = try #require(try again.states().widget("Emoji"))
+        #expect(kept.texts().first == "🐳")
+        #expect(try again.configuration(of: kept.key) == ["favoriteEmoji": "\"🐳\""])
+        try again.configure(kept, setting: ["favoriteEmoji": "🦊"])
+        #expect(try await again.refresh().widget("Emoji")?.texts().first == "🦊")
+    }
+
+    @Test(
         "the same widgets compiled in Swift 5 mode (as real widget projects build) describe the same kinds and draw the same entries"
     )
     func swift5ModeBuild() async throws {
