@@ -61,12 +61,23 @@ struct WidgetsConfigure: AsyncParsableCommand {
         let now = try reporting { () throws(AppexError) in
             try host.configure(state, setting: values, preset: preset, reset: reset)
         }
+        let parameters = Dictionary(descriptor.parameters.map { ($0.name, $0) }) { first, _ in first }
         let shown =
             now.isEmpty
             ? "the defaults"
-            : now.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-                .joined(separator: " ")
+            : now.sorted { $0.key < $1.key }.map { name, json in
+                "\(name)=" + (parameters[name].map { Self.typed(json, for: $0) } ?? json)
+            }
+            .joined(separator: " ")
         print("configured \(descriptor.kind) (\(state.key.family.rawValue)): \(shown)")
+    }
+
+    /// A value (JSON text) as a person types it for `--set`: an option by its title, a date as
+    /// `2026-12-24`, text without quotes.
+    static func typed(_ json: String, for parameter: WidgetParameter) -> String {
+        let text =
+            parameter.options.first { $0.value == json }?.title ?? WidgetHost.typedText(ofJSON: json, for: parameter)
+        return text.contains(" ") || text.isEmpty ? "\"\(text)\"" : text
     }
 
     /// What a person can set on `descriptor`'s widget, and what is set.
@@ -77,9 +88,9 @@ struct WidgetsConfigure: AsyncParsableCommand {
             var line = "  \(parameter.name): \(parameter.title), \(parameter.kind.rawValue)"
             if parameter.isOptional { line += ", optional" }
             if let value = configuration[parameter.name] {
-                line += ", set to \(value)"
+                line += ", set to " + Self.typed(value, for: parameter)
             } else if let value = parameter.defaultValue {
-                line += ", default \(value)"
+                line += ", default " + Self.typed(value, for: parameter)
             }
             if !parameter.options.isEmpty {
                 line += "; one of: " + parameter.options.map(\.title).joined(separator: ", ")

@@ -239,10 +239,13 @@ import Testing
         )
         #expect(listed.status == 0, "\(listed.standardError)")
         #expect(
-            listed.standardOutput.contains("favoriteEmoji: Favorite Emoji, text, default \"😃\""),
+            listed.standardOutput.contains("favoriteEmoji: Favorite Emoji, text, default 😃"),
             "\(listed.standardOutput)"
         )
-        #expect(listed.standardOutput.contains("mood: Mood, choice, default \"happy\"; one of: Happy, Sleepy"))
+        #expect(
+            listed.standardOutput.contains("mood: Mood, choice, default Happy; one of: Happy, Sleepy"),
+            "values as a person types them for --set: \(listed.standardOutput)"
+        )
         #expect(listed.standardOutput.contains("presets: \"Party\""))
         let set = try await run(
             appexExecutable,
@@ -250,7 +253,10 @@ import Testing
             environment: widgets.processVariables
         )
         #expect(set.status == 0, "\(set.standardError)")
-        #expect(set.standardOutput.contains("configured Emoji (systemSmall): count=2 favoriteEmoji=\"🤩\""))
+        #expect(
+            set.standardOutput.contains("configured Emoji (systemSmall): count=2 favoriteEmoji=🤩"),
+            "\(set.standardOutput)"
+        )
         let shown = try await run(appexExecutable, ["widgets", "show", "Emoji"], environment: widgets.processVariables)
         #expect(shown.standardOutput.contains("🤩🤩"), "\(shown.standardOutput)")
         let bad = try await run(
