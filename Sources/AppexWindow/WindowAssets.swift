@@ -49,7 +49,19 @@ enum WindowAssets {
             const template = document.createElement("template");
             template.innerHTML = update.html;
             const fresh = template.content.firstElementChild;
-            if (fresh && fresh.id === update.id) { styled(fresh); old.replaceWith(fresh); }
+            if (!fresh || fresh.id !== update.id) return;
+            styled(fresh);
+            // What the person is doing in it carries over: an open "Edit widget", and the field
+            // being typed in (its value and focus), so a redraw never closes or clears them.
+            const opened = [...old.querySelectorAll("details")].map((details) => details.open);
+            fresh.querySelectorAll("details").forEach((details, index) => { if (opened[index]) details.open = true; });
+            const focused = old.contains(document.activeElement) ? document.activeElement : null;
+            old.replaceWith(fresh);
+            const field = focused && focused.dataset.parameter;
+            if (field) {
+              const twin = fresh.querySelector("[data-parameter='" + CSS.escape(field) + "']");
+              if (twin) { twin.value = focused.value; twin.focus(); }
+            }
           });
           events.addEventListener("open", () => { document.body.dataset.live = "yes"; });
           // The first broken stream ends the page: it never reconnects, so whatever binds the port

@@ -466,7 +466,22 @@ import Testing
             try await browser.evaluate("return document.querySelector(\"\(form) [data-parameter='mood']\").value")
                 == "\"sleepy\""
         )
-        try await browser.click("\(form) summary")
+        // Still open: a redraw of the tile keeps its form as the person left it.
+        #expect(try await browser.evaluate("return document.querySelector(\"\(form)\").open") == "true")
+        // A field being typed in keeps its text and its focus through a redraw that a change made
+        // elsewhere (a shell's `appex widgets configure`) causes.
+        _ = try await browser.evaluate(
+            "const f = document.querySelector(\"\(form) [data-parameter='favoriteEmoji']\"); f.focus(); f.value = 'half'; return 1"
+        )
+        let placed = try #require(try configured.host().states().widget("Emoji"))
+        try configured.host().configure(placed, setting: ["count": "2"])
+        try await browser.wait(for: tile("Emoji"), containing: "🤩🤩", within: 10)
+        #expect(
+            try await browser.evaluate(
+                "return document.activeElement.dataset.parameter + '=' + document.activeElement.value"
+            ) == "\"favoriteEmoji=half\""
+        )
+        #expect(try await browser.evaluate("return document.querySelector(\"\(form)\").open") == "true")
         try await browser.click("\(form) button[data-preset='Party']")
         try await browser.wait(for: tile("Emoji"), containing: "🎉🎉🎉", within: 10)
         // A value the widget does not take (a forged option): refused, in the page, and nothing changes.
@@ -481,7 +496,9 @@ import Testing
         let emoji = try #require(try configured.host().states().widget("Emoji"))
         #expect(try configured.host().configuration(of: emoji.key)["color"] == "null", "the preset left no colour")
         if let folder = ProcessInfo.processInfo.environment["APPEX_SCREENSHOTS"] {
-            try await browser.click("\(form) summary")
+            if try await browser.evaluate("return document.querySelector(\"\(form)\").open") != "true" {
+                try await browser.click("\(form) summary")
+            }
             try await browser.screenshot(to: folder + "/widget-edit.png")
             let dark = try await Browser(width: 1200, height: 900, dark: true)
             try await dark.open(try #require(window.server?.newLoginURL()?.absoluteString))
