@@ -31,6 +31,9 @@ final class DesktopModel: Sendable {
         var states: [WidgetState] = []
         /// Each kept widget's label, by key: read from its bundles when the host's states come.
         var labels: [String: TileLabel] = [:]
+        /// Each configurable widget's configuration, by key: read when the host's states come (a
+        /// change from anywhere brings new states), not at every redraw.
+        var configurations: [String: [String: String]] = [:]
         var tiles: [Tile] = []
         var rows: [ExtensionRow] = []
         var watchers: [Int: (Surface, AsyncStream<WindowUpdate>.Continuation)] = [:]
@@ -256,7 +259,22 @@ final class DesktopModel: Sendable {
             all == nil
             ? state.withLock { $0.labels }
             : Dictionary(states.map { ($0.key.description, TileLabel(of: $0)) }) { first, _ in first }
-        let tiles = states.map { tile(of: $0, label: labels[$0.key.description] ?? TileLabel(of: $0), at: now) }
+        let configurations =
+            all == nil
+            ? state.withLock { $0.configurations }
+            : Dictionary(
+                states.filter(\.descriptor.isConfigurable).map {
+                    ($0.key.description, (try? host.configuration(of: $0.key)) ?? [:])
+                }
+            ) { first, _ in first }
+        let tiles = states.map {
+            tile(
+                of: $0,
+                label: labels[$0.key.description] ?? TileLabel(of: $0),
+                configuration: configurations[$0.key.description] ?? [:],
+                at: now
+            )
+        }
         let rows =
             all == nil
             ? state.withLock { $0.rows }
@@ -268,6 +286,7 @@ final class DesktopModel: Sendable {
             guard state.loaded else { return [] }
             state.states = states
             state.labels = labels
+            state.configurations = configurations
             state.tiles = tiles
             state.rows = rows
             var desktop: [WindowUpdate] = []
@@ -293,7 +312,12 @@ final class DesktopModel: Sendable {
     /// One widget's tile: the widget host's own HTML of it (escaped there; its styles in
     /// `data-style`); under it, whose it is (``TileLabel``), a mark when it is stale or out of
     /// reloads for the day, and when it last got a timeline.
-    private func tile(of widget: WidgetState, label: TileLabel, at now: Date) -> Tile {
+    private func tile(
+        of widget: WidgetState,
+        label: TileLabel,
+        configuration: [String: String],
+        at now: Date
+    ) -> Tile {
         let key = widget.key.description
         let id = ElementID.make("widget", for: key)
         let health: String =
@@ -303,13 +327,8 @@ final class DesktopModel: Sendable {
             case .stale: "stale"
             case .budgetExhausted: "budget-exhausted"
             }
-        // A configurable widget's form shows its configuration now (read only for those widgets).
-        let edit = [
-            WidgetEditForm.markup(
-                of: widget,
-                values: widget.descriptor.isConfigurable ? (try? host.configuration(of: widget.key)) ?? [:] : [:]
-            )
-        ].compactMap { $0 }
+        // A configurable widget's form shows its configuration now.
+        let edit = [WidgetEditForm.markup(of: widget, values: configuration)].compactMap { $0 }
         let markup = Markup.element(
             "section",
             [
