@@ -1,6 +1,11 @@
 /// A value kept in user defaults, as SwiftUI's `@AppStorage`: read when the view is drawn (a
 /// widget's view is drawn for each entry), written through at once.
 ///
+/// On Linux a Foundation suite (`UserDefaults(suiteName: "group.…")`) is this process's own: a
+/// sandboxed widget does not see the app's, so a value the app sets does not reach the widget
+/// this way. Share it through the app group with `GroupDefaults(suiteName:)` (AppexStore), as
+/// the README says; `@AppStorage` then keeps what the widget itself sets.
+///
 /// ```swift
 /// @AppStorage("supercharged", store: UserDefaults(suiteName: "group.example"))
 /// var supercharged: Bool = false

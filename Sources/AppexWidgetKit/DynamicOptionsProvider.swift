@@ -14,7 +14,8 @@ public protocol DynamicOptionsProvider: Sendable {
     associatedtype Result: Codable & Sendable
     /// The values, now (asked when the widget host describes the widget).
     func results() async throws -> [Result]
-    /// The value a new widget starts with; `nil` for the parameter's own default.
+    /// The value a new widget starts with on Apple platforms. Accepted and not asked: the widget
+    /// host starts a new widget at the parameter's own default.
     func defaultResult() async -> Result?
 }
 

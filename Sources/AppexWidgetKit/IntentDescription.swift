@@ -1,6 +1,6 @@
 /// What an intent does, in a sentence, as App Intents' `IntentDescription`; written as a
-/// string literal too. A widget's configuration intent's description heads its "Edit widget"
-/// form.
+/// string literal too. Kept, and not shown yet: the "Edit widget" form and `appex widgets
+/// configure` show the widget's own `.description(_:)`.
 public struct IntentDescription: Sendable, Hashable, ExpressibleByStringInterpolation {
     /// The sentence.
     public var text: LocalizedStringResource

@@ -23,7 +23,7 @@ public final class IntentParameter<Value: Codable & Sendable>: Codable, Sendable
     let value: Mutex<Value?>
     /// The parameter's name, as a person reads it.
     public let title: LocalizedStringResource?
-    /// What the parameter is for, in a sentence.
+    /// What the parameter is for, in a sentence (kept; not shown yet).
     public let parameterDescription: LocalizedStringResource?
     let defaultValue: Value?
     let options: (any ParameterOptions)?
