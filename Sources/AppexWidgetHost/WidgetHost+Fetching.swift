@@ -228,14 +228,11 @@ extension WidgetHost {
         return .configured(configuration: configuration, request: request)
     }
 
-    /// The placeholder of `key`, or `nil` (logged) when the widget cannot give one.
+    /// The placeholder of `key`, or `nil` (logged) when the widget cannot give one. Sent without
+    /// the widget's configuration: a provider's `placeholder(in:)` takes none (WidgetKit's too).
     private func placeholder(of key: WidgetKey, from process: AppExtensionProcess) async -> EncodedEntry? {
         do throws(AppexError) {
-            return try await entry(
-                configured(.placeholder(kind: key.kind, family: key.family), for: key),
-                of: key,
-                from: process
-            )
+            return try await entry(.placeholder(kind: key.kind, family: key.family), of: key, from: process)
         } catch {
             configuration.logger.warning("no placeholder", metadata: ["widget": "\(key)", "error": "\(error)"])
             return nil
