@@ -15,7 +15,7 @@ public struct ModifiedContent<Content: View>: View {
         guard let changing else { return wrap(ViewResolver.node(of: content)) }
         var changed = environment
         changing(&changed)
-        return wrap(ViewResolver.$environment.withValue(changed) { ViewResolver.node(of: content) })
+        return wrap(ViewResolver.resolve(content, environment: changed))
     }
 }
 
