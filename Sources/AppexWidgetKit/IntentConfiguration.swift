@@ -96,7 +96,8 @@ private final class ResumeOnce<Value: Sendable>: Sendable {
 
 extension ResolvedWidget {
     /// A widget configured by picking one of `provider`'s recommendations: its configuration is
-    /// `{"recommendation": N}`.
+    /// `{"recommendation": N, "description": "…"}`, the preset found by its description (so a
+    /// build that reorders its recommendations keeps the pick), by its place when none has it.
     init<Provider: IntentTimelineProvider, Content: View & SendableMetatype>(
         kind: String,
         presetsOf provider: Provider,
@@ -105,6 +106,9 @@ extension ResolvedWidget {
         @Sendable func intent(_ context: TimelineProviderContext) -> Provider.Intent {
             let picked = try? JSONDecoder().decode(PickedPreset.self, from: Data(context.configuration))
             let presets = provider.recommendations()
+            if let named = picked?.description, let preset = presets.first(where: { $0.description == named }) {
+                return preset.intent
+            }
             if let index = picked?.recommendation, presets.indices.contains(index) {
                 return presets[index].intent
             }
@@ -120,7 +124,9 @@ extension ResolvedWidget {
                 let presets = provider.recommendations().enumerated().map { index, preset in
                     WidgetRecommendation(
                         description: preset.description,
-                        configuration: "{\"recommendation\":\(index)}"
+                        configuration: JSONValue.object([
+                            "recommendation": .integer(Int64(index)), "description": .string(preset.description),
+                        ]).json
                     )
                 }
                 return ([], presets)
@@ -131,5 +137,6 @@ extension ResolvedWidget {
 
 /// The configuration of a widget configured by its presets: the one picked.
 private struct PickedPreset: Decodable, Sendable {
-    var recommendation: Int
+    var recommendation: Int?
+    var description: String?
 }

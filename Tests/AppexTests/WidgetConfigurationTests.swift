@@ -223,6 +223,15 @@ import Testing
         let after = try await host.refresh()
         #expect(after.widget("Emoji")?.texts() == ["🎉🎉🎉", "mood happy", "color none"])
         #expect(after.widget("Hero")?.texts() == ["hero Egghead", ""])
+        // A build that lists its recommendations in another order keeps the person's pick.
+        let container = widgets.environment.home + "/Containers/" + WidgetWorld.appIdentifier + ".configured"
+        try FileManager.default.createDirectory(atPath: container, withIntermediateDirectories: true)
+        try "reversed".write(toFile: container + "/hero-order", atomically: true, encoding: .utf8)
+        let drawnBefore = try #require(after.widget("Hero")?.fetchedAt)
+        #expect(try await widgets.appRequestsReload("Hero").status == 0)
+        let reordered = try #require(try await host.refresh().widget("Hero"))
+        #expect(try #require(reordered.fetchedAt) > drawnBefore, "a new timeline, from the reordered build")
+        #expect(reordered.texts() == ["hero Egghead", ""])
         let named = #expect(throws: AppexError.self) { try host.configure(hero, setting: ["hero": "Octo"]) }
         #expect(named?.message.contains("has no parameter hero (its parameters: none; pick a preset)") == true)
     }

@@ -111,7 +111,11 @@ struct HeroProvider: IntentTimelineProvider {
     }
 
     func recommendations() -> [IntentRecommendation<HeroSelectionIntent>] {
-        ["Spouty", "Egghead"].map { name in
+        // A later build may list them in another order: a file `hero-order` in the extension's
+        // container (its HOME) saying `reversed` stands for one.
+        let home = ProcessInfo.processInfo.environment["HOME"] ?? "/tmp"
+        let reversed = (try? String(contentsOfFile: home + "/hero-order", encoding: .utf8)) == "reversed"
+        return (reversed ? ["Egghead", "Spouty"] : ["Spouty", "Egghead"]).map { name in
             let intent = HeroSelectionIntent()
             intent.hero = Hero(identifier: name.lowercased(), display: name)
             return IntentRecommendation(intent: intent, description: name)
