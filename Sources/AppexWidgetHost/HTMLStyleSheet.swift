@@ -11,6 +11,9 @@ package enum HTMLStyleSheet {
     /// The rules of the widgets and their contents alone (the window adds them to its own sheet).
     package static let widgetRules: String = {
         var rules = fixedRules
+        for (name, value) in CSSValues.namedColorValues {
+            rules += ".fg-\(name){color:\(value)}.bg-\(name){background:\(value)}\n"
+        }
         for family in WidgetFamily.allCases {
             let size = family.displaySize
             rules += ".family-\(family.rawValue){width:\(CSSValues.pixels(size.width) ?? "0px");"
@@ -60,22 +63,16 @@ package enum HTMLStyleSheet {
         .fg-level0{color:#000}.fg-level1{color:rgba(60,60,67,.6)}.fg-level2{color:rgba(60,60,67,.3)}
         .fg-level3{color:rgba(60,60,67,.18)}.fg-fill0,.fg-fill1,.fg-fill2,.fg-fill3{color:rgba(120,120,128,.5)}
         .fg-background{color:#fff}
-        .bg-level0{background:#000}.bg-level1{background:rgba(60,60,67,.6)}.bg-level2{background:rgba(60,60,67,.3)}
-        .bg-level3{background:rgba(60,60,67,.18)}.bg-fill0{background:rgba(120,120,128,.2)}
-        .bg-fill1{background:rgba(120,120,128,.16)}.bg-fill2{background:rgba(118,118,128,.12)}
-        .bg-fill3{background:rgba(116,116,128,.08)}.bg-background{background:#fff}
-        .fg-red{color:#ff3b30}.fg-orange{color:#ff9500}.fg-yellow{color:#ffcc00}.fg-green{color:#34c759}
-        .fg-mint{color:#00c7be}.fg-teal{color:#30b0c7}.fg-cyan{color:#32ade6}.fg-blue{color:#007aff}
-        .fg-indigo{color:#5856d6}.fg-purple{color:#af52de}.fg-pink{color:#ff2d55}.fg-brown{color:#a2845e}
-        .fg-gray{color:#8e8e93}.fg-white{color:#fff}.fg-black{color:#000}.fg-clear{color:transparent}
-        .fg-accentColor{color:#007aff}.fg-primary{color:#000}.fg-secondary{color:rgba(60,60,67,.6)}
-        .bg-red{background:#ff3b30}.bg-orange{background:#ff9500}.bg-yellow{background:#ffcc00}
-        .bg-green{background:#34c759}.bg-mint{background:#00c7be}.bg-teal{background:#30b0c7}
-        .bg-cyan{background:#32ade6}.bg-blue{background:#007aff}.bg-indigo{background:#5856d6}
-        .bg-purple{background:#af52de}.bg-pink{background:#ff2d55}.bg-brown{background:#a2845e}
-        .bg-gray{background:#8e8e93}.bg-white{background:#fff}.bg-black{background:#000}
-        .bg-clear{background:transparent}.bg-accentColor{background:#007aff}.bg-primary{background:#000}
-        .bg-secondary{background:rgba(60,60,67,.6)}
+        .bg-level0{background:currentColor}.bg-level1{background:rgba(60,60,67,.6)}
+        .bg-level2{background:rgba(60,60,67,.3)}.bg-level3{background:rgba(60,60,67,.18)}
+        .bg-fill0{background:rgba(120,120,128,.2)}.bg-fill1{background:rgba(120,120,128,.16)}
+        .bg-fill2{background:rgba(118,118,128,.12)}.bg-fill3{background:rgba(116,116,128,.08)}
+        .bg-background{background:#fff}
+        .shape{position:relative;box-sizing:border-box;min-width:0;min-height:0}
+        .shape-box{display:flex;align-items:center;justify-content:center;container-type:size;min-width:0;min-height:0}
+        .shape-circle{flex:none;width:min(100cqw,100cqh);height:min(100cqw,100cqh);border-radius:50%}
+        .shape-capsule{border-radius:9999px}.shape-ellipse{border-radius:50%}
+        .shape>svg{position:absolute;left:0;top:0;width:100%;height:100%;overflow:visible}
 
         """
 }

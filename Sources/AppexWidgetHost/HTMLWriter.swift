@@ -118,6 +118,8 @@ struct HTMLWriter {
             open("div", wrapperClasses, style: declaration.map { [$0] } ?? [])
             write(content, context.child(keepsRoot: true))
             output += "</div>"
+        case .shape(let shape):
+            writeShape(shape, classes: classes)
         case .link(let destination, let content):
             writeLink(destination, content: content, kind: "link", classes: classes, context)
         case .widgetURL(let destination, let content):
@@ -254,6 +256,61 @@ struct HTMLWriter {
         }
         open("span", ["symbol"] + classes, attributes: ["role": "img", "aria-label": name])
         output += HTMLEscaping.escape(glyph) + "</span>"
+    }
+
+    /// Writes a shape: a `div` with its corners (a circle centred in a box of the space
+    /// offered), filled with a background or outlined with a border; a path filled through a
+    /// `clip-path`, or stroked in an `svg`.
+    private mutating func writeShape(_ shape: ShapeNode, classes: [String]) {
+        var shapeClasses = ["shape"]
+        var declarations: [String] = []
+        switch shape.outline {
+        case .rectangle, .path: break
+        case .roundedRectangle(let radius): declarations.append("border-radius:\(CSSValues.pixels(radius) ?? "0px")")
+        case .circle: shapeClasses.append("shape-circle")
+        case .ellipse: shapeClasses.append("shape-ellipse")
+        case .capsule: shapeClasses.append("shape-capsule")
+        }
+        var strokeWidth: Double?
+        switch shape.drawing {
+        case .fill:
+            let (className, declaration) = CSSValues.paint(shape.paint, prefix: "bg")
+            if let className { shapeClasses.append(className) }
+            if let declaration { declarations.append(declaration) }
+            if case .path(let elements) = shape.outline {
+                declarations.append("clip-path:path('\(CSSValues.pathData(elements))')")
+            }
+        case .stroke(let width), .strokeBorder(let width):
+            // The shape's own foreground unless it names a paint: `.stroke(lineWidth:)` is drawn in
+            // the foreground style, as `.fill()` is.
+            if shape.paint != .hierarchical(0) {
+                let (className, declaration) = CSSValues.paint(shape.paint, prefix: "fg")
+                if let className { shapeClasses.append(className) }
+                if let declaration { declarations.append(declaration) }
+            }
+            strokeWidth = width
+            let pixels = CSSValues.pixels(width) ?? "1px"
+            if case .path = shape.outline {
+                break
+            } else if case .stroke = shape.drawing {
+                declarations.append("outline:\(pixels) solid currentColor")
+                declarations.append("outline-offset:-\(CSSValues.pixels(width / 2) ?? "0px")")
+            } else {
+                declarations.append("border:\(pixels) solid currentColor")
+            }
+        }
+        if case .circle = shape.outline {
+            open("div", ["shape-box"] + classes)
+            open("div", shapeClasses, style: declarations)
+            output += "</div></div>"
+            return
+        }
+        open("div", shapeClasses + classes, style: declarations)
+        if case .path(let elements) = shape.outline, let strokeWidth {
+            output += "<svg aria-hidden=\"true\"><path d=\"\(CSSValues.pathData(elements))\" fill=\"none\""
+            output += " stroke=\"currentColor\" stroke-width=\"\(CSSValues.decimal(strokeWidth, places: 1))\"/></svg>"
+        }
+        output += "</div>"
     }
 
     /// Writes a start tag. `classes` must be names of the style sheet and `style` declarations

@@ -86,7 +86,33 @@ struct TerminalLayout {
         case .sceneControl(let control, let label):
             let drawn = ViewNode.terminalForm(of: control, label: label)
             return block(drawn, width: width, height: height, style: style, depth: depth + 1)
+        case .shape(let shape):
+            return outlined(shape, width: width, height: height, style: style)
         }
+    }
+
+    /// A stroked shape drawn as a box of its area, with round corners unless it is a rectangle,
+    /// in the stroke's colour; a filled shape or a path is blank (a terminal draws no fills).
+    private func outlined(_ shape: ShapeNode, width: Int, height: Int?, style: TextStyle) -> Block {
+        let rows = min(height ?? 1, maxRows)
+        guard case .fill = shape.drawing else {
+            let corners: [Unicode.Scalar]
+            switch shape.outline {
+            case .path: return Block(width: width, height: rows)
+            case .rectangle: corners = ["┌", "┐", "└", "┘"]
+            case .roundedRectangle, .circle, .ellipse, .capsule: corners = ["╭", "╮", "╰", "╯"]
+            }
+            var inherited = style
+            if shape.paint != .hierarchical(0) { inherited.foreground = shape.paint }
+            let cell = TerminalStyles.cellStyle(for: inherited)
+            guard width >= 2, rows >= 2 else { return Block(rows: [Block.rule("─", count: width, style: cell)]) }
+            func edge(_ left: Unicode.Scalar, _ fill: Unicode.Scalar, _ right: Unicode.Scalar) -> [Cell] {
+                [Cell(left, style: cell)] + Block.rule(fill, count: width - 2, style: cell) + [Cell(right, style: cell)]
+            }
+            let middle = Array(repeating: edge("│", " ", "│"), count: rows - 2)
+            return Block(rows: [edge(corners[0], "─", corners[1])] + middle + [edge(corners[2], "─", corners[3])])
+        }
+        return Block(width: width, height: height == nil ? 0 : rows)
     }
 
     // MARK: - Stacks
@@ -406,6 +432,8 @@ struct TerminalLayout {
             return idealWidth(ViewNode.terminalForm(of: control, label: label), style: style, depth: depth + 1)
         case .sceneControl(let control, let label):
             return idealWidth(ViewNode.terminalForm(of: control, label: label), style: style, depth: depth + 1)
+        case .shape:
+            return 0
         }
     }
 

@@ -19,7 +19,7 @@ enum TerminalStyles {
             result.bold = [.largeTitle, .title, .title2, .title3, .headline].contains(name)
         }
         result.italic = style.italic ?? style.font?.italic ?? false
-        switch style.foreground {
+        switch style.foreground?.firstColor {
         case .hierarchical(let level): result.dim = level >= 1
         case .fill: result.dim = true
         case .named(let name):
@@ -27,7 +27,7 @@ enum TerminalStyles {
         case .color(let red, let green, let blue, _):
             let bits = (red >= 0.5 ? 1 : 0) + (green >= 0.5 ? 2 : 0) + (blue >= 0.5 ? 4 : 0)
             result.color = 30 + UInt8(bits)
-        case .background, nil: break
+        case .background, .linearGradient, nil: break
         }
         return result
     }

@@ -11,7 +11,7 @@ extension ViewNode {
     func isFlexibleWidth(depth: Int = 0) -> Bool {
         guard depth < Self.drawnDepth else { return false }
         switch self {
-        case .divider, .background(_, .empty):
+        case .divider, .background(_, .empty), .shape:
             return true
         case .stack(.horizontal, _, _, let children):
             return Self.flattened(children).contains {
@@ -36,7 +36,7 @@ extension ViewNode {
     func isFlexibleHeight(depth: Int = 0) -> Bool {
         guard depth < Self.drawnDepth else { return false }
         switch self {
-        case .background(_, .empty):
+        case .background(_, .empty), .shape:
             return true
         case .stack(.vertical, _, _, let children), .group(let children):
             return Self.flattened(children).contains {

@@ -17,7 +17,7 @@ extension ViewTree {
             case .link(_, let child), .styled(_, let child), .padding(_, let child), .frame(_, let child),
                 .background(_, let child), .widgetURL(_, let child), .sceneControl(_, let child):
                 visit(child, depth + 1)
-            case .empty, .text, .image, .spacer, .divider, .label: break
+            case .empty, .text, .image, .spacer, .divider, .label, .shape: break
             }
         }
         visit(root, 0)

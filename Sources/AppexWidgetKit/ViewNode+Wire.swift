@@ -11,7 +11,7 @@ extension ViewNode {
 
     private enum Case: UInt8 {
         case empty, group, text, image, stack, spacer, divider, label, link, styled, padding, frame, widgetURL,
-            background, control, sceneControl
+            background, control, sceneControl, shape
     }
 
     /// Writes the node and everything in it; `false` when it nests deeper than ``maximumDepth``.
@@ -101,6 +101,9 @@ extension ViewNode {
                 for option in options { writer.write(option) }
             }
             return label.write(to: &writer, depth: depth + 1)
+        case .shape(let shape):
+            writer.write(byte: Case.shape.rawValue)
+            shape.write(to: &writer)
         }
         return true
     }
@@ -192,6 +195,7 @@ extension ViewNode {
             }
             let control = SceneControl(index: index, kind: kind)
             self = .sceneControl(control, label: try ViewNode(reading: &reader, depth: depth + 1))
+        case .shape: self = .shape(try ShapeNode(reading: &reader))
         }
     }
 }
@@ -358,11 +362,16 @@ extension Paint {
             writer.write(byte: level)
         case .background:
             writer.write(byte: 4)
+        case .linearGradient(let colors, let startX, let startY, let endX, let endY):
+            writer.write(byte: 5)
+            writer.write(count: colors.count)
+            for color in colors { color.firstColor.write(to: &writer) }
+            for coordinate in [startX, startY, endX, endY] { writer.write(coordinate) }
         }
     }
 
-    init(reading reader: inout WireReader) throws(WireFormatError) {
-        switch try reader.byte("a paint") {
+    init(reading reader: inout WireReader, inGradient: Bool = false) throws(WireFormatError) {
+        switch try reader.byte(inGradient ? "a gradient's colour" : "a paint") {
         case 0: self = .hierarchical(try reader.byte("a hierarchical level"))
         case 1:
             self = .color(
@@ -374,7 +383,104 @@ extension Paint {
         case 2: self = .named(try reader.string("a colour's name"))
         case 3: self = .fill(try reader.byte("a fill level"))
         case 4: self = .background
+        case 5 where !inGradient:
+            let count = try reader.count("the number of a gradient's colours")
+            var colors: [Paint] = []
+            for _ in 0..<count { colors.append(try Paint(reading: &reader, inGradient: true)) }
+            self = .linearGradient(
+                colors: colors,
+                startX: try reader.double("a gradient's start x"),
+                startY: try reader.double("a gradient's start y"),
+                endX: try reader.double("a gradient's end x"),
+                endY: try reader.double("a gradient's end y")
+            )
+        case 5: throw reader.error("a gradient's colour is itself a gradient")
         case let other: throw reader.error("\(other) is not a kind of paint")
+        }
+    }
+}
+
+extension ShapeNode {
+    func write(to writer: inout WireWriter) {
+        switch outline {
+        case .rectangle: writer.write(byte: 0)
+        case .roundedRectangle(let radius):
+            writer.write(byte: 1)
+            writer.write(radius)
+        case .circle: writer.write(byte: 2)
+        case .ellipse: writer.write(byte: 3)
+        case .capsule: writer.write(byte: 4)
+        case .path(let elements):
+            writer.write(byte: 5)
+            writer.write(count: elements.count)
+            for element in elements {
+                switch element {
+                case .move: writer.write(byte: 0)
+                case .line: writer.write(byte: 1)
+                case .quadCurve: writer.write(byte: 2)
+                case .curve: writer.write(byte: 3)
+                case .close: writer.write(byte: 4)
+                }
+                for coordinate in element.coordinates { writer.write(coordinate) }
+            }
+        }
+        paint.write(to: &writer)
+        switch drawing {
+        case .fill: writer.write(byte: 0)
+        case .stroke(let width):
+            writer.write(byte: 1)
+            writer.write(width)
+        case .strokeBorder(let width):
+            writer.write(byte: 2)
+            writer.write(width)
+        }
+    }
+
+    init(reading reader: inout WireReader) throws(WireFormatError) {
+        switch try reader.byte("a shape's outline") {
+        case 0: outline = .rectangle
+        case 1: outline = .roundedRectangle(cornerRadius: try reader.double("a corner radius"))
+        case 2: outline = .circle
+        case 3: outline = .ellipse
+        case 4: outline = .capsule
+        case 5:
+            let count = try reader.count("the number of a path's elements")
+            var elements: [PathElement] = []
+            elements.reserveCapacity(count)
+            for _ in 0..<count {
+                let step = try reader.byte("a path element")
+                func point(_ what: String) throws(WireFormatError) -> (Double, Double) {
+                    (try reader.double("\(what)'s x"), try reader.double("\(what)'s y"))
+                }
+                switch step {
+                case 0:
+                    let (x, y) = try point("a move")
+                    elements.append(.move(x: x, y: y))
+                case 1:
+                    let (x, y) = try point("a line")
+                    elements.append(.line(x: x, y: y))
+                case 2:
+                    let (controlX, controlY) = try point("a curve's control point")
+                    let (x, y) = try point("a curve's end")
+                    elements.append(.quadCurve(x: x, y: y, controlX: controlX, controlY: controlY))
+                case 3:
+                    let (c1x, c1y) = try point("a curve's first control point")
+                    let (c2x, c2y) = try point("a curve's second control point")
+                    let (x, y) = try point("a curve's end")
+                    elements.append(.curve(x: x, y: y, control1X: c1x, control1Y: c1y, control2X: c2x, control2Y: c2y))
+                case 4: elements.append(.close)
+                case let other: throw reader.error("\(other) is not a kind of path element")
+                }
+            }
+            outline = .path(elements)
+        case let other: throw reader.error("\(other) is not a kind of shape")
+        }
+        paint = try Paint(reading: &reader)
+        switch try reader.byte("how a shape is drawn") {
+        case 0: drawing = .fill
+        case 1: drawing = .stroke(lineWidth: try reader.double("a stroke's width"))
+        case 2: drawing = .strokeBorder(lineWidth: try reader.double("a stroke's width"))
+        case let other: throw reader.error("\(other) is not a way to draw a shape")
         }
     }
 }

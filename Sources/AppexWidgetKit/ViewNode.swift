@@ -36,6 +36,8 @@ package indirect enum ViewNode: Codable, Hashable, Sendable {
     /// A scene's control (`Button(action:)`, `Toggle(isOn: $flag)`, `TextField`, `Picker`),
     /// drawn with its label; the host sends its events back to the scene.
     case sceneControl(SceneControl, label: ViewNode)
+    /// A shape (`Rectangle`, `Circle`, a `Path`, a custom `Shape`), filled or stroked.
+    case shape(ShapeNode)
 }
 
 /// Which way a stack lays out.
@@ -159,6 +161,15 @@ package enum Paint: Codable, Hashable, Sendable {
     case fill(UInt8)
     /// The widget's own background (`.background`).
     case background
+    /// A linear gradient through colours (paints of the other kinds), from a start to an end
+    /// point of the area, each in the area's unit square.
+    case linearGradient(colors: [Paint], startX: Double, startY: Double, endX: Double, endY: Double)
+
+    /// The paint's first colour: itself, or a gradient's first.
+    package var firstColor: Paint {
+        if case .linearGradient(let colors, _, _, _, _) = self { return colors.first ?? .hierarchical(0) }
+        return self
+    }
 }
 
 /// Padding per edge, in points.

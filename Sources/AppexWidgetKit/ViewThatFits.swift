@@ -84,7 +84,7 @@ enum NaturalWidth {
             .sceneControl(_, let child):
             return of(child, fontSize: fontSize)
         case .image: return fontSize
-        case .empty, .spacer, .divider: return 0
+        case .empty, .spacer, .divider, .shape: return 0
         }
     }
 }

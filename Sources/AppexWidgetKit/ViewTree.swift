@@ -95,7 +95,7 @@ extension ViewNode {
             case .link(_, let child), .styled(_, let child), .padding(_, let child), .frame(_, let child),
                 .background(_, let child), .control(_, let child), .sceneControl(_, let child):
                 queue.append(child)
-            case .empty, .text, .image, .spacer, .divider, .label: break
+            case .empty, .text, .image, .spacer, .divider, .label, .shape: break
             }
         }
         return nil
@@ -119,7 +119,7 @@ extension ViewTree {
             case .styled(_, let child), .padding(_, let child), .frame(_, let child), .background(_, let child),
                 .control(_, let child), .sceneControl(_, let child):
                 visit(child)
-            case .empty, .text, .image, .spacer, .divider, .label: break
+            case .empty, .text, .image, .spacer, .divider, .label, .shape: break
             }
         }
         visit(root)
@@ -143,7 +143,7 @@ extension ViewTree {
                 .background(_, let child), .widgetURL(_, let child), .control(_, let child),
                 .sceneControl(_, let child):
                 visit(child)
-            case .empty, .image, .spacer, .divider: break
+            case .empty, .image, .spacer, .divider, .shape: break
             }
         }
         visit(root)
