@@ -26,7 +26,7 @@ if [ -z "$graphs" ]; then
 fi
 current="$(mktemp -d)"
 trap 'rm -rf "$current"' EXIT
-/usr/bin/env python3 - "$graphs" "$current" AppexVocabulary $products <<'PY'
+/usr/bin/env python3 - "$graphs" "$current" AppexVocabulary ActivityKit $products <<'PY'
 import json, os, sys
 graphs, out, modules = sys.argv[1], sys.argv[2], sys.argv[3:]
 wire = ("FrameChannel", "IPCConnection", "Handshake", "HostHello", "ExtensionHello")

@@ -2,9 +2,10 @@
 # Builds the DocC documentation of every public library module with swift-docc-plugin, warnings
 # as errors: a broken ``Symbol`` link, an undocumented parameter or a bad article fails the run.
 #
-# The modules are the Appex… library products of Package.swift (not the product's ContactsKit), plus AppexVocabulary: no product, but the
-# home of the types every module re-exports (AppexError, AppExtensionPoint, ...), which the
-# others link to as ``/AppexVocabulary/AppexError``. One combined archive is built, so a module's
+# The modules are the Appex… library products of Package.swift (not the product's ContactsKit),
+# plus two without a product: AppexVocabulary, the home of the types every module re-exports
+# (AppexError, AppExtensionPoint, ...), which the others link to as ``/AppexVocabulary/AppexError``,
+# and ActivityKit, which AppexWidgetKit re-exports. One combined archive is built, so a module's
 # documentation may link to the modules it depends on (``/AppexCore/AppexBundle``). Each module
 # needs a catalog, Sources/<Module>/<Module>.docc/<Module>.md; a product without one fails here.
 #
@@ -19,7 +20,7 @@ if [ -z "$products" ]; then
   echo "docs.sh: found no library product in Package.swift" >&2
   exit 1
 fi
-targets=(AppexVocabulary $products)
+targets=(AppexVocabulary ActivityKit $products)
 arguments=()
 for target in "${targets[@]}"; do
   if [ ! -f "Sources/$target/$target.docc/$target.md" ]; then

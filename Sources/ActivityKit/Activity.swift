@@ -5,7 +5,7 @@ internal import Synchronization
 
 /// A Live Activity an app runs, as ActivityKit's `Activity`: the app requests it, updates its
 /// content while it runs and ends it; the widget desktop shows it as a tile meanwhile, drawn by
-/// the app's widget extension's ``ActivityConfiguration`` for `Attributes` (matched by the type's
+/// the app's widget extension's `ActivityConfiguration` for `Attributes` (matched by the type's
 /// name, as the app and its widget extension each compile the attributes' file).
 ///
 /// ```swift
@@ -196,7 +196,7 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
         }
     }
 
-    /// The attributes type's name, as ``ActivityConfiguration`` names it.
+    /// The attributes type's name, as `ActivityConfiguration` names it.
     static var typeName: String { String(describing: Attributes.self) }
 
     static func json<Value: Encodable>(_ value: Value, _ what: String) throws(AppexError) -> String {

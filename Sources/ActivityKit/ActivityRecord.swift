@@ -4,7 +4,7 @@ package import Foundation
 
 /// A Live Activity as its file under `$APPEX_HOME/Widgets/Activities` holds it: written whole
 /// (renamed into place) by the app at each request, update and end; read by the widget host,
-/// which draws it with the widget extension's ``ActivityConfiguration`` for its attributes type.
+/// which draws it with the widget extension's `ActivityConfiguration` for its attributes type.
 ///
 /// The file is JSON, so any tool can start one:
 /// `{"id":"…","type":"AdventureAttributes","attributes":"{…}","state":"{…}","activityState":"active",…}`
