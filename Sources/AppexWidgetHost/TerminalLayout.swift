@@ -297,7 +297,7 @@ struct TerminalLayout {
 
     private func padded(
         _ content: ViewNode,
-        insets: AppexWidgetKit.EdgeInsets,
+        insets: AppexWidgetKit.NodeInsets,
         width: Int,
         height: Int?,
         _ style: TextStyle,

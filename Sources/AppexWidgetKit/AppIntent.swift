@@ -27,6 +27,10 @@ public protocol AppIntent: Codable, Sendable {
     static var description: IntentDescription { get }
     /// An intent with its parameters unset (the system sets them before it performs).
     init()
+    /// How the parameters read as a sentence (``ParameterSummary``).
+    associatedtype SummaryContent: ParameterSummary = NoParameterSummary
+    /// The parameters as a sentence; none unless the intent says.
+    @ParameterSummaryBuilder<Self> static var parameterSummary: SummaryContent { get }
     /// What `perform()` returns: `.result()`.
     associatedtype PerformResult: IntentResult
     /// Does what the intent says, in the widget's extension process.
@@ -36,6 +40,11 @@ public protocol AppIntent: Codable, Sendable {
 extension AppIntent {
     /// No description.
     public static var description: IntentDescription { IntentDescription("") }
+}
+
+extension AppIntent where SummaryContent == NoParameterSummary {
+    /// No summary.
+    public static var parameterSummary: NoParameterSummary { NoParameterSummary() }
 }
 
 /// An intent migrated from a SiriKit intent, as App Intents' `CustomIntentMigratedAppIntent`:
@@ -48,14 +57,23 @@ public protocol CustomIntentMigratedAppIntent: AppIntent {
 /// What an intent's `perform()` returns.
 public protocol IntentResult: Sendable {}
 
-/// The result of an intent that returns nothing but its completion.
-public struct IntentResultContainer: IntentResult {
-    init() {}
+/// A result that opens another intent when its own is done, as App Intents' `OpensIntent`:
+/// `return .result(opensIntent: ShowHeroIntent(hero: hero))`. The widget's process performs the
+/// opened intent right after, and the widget host asks for one new timeline for both.
+public protocol OpensIntent: IntentResult {}
+
+/// The result of an intent that returns nothing but its completion, or the intent it opens.
+public struct IntentResultContainer: IntentResult, OpensIntent {
+    /// The intent to perform next; `nil` for none.
+    let opened: (any AppIntent)?
+    init(opening opened: (any AppIntent)? = nil) { self.opened = opened }
 }
 
 extension IntentResult where Self == IntentResultContainer {
     /// The intent completed.
     public static func result() -> Self { IntentResultContainer() }
+    /// The intent completed; `intent` is performed next.
+    public static func result(opensIntent intent: some AppIntent) -> Self { IntentResultContainer(opening: intent) }
 }
 
 /// A string resource to show a person, as Foundation's `LocalizedStringResource` on Apple

@@ -18,6 +18,8 @@ public struct EnvironmentValues: Sendable {
     /// `nil`: the widget's own. (Doubles, not a `CGSize`: a stored Foundation type would keep all
     /// of Foundation in every widget executable; see ``TimelineProviderContext/displaySize``.)
     package var offered: (width: Double, height: Double)?
+    /// The action `.environment(\.openURL, …)` set; `nil` for the default.
+    var openURLAction: OpenURLAction?
 
     /// The default values for a small widget.
     public init() {}

@@ -32,7 +32,7 @@ public struct GeometryProxy: Sendable {
     /// The space offered.
     public var size: CGSize { CGSize(width: width, height: height) }
     /// The safe area's insets: none in a widget.
-    public var safeAreaInsets: EdgeInsetsValue { EdgeInsetsValue() }
+    public var safeAreaInsets: EdgeInsets { EdgeInsets() }
 
     /// The reader's frame in `space`: its own (`.local`) starts at the origin; on Linux every
     /// space is the local one.
@@ -46,8 +46,8 @@ extension EnvironmentValues {
     }
 }
 
-/// Edge insets, as SwiftUI's `EdgeInsets`.
-public struct EdgeInsetsValue: Sendable, Hashable {
+/// Insets from each edge, in points, as SwiftUI's `EdgeInsets`: `.padding(EdgeInsets(top: 8, leading: 16, bottom: 8, trailing: 16))`.
+public struct EdgeInsets: Sendable, Hashable {
     /// The top inset.
     public var top: Double
     /// The leading inset.

@@ -8,9 +8,9 @@ enum IntentConfigurationCoding {
     static func intent<Intent: WidgetConfigurationIntent>(
         _ type: Intent.Type,
         from bytes: [UInt8]
-    ) throws(AppexError) -> Intent {
+    ) async throws(AppexError) -> Intent {
         let defaults = Intent()
-        if bytes.isEmpty { return try complete(defaults) }
+        if bytes.isEmpty { return try complete(await withEntities(defaults)) }
         let given: [String: JSONValue]
         do { given = try JSONDecoder().decode([String: JSONValue].self, from: Data(bytes)) } catch {
             throw AppexError(.coding, "the configuration of \(Intent.title) is not a JSON object: \(error)")
@@ -26,7 +26,27 @@ enum IntentConfigurationCoding {
                 "the configuration of \(Intent.title) does not fit its parameters (did a new build change them?): \(error); `appex widgets configure KIND --reset` goes back to the defaults"
             )
         }
-        return try complete(intent)
+        return try complete(await withEntities(intent))
+    }
+
+    /// `intent`, its entity parameters looked up by their queries: a kept identifier becomes
+    /// the entity (or nothing, when the query no longer finds it), an unset one the query's
+    /// default.
+    ///
+    /// - Throws: ``/AppexVocabulary/AppexError`` `invalidValue` when a query throws.
+    static func withEntities<Intent: WidgetConfigurationIntent>(_ intent: Intent) async throws(AppexError) -> Intent {
+        for child in Mirror(reflecting: intent).children {
+            guard let label = child.label, label.hasPrefix("_"),
+                let parameter = child.value as? any DescribableParameter
+            else { continue }
+            do { try await parameter.findEntity() } catch {
+                throw AppexError(
+                    .invalidValue,
+                    "\(Intent.title)'s parameter \(label.dropFirst()): its entity query failed: \(error)"
+                )
+            }
+        }
+        return intent
     }
 
     /// `intent`, checked to have a value for every required parameter: a provider that read
@@ -74,6 +94,9 @@ protocol DescribableParameter {
     var isUnset: Bool { get }
     /// Its title, when it has one.
     var displayTitle: String? { get }
+    /// Looks its entity up, when it holds an ``AppEntity``: by the identifier read, or the
+    /// query's default when none was.
+    func findEntity() async throws
 }
 
 /// The JSON text and the title of a parameter's value.
@@ -84,6 +107,7 @@ enum ParameterJSON {
 
     static func title(of value: Any) -> String {
         if let string = value as? String { return string }
+        if let entity = value as? any AppEntity { return entity.displayRepresentation.title.key }
         if let entry = value as? any AppEnum { return caseTitle(entry) }
         return String(describing: value)
     }
@@ -105,14 +129,32 @@ extension Optional: OptionalParameterValue {
 extension IntentParameter: DescribableParameter {
     var isUnset: Bool { value.withLock { $0 } == nil && !(Value.self is any OptionalParameterValue.Type) }
 
+    func findEntity() async throws {
+        guard let type = ParameterValues.entityType(of: Value.self) else { return }
+        if let pending = pendingEntity.withLock({ $0 }) {
+            let found = try await EntityParameterSupport.entity(type, identifiedBy: pending)
+            value.withLock { $0 = found.flatMap { $0 as? Value } }
+            pendingEntity.withLock { $0 = nil }
+        } else if value.withLock({ $0 }) == nil, let initial = await EntityParameterSupport.defaultEntity(of: type) {
+            value.withLock { $0 = initial as? Value }
+        }
+    }
+
     var displayTitle: String? { title?.key }
 
     func describe(name: String) async -> WidgetParameter {
         let optional = Value.self as? any OptionalParameterValue.Type
         let base = optional?.wrappedType ?? Value.self
         var options = await self.options?.options() ?? []
+        var defaultText = defaultValue.flatMap { Self.text(of: $0) }
         let kind: WidgetParameter.Kind
-        if let enumeration = base as? any AppEnum.Type {
+        if let entityType = base as? any AppEntity.Type {
+            kind = .choice
+            if options.isEmpty { options = await EntityParameterSupport.options(of: entityType) }
+            if defaultText == nil, let initial = await EntityParameterSupport.defaultEntity(of: entityType) {
+                defaultText = Self.text(of: initial)
+            }
+        } else if let enumeration = base as? any AppEnum.Type {
             kind = .choice
             if options.isEmpty { options = Self.cases(of: enumeration) }
         } else if !options.isEmpty {
@@ -136,10 +178,16 @@ extension IntentParameter: DescribableParameter {
             name: name,
             title: title?.key ?? name,
             kind: kind,
-            defaultValue: defaultValue.flatMap { ParameterJSON.text(of: $0) },
+            defaultValue: defaultText,
             isOptional: optional != nil,
             options: options
         )
+    }
+
+    /// A value's JSON text: an entity's identifier's, or its `Codable` form's.
+    private static func text(of value: Any) -> String? {
+        if let entity = value as? any AppEntity { return EntityParameterSupport.identifierText(of: entity) }
+        return (value as? any Encodable).flatMap { ParameterJSON.text(of: $0) }
     }
 
     private static func cases<Case: AppEnum>(of type: Case.Type) -> [WidgetParameter.Option] {

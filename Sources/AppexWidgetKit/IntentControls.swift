@@ -155,12 +155,31 @@ package struct IntentControl: Codable, Hashable, Sendable {
                 "the parameters of intent \(Intent.title) (\(String(reflecting: Intent.self))) do not decode: \(error)"
             )
         }
-        do { _ = try await intent.perform() } catch {
-            throw AppexError(
-                .intentFailed,
-                "intent \(Intent.title) failed: \(error)",
-                underlyingError: error
-            )
+        try await performChain(intent)
+    }
+
+    /// Performs `intent`, then each intent its result opens (``OpensIntent``), at most 8 in all:
+    /// a chain that goes on opening is cut there and named.
+    private static func performChain(_ first: any AppIntent) async throws(AppexError) {
+        var next: (any AppIntent)? = first
+        var performed = 0
+        while let intent = next {
+            guard performed < 8 else {
+                throw AppexError(
+                    .intentFailed,
+                    "intent \(Swift.type(of: first).title) opened 8 intents in a row; \(Swift.type(of: intent).title) was not performed"
+                )
+            }
+            let result: any IntentResult
+            do { result = try await intent.perform() } catch {
+                throw AppexError(
+                    .intentFailed,
+                    "intent \(Swift.type(of: intent).title) failed: \(error)",
+                    underlyingError: error
+                )
+            }
+            performed += 1
+            next = (result as? IntentResultContainer)?.opened
         }
     }
 }

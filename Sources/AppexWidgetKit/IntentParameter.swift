@@ -17,10 +17,13 @@ import Synchronization
 ///
 /// The parameter is a reference, as Apple's `IntentParameter` is: a copy of an intent shares its
 /// parameters' values. It is encoded by its property's name when the intent crosses a process
-/// boundary (a tap's intent, a widget's configuration).
+/// boundary (a tap's intent, a widget's configuration). Its value is `Codable`, or an
+/// ``AppEntity`` (kept by its identifier, found again by its query), or an optional of one.
 @propertyWrapper
-public final class IntentParameter<Value: Codable & Sendable>: Codable, Sendable {
+public final class IntentParameter<Value: Sendable>: Codable, Sendable {
     let value: Mutex<Value?>
+    /// An entity's identifier, as JSON, read and not yet looked up by its query.
+    let pendingEntity = Mutex<Data?>(nil)
     /// The parameter's name, as a person reads it.
     public let title: LocalizedStringResource?
     /// What the parameter is for, in a sentence (kept; not shown yet).
@@ -82,25 +85,77 @@ public final class IntentParameter<Value: Codable & Sendable>: Codable, Sendable
     /// The parameter itself (`$name`), as Apple's.
     public var projectedValue: IntentParameter<Value> { self }
 
-    /// Encodes the value (`null` when unset).
+    /// Encodes the value (`null` when unset; an entity's identifier for an entity).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
-        if let current = value.withLock({ $0 }) {
-            try container.encode(current)
+        guard let current = value.withLock({ $0 }), !ParameterValues.isNone(current) else {
+            if let pending = pendingEntity.withLock({ $0 }) {
+                try container.encode(try JSONDecoder().decode(JSONValue.self, from: pending))
+            } else {
+                try container.encodeNil()
+            }
+            return
+        }
+        if let entity = current as? any AppEntity {
+            try container.encode(try ParameterValues.identifier(of: entity))
+        } else if let encodable = current as? any Encodable {
+            try container.encode(encodable)
         } else {
-            try container.encodeNil()
+            throw EncodingError.invalidValue(
+                current,
+                .init(
+                    codingPath: encoder.codingPath,
+                    debugDescription: "\(Value.self) is neither Codable nor an AppEntity"
+                )
+            )
         }
     }
 
-    /// Decodes the value.
+    /// Decodes the value; an entity's identifier is kept until the intent is configured
+    /// (its query is asked then).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        let decoded = try container.decode(Value.self)
-        value = Mutex(decoded)
         title = nil
         parameterDescription = nil
         defaultValue = nil
         options = nil
+        if ParameterValues.entityType(of: Value.self) != nil {
+            value = Mutex(nil)
+            if !container.decodeNil() {
+                let identifier = try container.decode(JSONValue.self)
+                pendingEntity.withLock { $0 = try? JSONEncoder().encode(identifier) }
+            }
+        } else if let type = Value.self as? any Decodable.Type, let decoded = try container.decode(type) as? Value {
+            value = Mutex(decoded)
+        } else {
+            throw DecodingError.typeMismatch(
+                Value.self,
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "\(Value.self) is neither Codable nor an AppEntity"
+                )
+            )
+        }
+    }
+}
+
+/// What a parameter's value is, seen through `Optional`.
+enum ParameterValues {
+    /// Whether `value` is an optional holding nothing.
+    static func isNone(_ value: Any) -> Bool {
+        let mirror = Mirror(reflecting: value)
+        return mirror.displayStyle == .optional && mirror.children.isEmpty
+    }
+
+    /// The entity type a parameter of `type` holds (seen through `Optional`), if it holds one.
+    static func entityType(of type: Any.Type) -> (any AppEntity.Type)? {
+        let base = (type as? any OptionalParameterValue.Type)?.wrappedType ?? type
+        return base as? any AppEntity.Type
+    }
+
+    /// An entity's identifier as a JSON value.
+    static func identifier(of entity: some AppEntity) throws -> JSONValue {
+        try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(entity.id))
     }
 }
 

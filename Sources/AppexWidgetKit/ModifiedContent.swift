@@ -73,13 +73,20 @@ extension View {
     /// Pads `edges` by `length` points, or by the system's padding.
     public func padding(_ edges: EdgeSet = .all, _ length: Double? = nil) -> ModifiedContent<Self> {
         let amount = length ?? 16
-        let insets = EdgeInsets(
+        let insets = NodeInsets(
             top: edges.contains(.top) ? amount : 0,
             leading: edges.contains(.leading) ? amount : 0,
             bottom: edges.contains(.bottom) ? amount : 0,
             trailing: edges.contains(.trailing) ? amount : 0
         )
         return modified { .padding(insets, $0) }
+    }
+    /// Pads each edge by its inset.
+    public func padding(_ insets: EdgeInsets) -> ModifiedContent<Self> {
+        let edges = [insets.top, insets.leading, insets.bottom, insets.trailing].map { $0.isFinite ? max(0, $0) : 0 }
+        return modified {
+            .padding(NodeInsets(top: edges[0], leading: edges[1], bottom: edges[2], trailing: edges[3]), $0)
+        }
     }
     /// A fixed frame; `nil` keeps the content's own size on that axis.
     public func frame(

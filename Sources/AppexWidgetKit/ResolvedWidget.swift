@@ -67,9 +67,10 @@ struct ResolvedWidget: Sendable {
         configuredBy provider: Provider,
         content: @escaping @Sendable (Provider.Entry) -> Content
     ) {
-        @Sendable func intent(_ context: TimelineProviderContext) throws(AppexError) -> Provider.Intent {
-            do { return try IntentConfigurationCoding.intent(Provider.Intent.self, from: context.configuration) } catch
-            {
+        @Sendable func intent(_ context: TimelineProviderContext) async throws(AppexError) -> Provider.Intent {
+            do {
+                return try await IntentConfigurationCoding.intent(Provider.Intent.self, from: context.configuration)
+            } catch {
                 throw AppexError(error.code, "widget \(kind): \(error.message)", context: .init(widgetKind: kind))
             }
         }
@@ -77,8 +78,12 @@ struct ResolvedWidget: Sendable {
             kind: kind,
             content: content,
             placeholder: { provider.placeholder(in: $0) },
-            snapshot: { context throws(AppexError) in await provider.snapshot(for: try intent(context), in: context) },
-            timeline: { context throws(AppexError) in await provider.timeline(for: try intent(context), in: context) },
+            snapshot: { context throws(AppexError) in
+                await provider.snapshot(for: try await intent(context), in: context)
+            },
+            timeline: { context throws(AppexError) in
+                await provider.timeline(for: try await intent(context), in: context)
+            },
             settings: {
                 let parameters = await IntentConfigurationCoding.parameters(of: Provider.Intent.self)
                 let presets = provider.recommendations().map { recommendation in

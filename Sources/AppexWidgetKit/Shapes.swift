@@ -64,7 +64,7 @@ public struct ShapeView: View {
         }
         let node = ViewNode.shape(ShapeNode(outline: outline, paint: paint, drawing: drawing))
         guard inset.isFinite, inset > 0 else { return node }
-        return .padding(EdgeInsets(top: inset, leading: inset, bottom: inset, trailing: inset), node)
+        return .padding(NodeInsets(top: inset, leading: inset, bottom: inset, trailing: inset), node)
     }
 }
 

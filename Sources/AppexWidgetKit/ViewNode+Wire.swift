@@ -146,7 +146,7 @@ extension ViewNode {
             let style = try TextStyle(reading: &reader)
             self = .styled(style, try ViewNode(reading: &reader, depth: depth + 1))
         case .padding:
-            let insets = EdgeInsets(
+            let insets = NodeInsets(
                 top: try reader.double("a padding's top"),
                 leading: try reader.double("a padding's leading edge"),
                 bottom: try reader.double("a padding's bottom"),

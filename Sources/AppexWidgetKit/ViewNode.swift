@@ -23,7 +23,7 @@ package indirect enum ViewNode: Codable, Hashable, Sendable {
     /// Text style that `content` and everything in it inherits.
     case styled(TextStyle, ViewNode)
     /// Padding around content, in points per edge (top, leading, bottom, trailing).
-    case padding(EdgeInsets, ViewNode)
+    case padding(NodeInsets, ViewNode)
     /// A frame: fixed or flexible size and the content's alignment inside it.
     case frame(FrameSpec, ViewNode)
     /// The URL the whole widget opens when tapped (`.widgetURL(_:)`).
@@ -173,7 +173,7 @@ package enum Paint: Codable, Hashable, Sendable {
 }
 
 /// Padding per edge, in points.
-package struct EdgeInsets: Codable, Hashable, Sendable {
+package struct NodeInsets: Codable, Hashable, Sendable {
     package var top: Double
     package var leading: Double
     package var bottom: Double

@@ -144,7 +144,7 @@ import Testing
         let original = try Self.world()
         let swift6 = try await original.host().refresh()
         #expect(states.map(\.key.kind).sorted() == swift6.map(\.key.kind).sorted())
-        #expect(states.map(\.key.kind).sorted() == ["Bell", "Emoji", "Greeting", "Headline", "Hero", "Lamp"])
+        #expect(states.map(\.key.kind).sorted() == ["Bell", "Emoji", "Greeting", "Headline", "Hero", "Lamp", "Ranger"])
         for state in states { #expect(state.texts() == swift6.widget(state.key.kind)?.texts(), "\(state.key.kind)") }
     }
 

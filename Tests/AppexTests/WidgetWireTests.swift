@@ -51,7 +51,7 @@ import Testing
                         label: .empty
                     ),
                     .styled(TextStyle(foreground: .named("red")), .text([])),
-                    .padding(EdgeInsets(top: 1, leading: 2, bottom: 3, trailing: 4), .divider),
+                    .padding(NodeInsets(top: 1, leading: 2, bottom: 3, trailing: 4), .divider),
                     .frame(
                         FrameSpec(
                             width: 20,
@@ -71,7 +71,7 @@ import Testing
     /// `node` nested `depth` levels deep in paddings.
     static func nested(_ depth: Int) -> ViewNode {
         var node = ViewNode.empty
-        for _ in 0..<depth { node = .padding(EdgeInsets(top: 0, leading: 0, bottom: 0, trailing: 0), node) }
+        for _ in 0..<depth { node = .padding(NodeInsets(top: 0, leading: 0, bottom: 0, trailing: 0), node) }
         return node
     }
 

@@ -148,6 +148,7 @@ struct ConfiguredWidgets: WidgetBundle {
         HeroWidget()
         HeadlineWidget()
         GreetingWidget()
+        RangerWidget()
         LampControl()
         BellControl()
         #if canImport(ActivityKit)
