@@ -95,4 +95,26 @@ import Testing
         environment.openURL(URL(string: "appex://ranger/cake")!)
         #expect(opened.withLock { $0 } == [URL(string: "appex://ranger/cake")!])
     }
+
+    final class Loader: NSObject {}
+
+    @Test(
+        "Darwin's names that Apple's sample code uses are there, meaning what they mean there: a serial queue by either name, NSEC_PER_MSEC, a class's classForCoder()"
+    )
+    func darwinNames() async {
+        let queue = OS_dispatch_queue_serial(label: "loader")
+        let order = Mutex<[Int]>([])
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            queue.asyncAfter(
+                deadline: DispatchTime(uptimeNanoseconds: DispatchTime.now().uptimeNanoseconds + 2 * NSEC_PER_MSEC)
+            ) {
+                order.withLock { $0.append(1) }
+                queue.async { done.resume() }
+            }
+            DispatchSerialQueue(label: "other").sync { order.withLock { $0.append(0) } }
+        }
+        #expect(order.withLock { $0 } == [0, 1], "the other queue ran at once, the delayed block 2 ms later")
+        #expect(NSEC_PER_MSEC == 1_000_000)
+        #expect(Loader.classForCoder() == Loader.self)
+    }
 }
