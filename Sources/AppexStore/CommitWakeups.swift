@@ -7,23 +7,16 @@ import Synchronization
 ///
 /// Only the signal file is watched, not its directory: SQLite's writes to the `-wal` file
 /// happen before the commit is durable, and a waiter they woke would look too early, find
-/// nothing, and wait again — at the cost of a read while the writer syncs. A wakeup resumes the
-/// waiting task directly from the event thread (one hop: no task group, no timer task).
+/// nothing, and wait again — at the cost of a read while the writer syncs. The waiting is a
+/// ``Wakeup``'s.
 final class CommitWakeups: Sendable {
-    private struct State {
-        /// A wakeup came while nobody waited: the next wait returns at once.
-        var pending = false
-        var waiter: CheckedContinuation<Void, Never>?
-        var stopped = false
-    }
-
-    private let state = Mutex(State())
+    private let wakeup = Wakeup()
     private let tokens = Mutex<[EventThread.Token]>([])
 
     /// Watches `signal`, or — when it cannot be watched — its directory `fallbackDirectory`.
     init(signal: String, fallbackDirectory: String) {
         var tokens: [EventThread.Token] = []
-        let wake: @Sendable () -> Void = { [weak self] in self?.wake() }
+        let wake: @Sendable () -> Void = { [wakeup] in wakeup.signal() }
         if let token = try? EventThread.shared.whenFileChanges(signal, wake) {
             tokens.append(token)
         } else if let token = try? EventThread.shared.whenDirectoryChanges(fallbackDirectory, wake) {
@@ -35,44 +28,14 @@ final class CommitWakeups: Sendable {
 
     deinit { stop() }
 
-    private func wake() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard let waiter = state.waiter else {
-                state.pending = true
-                return nil
-            }
-            state.waiter = nil
-            return waiter
-        }
-        waiter?.resume()
-    }
-
     /// Forgets a wakeup that came since the last wait. Call it just before looking at the
     /// queue: a commit whose wakeup came before the look is one the look sees, since writers
     /// signal after they commit.
-    func clear() {
-        state.withLock { $0.pending = false }
-    }
+    func clear() { wakeup.clear() }
 
     /// Returns at the next wakeup (or at once when one came since the last wait), or when the
     /// calling task is cancelled. The 100 ms timer bounds how long past any deadline it waits.
-    func next() async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = state.withLock { state -> Bool in
-                    if state.pending || state.stopped {
-                        state.pending = false
-                        return true
-                    }
-                    state.waiter = continuation
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            wake()
-        }
-    }
+    func next() async { await wakeup.next() }
 
     /// Ends the watches; a wait in progress returns.
     func stop() {
@@ -80,11 +43,6 @@ final class CommitWakeups: Sendable {
             defer { tokens = [] }
             return tokens
         }) { EventThread.shared.cancel(token) }
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            state.stopped = true
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume()
+        wakeup.stop()
     }
 }

@@ -1,4 +1,5 @@
 import AppexCore
+import AppexSystem
 import AppexTestTiers
 import AppexTesting
 import AppexWidgetHost
@@ -202,5 +203,18 @@ import Testing
         let started = ContinuousClock.now
         await wakeup.wait(atMost: .milliseconds(400))
         #expect(ContinuousClock.now - started >= .milliseconds(300))
+    }
+
+    @Test("a stopped wake-up ends the wait in progress and lets every later wait return at once")
+    func stoppedWakeupReturns() async {
+        let wakeup = Wakeup()
+        let waiting = Task { await wakeup.next() }
+        try? await Task.sleep(for: .milliseconds(20))
+        wakeup.stop()
+        await waiting.value
+        let started = ContinuousClock.now
+        await wakeup.next()
+        await wakeup.wait(atMost: .seconds(10))
+        #expect(ContinuousClock.now - started < .seconds(5))
     }
 }
