@@ -224,7 +224,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "AppexFixtureEcho",
-            dependencies: ["AppexExtension", "AppexFixtureInterfaces"],
+            dependencies: ["AppexExtension", "AppexIPC", "AppexFixtureInterfaces"],
             path: "Tests/Fixtures/AppexFixtureEcho",
             swiftSettings: strictSwift
         ),
@@ -247,7 +247,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "AppexFixtureTranslate",
-            dependencies: ["AppexExtension", "AppexFixtureInterfaces"],
+            dependencies: ["AppexExtension", "AppexIPC", "AppexFixtureInterfaces"],
             path: "Tests/Fixtures/AppexFixtureTranslate",
             swiftSettings: strictSwift
         ),
@@ -428,7 +428,7 @@ let package = Package(
         .target(
             name: "AppexWindow",
             dependencies: [
-                "AppexVocabulary", "AppexCore", "AppexHost", "AppexWidgetHost",
+                "AppexVocabulary", "AppexCore", "AppexHost", "AppexWidgetHost", "AppexWidgetKit",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -476,7 +476,7 @@ let package = Package(
         // system's widget host (`appex widgets`), inside ContactsExplorer.app/Extensions/.
         .executableTarget(
             name: "RecentContacts",
-            dependencies: ["ContactsKit", "AppexWidgetKit", "AppexAuth", "AppexStore"],
+            dependencies: ["ContactsKit", "AppexWidgetKit", "AppexCore", "AppexAuth", "AppexStore"],
             path: "Examples/Sources/RecentContacts",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
@@ -520,7 +520,7 @@ let package = Package(
             name: "AppexTests",
             dependencies: [
                 "AppexBuild", "AppexCore", "AppexCoding", "AppexIPC", "AppexHost", "AppexSystem", "AppexVocabulary",
-                "AppexTesting", "AppexTestTiers", "AppexCommandCore",
+                "AppexExtension", "AppexTesting", "AppexTestTiers", "AppexCommandCore",
                 "appex",
                 "AppexStore", "AppexSalesforce", "AppexSAP", "AppexSQLite", "AppexAuth", "AppexAuthLogin",
                 "AppexFixtureStore",

@@ -77,6 +77,9 @@ if grep -rnE '^[[:space:]]*(@[A-Za-z_]+(\([^)]*\))? )*((final|nonisolated|static
   echo "test.sh: the declarations above are public; AppexSystem's API is package-level only (docs/ARCHITECTURE.md)" >&2
   exit 1
 fi
+# Every module of this package a target imports is one of its declared dependencies (SwiftPM's
+# own check, on the build below, accepts a module another dependency brings along).
+step imports bash -c 'swift package describe --type json | Scripts/check-imports.py'
 # The documentation builds with no warning: a DocC catalog for every library module, built with
 # swift-docc-plugin, warnings as errors (in .build, the debug build the tests then complete; docs/DESIGN.md,
 # "Documentation").
@@ -90,7 +93,8 @@ Scripts/oauth-server.sh start >/dev/null
 fuzz_build=''
 # On any exit: the OAuth server stopped, and the fuzz targets' build (below), if still running, ended.
 trap 'Scripts/oauth-server.sh stop; if [[ -n "$fuzz_build" ]]; then kill -TERM -- "-$fuzz_build" 2>/dev/null || true; fi' EXIT
-step build swift build --build-tests
+# An import of a module that is no dependency at all, even indirectly, fails the build.
+step build swift build --build-tests --explicit-target-dependency-import-check error
 # Every suite carries the .timed trait: it runs the suite in its tier (APPEX_TEST_TIER) and times
 # each test for the ten slowest at the end.
 if grep -rnE '^[[:space:]]*@Suite' Tests/AppexTests Examples/Tests Examples/Tracing/Tests --include='*.swift' | grep -v '\.timed'; then

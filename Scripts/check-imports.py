@@ -1,0 +1,37 @@
+#!/usr/bin/env python3
+"""Every module of this package that a target's sources import is one of the target's declared
+dependencies: no import that works only because another dependency happens to bring the module
+along (SwiftPM's --explicit-target-dependency-import-check accepts those).
+
+Usage: swift package describe --type json | Scripts/check-imports.py
+Prints each undeclared import (file:line, the target, the module) and exits 1 when there is one."""
+import json, os, re, sys
+
+description = json.load(sys.stdin)
+targets = {target["c99name"]: target for target in description["targets"]}
+names = {target["c99name"]: target["name"] for target in description["targets"]}
+IMPORT = re.compile(r'^\s*(?:@[A-Za-z_]+(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|private|fileprivate)\s+)?'
+                    r'import\s+(?:(?:struct|class|enum|protocol|typealias|func|var|let)\s+)?([A-Za-z_][A-Za-z0-9_]*)')
+problems = []
+for module, target in sorted(targets.items()):
+    declared = {dependency.replace("-", "_") for dependency in target.get("target_dependencies", [])}
+    folder = target["path"] if os.path.isabs(target["path"]) else os.path.join(description["path"], target["path"])
+    for source in target.get("sources", []):
+        if not source.endswith(".swift"):
+            continue
+        path = os.path.join(folder, source)
+        with open(path, encoding="utf-8") as file:
+            quoted = False  # inside a multi-line string literal (a template's code is not an import)
+            for number, line in enumerate(file, 1):
+                match = None if quoted else IMPORT.match(line)
+                if line.count('"""') % 2 == 1:
+                    quoted = not quoted
+                if not match:
+                    continue
+                imported = match.group(1)
+                if imported in targets and imported != module and imported not in declared:
+                    problems.append(f"{os.path.relpath(path, description['path'])}:{number}: {names[module]} imports "
+                                    f"{names[imported]}, which its dependencies in Package.swift do not list")
+if problems:
+    print("\n".join(problems))
+    sys.exit(1)
