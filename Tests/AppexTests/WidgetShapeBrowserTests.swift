@@ -7,16 +7,7 @@ import Testing
 /// Shapes and gradients as a real browser lays them out: what the HTML renderer writes holds the
 /// geometry SwiftUI gives them.
 @Suite(.timed, .tags(.browser)) struct WidgetShapeBrowserTests {
-    struct Triangle: Shape {
-        func path(in rect: CGRect) -> Path {
-            Path { path in
-                path.move(to: CGPoint(x: rect.midX, y: rect.minY))
-                path.addLine(to: CGPoint(x: rect.maxX, y: rect.maxY))
-                path.addLine(to: CGPoint(x: rect.minX, y: rect.maxY))
-                path.closeSubpath()
-            }
-        }
-    }
+    typealias Triangle = WidgetLayoutViewTests.Triangle
 
     @Test(
         "in Chromium a circle is the largest square its space holds, centred; a health bar is its share of the GeometryReader's width; a custom shape is clipped to its path; a gradient background blends"
