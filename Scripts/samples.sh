@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Writes the README's code samples (README.md and Examples/README.md) to Tests/Samples/, one
-# folder per sample: its source (main.swift, or Sample.swift for one marked @main) and
+# Writes the documents' code samples (README.md, Examples/README.md, docs/*.md and the DocC
+# articles, Sources/*/*.docc/*.md: the list ReadmeSampleTests reads too) to Tests/Samples/, one
+# folder per sample, named by its document (Readme, Examples, DocsCli, AppexWidgetKitWritingAWidget)
+# and its number there: its source (main.swift, or Sample.swift for one marked @main) and
 # `products`, the products it depends on, one a line. Package.swift makes each folder an
 # executable target, `Sample` and the folder's name, compiled with the rest of the package in one
 # graph; ReadmeSampleTests checks that the folders are the READMEs' blocks, byte for byte.
@@ -29,10 +31,25 @@ def samples(readme):
         index += 1
     return found
 
+def markdown(folder):
+    return [f"{folder}/{name}" for name in sorted(os.listdir(folder)) if name.endswith(".md")] if os.path.isdir(folder) else []
+
+def prefix(document):
+    if document == "README.md": return "Readme"
+    if document == "Examples/README.md": return "Examples"
+    parts = document.split("/")
+    words = [word[:1].upper() + word[1:] for word in re.split(r"[^A-Za-z0-9]+", parts[-1][:-len(".md")]) if word]
+    return ("Docs" if parts[0] == "docs" else parts[1]) + "".join(words)
+
+documents = ["README.md", "Examples/README.md"] + markdown("docs")
+for module in sorted(os.listdir("Sources")):
+    documents += markdown(f"Sources/{module}/{module}.docc")
+
 folder = "Tests/Samples"
 shutil.rmtree(folder, ignore_errors=True)
 written = 0
-for document, readme in (("Readme", "README.md"), ("Examples", "Examples/README.md")):
+for readme in documents:
+    document = prefix(readme)
     for number, (products, code) in enumerate(samples(readme), start=1):
         target = os.path.join(folder, f"{document}{number}")
         os.makedirs(target)

@@ -15,20 +15,48 @@ import Testing
         var products: [String]
         var code: String
         var line: Int
-        /// The package the products come from, relative to the repository: "" for Appex itself,
-        /// "Examples" for the product's samples (`Examples/README.md`).
-        var package = ""
+        /// The document the sample is in, relative to the repository (`README.md`,
+        /// `Examples/README.md`, `docs/cli.md`, a DocC article).
+        var document = "README.md"
         var testDescription: String {
-            "\(package.isEmpty ? "" : package + "/")README line \(line) (\(products.joined(separator: ", ")))"
+            "\(document) line \(line) (\(products.joined(separator: ", ")))"
         }
     }
 
-    static let samples: [Sample] = samples(in: "") + samples(in: "Examples")
+    /// The documents whose samples are compiled, in this order (Scripts/samples.sh reads the same):
+    /// the READMEs, then `docs/*.md`, then every DocC article (`Sources/*/*.docc/*.md`), each
+    /// group sorted by path.
+    static let documents: [String] = {
+        let files = FileManager.default
+        func markdown(in folder: String) -> [String] {
+            ((try? files.contentsOfDirectory(atPath: repository.appendingPathComponent(folder).path)) ?? [])
+                .filter { $0.hasSuffix(".md") }.sorted().map { folder + "/" + $0 }
+        }
+        let catalogs =
+            ((try? files.contentsOfDirectory(atPath: repository.appendingPathComponent("Sources").path)) ?? [])
+            .sorted().map { "Sources/\($0)/\($0).docc" }
+        return ["README.md", "Examples/README.md"] + markdown(in: "docs") + catalogs.flatMap { markdown(in: $0) }
+    }()
 
-    /// The samples of the README in `package` (a folder of the repository; "" for its root).
-    static func samples(in package: String) -> [Sample] {
-        let readme = package.isEmpty ? "README.md" : package + "/README.md"
-        guard let text = try? String(contentsOf: repository.appendingPathComponent(readme), encoding: .utf8) else {
+    /// The start of the folder names of `document`'s samples: `Readme`, `Examples`, `Docs` and the
+    /// file's name (`DocsCli`), or a DocC article's module and name (`AppexWidgetKitWritingAWidget`).
+    static func prefix(of document: String) -> String {
+        switch document {
+        case "README.md": return "Readme"
+        case "Examples/README.md": return "Examples"
+        default:
+            let parts = document.split(separator: "/").map(String.init)
+            let stem = (parts.last ?? "").replacingOccurrences(of: ".md", with: "")
+            let words = stem.split { !$0.isLetter && !$0.isNumber }.map { $0.prefix(1).uppercased() + $0.dropFirst() }
+            return (parts.first == "docs" ? "Docs" : parts.count > 1 ? parts[1] : "") + words.joined()
+        }
+    }
+
+    static let samples: [Sample] = documents.flatMap { samples(in: $0) }
+
+    /// The samples of `document` (a path relative to the repository).
+    static func samples(in document: String) -> [Sample] {
+        guard let text = try? String(contentsOf: repository.appendingPathComponent(document), encoding: .utf8) else {
             return []
         }
         let lines = text.components(separatedBy: "\n")
@@ -48,7 +76,7 @@ import Testing
                         products: products,
                         code: lines[(index + 2)..<end].joined(separator: "\n"),
                         line: index + 1,
-                        package: package
+                        document: document
                     )
                 )
                 index = end
@@ -58,12 +86,40 @@ import Testing
         return samples
     }
 
+    @Test(
+        "every sample marker in the repository's Markdown is in a document whose samples are compiled, right before a swift block: none is skipped"
+    )
+    func noMarkerIsSkipped() async throws {
+        let listed = try await run("/usr/bin/git", ["-C", Self.repository.path, "ls-files", "*.md"], environment: [:])
+        try #require(listed.status == 0, "\(listed.standardError)")
+        var markers = 0
+        for path in listed.standardOutput.split(separator: "\n").map(String.init) {
+            let text = (try? String(contentsOf: Self.repository.appendingPathComponent(path), encoding: .utf8)) ?? ""
+            let lines = text.components(separatedBy: "\n")
+            for (index, line) in lines.enumerated()
+            where line.trimmingCharacters(in: .whitespaces).hasPrefix("<!-- sample:") {
+                markers += 1
+                #expect(
+                    Self.documents.contains(path),
+                    "\(path):\(index + 1) has a sample marker in a document no test reads"
+                )
+                #expect(
+                    index + 1 < lines.count && lines[index + 1].hasPrefix("```swift"),
+                    "\(path):\(index + 1): a sample marker not right before a ```swift block is skipped"
+                )
+            }
+        }
+        #expect(markers == Self.samples.count)
+    }
+
     @Test("the README marks its extension and widget samples")
     func samplesAreFound() {
         #expect(Self.samples.contains { $0.products == ["AppexExtension"] })
         #expect(Self.samples.contains { $0.products == ["AppexWidgetKit"] })
-        #expect(Self.samples.contains { $0.package == "Examples" && $0.products == ["ContactsKit"] })
-        #expect(Self.samples.contains { $0.package == "Examples" && $0.products.contains("AppexWidgetKit") })
+        #expect(Self.samples.contains { $0.document == "Examples/README.md" && $0.products == ["ContactsKit"] })
+        #expect(
+            Self.samples.contains { $0.document == "Examples/README.md" && $0.products.contains("AppexWidgetKit") }
+        )
     }
 
     /// Whether a sample is an extension's (it depends on `AppexExtension` or `AppexWidgetKit`
@@ -72,12 +128,12 @@ import Testing
         sample.products == ["AppexExtension"] || sample.products == ["AppexWidgetKit"]
     }
 
-    /// The folder of Tests/Samples that `Scripts/samples.sh` writes `sample` to (`Readme` or
-    /// `Examples`, and its number in its README), and the target Package.swift makes of it.
+    /// The folder of Tests/Samples that `Scripts/samples.sh` writes `sample` to (its document's
+    /// ``prefix(of:)`` and its number in the document), and the target Package.swift makes of it.
     static func folder(of sample: Sample) throws -> (name: String, target: String) {
-        let peers = samples(in: sample.package)
+        let peers = samples(in: sample.document)
         let number = try #require(peers.firstIndex { $0.line == sample.line }) + 1
-        let name = (sample.package.isEmpty ? "Readme" : "Examples") + "\(number)"
+        let name = prefix(of: sample.document) + "\(number)"
         return (name, "Sample" + name)
     }
 
