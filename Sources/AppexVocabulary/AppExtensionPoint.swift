@@ -89,8 +89,8 @@ extension AppExtensionPoint {
 
     /// The limits a point's extensions run within (`AppexResourceLimits`), in a `Definition`
     /// (AppexCore) or read from a declaration. Each one left `nil` takes the sandbox's default
-    /// (README, "Every extension runs sandboxed"): 512 MiB of memory and 30 s of CPU time per
-    /// call for an extension, 128 MiB and 5 s for a widget, 1,024 tasks.
+    /// (`AppexHost`'s article "Running extensions in the sandbox"): 512 MiB of memory and 30 s of
+    /// CPU time per call for an extension, 128 MiB and 5 s for a widget, 1,024 tasks.
     public struct ResourceLimits: Sendable, Hashable {
         /// The memory its process may be charged for, in bytes (`MemoryBytes`): a memory
         /// cgroup's limit, or where the host has none, `RLIMIT_AS` at this plus 1 GiB.
