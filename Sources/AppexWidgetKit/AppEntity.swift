@@ -74,9 +74,9 @@ enum EntityParameterSupport {
     /// The identifier's JSON text.
     static func identifierText<Entity: AppEntity>(of entity: Entity) -> String? { ParameterJSON.text(of: entity.id) }
 
-    /// The entity whose identifier is the JSON `data`, as its query finds it; `nil` when it finds none.
-    static func entity<Entity: AppEntity>(_ type: Entity.Type, identifiedBy data: Data) async throws -> Entity? {
-        let identifier = try JSONDecoder().decode(Entity.ID.self, from: data)
+    /// The entity whose identifier is `json`, as its query finds it; `nil` when it finds none.
+    static func entity<Entity: AppEntity>(_ type: Entity.Type, identifiedBy json: JSONValue) async throws -> Entity? {
+        let identifier = try JSONDecoder().decode(Entity.ID.self, from: JSONEncoder().encode(json))
         return try await Entity.defaultQuery.entities(for: [identifier]).first { $0.id == identifier }
     }
 

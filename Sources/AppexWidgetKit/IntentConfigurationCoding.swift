@@ -10,7 +10,7 @@ enum IntentConfigurationCoding {
         from bytes: [UInt8]
     ) async throws(AppexError) -> Intent {
         let defaults = Intent()
-        if bytes.isEmpty { return try complete(await withEntities(defaults)) }
+        if bytes.isEmpty { return try await complete(defaults) }
         let given: [String: JSONValue]
         do { given = try JSONDecoder().decode([String: JSONValue].self, from: Data(bytes)) } catch {
             throw AppexError(.coding, "the configuration of \(Intent.title) is not a JSON object: \(error)")
@@ -26,45 +26,35 @@ enum IntentConfigurationCoding {
                 "the configuration of \(Intent.title) does not fit its parameters (did a new build change them?): \(error); `appex widgets configure KIND --reset` goes back to the defaults"
             )
         }
-        return try complete(await withEntities(intent))
+        return try await complete(intent)
     }
 
-    /// `intent`, its entity parameters looked up by their queries: a kept identifier becomes
-    /// the entity (or nothing, when the query no longer finds it), an unset one the query's
-    /// default.
+    /// `intent`, completed in one pass over its parameters: an entity parameter looked up by its
+    /// query (a kept identifier becomes the entity, or nothing when the query no longer finds
+    /// it; an unset one the query's default), then every required parameter checked to have a
+    /// value: a provider that read one never set would end its process (as on Apple platforms,
+    /// where the system asks the person first).
     ///
-    /// - Throws: ``/AppexVocabulary/AppexError`` `invalidValue` when a query throws.
-    static func withEntities<Intent: WidgetConfigurationIntent>(_ intent: Intent) async throws(AppexError) -> Intent {
+    /// - Throws: ``/AppexVocabulary/AppexError`` `invalidValue` when an entity query throws, or a
+    ///   required parameter has no value, naming the parameter and how to set it.
+    static func complete<Intent: WidgetConfigurationIntent>(_ intent: Intent) async throws(AppexError) -> Intent {
         for child in Mirror(reflecting: intent).children {
             guard let label = child.label, label.hasPrefix("_"),
                 let parameter = child.value as? any DescribableParameter
             else { continue }
+            let name = String(label.dropFirst())
             do { try await parameter.findEntity() } catch {
                 throw AppexError(
                     .invalidValue,
-                    "\(Intent.title)'s parameter \(label.dropFirst()): its entity query failed: \(error)"
+                    "\(Intent.title)'s parameter \(name): its entity query failed: \(error)"
                 )
             }
-        }
-        return intent
-    }
-
-    /// `intent`, checked to have a value for every required parameter: a provider that read
-    /// one never set would end its process (as on Apple platforms, where the system asks the
-    /// person first).
-    ///
-    /// - Throws: ``/AppexVocabulary/AppexError`` `invalidValue`, naming the parameter and how to set it.
-    static func complete<Intent: WidgetConfigurationIntent>(_ intent: Intent) throws(AppexError) -> Intent {
-        for child in Mirror(reflecting: intent).children {
-            guard let label = child.label, label.hasPrefix("_"),
-                let parameter = child.value as? any DescribableParameter,
-                parameter.isUnset
-            else { continue }
-            let name = String(label.dropFirst())
-            throw AppexError(
-                .invalidValue,
-                "\(Intent.title)'s parameter \(name) (\(parameter.displayTitle ?? name)) has no value and no default: set it with `appex widgets configure KIND --set \(name)=VALUE` or the widget desktop's Edit widget"
-            )
+            if parameter.isUnset {
+                throw AppexError(
+                    .invalidValue,
+                    "\(Intent.title)'s parameter \(name) (\(parameter.displayTitle ?? name)) has no value and no default: set it with `appex widgets configure KIND --set \(name)=VALUE` or the widget desktop's Edit widget"
+                )
+            }
         }
         return intent
     }

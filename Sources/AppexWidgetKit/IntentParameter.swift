@@ -22,8 +22,8 @@ import Synchronization
 @propertyWrapper
 public final class IntentParameter<Value: Sendable>: Codable, Sendable {
     let value: Mutex<Value?>
-    /// An entity's identifier, as JSON, read and not yet looked up by its query.
-    let pendingEntity = Mutex<Data?>(nil)
+    /// An entity's identifier, read and not yet looked up by its query.
+    let pendingEntity = Mutex<JSONValue?>(nil)
     /// The parameter's name, as a person reads it.
     public let title: LocalizedStringResource?
     /// What the parameter is for, in a sentence (kept; not shown yet).
@@ -90,14 +90,14 @@ public final class IntentParameter<Value: Sendable>: Codable, Sendable {
         var container = encoder.singleValueContainer()
         guard let current = value.withLock({ $0 }), !ParameterValues.isNone(current) else {
             if let pending = pendingEntity.withLock({ $0 }) {
-                try container.encode(try JSONDecoder().decode(JSONValue.self, from: pending))
+                try container.encode(pending)
             } else {
                 try container.encodeNil()
             }
             return
         }
         if let entity = current as? any AppEntity {
-            try container.encode(try ParameterValues.identifier(of: entity))
+            try ParameterValues.encodeIdentifier(of: entity, in: &container)
         } else if let encodable = current as? any Encodable {
             try container.encode(encodable)
         } else {
@@ -123,7 +123,7 @@ public final class IntentParameter<Value: Sendable>: Codable, Sendable {
             value = Mutex(nil)
             if !container.decodeNil() {
                 let identifier = try container.decode(JSONValue.self)
-                pendingEntity.withLock { $0 = try? JSONEncoder().encode(identifier) }
+                pendingEntity.withLock { $0 = identifier }
             }
         } else if let type = Value.self as? any Decodable.Type, let decoded = try container.decode(type) as? Value {
             value = Mutex(decoded)
@@ -153,9 +153,10 @@ enum ParameterValues {
         return base as? any AppEntity.Type
     }
 
-    /// An entity's identifier as a JSON value.
-    static func identifier(of entity: some AppEntity) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(entity.id))
+    /// Encodes an entity as its identifier.
+    static func encodeIdentifier(of entity: some AppEntity, in container: inout any SingleValueEncodingContainer) throws
+    {
+        try container.encode(entity.id)
     }
 }
 
