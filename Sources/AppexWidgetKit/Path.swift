@@ -41,7 +41,7 @@ public struct Path: Shape {
     public mutating func move(to point: CGPoint) { elements.append(.move(x: point.x, y: point.y)) }
     /// A line to `point`.
     public mutating func addLine(to point: CGPoint) {
-        if currentPoint == nil { move(to: point) } else { elements.append(.line(x: point.x, y: point.y)) }
+        if elements.isEmpty { move(to: point) } else { elements.append(.line(x: point.x, y: point.y)) }
     }
     /// Lines through `points`, starting a subpath at the first.
     public mutating func addLines(_ points: [CGPoint]) {
@@ -111,12 +111,12 @@ public struct Path: Shape {
     }
     /// A quadratic curve to `end`.
     public mutating func addQuadCurve(to end: CGPoint, control: CGPoint) {
-        if currentPoint == nil { move(to: control) }
+        if elements.isEmpty { move(to: control) }
         elements.append(.quadCurve(x: end.x, y: end.y, controlX: control.x, controlY: control.y))
     }
     /// A cubic curve to `end`.
     public mutating func addCurve(to end: CGPoint, control1: CGPoint, control2: CGPoint) {
-        if currentPoint == nil { move(to: control1) }
+        if elements.isEmpty { move(to: control1) }
         elements.append(
             .curve(
                 x: end.x,
@@ -130,7 +130,7 @@ public struct Path: Shape {
     }
     /// Closes the current subpath.
     public mutating func closeSubpath() {
-        if currentPoint != nil, elements.last != .close { elements.append(.close) }
+        if !elements.isEmpty, elements.last != .close { elements.append(.close) }
     }
 
     /// Cubic curves along an ellipse's arc, a quarter turn at most each, from the current point.
