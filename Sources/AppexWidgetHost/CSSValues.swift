@@ -46,8 +46,17 @@ enum CSSValues {
         uniquingKeysWith: { first, _ in first }
     )
 
-    /// The text colours of `.primary` … `.quaternary`.
+    /// The colours of `.primary` … `.quaternary` (as a background, `.primary` is the foreground
+    /// colour in force: `currentColor`).
     static let levelValues = ["#000", "rgba(60,60,67,.6)", "rgba(60,60,67,.3)", "rgba(60,60,67,.18)"]
+
+    /// The colours of `.fill` … `.fill.quaternary`, as backgrounds.
+    static let fillValues = [
+        "rgba(120,120,128,.2)", "rgba(120,120,128,.16)", "rgba(118,118,128,.12)", "rgba(116,116,128,.08)",
+    ]
+
+    /// The widget's own background colour (`.background`).
+    static let backgroundValue = "#fff"
 
     /// How `paint` is drawn as a foreground (`prefix` `fg`) or a background (`bg`): a class of
     /// the style sheet, or a declaration for the `style` attribute. A gradient is a background
@@ -94,11 +103,8 @@ enum CSSValues {
     static func colorValue(_ paint: Paint) -> String {
         switch paint.firstColor {
         case .hierarchical(let level): levelValues[Int(min(level, 3))]
-        case .fill(let level):
-            ["rgba(120,120,128,.2)", "rgba(120,120,128,.16)", "rgba(118,118,128,.12)", "rgba(116,116,128,.08)"][
-                Int(min(level, 3))
-            ]
-        case .background: "#fff"
+        case .fill(let level): fillValues[Int(min(level, 3))]
+        case .background: backgroundValue
         case .named(let name): namedColors[name] ?? "#007aff"
         case .color(let red, let green, let blue, let opacity):
             rgba(red: red, green: green, blue: blue, opacity: opacity)

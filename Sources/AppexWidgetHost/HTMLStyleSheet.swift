@@ -11,6 +11,12 @@ package enum HTMLStyleSheet {
     /// The rules of the widgets and their contents alone (the window adds them to its own sheet).
     package static let widgetRules: String = {
         var rules = fixedRules
+        for (level, value) in CSSValues.levelValues.enumerated() {
+            rules += ".fg-level\(level){color:\(value)}" + (level > 0 ? ".bg-level\(level){background:\(value)}" : "")
+            rules += ".bg-fill\(level){background:\(CSSValues.fillValues[level])}\n"
+        }
+        rules +=
+            ".fg-background{color:\(CSSValues.backgroundValue)}.bg-background{background:\(CSSValues.backgroundValue)}\n"
         for (name, value) in CSSValues.namedColorValues {
             rules += ".fg-\(name){color:\(value)}.bg-\(name){background:\(value)}\n"
         }
@@ -60,14 +66,7 @@ package enum HTMLStyleSheet {
         .weight-regular{font-weight:400}.weight-medium{font-weight:500}.weight-semibold{font-weight:600}
         .weight-bold{font-weight:700}.weight-heavy{font-weight:800}.weight-black{font-weight:900}
         .italic{font-style:italic}.upright{font-style:normal}
-        .fg-level0{color:#000}.fg-level1{color:rgba(60,60,67,.6)}.fg-level2{color:rgba(60,60,67,.3)}
-        .fg-level3{color:rgba(60,60,67,.18)}.fg-fill0,.fg-fill1,.fg-fill2,.fg-fill3{color:rgba(120,120,128,.5)}
-        .fg-background{color:#fff}
-        .bg-level0{background:currentColor}.bg-level1{background:rgba(60,60,67,.6)}
-        .bg-level2{background:rgba(60,60,67,.3)}.bg-level3{background:rgba(60,60,67,.18)}
-        .bg-fill0{background:rgba(120,120,128,.2)}.bg-fill1{background:rgba(120,120,128,.16)}
-        .bg-fill2{background:rgba(118,118,128,.12)}.bg-fill3{background:rgba(116,116,128,.08)}
-        .bg-background{background:#fff}
+        .fg-fill0,.fg-fill1,.fg-fill2,.fg-fill3{color:rgba(120,120,128,.5)}.bg-level0{background:currentColor}
         .shape{position:relative;box-sizing:border-box;min-width:0;min-height:0}
         .shape-box{display:flex;align-items:center;justify-content:center;container-type:size;min-width:0;min-height:0}
         .shape-circle{flex:none;width:min(100cqw,100cqh);height:min(100cqw,100cqh);border-radius:50%}
