@@ -48,6 +48,30 @@ import Testing
         #expect(try String(contentsOfFile: container + "/ranger-log", encoding: .utf8) == "healed\nlogged\n")
     }
 
+    /// Opens itself again, counting each time it is performed.
+    struct EchoingIntent: AppIntent {
+        static let title: LocalizedStringResource = "Echo"
+        static let performed = Mutex(0)
+        func perform() async throws -> some IntentResult & OpensIntent {
+            Self.performed.withLock { $0 += 1 }
+            return .result(opensIntent: EchoingIntent())
+        }
+    }
+
+    @Test(
+        "an intent that keeps opening intents is cut after 8, with an error naming the first and the one not performed"
+    )
+    func openedIntentsAreBounded() async throws {
+        let control = try #require(ViewTree(Button(intent: EchoingIntent()) { Text("Echo") }).controls.first)
+        let error = await #expect(throws: AppexError.self) { try await control.perform() }
+        #expect(error?.code == .intentFailed)
+        #expect(
+            error?.message.contains("intent Echo opened 8 intents in a row; Echo was not performed") == true,
+            "\(String(describing: error))"
+        )
+        #expect(EchoingIntent.performed.withLock { $0 } == 8)
+    }
+
     struct ShowIntent: AppIntent {
         static let title: LocalizedStringResource = "Show"
         @Parameter(title: "Name") var name: String?

@@ -208,13 +208,15 @@ import Testing
     @Test("a stopped wake-up ends the wait in progress and lets every later wait return at once")
     func stoppedWakeupReturns() async {
         let wakeup = Wakeup()
-        let waiting = Task { await wakeup.next() }
+        let started = ContinuousClock.now
+        // A 30-s wait, stopped about 20 ms in (or, if it has not begun, made already stopped):
+        // either way it must end long before its timeout.
+        let waiting = Task { await wakeup.wait(atMost: .seconds(30)) }
         try? await Task.sleep(for: .milliseconds(20))
         wakeup.stop()
         await waiting.value
-        let started = ContinuousClock.now
         await wakeup.next()
-        await wakeup.wait(atMost: .seconds(10))
+        await wakeup.wait(atMost: .seconds(30))
         #expect(ContinuousClock.now - started < .seconds(5))
     }
 }
