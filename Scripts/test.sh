@@ -79,7 +79,7 @@ if grep -rnE '^[[:space:]]*(@[A-Za-z_]+(\([^)]*\))? )*((final|nonisolated|static
 fi
 # Every module of this package a target imports is one of its declared dependencies (SwiftPM's
 # own check, on the build below, accepts a module another dependency brings along).
-step imports bash -c 'swift package describe --type json | Scripts/check-imports.py'
+step imports bash -c 'set -o pipefail; swift package describe --type json | Scripts/check-imports.py'
 # The documentation builds with no warning: a DocC catalog for every library module, built with
 # swift-docc-plugin, warnings as errors (in .build, the debug build the tests then complete; docs/DESIGN.md,
 # "Documentation").
