@@ -9,11 +9,11 @@ let strictSwift: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
-// The READMEs' code samples (README.md, Examples/README.md), each an executable target named
+// The documents' code samples (README.md, Examples/README.md, docs/*.md, the DocC articles), each an executable target named
 // `Sample` and its folder under Tests/Samples/ (written by Scripts/samples.sh: the source, and
 // `products`, the products it depends on), with a new user's settings. Compiled in this graph, not
 // in packages of their own that compiled Appex again; ReadmeSampleTests checks each folder is its
-// README's block and what each extension's sample links.
+// document's block and what each extension's sample links.
 let samplesFolder = Context.packageDirectory + "/Tests/Samples"
 let samples: [Target] = ((try? FileManager.default.contentsOfDirectory(atPath: samplesFolder)) ?? []).sorted().map {
     name in

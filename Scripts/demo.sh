@@ -205,7 +205,7 @@ refuse "Log in" "a login prompt"
 now="$(refreshes)"
 # One refresh for the expired token. On a busy machine the step can outlast a refreshed 2-s token
 # too, and that one is refreshed in turn: at most one refresh per token that expired meanwhile,
-# never two for one (the refreshes of all processes are one at a time: README, "Tokens").
+# never two for one (the refreshes of all processes are one at a time: AppexAuth's article "Using the host's tokens").
 took_ms=$(($(date +%s%3N) - started_ms))
 count=$((now - refreshed))
 ((count >= 1 && count <= 1 + took_ms / 2000)) ||

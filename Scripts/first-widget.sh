@@ -2,7 +2,7 @@
 # A newcomer's first widget, timed as the README tells it: `appex new widget Weather`, then the
 # shell block of the package's README, line by line as printed, to the widget drawn; then a
 # one-line change to the widget's view, bundled again and drawn again. Each line is printed with
-# `$` and its time; it ends with the figures (README, "The developer's loop, measured").
+# `$` and its time; it ends with the figures (docs/benchmarks.md, "The developer's loop").
 #
 # It needs the installed `appex` (Scripts/install.sh) on the PATH, as the README's reader has
 # it, and works in a temporary folder with its own APPEX_HOME, removed at the end.

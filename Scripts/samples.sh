@@ -5,7 +5,7 @@
 # and its number there: its source (main.swift, or Sample.swift for one marked @main) and
 # `products`, the products it depends on, one a line. Package.swift makes each folder an
 # executable target, `Sample` and the folder's name, compiled with the rest of the package in one
-# graph; ReadmeSampleTests checks that the folders are the READMEs' blocks, byte for byte.
+# graph; ReadmeSampleTests checks that the folders are the documents' blocks, byte for byte.
 #
 # A sample is a ```swift block right after an HTML comment `<!-- sample: PRODUCT[, PRODUCT] -->`.
 # Run this after changing a sample; it ends with what it wrote.

@@ -4,7 +4,7 @@ import Synchronization
 /// The host's watch over one extension process's CPU time per call: every call that starts
 /// grants the process `budget` more CPU time, counted from where its clock stands when the
 /// watch next looks; a process whose clock passes what it was granted is killed, and its end
-/// names `cpu-limit` (README, "The sandbox").
+/// names `cpu-limit` (AppexHost's article "Running extensions in the sandbox").
 ///
 /// The watch reads the process's CPU clock four times a second on the event thread, so no call
 /// pays for it, and a process is ended within a quarter of a second (times the threads it keeps

@@ -91,7 +91,7 @@ package struct ExtensionSandbox: Sendable {
             profile.network = server ? .clientAndServer : client ? .client : .none
         }
         profile.allowsHelperProcesses = settings.allowsHelperProcesses
-        // Each limit the point declares, else the default of its kind (README, "The sandbox").
+        // Each limit the point declares, else the default of its kind (AppexHost's article "Running extensions in the sandbox").
         let declared = point?.resourceLimits ?? ExtensionPointDeclaration.ResourceLimits()
         let defaults = Self.defaultLimits(widget: extensionPoint.isSystemPoint)
         profile.memoryBytes = declared.memoryBytes ?? defaults.memoryBytes

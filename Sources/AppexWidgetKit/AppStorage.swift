@@ -4,7 +4,7 @@
 /// On Linux a Foundation suite (`UserDefaults(suiteName: "group.…")`) is this process's own: a
 /// sandboxed widget does not see the app's, so a value the app sets does not reach the widget
 /// this way. Share it through the app group with `GroupDefaults(suiteName:)` (AppexStore), as
-/// the README says; `@AppStorage` then keeps what the widget itself sets.
+/// Examples/README.md's "The seeds' code on Linux" says; `@AppStorage` then keeps what the widget itself sets.
 ///
 /// ```swift
 /// @AppStorage("supercharged", store: UserDefaults(suiteName: "group.example"))

@@ -14,7 +14,7 @@ import Testing
     func browseServesTheHostsExtensions() async throws {
         let fixture = try HostFixture()
         try fixture.addExtension("Summarize", id: "com.example.summarize", inHost: false)
-        // The README's line (`appex browse --host /opt/MyApp.app`), with this test's host for the example's path.
+        // AppexWindow's article's line (`appex browse --host /opt/MyApp.app`), with this test's host for the example's path.
         let child = try LineChild(
             appexExecutable,
             ["browse", "--host", fixture.hostPath],

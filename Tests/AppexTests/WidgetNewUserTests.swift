@@ -2,8 +2,8 @@ import AppexTestTiers
 import Foundation
 import Testing
 
-/// A new user follows the README's "Write a widget" section as written: in a new folder beside
-/// the checkout, the package that depends on Appex by path, Xcode's widget template, the app;
+/// A new user follows the README's widget walkthrough as written: in a new folder beside the
+/// checkout, the package that depends on Appex by path, Xcode's widget template, the app;
 /// then the section's commands — build, keygen, bundle the app, bundle the widget inside it,
 /// `appex widgets show` — with the `appex` just built. The widget must be on screen.
 @Suite(.timed) struct WidgetNewUserTests {
