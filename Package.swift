@@ -48,7 +48,7 @@ let package = Package(
         .library(name: "AppexWidgetHost", targets: ["AppexWidgetHost"]),
         .library(name: "AppexWindow", targets: ["AppexWindow"]),
         .executable(name: "appex", targets: ["appex"]),
-        // `appex bundle` alone: the tool the appex-bundle plugin builds and runs (docs/decisions/0153).
+        // `appex bundle` alone: the tool the appex-bundle plugin builds and runs (docs/decisions/0119).
         .executable(name: "appex-bundler", targets: ["appex-bundler"]),
         .plugin(name: "AppexBundlePlugin", targets: ["AppexBundlePlugin"]),
         // The product (Examples/), for Benchmarks/ (the product's figures): its store, the app
@@ -68,7 +68,7 @@ let package = Package(
         // graph (Hummingbird depends on it); its Tracing module alone is small.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         // Each extension's figures (launches, crashes, calls, bytes…) through the server-side Swift
-        // convention, a no-op until a host bootstraps a backend (docs/decisions/0165). Already in
+        // convention, a no-op until a host bootstraps a backend (docs/decisions/0164). Already in
         // the graph (Hummingbird depends on it); CoreMetrics alone is one small module.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         // The window (AppexWindow only): an HTTP server on the loopback interface, stopped cleanly on
@@ -555,10 +555,10 @@ func benchmarkTargets() -> [Target] {
         .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationICU"), .linkedLibrary("_FoundationCShims"),
         .linkedLibrary("_FoundationCollections"), .linkedLibrary("stdc++"),
     ]
-    // As docs/DESIGN.md advises for extensions: the Swift runtime and Foundation linked in, so a
+    // As docs/decisions/0168 advises for extensions: the Swift runtime and Foundation linked in, so a
     // launch does not spend milliseconds in the dynamic loader (the benchmark extensions link so).
     let staticallyLinked: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"] + startLayout)] + foundationArchives
-    // Linked fully statically (docs/decisions/0166): no dynamic loader at all, and an extension main
+    // Linked fully statically (docs/decisions/0168): no dynamic loader at all, and an extension main
     // that never unwinds (MainThreadLoop), so nothing sorts the unwind tables at start. Only for an
     // extension that links no FoundationNetworking (libcurl has no static archive here).
     let fullyStatic: [LinkerSetting] = [.unsafeFlags(["-static-executable"] + startLayout)] + foundationArchives

@@ -189,7 +189,7 @@ def show(ns):
     return f"{ns:.3g}ns"
 if not p50:
     sys.exit("bench.sh: the benchmark run exported no wall-clock percentiles")
-# Figures whose target is a difference from their baseline (docs/DESIGN.md, issue 12).
+# Figures whose target is a difference from their baseline (docs/decisions/0154).
 differences = {"widget.timeline.first", "widget.host.rss.20", "host.extensions.100.rss", "host.extensions.100.pss", "widget.recentcontacts.reload",
                "widget.recentcontacts.reload.cold", "launch.first-reply.sandboxed",
                "launch.first-reply.enhanced", "launch.first-reply.sandboxed.lone", "window.event.latency"}

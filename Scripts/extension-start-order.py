@@ -112,7 +112,7 @@ def launch(command, after_reply=None):
         os.dup2(child.fileno(), 3)
         os.dup2(broker_child.fileno(), 4)
         # An extension never has CAP_SYS_NICE, so libdispatch's manager thread fails to take
-        # nice -4 and goes down its report path (decision 0170): the recording goes there too.
+        # nice -4 and goes down its report path (decision 0168): the recording goes there too.
         # Dropping it needs CAP_SETPCAP; a recorder run without it has no CAP_SYS_NICE to drop.
         ctypes.CDLL(None, use_errno=True).prctl(PR_CAPBSET_DROP, CAP_SYS_NICE, 0, 0, 0)
 

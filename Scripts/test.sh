@@ -81,8 +81,8 @@ fi
 # own check, on the build below, accepts a module another dependency brings along).
 step imports bash -c 'set -o pipefail; swift package describe --type json | Scripts/check-imports.py'
 # The documentation builds with no warning: a DocC catalog for every library module, built with
-# swift-docc-plugin, warnings as errors (in .build, the debug build the tests then complete; docs/DESIGN.md,
-# "Documentation").
+# swift-docc-plugin, warnings as errors (in .build, the debug build the tests then complete;
+# docs/decisions/0157).
 step documentation Scripts/docs.sh
 # The public API equals its baseline in api/ (from the symbol graphs docs.sh extracted), and no
 # wire type is public.

@@ -106,7 +106,7 @@ struct AppexBundlePlugin: CommandPlugin {
     /// compiles only the product; otherwise `appex-bundler` (`appex bundle` alone), built in
     /// debug in the package's own build folder: what making and signing a bundle needs, not the
     /// rest of `appex`. (As the plugin's declared tool, `appex` itself was built a second time,
-    /// as a host tool, with every module it links: docs/decisions/0153.)
+    /// as a host tool, with every module it links: docs/decisions/0119.)
     func bundler() throws -> (tool: URL, arguments: [String]) {
         if let installed = Self.installedAppex() {
             return (installed, ["bundle"])

@@ -8,7 +8,7 @@ package import Foundation
 /// appex-bundle plugin's build), FoundationNetworking's code is left out of a widget that never
 /// fetches, but its `-lcurl` stays: the loader then maps libcurl and its 29 libraries at every
 /// launch: 9.2 ms against 2.6 ms with the entry removed (medians of 400 interleaved launches on
-/// the development machine; `widget.timeline.first` would double; docs/decisions/0172).
+/// the development machine; `widget.timeline.first` would double; docs/decisions/0168).
 /// SwiftPM places `-Xlinker --as-needed` after the libraries it should apply to, so the bundle
 /// does it: when no undefined symbol of the executable is libcurl's (its exported names all
 /// begin with `curl_`) and no version it needs is libcurl's, the `DT_NEEDED` entry naming it is

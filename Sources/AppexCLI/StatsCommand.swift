@@ -6,7 +6,7 @@ import Foundation
 
 /// `appex stats`: what each extension has done in every running host process of this
 /// `APPEX_HOME` (apps and the widget host alike), one row per extension, read from the files
-/// the hosts count into (docs/decisions/0165-extension-statistics.md).
+/// the hosts count into (docs/decisions/0164-trace-context-across-the-boundary.md).
 struct Stats: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show what each extension has done in the running hosts: one row per extension.",

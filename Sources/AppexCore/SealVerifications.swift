@@ -9,7 +9,7 @@ import Synchronization
 /// bundle is still hashed and compared with its seal at every load.
 ///
 /// Verifying a signature costs about 165 µs in this VM; a discovery of 1,000 bundles spent most of its cold
-/// snapshot on it (docs/decisions/0155-seal-verification-cache.md). Kept in
+/// snapshot on it (docs/decisions/0008-discovery-caching.md). Kept in
 /// `$APPEX_HOME/Caches/seal-verifications`, a file of 32-byte records appended in one
 /// `O_APPEND` write per snapshot, so a new process (a new host, `appex doctor`) starts warm.
 /// The file is the host user's, like the registry: whoever can write it can already approve

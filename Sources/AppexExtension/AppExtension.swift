@@ -80,7 +80,7 @@ enum BindingResolution {
 
     /// The types whose binding is being read on this task (or thread): one or two. An array,
     /// not a `Set`: a set's metadata is built at first use from its mangled name, a scan of every
-    /// protocol conformance in the binary that each extension's start would pay (decision 0167).
+    /// protocol conformance in the binary that each extension's start would pay (decision 0168).
     @TaskLocal static var resolving: [ObjectIdentifier] = []
 
     /// `body`'s answer, or ``unbound`` when already inside it for `type`. (A task-local, not
@@ -102,7 +102,7 @@ extension AppExtension {
     ///
     /// Its work runs as a task while the main thread serves the main queue (the main actor's
     /// jobs) without `dispatch_main`: a statically linked extension then starts without sorting
-    /// its unwind tables (docs/decisions/0166-extension-main-without-dispatch-main.md).
+    /// its unwind tables (docs/decisions/0168-extension-start-layout.md).
     public static func main() {
         MainThreadLoop.run {
             do {

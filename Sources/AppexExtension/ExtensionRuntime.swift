@@ -10,7 +10,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The extension process's side of the launch contract (see docs/DESIGN.md, "Launching").
+/// The extension process's side of the launch contract (see docs/decisions/0017-launching.md).
 struct ExtensionRuntime {
     let connection: FrameChannel
 

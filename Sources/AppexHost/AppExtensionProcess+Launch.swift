@@ -138,7 +138,7 @@ extension AppExtensionProcess {
         in discovery: ExtensionDiscovery
     ) throws(AppexError) {
         // The one extension's entry, not a whole snapshot: a host launching n extensions would
-        // otherwise stat every bundle n times (docs/decisions/0162-launch-checks-one-bundle.md).
+        // otherwise stat every bundle n times (docs/decisions/0008-discovery-caching.md).
         let found = try discovery.entry(for: identity).flatMap {
             $0.bundleIdentifier == identity.bundleIdentifier ? $0 : nil
         }
@@ -572,7 +572,7 @@ extension AppExtensionProcess {
         }
     }
 
-    /// The documented minimal environment of an extension process (docs/DESIGN.md, "Launching").
+    /// The documented minimal environment of an extension process (docs/decisions/0017-launching.md).
     /// Never the keys directory or the registry's path: an extension reaches the keychain through
     /// its host's broker, and its `HOME` and `TMPDIR` are its container's, as in the App Sandbox.
     func childEnvironment(workingDirectory: String, sandbox: ExtensionSandbox, keychainIndex: Bool) -> [String] {
@@ -591,13 +591,13 @@ extension AppExtensionProcess {
             "APPEX_DATA_DIRECTORY=\(workingDirectory)",
             // libdispatch's reports off: at every start it reports, to syslog, that it cannot
             // give its manager thread nice -4 (an extension never has CAP_SYS_NICE), and that
-            // report alone maps the C library's time zone, syslog and printf code (decision 0170).
+            // report alone maps the C library's time zone, syslog and printf code (decision 0168).
             "LIBDISPATCH_LOG=NO",
         ]
         if keychainIndex { variables.append("APPEX_KEYCHAIN_INDEX_FD=5") }
         if let language = inherited["LANG"] { variables.append("LANG=\(language)") }
         // Where traces go, for an extension that may connect out: its spans join the host's
-        // trace (docs/decisions/0165). Never headers or certificates: they may hold credentials.
+        // trace (docs/decisions/0164). Never headers or certificates: they may hold credentials.
         if sandbox.profile.network != .none {
             for name in Self.telemetryVariables {
                 guard let value = inherited[name] else { continue }

@@ -8,7 +8,7 @@ import Foundation
 /// exported to the extension.
 ///
 /// Made by ``AppExtensionProcess/makeConnection()-4gj4s``. A process has one connection to its
-/// host (docs/DESIGN.md, "Connections and sessions"): every `ExtensionConnection` and
+/// host (docs/decisions/0163-wire-protocol-and-conformance.md): every `ExtensionConnection` and
 /// ``ExtensionSession`` of a process shares it, follows its relaunches, and ends with
 /// ``AppExtensionProcess/invalidate()``.
 ///

@@ -10,7 +10,7 @@ import Synchronization
 /// process's counter file (`$APPEX_HOME/Run/Statistics/PID.stats`, read by `appex stats`
 /// while the process runs) and through swift-metrics, to whatever backend the host
 /// bootstrapped (none: swift-metrics' no-op handlers). Every process of the same bundle in this
-/// process and home shares one row. docs/decisions/0165-extension-statistics.md.
+/// process and home shares one row. docs/decisions/0164-trace-context-across-the-boundary.md.
 package final class ExtensionCounters: Sendable {
     /// The counters of a row, in file order (the file's layout is part of `appex stats`).
     enum Index: Int, CaseIterable {

@@ -438,7 +438,7 @@ public final class ExtensionDiscovery: Sendable {
     ///
     /// The same paths as last time, all unchanged, give back the last array itself: a bundle
     /// is a large value, and copying 10,000 of them (a reference count each of their many
-    /// parts) cost more than their `stat`s (docs/decisions/0162-launch-checks-one-bundle.md).
+    /// parts) cost more than their `stat`s (docs/decisions/0008-discovery-caching.md).
     func load(_ paths: [String]) -> [AppexBundle] {
         let last = cache.withLock { $0 }
         let loaded: [AppexBundle]

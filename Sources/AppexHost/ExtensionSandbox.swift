@@ -3,7 +3,7 @@ package import AppexSystem
 package import AppexVocabulary
 
 /// The sandbox an extension runs in, derived from its entitlements and its point: the App
-/// Sandbox's analog (docs/DESIGN.md, "The sandbox"; docs/threat-model.md, "Tiers").
+/// Sandbox's analog (docs/decisions/0099-the-sandbox.md; docs/threat-model.md, "Tiers").
 ///
 /// By default an extension reads its bundle and the system's libraries and certificates, reads
 /// and writes its own container and the app groups it is entitled to, and nothing else (not
@@ -14,7 +14,7 @@ package import AppexVocabulary
 /// and it runs within the point's resource limits, or the defaults (``defaultLimits(widget:)``).
 /// Enhanced security (`EXRequiresEnhancedSecurity`) adds no network unless the point allows it, a
 /// seal checked at every launch (the executable hashed again unless proven unchanged since it
-/// last ran: docs/decisions/0156-enhanced-launch-proof.md), and refuses to launch where the
+/// last ran: docs/decisions/0003-the-seal.md), and refuses to launch where the
 /// kernel lacks a facility.
 package struct ExtensionSandbox: Sendable {
     /// The profile the launcher applies.

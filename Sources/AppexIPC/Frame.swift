@@ -28,7 +28,7 @@
 
         /// Whether `byte` names a kind this side knows (hello … invocation). A range, not a
         /// `Set`: a set's metadata is built at first use from its mangled name, a scan of every
-        /// protocol conformance in the binary that each extension's start would pay (decision 0167).
+        /// protocol conformance in the binary that each extension's start would pay (decision 0168).
         static func isKnown(_ byte: UInt8) -> Bool { (1...7).contains(byte) }
 
         public var description: String {

@@ -16,7 +16,7 @@ import Tracing
 /// - the queue is shared by every process of the group and survives the crash of any of them;
 ///   an answer's commit is synced, so an answer survives a power cut too, with every put and
 ///   claim before it (a put or claim after the last answer may be lost to a power cut: its
-///   widget asks again at its next timeline — decision 0158);
+///   widget asks again at its next timeline — decision 0092);
 /// - a request identical to a pending one (same kind and info) is not queued twice: the pending
 ///   one is returned, its share and expiry renewed;
 /// - a host killed while serving leaves its lease to run out, and the request is taken again;

@@ -20,7 +20,7 @@ import GRDB
 /// ```
 ///
 /// One SQLite file in the group's container (`Library/Appex/AuxiliaryDataRequests.sqlite`,
-/// WAL; answers synced, puts and claims kept through the crash of any process, decision 0158):
+/// WAL; answers synced, puts and claims kept through the crash of any process, decision 0092):
 /// what a request asks (its info) and what the host answers are sealed with AES-256-GCM under
 /// the auxiliary data encryption key the host published
 /// (``AuxiliarySecurityManager/getAuxiliaryDataEncryptionKey()``); identical requests are found

@@ -48,7 +48,7 @@ package final class EventThread: Sendable {
         var registrations: [UInt64: Kind] = [:]
         /// The timers, apart from the descriptors and directories: a wake-up looks at them only
         /// when one is due (`earliest`), not at every event of every descriptor (a host with a
-        /// hundred extensions has a hundred timers and a hundred descriptors here; decision 0167).
+        /// hundred extensions has a hundred timers and a hundred descriptors here).
         var timers: [UInt64: Timer] = [:]
         /// No later than the earliest deadline among `timers` (`nil`: none). A cancelled timer
         /// may leave it earlier than any left: the look at that moment sets it right.

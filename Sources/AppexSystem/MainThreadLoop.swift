@@ -16,7 +16,7 @@ import Dispatch
 /// `pthread_exit`. Its forced unwind makes the unwinder find the thread's frames, and in a
 /// statically linked executable (`-static-executable`) that first search sorts every frame
 /// description of the binary: about 13 ms at each start of a 10 MB one
-/// (docs/decisions/0166-extension-main-without-dispatch-main.md). This loop never unwinds: it
+/// (docs/decisions/0168-extension-start-layout.md). This loop never unwinds: it
 /// waits on libdispatch's main-queue descriptor and drains the queue, as CoreFoundation's run
 /// loop does.
 package enum MainThreadLoop {

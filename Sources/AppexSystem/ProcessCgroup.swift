@@ -18,7 +18,7 @@ import Darwin
 /// before the clone (``prepareSpawn(of:)``). On cgroup v1 the process is born inside them: the
 /// spawner thread waits in a reserve group, which becomes this process's, because joining a
 /// group costs a grace period of the kernel's RCU (about 10 ms) that a launch should not wait
-/// for (docs/DESIGN.md, "Joining cgroups without waiting"). Elsewhere the child joins each before
+/// for (docs/decisions/0129-resource-limits-by-default.md). Elsewhere the child joins each before
 /// exec. Once it ended, the host asks ``memoryLimitKills`` whether it was ended for its memory
 /// limit, then ``remove()``s the groups.
 package final class ProcessCgroup: Sendable {
@@ -240,7 +240,7 @@ package final class ProcessCgroup: Sendable {
     /// Removes `appex.<pid>.*` groups whose host process is gone (best effort: a group still
     /// holding processes stays), at most once a minute per hierarchy: the listing grows with the
     /// host's own running extensions, and reading it at every launch made a burst of launches
-    /// quadratic (decision 0167). A dead host's groups hold nothing; they can wait that long.
+    /// quadratic (decision 0129). A dead host's groups hold nothing; they can wait that long.
     static func sweep(_ root: String) {
         let now = ContinuousClock.now
         let due = lastSweeps.withLock { last -> Bool in

@@ -202,7 +202,7 @@ package enum Sandbox {
         let memoryByAddressSpace = facilities.cgroups.memory == nil || profile.limitsMemoryByAddressSpace
         if let value = profile.memoryBytes, memoryByAddressSpace {
             // No memory group: the address space instead, with room for what a Swift process
-            // maps but does not use (docs/DESIGN.md, "Resource limits").
+            // maps but does not use (docs/decisions/0129-resource-limits-by-default.md).
             limits.append((0, value + SandboxProfile.addressSpaceReserve))
             if !profile.limitsMemoryByAddressSpace {
                 missing.append(

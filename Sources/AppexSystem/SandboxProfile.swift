@@ -58,7 +58,7 @@ package struct SandboxProfile: Sendable, Hashable {
 
     /// What a memory limit adds when it must hold as an address-space limit: a Swift process
     /// maps far more than it touches (its libraries, 8 MiB per thread's stack, malloc's 64 MiB
-    /// arenas). Measured against Appex's own widgets (docs/DESIGN.md, "Resource limits").
+    /// arenas). Measured against Appex's own widgets (docs/decisions/0129-resource-limits-by-default.md).
     package static let addressSpaceReserve: UInt64 = 1 << 30
     /// Enhanced security: new user, mount and PID namespaces and a private `/tmp`.
     package var isolatesNamespaces = false

@@ -1,8 +1,8 @@
 public import AppexCore
 public import Foundation
 
-/// Writes host-app and extension bundles to disk in the layout `docs/DESIGN.md` gives, with
-/// real executables and, when asked, real seals.
+/// Writes host-app and extension bundles to disk in the layout docs/ARCHITECTURE.md gives
+/// ("Bundles on disk"), with real executables and, when asked, real seals.
 public enum FixtureBundles {
     /// The fixture executable: a shell script that exits at once.
     public static let executableContents = "#!/bin/sh\nexit 0\n"

@@ -21,7 +21,7 @@ final class WidgetStore: Sendable {
             label: "appex.widgets",
             version: 3,
             // What widgets answered can be asked again: a commit survives any process's
-            // death without a sync to disk (docs/DESIGN.md, "Durability of the widget state").
+            // death without a sync to disk (docs/decisions/0030-shared-defaults.md).
             syncsEveryCommit: false,
             schema: { current in
                 // Version 2 adds each placed widget's configuration (its intent's parameters).

@@ -84,7 +84,7 @@ extension Widget {
     /// With `--print-binding` prints the system widget point and exits (used by `appex bundle`).
     /// Started by hand, not by the widget host, it says so and exits with status 1.
     /// Its work runs as a task while the main thread serves the main queue, without
-    /// `dispatch_main`, as an app extension's main does (docs/decisions/0166).
+    /// `dispatch_main`, as an app extension's main does (docs/decisions/0168).
     public static func main() {
         WidgetExtensionRuntime.run(resolvedWidgets(of: Self().body))
     }
@@ -95,7 +95,7 @@ extension WidgetBundle {
     /// exits. With `--print-binding` prints the system widget point and exits. Started by hand,
     /// not by the widget host, it says so and exits with status 1.
     /// Its work runs as a task while the main thread serves the main queue, without
-    /// `dispatch_main`, as an app extension's main does (docs/decisions/0166).
+    /// `dispatch_main`, as an app extension's main does (docs/decisions/0168).
     public static func main() {
         WidgetExtensionRuntime.run(resolvedWidgets(of: Self().body.body))
     }

@@ -24,7 +24,7 @@ struct UnboundExtension: AppExtension {
     var configuration: ConnectionHandler { ConnectionHandler(onConnection: { _ in false }) }
 }
 
-/// The binding in both of its forms (docs/DESIGN.md, issue 16).
+/// The binding in both of its forms (docs/decisions/0021-extension-side.md).
 @Suite(.timed) struct BindingTests {
     @Test("seed 001's @AppExtensionPoint.Bind property binds, and the static form reads it")
     func seedBinding() {

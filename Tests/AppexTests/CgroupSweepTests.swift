@@ -6,7 +6,7 @@ import Foundation
 import Testing
 
 /// The per-process cgroups a host killed with kill -9 leaves behind are removed by the next host,
-/// at its first sandboxed launch; a live host's are never touched (decision 0167: the sweep runs
+/// at its first sandboxed launch; a live host's are never touched (decision 0129: the sweep runs
 /// at most once a minute per host process, where it ran at every launch).
 @Suite(.timed) struct CgroupSweepTests {
     let fixture: HostFixture

@@ -12,7 +12,7 @@ import Testing
 import Glibc
 #endif
 
-/// Enhanced security's executable check (docs/decisions/0156-enhanced-launch-proof.md): the
+/// Enhanced security's executable check (docs/decisions/0003-the-seal.md): the
 /// seal is verified at every launch; the executable is hashed again after each exec, while the
 /// kernel forbids writing it, and not before the next launch if nothing about it changed since.
 @Suite(.timed) struct EnhancedLaunchProofTests {

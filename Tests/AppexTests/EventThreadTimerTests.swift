@@ -5,8 +5,8 @@ import Testing
 
 @testable import AppexSystem
 
-/// The event thread's timers, kept apart from its descriptors and looked at only when one is due
-/// (decision 0167): each fires at its own interval, a cancelled one never again, and neither a
+/// The event thread's timers, kept apart from its descriptors and looked at only when one is due:
+/// each fires at its own interval, a cancelled one never again, and neither a
 /// cancelled earliest timer nor a later registration delays another.
 @Suite(.timed) struct EventThreadTimerTests {
     private final class Count: Sendable {

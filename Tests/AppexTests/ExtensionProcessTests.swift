@@ -947,7 +947,7 @@ import Testing
         )
         #expect(cpu?[3] == "unlimited")
         // Born in a reserve group, the process gets its memory limit on the spawner thread just
-        // after the launch resumed (docs/decisions/0128): within milliseconds, not before the
+        // after the launch resumed (docs/decisions/0129): within milliseconds, not before the
         // first reply.
         let limited = await eventually(within: 2) { (try? Self.memoryLimit(of: pid)) == 300 << 20 }
         #expect(limited, "memory limit \(String(describing: try? Self.memoryLimit(of: pid))), not 300 MiB")

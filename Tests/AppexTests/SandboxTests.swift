@@ -15,7 +15,7 @@ import Testing
 let hostileExecutable = URL(fileURLWithPath: echoExecutable).deletingLastPathComponent()
     .appendingPathComponent("AppexFixtureHostile").path
 
-/// Every extension runs confined (docs/DESIGN.md, "The sandbox"): a hostile extension tries what
+/// Every extension runs confined (docs/decisions/0099-the-sandbox.md): a hostile extension tries what
 /// its sandbox forbids, sees each attempt refused, and the host and other extensions go on.
 @Suite(.timed) struct SandboxTests {
     let fixture: HostFixture

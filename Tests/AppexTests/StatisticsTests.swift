@@ -12,7 +12,7 @@ import MetricsTestKit
 import Testing
 
 /// Each extension's figures in a host: `appex stats` reading a running host's counter file, and
-/// swift-metrics (docs/decisions/0165-extension-statistics.md).
+/// swift-metrics (docs/decisions/0164-trace-context-across-the-boundary.md).
 @Suite(.timed) struct StatisticsTests {
     let fixture: HostFixture
     let tests: ExtensionProcessTests

@@ -8,7 +8,7 @@
 //
 // - ipc.roundtrip.64B (p50, p99): a 64-byte request and its 64-byte reply through
 //   AppExtensionProcess.call to a live extension process, from a loop that prefers the
-//   process's IPCExecutor (docs/DESIGN.md: the recommended way to make calls in a row).
+//   process's IPCExecutor (docs/decisions/0015-reader-thread-task-executor.md: the recommended way to make calls in a row).
 //   Baseline: the same exchange between this process and a forked C child on a socketpair, from
 //   the same thread, the parent waiting for each reply as the executor does: polling the socket
 //   without blocking for up to 50 µs, then blocking in read (issue 28: a baseline that blocked at
@@ -44,13 +44,13 @@
 // - launch.first-reply.enhanced: the same extension under a point with EXRequiresEnhancedSecurity
 //   (user, mount and PID namespaces, a private /tmp and /proc, the seccomp allowlist, the seal
 //   verified at every launch, the executable hashed after each exec and before a launch only
-//   when not proven unchanged: docs/decisions/0156-enhanced-launch-proof.md; the fixture, made
+//   when not proven unchanged: docs/decisions/0003-the-seal.md; the fixture, made
 //   when the process starts, is proven after its first launches). Baseline:
 //   launch.first-reply.sandboxed: the figure is what enhanced security adds (target: +5 ms).
 // - launch.first-reply.sandboxed.lone: launch.first-reply.sandboxed with 100 ms, untimed, after
 //   each launch, as a real host launches: on cgroup v1 joining the extension's cgroups waits for
 //   an RCU grace period unless another join passed moments before, which back-to-back launches
-//   hide (docs/DESIGN.md, issue 24, "Cost"). Baseline: launch.first-reply with the same pause.
+//   hide (docs/decisions/0129-resource-limits-by-default.md). Baseline: launch.first-reply with the same pause.
 import BenchChildren
 import AppexCore
 @_spi(Measurement) import AppexHost

@@ -16,7 +16,7 @@ import AppexTesting
 // - host.extensions.100.cpu: the CPU one launch of those 100 costs, the host's threads and each
 //   process's own (/proc/PID/task/*/schedstat), in the custom metric "cpu" (nanoseconds).
 //   Baseline: the same for the 100 bare C children. No target: on a machine with fewer cores than
-//   launches at once, host.extensions.100's time follows it (decision 0167).
+//   launches at once, host.extensions.100's time follows it (decision 0154).
 // - ipc.concurrent.8: 8 callers, each making 64-byte calls to its own extension for 5 s, each
 //   from a task preferring its process's executor; the time per call over all of them (5 s
 //   divided by the calls made), in "latency", and Scripts/bench.sh prints the rate. Baseline, in
@@ -236,7 +236,7 @@ func scaleBenchmarks() {
 
     // The floor under host.extensions.100: the same host, discovery, checks, sandbox and
     // handshake, with a C extension (libc only) in each bundle instead of the Swift one. Its
-    // baseline is host.extensions.100's: the bare spawns (decision 0169).
+    // baseline is host.extensions.100's: the bare spawns (decision 0154).
     Benchmark("host.extensions.100.floor", configuration: launches) { benchmark in
         for _ in benchmark.scaledIterations {
             benchmark.startMeasurement()
@@ -286,7 +286,7 @@ func scaleBenchmarks() {
     // The CPU a launch costs, all of it: the host's threads (over the whole launch of the 100)
     // and each process's own (the sandbox's setup before its exec included), per launch, when
     // every one has answered. On a machine with fewer cores than launches at once, the time to
-    // launch them all follows it (decision 0167).
+    // launch them all follows it (decision 0154).
     let cpu = BenchmarkMetric.custom("cpu", polarity: .prefersSmaller, useScalingFactor: false)
     let cpuConfiguration = Benchmark.Configuration(
         metrics: [cpu],

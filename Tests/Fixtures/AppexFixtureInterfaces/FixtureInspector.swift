@@ -1,6 +1,6 @@
 // What the sandbox tests' host exports to the hostile fixture: a generic call, so the caller
 // names a type the host must have registered. A concrete actor type both sides link, since a
-// generic method through a @Resolvable protocol is not served (docs/DESIGN.md).
+// generic method through a @Resolvable protocol is not served (docs/decisions/0020-exported-interfaces.md).
 public import AppexIPC
 public import Distributed
 
