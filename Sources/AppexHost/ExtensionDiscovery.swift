@@ -8,6 +8,9 @@ import Synchronization
 /// are enabled by default) and the folders of ``/AppexCore/AppexEnvironment/extensionSearchPath``
 /// (`APPEX_EXTENSIONS_PATH`): other apps' `.app` bundles with their `Extensions/`, standalone
 /// `.appex` bundles, or folders holding either. Those are unapproved until the owner enables them.
+/// The order is precedence: the first bundle found owns its bundle identifier, valid or not, and
+/// each later one is invalid (`duplicate-bundle-identifier`), so a valid outsider cannot take an
+/// identifier over by being valid.
 ///
 /// Loaded bundles are cached and reused while their files are unchanged on disk, so a second
 /// ``snapshot()`` costs a `stat` per file rather than a signature check.
