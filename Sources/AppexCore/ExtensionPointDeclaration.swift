@@ -34,7 +34,8 @@ public struct ExtensionPointDeclaration: Sendable, Hashable {
         /// code): the string `application` (the default) or `none`.
         public static let scope = "AppexScopeRestriction"
         /// A dictionary of limits every extension of the point runs under (Appex's own key):
-        /// `MemoryBytes` (address space), `OpenFiles`, `CPUSeconds`, `Processes`, each an integer.
+        /// `MemoryBytes` (charged memory), `OpenFiles`, `CPUSeconds` (per call), `Processes`, each
+        /// a positive integer; see ``ResourceLimits``.
         public static let resourceLimits = "AppexResourceLimits"
         /// A dictionary of what the point's sandbox lets its extensions do beyond the default
         /// (Appex's own key): `AllowsHelperProcesses` (run programs outside the bundle),

@@ -386,7 +386,7 @@ static void emit_search(struct filter_builder *builder, const struct verdict_run
 /// rules TCP), with `CAPPEX_SECCOMP_NO_INET` any internet socket; with `CAPPEX_SECCOMP_ALLOWLIST`
 /// every call not on the allowlist. Every call number gets its verdict in a table (the denied
 /// calls win over the argument tests, which win over the allowlist), whose runs of equal verdicts
-/// the filter finds by binary search (docs/decisions/0169-launch-floor.md).
+/// the filter finds by binary search (docs/decisions/0099-the-sandbox.md).
 static int build_filter(struct filter_builder *builder, int flags) {
     builder->length = 0;
     builder->overflow = 0;

@@ -1,6 +1,6 @@
 // Linux facilities Swift's Glibc module does not import (they sit behind _GNU_SOURCE or are
-// macros): descriptor passing, peer credentials, memfd, parent-death signal, pidfd.
-// Only AppexIPC's and AppexHost's Platform files call these.
+// macros): descriptor passing, peer credentials, memfd, parent-death signal, pidfd, epoll and
+// inotify, and the sandboxed spawn (Sandbox.c). Only AppexSystem calls these.
 #ifndef CAPPEX_SYSTEM_H
 #define CAPPEX_SYSTEM_H
 
