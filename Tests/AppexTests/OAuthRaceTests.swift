@@ -12,6 +12,10 @@ import Testing
 import FoundationNetworking
 #endif
 
+/// One refresh at a time across processes: eight fixture processes (`AppexFixtureAuth race`, app
+/// extensions' contexts) and this one call `withFreshAccessToken` at once on an expired 2-second
+/// token, 20 rounds, the server rotating refresh tokens; each round the server counts exactly one
+/// refresh and no refused one, and every process got the host's token.
 @Suite(.serialized, .timed) struct OAuthRaceTests {
     init() async throws { try await OAuthServer.start() }
 
