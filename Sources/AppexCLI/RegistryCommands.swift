@@ -4,7 +4,9 @@ import AppexHost
 import ArgumentParser
 import Foundation
 
-/// The JSON form of one extension in `appex list --json`.
+/// The JSON form of one extension in `appex list --json`: its fields are a script's interface,
+/// so they are added to, never renamed. `origin` is `host`, `search-path` or `app`
+/// (`DiscoveredExtension.Origin`); `problems` are `FILE: MESSAGE` strings.
 struct ExtensionRecord: Encodable {
     var bundleIdentifier: String?
     var name: String
