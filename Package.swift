@@ -384,6 +384,7 @@ let package = Package(
                 "AppexWindow",
                 "AppexWidgetKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/AppexCLI",
             swiftSettings: strictSwift

@@ -2,6 +2,7 @@ import AppexCommandCore
 import AppexCore
 import ArgumentParser
 import Foundation
+import Logging
 
 /// `appex`: find, approve, validate and sign app extensions — the Linux cousin of `pluginkit`.
 @main
@@ -17,11 +18,34 @@ struct Appex: AsyncParsableCommand {
         version: appexVersion,
         subcommands: [
             List.self, Enable.self, Disable.self, Browse.self, Doctor.self,
-            Validate.self, Inspect.self, Keygen.self, Sign.self, MakeBundle.self, Call.self, Conform.self, Stats.self,
+            Validate.self, Inspect.self, Keygen.self, Sign.self, MakeBundle.self, Call.self, Conform.self, Log.self,
+            Stats.self,
             Defaults.self,
             Keychain.self, Auth.self, Widgets.self, SecureStoreCommand.self, Aux.self, Background.self, New.self,
         ]
     )
+
+    /// Runs the command with the libraries' logs (a host's warnings; an extension's output, at
+    /// `info`) on standard error from `APPEX_LOG_LEVEL` up: `warning` by default, since an
+    /// extension's output is in `appex log`.
+    static func main() async {
+        let level = ProcessInfo.processInfo.environment["APPEX_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level ?? .warning
+            return handler
+        }
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
 
 /// The `--host` option every registry command takes.

@@ -27,6 +27,7 @@ struct Call: AsyncParsableCommand {
 
     func run() async throws {
         let environment = AppexEnvironment.current()
+        let bytes = Array(message.utf8)
         let found = try reporting { () throws(AppexError) in
             try ExtensionDiscovery(hostBundleAt: hostOptions.host, environment: environment).snapshot()
                 .extensions.first { $0.bundleIdentifier == bundleIdentifier && $0.identity != nil }
@@ -45,10 +46,17 @@ struct Call: AsyncParsableCommand {
             )
         }
         do {
-            let reply = try await process.call(Array(message.utf8), timeout: .milliseconds(Int(timeout * 1000)))
+            let reply = try await process.call(bytes, timeout: .milliseconds(Int(timeout * 1000)))
             print(String(decoding: reply, as: UTF8.self))
         } catch {
-            throw fail(error)
+            let failure = fail(error)
+            process.invalidate()
+            printOutput(
+                await process.printedLines(waitingAtMost: .seconds(1)),
+                of: bundleIdentifier,
+                environment: environment
+            )
+            throw failure
         }
         if hold, let pid = process.processIdentifier {
             // Written straight to the descriptor: seen at once by whoever reads a pipe.
@@ -57,4 +65,18 @@ struct Call: AsyncParsableCommand {
         }
         process.invalidate()
     }
+}
+
+/// Prints, on standard error, what an extension printed during a call that failed: its lines
+/// in its log (``ExtensionLog``), or that it printed nothing.
+func printOutput(_ lines: [String], of bundleIdentifier: String, environment: AppexEnvironment) {
+    let path = (try? ExtensionLog(bundleIdentifier: bundleIdentifier, environment: environment))?.path ?? "its log"
+    var text: String
+    if lines.isEmpty {
+        text = "\(bundleIdentifier) printed nothing in this call (its log: \(path))\n"
+    } else {
+        text = "\(bundleIdentifier) printed (\(path); all of it: appex log \(bundleIdentifier)):\n"
+        for line in lines { text += "  \(line)\n" }
+    }
+    FileHandle.standardError.write(Data(text.utf8))
 }

@@ -83,6 +83,9 @@ struct Conform: AsyncParsableCommand {
             try await suite.run()
         } catch let failure as ConformanceSuite.Failure {
             print("FAIL \(failure.check): \(failure.reason)")
+            if let output = failure.output {
+                printOutput(output, of: identity.bundleIdentifier, environment: environment)
+            }
             throw ExitCode.failure
         }
         print("\(identity.bundleIdentifier) conforms to Appex's wire protocol \(ConformanceSuite.protocolVersion)")

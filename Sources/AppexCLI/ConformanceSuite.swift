@@ -13,6 +13,8 @@ struct ConformanceSuite {
     struct Failure: Error {
         let check: String
         let reason: String
+        /// What the extension printed meanwhile (its lines in its log), when known.
+        var output: [String]?
     }
 
     let identity: AppExtensionIdentity
@@ -41,12 +43,19 @@ struct ConformanceSuite {
             throw Failure(check: "launch", reason: "\(error)")
         }
         defer { process.invalidate() }
-        let child = try await handshake(process)
-        report("echo", try await echo(process))
-        report("cancellation", try await cancellation(process))
-        report("deadline", try await deadline(process))
-        report("large-payload", try await largePayload(process))
-        report("bad-frame", try await badFrame(process, child: child, interruptions: interruptions))
+        do {
+            let child = try await handshake(process)
+            report("echo", try await echo(process))
+            report("cancellation", try await cancellation(process))
+            report("deadline", try await deadline(process))
+            report("large-payload", try await largePayload(process))
+            report("bad-frame", try await badFrame(process, child: child, interruptions: interruptions))
+        } catch var failure as Failure {
+            // What it printed says why, more often than the check can.
+            process.invalidate()
+            failure.output = await process.printedLines(waitingAtMost: .seconds(1))
+            throw failure
+        }
         report("host-death", try await hostDeath())
     }
 

@@ -619,12 +619,20 @@ extension AppExtensionProcess {
         "OTEL_PROPAGATORS", "OTEL_BSP_SCHEDULE_DELAY", "OTEL_METRIC_EXPORT_INTERVAL", "OTEL_SDK_DISABLED",
     ]
 
-    /// Logs the child's output a line at a time, read by the process's event thread.
+    /// Writes the child's output a line at a time to the host's logger and the extension's log
+    /// (``ExtensionLog``), read by the process's event thread.
     func forwardOutput(_ reader: OwnedDescriptor, pid: Int32) -> Bool {
         let logger = configuration.logger
         let name = configuration.identity.bundleIdentifier
+        let log = try? ExtensionLog(bundleIdentifier: name, environment: configuration.environment)
+        let host = discovery.hostBundleIdentifier
+        let ended = Wakeup()
+        state.withLock { $0.lastOutput = (pid, ended) }
         return EventThread.shared.forEachLine(of: reader) { line in
             logger.info("\(line)", metadata: ["extension": "\(name)", "pid": "\(pid)"])
+            log?.append(line, processIdentifier: pid, host: host)
+        } atEnd: {
+            ended.stop()
         }
     }
 

@@ -29,7 +29,10 @@ public final class AppExtensionProcess: Sendable {
         public var crashLimit: Int = 3
         /// The window of the crash budget. Default 5 minutes.
         public var crashWindow: Duration = .seconds(300)
-        /// Receives the extension's standard output and error, a line each, with its bundle id.
+        /// Receives the extension's standard output and error, a line each at `info`, with its
+        /// bundle identifier and pid as metadata; the host's warnings about it too. Default: the
+        /// host's handler (`Logger(label: "appex.extension")`). Every line also goes to the
+        /// extension's ``ExtensionLog``, whatever the logger.
         public var logger: Logger
         /// How long a process may sit with no call before it is ended (quietly: not an
         /// interruption; the next call launches it again). `nil`, the default: never.
@@ -66,7 +69,7 @@ public final class AppExtensionProcess: Sendable {
             identity: AppExtensionIdentity,
             hostBundlePath: String,
             environment: AppexEnvironment = .current(),
-            logger: Logger = Logger(label: "appex.extension", factory: { _ in SwiftLogNoOpLogHandler() }),
+            logger: Logger = Logger(label: "appex.extension"),
             onInterruption: @escaping @Sendable (AppexError) -> Void = { _ in }
         ) {
             self.identity = identity
@@ -156,6 +159,8 @@ public final class AppExtensionProcess: Sendable {
     struct State {
         var phase: Phase = .idle
         var crashes: [ContinuousClock.Instant] = []
+        /// The last launch's process, and the signal that its output has ended.
+        var lastOutput: (pid: Int32, ended: Wakeup)?
     }
 
     /// The configuration.
@@ -254,6 +259,19 @@ public final class AppExtensionProcess: Sendable {
     /// How many times its process ended unexpectedly (the crash budget's count, the widget host's
     /// reason not to keep a process warm).
     package var crashCount: Int { state.withLock { $0.crashes.count } }
+
+    /// What the last launch's process printed (its lines in ``ExtensionLog``), once its output
+    /// has ended or `limit` has passed: for tools that show a failed call's output. Empty
+    /// before a launch.
+    package func printedLines(waitingAtMost limit: Duration) async -> [String] {
+        guard let last = state.withLock({ $0.lastOutput }) else { return [] }
+        await last.ended.wait(atMost: limit)
+        let log = try? ExtensionLog(
+            bundleIdentifier: configuration.identity.bundleIdentifier,
+            environment: configuration.environment
+        )
+        return (try? log?.lines(ofProcess: last.pid)) ?? []
+    }
 
     /// Ends the process and refuses further calls.
     public func invalidate() {

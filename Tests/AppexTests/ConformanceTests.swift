@@ -53,6 +53,9 @@ import Testing
         #expect(lines.first?.hasPrefix("ok   handshake: ") == true)
         #expect(lines.last?.hasPrefix("FAIL echo: ") == true, "\(lines)")
         #expect(lines.last?.contains("deadline-exceeded") == true, "\(lines)")
+        // What the extension printed meanwhile ("hanging", when the request arrived) says why.
+        #expect(result.standardError.contains("com.example.echo printed ("), "\(result.standardError)")
+        #expect(result.standardError.contains("] com.example.hostapp: hanging"), "\(result.standardError)")
     }
 
     @Test(

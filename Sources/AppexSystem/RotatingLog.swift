@@ -1,0 +1,64 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Musl)
+@preconcurrency import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A log file that any number of processes append lines to, kept near `limit` bytes: a writer
+/// that finds it at the limit moves it to `PATH.1` (replacing the one before) and starts a new
+/// one, so at most about twice the limit is kept.
+///
+/// Each line is one `O_APPEND` write, so lines of several processes never interleave. Two
+/// writers that find the file full move it once: the move is taken under `PATH.lock`, and only
+/// while the path still names the file they found full.
+package struct RotatingLog: Sendable {
+    /// The file written now; the one before is `path + ".1"`.
+    package let path: String
+    /// The size past which the next line starts a new file.
+    package let limit: Int64
+
+    /// A log at `path` (its folder must exist), moved aside past `limit` bytes.
+    package init(path: String, limit: Int64) {
+        self.path = path
+        self.limit = limit
+    }
+
+    /// Appends `line` and a newline (mode 0600 for a new file), moving the file aside first
+    /// when it has reached the limit.
+    package func append(_ line: String) throws(SystemError) {
+        if let status = try? Syscalls.stat(path), status.size >= limit { try moveAside(status) }
+        try Syscalls.append(Array((line + "\n").utf8), toFile: path, mode: 0o600)
+    }
+
+    /// The lines of the file before and of this one, oldest first (a line cut by a move is
+    /// kept whole: lines are written whole).
+    package func lines() throws(SystemError) -> [String] {
+        var lines: [String] = []
+        for file in [path + ".1", path] {
+            let bytes: [UInt8]
+            do { bytes = try Syscalls.readFile(file, limit: Int(limit) * 4) } catch
+                where error.errno == .noSuchFileOrDirectory
+            {
+                continue
+            }
+            lines += bytes.split(separator: 0x0a, omittingEmptySubsequences: true).map {
+                String(decoding: $0, as: UTF8.self)
+            }
+        }
+        return lines
+    }
+
+    /// Moves the file to `PATH.1`, if the path still names `full` (the file a writer found at
+    /// the limit): a writer that found it full after another moved it moves nothing.
+    package func moveAside(_ full: FileStatus) throws(SystemError) {
+        let lock = try FileLock(path: path + ".lock")
+        guard try lock.tryLock() else { return }  // another writer is moving it
+        defer { lock.unlock() }
+        guard let now = try? Syscalls.stat(path), now.inode == full.inode, now.device == full.device else {
+            return  // moved already, by a writer that found the same file full
+        }
+        _ = try syscall("rename(\(path))") { rename(path, path + ".1") }
+    }
+}
