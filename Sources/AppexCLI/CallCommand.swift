@@ -16,8 +16,16 @@ struct Call: AsyncParsableCommand {
     @Argument(help: "The extension's bundle identifier.")
     var bundleIdentifier: String
 
-    @Argument(help: "The message, as JSON.")
-    var message: String
+    @Argument(help: "The message, as JSON (or give --message-file).")
+    var message: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Read the message from FILE, or from standard input with -, instead of the argument (an argument is at most 128 KiB).",
+            valueName: "FILE"
+        )
+    )
+    var messageFile: String?
 
     @Option(help: ArgumentHelp("Seconds to wait for the reply.", valueName: "SECONDS"))
     var timeout: Double = 30
@@ -27,7 +35,7 @@ struct Call: AsyncParsableCommand {
 
     func run() async throws {
         let environment = AppexEnvironment.current()
-        let bytes = Array(message.utf8)
+        let bytes = try messageBytes()
         let found = try reporting { () throws(AppexError) in
             try ExtensionDiscovery(hostBundleAt: hostOptions.host, environment: environment).snapshot()
                 .extensions.first { $0.bundleIdentifier == bundleIdentifier && $0.identity != nil }
@@ -64,6 +72,40 @@ struct Call: AsyncParsableCommand {
             while true { try await Task.sleep(for: .seconds(3600)) }
         }
         process.invalidate()
+    }
+
+    /// The message: the argument, or the file's bytes (standard input's for `-`).
+    func messageBytes() throws -> [UInt8] {
+        switch (message, messageFile) {
+        case (let message?, nil):
+            return Array(message.utf8)
+        case (nil, let file?):
+            let handle = file == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: file)
+            guard let handle else {
+                throw fail(AppexError(.notFound, "cannot read the message file \(file)", context: .init(path: file)))
+            }
+            do {
+                return Array(try handle.readToEnd() ?? Data())
+            } catch {
+                throw fail(
+                    AppexError(
+                        .fileSystem,
+                        "cannot read the message from \(file)",
+                        context: .init(path: file),
+                        underlyingError: error
+                    )
+                )
+            }
+        case (nil, nil):
+            throw fail(
+                AppexError(
+                    .invalidValue,
+                    "no message: give it as an argument, or --message-file FILE (- for standard input)"
+                )
+            )
+        case (_?, _?):
+            throw fail(AppexError(.invalidValue, "two messages: give the argument or --message-file, not both"))
+        }
     }
 }
 

@@ -164,4 +164,52 @@ import Testing
         #expect(result.standardError.contains("com.example.echo printed ("), "\(result.standardError)")
         #expect(result.standardError.contains("] com.example.hostapp: the last words"), "\(result.standardError)")
     }
+
+    @Test(
+        "`appex call --message-file` takes the message from a file or standard input, past an argument's 128 KiB; both, or neither, is refused"
+    )
+    func messageFile() async throws {
+        _ = try ExtensionProcessTests(fixture: fixture).installEcho()
+        let big = String(repeating: "z", count: 300 * 1024)
+        let file = fixture.world.root.appending("message.json")
+        try Data(#"{"command":"echo","text":"\#(big)"}"#.utf8).write(to: URL(fileURLWithPath: file))
+        let fromFile = try await appex(
+            "call",
+            "--host",
+            fixture.hostPath,
+            "com.example.echo",
+            "--message-file",
+            file,
+            in: fixture.world
+        )
+        #expect(fromFile.status == 0, "\(fromFile.standardError)")
+        #expect(fromFile.standardOutput.contains(big))
+        let fromInput = try await appex(
+            "call",
+            "--host",
+            fixture.hostPath,
+            "com.example.echo",
+            "--message-file",
+            "-",
+            in: fixture.world,
+            input: #"{"command":"echo","text":"piped"}"#
+        )
+        #expect(fromInput.status == 0, "\(fromInput.standardError)")
+        #expect(fromInput.standardOutput.contains("piped"))
+        let both = try await appex(
+            "call",
+            "--host",
+            fixture.hostPath,
+            "com.example.echo",
+            "{}",
+            "--message-file",
+            file,
+            in: fixture.world
+        )
+        #expect(both.status == 1)
+        #expect(both.standardError.contains("two messages"), "\(both.standardError)")
+        let neither = try await appex("call", "--host", fixture.hostPath, "com.example.echo", in: fixture.world)
+        #expect(neither.status == 1)
+        #expect(neither.standardError.contains("no message"), "\(neither.standardError)")
+    }
 }
