@@ -8,12 +8,12 @@ import GRDB
 ///
 /// SQLite in WAL mode with a busy timeout, so several processes (a host's monitor, the `appex`
 /// CLI) read and write it at once; a committed decision survives `kill -9` of its writer.
-final class ApprovalRegistry: Sendable {
-    struct Decision: Hashable, Sendable {
+package final class ApprovalRegistry: Sendable {
+    package struct Decision: Hashable, Sendable, Codable {
         /// Whether the owner enabled (`true`) or disabled (`false`) the extension.
-        var isEnabled: Bool
+        package var isEnabled: Bool
         /// The team that signed the extension when it was enabled: approval holds for that team only.
-        var team: TeamIdentifier?
+        package var team: TeamIdentifier?
     }
 
     private let database: DatabaseQueue
@@ -71,6 +71,24 @@ final class ApprovalRegistry: Sendable {
             throw AppexError(
                 .registry,
                 "cannot read the approval registry \(path)",
+                context: AppexError.Context(path: path),
+                underlyingError: error
+            )
+        }
+    }
+
+    /// Forgets the decision about `bundle` for `host`: the extension is then as if the owner
+    /// never decided (enabled inside its host and of its team, else unapproved).
+    func forget(host: String, bundle: String) throws(AppexError) {
+        do {
+            try database.write { db in
+                try db.execute(sql: "DELETE FROM decision WHERE host = ? AND bundle = ?", arguments: [host, bundle])
+            }
+            touchFile(commitSignal)
+        } catch {
+            throw AppexError(
+                .registry,
+                "cannot write the approval registry \(path)",
                 context: AppexError.Context(path: path),
                 underlyingError: error
             )

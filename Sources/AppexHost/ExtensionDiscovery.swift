@@ -509,6 +509,22 @@ public final class ExtensionDiscovery: Sendable {
 
     // MARK: - Decisions
 
+    /// The owner's decision about `bundleIdentifier` for this host as recorded, `nil` when none
+    /// is: for a tool that changes decisions for a while and puts them back (`appex bisect`).
+    package func recordedDecision(bundleIdentifier: String) throws(AppexError) -> ApprovalRegistry.Decision? {
+        try registry.decisions(host: hostBundleIdentifier)[bundleIdentifier]
+    }
+
+    /// Puts a decision back exactly as ``recordedDecision(bundleIdentifier:)`` read it (`nil`:
+    /// none recorded), whatever the bundle is now.
+    package func restoreDecision(_ decision: ApprovalRegistry.Decision?, bundleIdentifier: String) throws(AppexError) {
+        if let decision {
+            try registry.record(decision, host: hostBundleIdentifier, bundle: bundleIdentifier)
+        } else {
+            try registry.forget(host: hostBundleIdentifier, bundle: bundleIdentifier)
+        }
+    }
+
     /// Enables or disables the extension `bundleIdentifier` for this host.
     ///
     /// Enabling approves the extension as signed by its current team; if another team signs it

@@ -71,7 +71,7 @@ public final class WidgetHost: Sendable {
 
     /// The configuration.
     public let configuration: Configuration
-    let discovery: ExtensionDiscovery
+    package let discovery: ExtensionDiscovery
     let store: WidgetStore
     let trees = ViewTreeCache()
     /// The widget extensions' processes kept up after they answered (``Configuration/warmPeriod``).
