@@ -118,6 +118,11 @@ import Testing
         Self.expectEveryCheckPassed(result, identifier: identifier)
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("ok   echo: ") && $0.hasSuffix(#"{"text":"hi"}"#) }, "\(lines)")
+        // An empty request (a frame of length 0) is answered like any other (docs/protocol.md 4.1).
+        let host = URL(fileURLWithPath: bundle).deletingLastPathComponent().deletingLastPathComponent().path
+        let empty = try await appex("call", "--host", host, identifier, "", in: fixture.world)
+        #expect(empty.status == 0, "\(empty.standardError)")
+        #expect(empty.standardOutput == "\n")
     }
 
     /// A file of Examples/Polyglot.
