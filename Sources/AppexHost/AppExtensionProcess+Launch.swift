@@ -73,6 +73,7 @@ extension AppExtensionProcess {
 
     /// The running child; `nil` when one may be launched; or why not (invalidated, crash budget).
     func runningOrMayLaunch() throws(AppexError) -> Child? {
+        if bundleChanged.load(ordering: .relaxed) { retireIfReplaced() }
         let result = state.withLock { state -> Result<Child?, AppexError> in
             switch state.phase {
             case .running(let child): return .success(child)
@@ -125,6 +126,7 @@ extension AppExtensionProcess {
             child.kill()
         } else {
             counters.launched(pid: child.pid)
+            watchForUpgrade()
         }
         return winner
     }
@@ -171,6 +173,8 @@ extension AppExtensionProcess {
         /// SHA-256 its seal gives it, and the wall clock when it was checked
         /// (``AppexBundle/proveUnchangedSinceExec(_:sealed:checkedAt:)``).
         let proof: (bundle: AppexBundle, sealed: [UInt8], checkedAt: Int64)?
+        /// The bundle's seal file when the launch began (see `Child.seal`).
+        let seal: FileStatus?
 
         /// The spawn of this launch, with the child's ends of its connection, output, broker
         /// and keychain index.
@@ -202,6 +206,7 @@ extension AppExtensionProcess {
 
     func prepareLaunch() throws(AppexError) -> (PreparedLaunch, ChildEnds?) {
         let identity = configuration.identity
+        let seal = currentSeal
         // checkMayRun() has just verified this load; reload only if it changed since.
         let bundle =
             discovery.currentBundle(at: identity.bundlePath)
@@ -311,7 +316,8 @@ extension AppExtensionProcess {
                 profile: sandbox.profile,
                 broker: broker.attesting,
                 brokerContext: brokerContext,
-                proof: strict ? (bundle, sealed, checkedAt) : nil
+                proof: strict ? (bundle, sealed, checkedAt) : nil,
+                seal: seal
             ),
             ChildEnds(
                 connection: extensionEnd,
@@ -402,7 +408,8 @@ extension AppExtensionProcess {
                 onClose: { [weak self] reason in
                     self?.childEnded(pid: launched, reason: reason)
                 }
-            )
+            ),
+            seal: prepared.seal
         )
         guard reap(child, cgroup: prepared.sandbox?.cgroup) else {
             Self.abandonLaunch(launched, cgroup: prepared.sandbox?.cgroup)

@@ -113,15 +113,25 @@ public final class AppExtensionProcess: Sendable {
         /// The memory (bytes) and CPU time per call (seconds) its sandbox allows, for the words of
         /// an error when it crossed one.
         let limits: (memoryBytes: UInt64?, cpuSeconds: UInt64?)
-        /// Calls in flight, and a counter that changes with every call (for idle checks and the
-        /// CPU watch).
-        let activity = Mutex<(inFlight: Int, generation: UInt64)>((0, 0))
+        /// Calls in flight, a counter that changes with every call (for idle checks and the
+        /// CPU watch), and whether it is retiring (its bundle was replaced: it takes no new call
+        /// and ends after its last one).
+        let activity = Mutex<(inFlight: Int, generation: UInt64, retiring: Bool)>((0, 0, false))
+        /// The bundle's seal as it was when this process was launched: a replaced bundle has
+        /// another.
+        let seal: FileStatus?
         /// The watch over its CPU time per call, while it runs.
         let cpuWatch = Mutex<CPUWatch?>(nil)
-        init(process: ChildProcess, limits: (memoryBytes: UInt64?, cpuSeconds: UInt64?), connection: IPCConnection) {
+        init(
+            process: ChildProcess,
+            limits: (memoryBytes: UInt64?, cpuSeconds: UInt64?),
+            connection: IPCConnection,
+            seal: FileStatus?
+        ) {
             self.process = process
             self.connection = connection
             self.limits = limits
+            self.seal = seal
         }
 
         /// How it ended, in words, naming the limit that ended it (`memory-limit`, `cpu-limit`).
@@ -161,6 +171,8 @@ public final class AppExtensionProcess: Sendable {
         var crashes: [ContinuousClock.Instant] = []
         /// The last launch's process, and the signal that its output has ended.
         var lastOutput: (pid: Int32, ended: Wakeup)?
+        /// Why the last replacement of the bundle was not taken up (the running process serves on).
+        var upgradeRefusal: AppexError?
     }
 
     /// The configuration.
@@ -178,6 +190,10 @@ public final class AppExtensionProcess: Sendable {
     public let executor: IPCExecutor
     let discovery: ExtensionDiscovery
     let state = Mutex(State())
+    /// Set by the watch on the bundle when a file of it, or the folder holding it, changed.
+    let bundleChanged = Atomic<Bool>(false)
+    /// The watch on the bundle, from the first launch on (see `retireIfReplaced()`).
+    let upgradeWatch = Mutex<DirectoryWatcher?>(nil)
     /// What this extension has done in this process: `appex stats`' row, and swift-metrics'.
     package let counters: ExtensionCounters
 
@@ -285,6 +301,10 @@ public final class AppExtensionProcess: Sendable {
             child.kill()
             counters.stopped(pid: child.pid)
         }
+        upgradeWatch.withLock { watch in
+            watch?.stop()
+            watch = nil
+        }
     }
 
     // MARK: - Calls
@@ -334,10 +354,15 @@ public final class AppExtensionProcess: Sendable {
     /// running process, launched if needed; counted as activity for the idle timeout; a failure
     /// as ``translate(_:child:)`` reports it.
     func perform(_ request: [UInt8], kind: Frame.Kind, timeout: Duration?) async throws(AppexError) -> Payload {
-        let child = try await runningOffPool()
-        child.activity.withLock {
-            $0.inFlight += 1
-            $0.generation &+= 1
+        var child = try await runningOffPool()
+        // A process that retires (its bundle was replaced) takes no new call: the next one does.
+        while !child.activity.withLock({ activity in
+            if activity.retiring { return false }
+            activity.inFlight += 1
+            activity.generation &+= 1
+            return true
+        }) {
+            child = try await runningOffPool()
         }
         defer { callEnded(child) }
         let started = ContinuousClock.now
@@ -368,14 +393,17 @@ public final class AppExtensionProcess: Sendable {
 
     /// After the last call in flight, ends the process if no call comes within the idle timeout.
     func callEnded(_ child: Child) {
-        let (idle, generation) = child.activity.withLock { activity -> (Bool, UInt64) in
+        let (idle, generation, retiring) = child.activity.withLock { activity -> (Bool, UInt64, Bool) in
             activity.inFlight -= 1
-            return (activity.inFlight == 0, activity.generation)
+            return (activity.inFlight == 0, activity.generation, activity.retiring)
         }
+        if idle, retiring { return endRetired(child) }
         guard idle, let timeout = configuration.idleTimeout else { return }
         Task { [weak self] in
             try? await Task.sleep(for: timeout)
-            let stillIdle = child.activity.withLock { $0.inFlight == 0 && $0.generation == generation }
+            let stillIdle = child.activity.withLock {
+                $0.inFlight == 0 && $0.generation == generation && !$0.retiring
+            }
             guard stillIdle, let self else { return }
             let ended = self.state.withLock { state -> Bool in
                 guard case .running(let current) = state.phase, current === child else { return false }

@@ -31,6 +31,9 @@ struct EchoExtension: AppExtension {
                 fflush(nil)
             case "print":
                 for index in 0..<10_000 { print("stray output \(index) that must not reach the channel") }
+            case "sleep":
+                // A call that takes the text's milliseconds: in flight across an upgrade.
+                try await Task.sleep(for: .milliseconds(Int(request.text) ?? 0))
             case "fail":
                 throw EchoFailure(text: request.text)
             case "callback":
