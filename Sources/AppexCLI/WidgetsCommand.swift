@@ -1,3 +1,4 @@
+import AppexBuild
 import AppexCommandCore
 import AppexCore
 import AppexSystem
@@ -390,10 +391,31 @@ struct WidgetsServe: AsyncParsableCommand {
 
     @OptionGroup var window: WindowOptions
 
+    @Option(
+        help: ArgumentHelp(
+            "Watch this Swift package: on each change of its sources, swift build (debug) and make again each installed widget whose executable the build changed; the desktop shows the new build by itself.",
+            valueName: "PACKAGE"
+        )
+    )
+    var watch: String?
+
+    @Option(help: ArgumentHelp("With --watch: the team key the widgets are signed with.", valueName: "KEY"))
+    var key: String?
+
     func run() async throws {
         let host = try WidgetCommands.host()
         let family = try WidgetDrawingOptions.widgetFamily(named: family)
         let desktop = WidgetDesktop(host: host, family: family)
+        var watching: Task<Void, any Error>?
+        if let watch {
+            let key = try key.map { path in try reporting { () throws(AppexError) in try SigningKey(contentsOf: path) }
+            }
+            let watcher = WidgetWatch(package: AppexBundle.normalized(watch), key: key, host: host)
+            watching = Task {
+                do { try await watcher.run() } catch let error as AppexError { report(error) }
+            }
+        }
+        defer { watching?.cancel() }
         try await window.serve(desktop.pages, title: "Widgets", stopped: "widget desktop stopped")
     }
 }

@@ -12,7 +12,8 @@ extension WidgetHost {
     /// entry's date, a timeline's reload date, a retry, a reload request (watched with
     /// inotify under `$APPEX_HOME/Widgets/Reloads`, so a running host acts on it at once), a
     /// Live Activity's request, update or end (`Widgets/Activities`, watched too), an
-    /// enable or disable (the registry is watched too), or a change on the apps path; and at
+    /// enable or disable (the registry is watched too), or a change on the apps path or in a
+    /// folder of `APPEX_EXTENSIONS_PATH`; and at
     /// least every `rescan` to notice anything else.
     ///
     /// - Parameters:
@@ -34,8 +35,9 @@ extension WidgetHost {
         try? Syscalls.makeDirectories(reloadsFolder, mode: 0o700)
         try? Syscalls.makeDirectories(activitiesFolder, mode: 0o700)
         // The reloads folder, the apps path and each app's Extensions/ (those there now; others
-        // are seen at the next rescan).
-        var apps: [String] = []
+        // are seen at the next rescan), and the search path's folders: a widget bundled again
+        // there (`appex widgets serve --watch`) is drawn at once.
+        var apps: [String] = configuration.environment.extensionSearchPath
         for entry in configuration.environment.appsPath {
             apps.append(entry)
             let names: [String] = (try? FileManager.default.contentsOfDirectory(atPath: entry)) ?? []

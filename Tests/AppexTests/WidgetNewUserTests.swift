@@ -68,26 +68,7 @@ import Testing
         let section = try Self.section()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("appex-newuser-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let package = folder.appendingPathComponent("MyApp")
-        // A path dependency's identity is its folder's name: the checkout's, here.
-        let identity = ReadmeSampleTests.repository.lastPathComponent
-        for (path, contents) in section.files {
-            let url = package.appendingPathComponent(path)
-            try FileManager.default.createDirectory(
-                at: url.deletingLastPathComponent(),
-                withIntermediateDirectories: true
-            )
-            let adapted =
-                contents
-                .replacingOccurrences(of: "path: \"../appex\"", with: "path: \"\(ReadmeSampleTests.repository.path)\"")
-                .replacingOccurrences(of: "package: \"appex\"", with: "package: \"\(identity)\"")
-            try adapted.write(to: url, atomically: true, encoding: .utf8)
-        }
-        var environment = ProcessInfo.processInfo.environment
-        let appexFolder = URL(fileURLWithPath: appexExecutable).deletingLastPathComponent().path
-        environment["PATH"] = appexFolder + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
-        environment["APPEX_HOME"] = folder.appendingPathComponent("home").path
-        environment["APPEX_EXTENSIONS_PATH"] = ""
+        let (package, environment) = try Self.writePackage(section, in: folder)
         var last = ProcessOutput(status: 0, standardOutput: "", standardError: "")
         for step in section.steps {
             last = try await run(
@@ -120,5 +101,32 @@ import Testing
             list.standardOutput.contains("MyWidget\tsystemSmall\tenabled/current\t5 entries"),
             "\(list.standardOutput)"
         )
+    }
+
+    /// Writes the section's files as `MyApp` in `folder`, depending on this checkout (the
+    /// section's `../appex`), and the environment its commands run in: the `appex` just built
+    /// first on the PATH, a home of its own, no search path.
+    static func writePackage(_ section: Section, in folder: URL) throws -> (URL, [String: String]) {
+        let package = folder.appendingPathComponent("MyApp")
+        // A path dependency's identity is its folder's name: the checkout's, here.
+        let identity = ReadmeSampleTests.repository.lastPathComponent
+        for (path, contents) in section.files {
+            let url = package.appendingPathComponent(path)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
+            let adapted =
+                contents
+                .replacingOccurrences(of: "path: \"../appex\"", with: "path: \"\(ReadmeSampleTests.repository.path)\"")
+                .replacingOccurrences(of: "package: \"appex\"", with: "package: \"\(identity)\"")
+            try adapted.write(to: url, atomically: true, encoding: .utf8)
+        }
+        var environment = ProcessInfo.processInfo.environment
+        let appexFolder = URL(fileURLWithPath: appexExecutable).deletingLastPathComponent().path
+        environment["PATH"] = appexFolder + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        environment["APPEX_HOME"] = folder.appendingPathComponent("home").path
+        environment["APPEX_EXTENSIONS_PATH"] = ""
+        return (package, environment)
     }
 }
