@@ -18,7 +18,8 @@ struct Appex: AsyncParsableCommand {
         version: appexVersion,
         subcommands: [
             List.self, Enable.self, Disable.self, Browse.self, Doctor.self,
-            Validate.self, Inspect.self, Keygen.self, Sign.self, MakeBundle.self, Call.self, Conform.self, Scene.self, Log.self, Bisect.self,
+            Validate.self, Inspect.self, Keygen.self, Sign.self, MakeBundle.self, Call.self, Conform.self, Scene.self,
+            Log.self, Bisect.self,
             Stats.self,
             Defaults.self,
             Keychain.self, Auth.self, Widgets.self, SecureStoreCommand.self, Aux.self, Background.self, New.self,
