@@ -72,6 +72,7 @@ extension AppExtensionProcess {
             guard case .running(let current) = state.phase, current === running else { return false }
             state.phase = .idle  // the next call launches the new build
             state.upgradeRefusal = nil
+            state.retiring.append(running)
             return true
         }
         guard retired else { return }
@@ -80,10 +81,26 @@ extension AppExtensionProcess {
             return activity.inFlight == 0
         }
         if idle { endRetired(running) }
+        // What the old process held (its scenes, the actors it exported) ends with it: the host
+        // hears of it as of any end of the process, and opens them again on the new build.
+        configuration.onInterruption(
+            AppexError(
+                .interrupted,
+                "\(configuration.identity.bundleIdentifier) (pid \(running.pid)) was replaced by a new build of its bundle: calls in flight finish on it, the next call launches the new one",
+                context: errorContext(pid: running.pid)
+            )
+        )
     }
 
-    /// Ends a retired process after its last call: on purpose, not a crash or an interruption.
+    /// Ends a retired process after its last call (or at ``invalidate()``): on purpose, neither a
+    /// crash nor an interruption of a call.
     func endRetired(_ child: Child) {
+        let mine = state.withLock { state -> Bool in
+            guard let index = state.retiring.firstIndex(where: { $0 === child }) else { return false }
+            state.retiring.remove(at: index)
+            return true
+        }
+        guard mine else { return }  // ended already, by invalidate()
         child.connection.invalidate()
         child.kill()
         counters.stopped(pid: child.pid)

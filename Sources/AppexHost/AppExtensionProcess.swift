@@ -173,6 +173,8 @@ public final class AppExtensionProcess: Sendable {
         var lastOutput: (pid: Int32, ended: Wakeup)?
         /// Why the last replacement of the bundle was not taken up (the running process serves on).
         var upgradeRefusal: AppexError?
+        /// Processes of a replaced build, ending after their calls in flight.
+        var retiring: [Child] = []
     }
 
     /// The configuration.
@@ -291,12 +293,15 @@ public final class AppExtensionProcess: Sendable {
 
     /// Ends the process and refuses further calls.
     public func invalidate() {
-        let child = state.withLock { state -> Child? in
-            defer { state.phase = .invalidated }
-            if case .running(let child) = state.phase { return child }
-            return nil
+        let (child, retiring) = state.withLock { state -> (Child?, [Child]) in
+            defer {
+                state.phase = .invalidated
+                state.retiring = []
+            }
+            if case .running(let child) = state.phase { return (child, state.retiring) }
+            return (nil, state.retiring)
         }
-        if let child {
+        for child in [child].compactMap({ $0 }) + retiring {
             child.connection.invalidate()
             child.kill()
             counters.stopped(pid: child.pid)

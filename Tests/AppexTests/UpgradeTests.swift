@@ -75,9 +75,9 @@ import Testing
     }
 
     /// Waits, at most 20 s, for `condition`.
-    func eventually(_ condition: () -> Bool) async throws {
+    func eventually(_ condition: () async -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(20)
-        while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        while await !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
     }
 
     @Test(
@@ -117,8 +117,40 @@ import Testing
         #expect(load.failures.withLock { $0 } == [])
         #expect(load.replies.load(ordering: .relaxed) == sent, "every call answered: \(sent) sent")
         #expect(process.processIdentifier == new)
-        #expect(interruptions.withLock { $0.isEmpty }, "\(interruptions.withLock { $0 })")
+        // The host hears of the old process's end (its scenes and actors ended with it), once.
+        let heard = interruptions.withLock { $0 }
+        #expect(heard.count == 1 && heard.first?.message.contains("replaced by a new build") == true, "\(heard)")
         #expect(process.crashCount == 0)
+    }
+
+    @Test("invalidate() during an upgrade also ends the old process, whose call in flight then fails at once")
+    func invalidateEndsTheRetiredProcess() async throws {
+        _ = try ExtensionProcessTests(fixture: fixture).installEcho()
+        let process = try await AppExtensionProcess(
+            configuration: .init(
+                identity: try #require(fixture.discovery().snapshot().extensions.first?.identity),
+                hostBundlePath: fixture.hostPath,
+                environment: fixture.world.environment
+            )
+        )
+        _ = try await process.echo()
+        let old = try #require(process.processIdentifier)
+        let slow = Task {
+            try await process.send(EchoRequest(command: "sleep", text: "60000"), expecting: EchoReply.self)
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        try replaceEcho()
+        try await eventually {
+            _ = try? await process.echo()
+            return (process.processIdentifier ?? old) != old
+        }
+        try #require(process.processIdentifier != old, "no new process after the replacement")
+        let invalidated = ContinuousClock.now
+        process.invalidate()
+        await #expect(throws: AppexError.self) { try await slow.value }
+        #expect(ContinuousClock.now - invalidated < .seconds(10))
+        try await eventually { kill(old, 0) != 0 }
+        #expect(kill(old, 0) != 0, "the old process outlived invalidate()")
     }
 
     @Test("a replacement whose seal does not hold leaves the running process serving, and says why")
