@@ -42,6 +42,27 @@ struct Bisect: AsyncParsableCommand {
         let journal = try reporting { () throws(AppexError) in
             try BisectJournal(discovery: discovery)
         }
+        // One bisect of a host at a time: a second would take the first's journal for one a crash
+        // left, and put back decisions the first still needs.
+        let lock = try reporting { () throws(AppexError) in
+            let lock: FileLock
+            do throws(SystemError) { lock = try FileLock(path: journal.path + ".lock") } catch {
+                throw .fileSystem("lock", journal.path, error)
+            }
+            let taken: Bool
+            do throws(SystemError) { taken = try lock.tryLock() } catch {
+                throw .fileSystem("lock", journal.path, error)
+            }
+            guard taken else {
+                throw AppexError(
+                    .refused,
+                    "another appex bisect of \(discovery.hostBundleIdentifier) is running (its journal: \(journal.path)): let it end, or stop it",
+                    context: .init(path: journal.path)
+                )
+            }
+            return lock
+        }
+        defer { withExtendedLifetime(lock) {} }
         if let restored = try reporting({ () throws(AppexError) in try journal.restoreLeftover() }) {
             print("put back \(restored) decision\(restored == 1 ? "" : "s") of a bisect that did not end")
         }
@@ -153,7 +174,8 @@ struct BisectJournal {
         path = folder + "/\(discovery.hostBundleIdentifier).json"
     }
 
-    /// Writes the candidates' decisions as they are, before any changes (synced, whole).
+    /// Writes the candidates' decisions as they are, before any changes (whole: written beside,
+    /// synced, then renamed into place).
     func begin(_ candidates: [String]) throws(AppexError) {
         var contents = Contents(decisions: [:])
         for identifier in candidates {

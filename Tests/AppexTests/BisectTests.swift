@@ -1,4 +1,5 @@
 import AppexCore
+import AppexHost
 import AppexTestTiers
 import AppexTesting
 import Foundation
@@ -22,9 +23,15 @@ import Testing
         }
     }
 
-    /// `appex list` as the owner sees it: every decision, before and after.
+    /// Every decision as recorded (none, enabled for a team, disabled), and `appex list` as the
+    /// owner sees it: what a bisect must leave as it found.
     func listing() async throws -> String {
-        try await appex("list", "--host", fixture.hostPath, "--json", in: fixture.world).standardOutput
+        let discovery = try fixture.discovery()
+        let recorded = try ["a", "b", "c", "d", "e", "f"].map { name in
+            "\(name): \(String(describing: try discovery.recordedDecision(bundleIdentifier: "com.example.\(name)")))"
+        }
+        let listed = try await appex("list", "--host", fixture.hostPath, "--json", in: fixture.world).standardOutput
+        return recorded.joined(separator: "\n") + "\n" + listed
     }
 
     /// A command that fails while com.example.d is enabled (and otherwise runs `then`).
@@ -59,6 +66,31 @@ import Testing
         let never = try await appex("bisect", "--host", fixture.hostPath, "--test", "true", in: fixture.world)
         #expect(never.status == 1)
         #expect(never.standardOutput.contains("passes with every extension enabled"), "\(never.standardOutput)")
+        #expect(try await listing() == before)
+    }
+
+    @Test("a second bisect of the same host, while one runs, is refused and changes nothing")
+    func oneAtATime() async throws {
+        try await install()
+        let before = try await listing()
+        let flag = fixture.world.root.appending("running")
+        let first = try LineChild(
+            appexExecutable,
+            ["bisect", "--host", fixture.hostPath, "--test", failsWithD(then: "touch '\(flag)'; sleep 60")],
+            environment: fixture.world.processVariables
+        )
+        defer { kill(first.pid, SIGKILL) }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !FileManager.default.fileExists(atPath: flag), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let during = try await listing()
+        let second = try await appex("bisect", "--host", fixture.hostPath, "--test", "true", in: fixture.world)
+        #expect(second.status == 1)
+        #expect(second.standardError.contains("another appex bisect"), "\(second.standardError)")
+        #expect(try await listing() == during)
+        kill(first.pid, SIGTERM)
+        first.end(within: 20)
         #expect(try await listing() == before)
     }
 
