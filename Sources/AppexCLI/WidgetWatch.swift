@@ -8,8 +8,8 @@ import Synchronization
 
 /// `appex widgets serve --watch PACKAGE`: from edit to screen. On each change of the package's
 /// sources it runs the incremental `swift build` (debug) and makes again, in place, each installed
-/// widget bundle whose executable is one the build changed: same identifier, point, names,
-/// version and entitlements, signed with `key`. The widget host sees another build in an app's
+/// widget bundle inside the package's folder whose executable is one the build changed: same
+/// identifier, point, names, version and entitlements, signed with `key`. The widget host sees another build in an app's
 /// `Extensions/` at once and draws the new build's timeline without counting it against the
 /// budget; the desktop shows it by itself.
 struct WidgetWatch: Sendable {
@@ -33,9 +33,8 @@ struct WidgetWatch: Sendable {
         }
         defer { watcher.stop() }
         _ = watcher.watch(sourceFolders())
-        let binPath = try await self.binPath()
         say("watching \(package)/Sources; each change is built (debug) and its widgets bundled again")
-        try await rebuild(binPath: binPath)
+        await rebuildReporting()
         while !Task.isCancelled {
             await wakeup.next()
             if Task.isCancelled { break }
@@ -48,7 +47,16 @@ struct WidgetWatch: Sendable {
                 seen = now
             }
             _ = watcher.watch(sourceFolders())
-            try await rebuild(binPath: binPath)
+            await rebuildReporting()
+        }
+    }
+
+    /// One rebuild; a failure is said and the watch goes on (a manifest saved half-edited, say).
+    func rebuildReporting() async {
+        do {
+            try await rebuild(binPath: try await binPath())
+        } catch {
+            say("\(error); the widgets stay as they were, and the next change is built again")
         }
     }
 
@@ -90,7 +98,10 @@ struct WidgetWatch: Sendable {
         }
         let bundling = ContinuousClock.now
         var remade: [String] = []
-        for found in try host.discovery.snapshot().extensions {
+        // Only the package's own bundles (its Apps/ or Widgets/, say): another package's widget
+        // of the same executable name is not this build's.
+        for found in try host.discovery.snapshot().extensions
+        where AppexBundle.normalized(found.path).hasPrefix(package + "/") {
             let bundle = AppexBundle.load(at: found.path, as: .appExtension)
             guard let name = bundle.info.executableName else { continue }
             let product = binPath + "/" + name

@@ -402,10 +402,28 @@ struct WidgetsServe: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --watch: the team key the widgets are signed with.", valueName: "KEY"))
     var key: String?
 
+    func validate() throws {
+        // Bundled again without the key, a signed widget would be refused by the host.
+        if (watch == nil) != (key == nil) {
+            throw ValidationError(
+                "--watch PACKAGE and --key KEY go together: the widgets are signed again as they are bundled"
+            )
+        }
+    }
+
     func run() async throws {
         let host = try WidgetCommands.host()
         let family = try WidgetDrawingOptions.widgetFamily(named: family)
         let desktop = WidgetDesktop(host: host, family: family)
+        if let watch, !FileManager.default.fileExists(atPath: AppexBundle.normalized(watch) + "/Package.swift") {
+            throw fail(
+                AppexError(
+                    .notFound,
+                    "--watch \(watch) is no Swift package (no Package.swift there)",
+                    context: .init(path: watch)
+                )
+            )
+        }
         var watching: Task<Void, any Error>?
         if let watch {
             let key = try key.map { path in try reporting { () throws(AppexError) in try SigningKey(contentsOf: path) }
