@@ -6,7 +6,8 @@ import Foundation
 /// by every host that launched it, in `$APPEX_HOME/Logs/BUNDLE_ID.log`.
 ///
 /// Each line reads `2026-12-07T06:20:01.123Z [PID] HOST: TEXT`: when the host read it, the
-/// extension's process, the host's bundle (its folder's name) and the line as printed. A host
+/// extension's process, the host's bundle identifier and the line as printed (its control
+/// characters written as `\u{1b}`, so that it cannot take over a reader's terminal). A host
 /// writes each line here and to its own swift-log handler
 /// (``AppExtensionProcess/Configuration/logger``, at `info`). The file is kept near
 /// ``sizeLimit``: past it, it becomes `BUNDLE_ID.log.1`, replacing the one before. `appex log`
@@ -100,7 +101,7 @@ public struct ExtensionLog: Sendable {
 
     /// Writes one line the extension printed, from the host process `host` launched as `pid`.
     package func append(_ text: String, processIdentifier: Int32, host: String) {
-        let line = "\(Date().formatted(Self.timestamp)) [\(processIdentifier)] \(host): \(text)"
+        let line = "\(Date().formatted(Self.timestamp)) [\(processIdentifier)] \(host): \(Self.visible(text))"
         do {
             try file.append(line)
         } catch  where error.errno == .noSuchFileOrDirectory {
@@ -113,6 +114,20 @@ public struct ExtensionLog: Sendable {
     }
 
     private static let timestamp = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    /// `text` with its control characters (but tabs) written as `\u{1b}`: what an extension
+    /// prints cannot move a reader's cursor, clear the screen or hide the line's prefix.
+    static func visible(_ text: String) -> String {
+        var visible = ""
+        for scalar in text.unicodeScalars {
+            if (scalar.value < 0x20 && scalar != "\t") || (0x7F...0x9F).contains(scalar.value) {
+                visible += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                visible.unicodeScalars.append(scalar)
+            }
+        }
+        return visible
+    }
 }
 
 /// Where ``ExtensionLog/follow()`` has read to: the file (by its inode) and the offset in it.
@@ -135,6 +150,9 @@ private struct FollowedFile {
     mutating func newLines() throws(AppexError) -> [String] {
         var lines: [String] = []
         let current = try? Syscalls.stat(path)
+        if let current, current.inode == inode, current.size < Int64(offset) {
+            offset = 0  // emptied in place: read it from its start
+        }
         if let inode, current?.inode != inode {
             let moved = try? Syscalls.stat(path + ".1")
             if moved?.inode == inode { lines += try read(path + ".1", from: offset).lines }

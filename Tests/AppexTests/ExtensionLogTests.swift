@@ -53,6 +53,14 @@ import Testing
         #expect(try log.lines().count == 4)
     }
 
+    @Test("a line's control characters are written visibly: an escape sequence cannot take over a reader's terminal")
+    func controlCharactersAreVisible() throws {
+        let log = try ExtensionLog(bundleIdentifier: "com.example.echo", environment: fixture.world.environment)
+        log.append("\u{1B}[2Jcleared\rback\tkept", processIdentifier: 7, host: "h")
+        let lines = try log.lines()
+        #expect(lines.first?.hasSuffix("[7] h: \\u{1b}[2Jcleared\\u{d}back\tkept") == true, "\(lines)")
+    }
+
     @Test("a bundle identifier that could name a path outside Logs/ names no log, and says so")
     func badIdentifierIsRefused() {
         for identifier in ["", "../x", "a/b", ".hidden"] {
