@@ -18,7 +18,8 @@
 # Scripts/bench.sh --smoke runs every benchmark for one sample, no warm-up (APPEX_BENCH_SMOKE,
 # Benchmarks/Sources/BenchSmoke), built in debug beside the tests (.build/debug: only the harness
 # and the benchmarks compile), and prints the benchmarks that ran instead of figures: what
-# Scripts/test.sh --full runs so that CI proves every benchmark builds and runs (a crash fails it).
+# Scripts/test.sh --full runs so that CI proves every benchmark builds and runs (a crash fails it),
+# and that every figure can be computed (one that cannot, a baseline rounded to zero, fails it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 script_started=$SECONDS
@@ -111,22 +112,16 @@ if grep -q 'The following benchmarks failed' "$out/benchmark.log"; then
   exit 1
 fi
 
-if [[ $smoke == 1 ]]; then
-  # One file per benchmark and metric: <baseline>.<target>.<benchmark name>.<metric>.histogram…
-  ran="$(find "$out" -name '*.histogram.percentiles.tsv' -printf '%f\n' | sed -E 's/^[^.]+\.[^.]+\.//; s/\.[^.]+\.histogram\.percentiles\.tsv$//' | sort -u)"
-  count="$(printf '%s\n' "$ran" | grep -c .)"
-  printf 'bench.sh: smoke: ran %s\n' $ran
-  echo "bench.sh: smoke: $count benchmarks ran once each (their figures mean nothing), in $((SECONDS - script_started)) s"
-  exit 0
-fi
-
 pairs=()
 for name in "${!baseline_of[@]}"; do pairs+=("$name=${baseline_of[$name]}"); done
-python3 - "$out" "$filter" "${pairs[@]}" <<'PY'
+# Every figure is computed, in the smoke run too (its values mean nothing there, but a figure
+# that cannot be computed, a baseline rounded to zero say, fails it as it would fail a real run).
+figures=0
+python3 - "$out" "$filter" "$smoke" "${pairs[@]}" >"$out/figures.txt" <<'PY' || figures=$?
 import glob, os, re, sys
-out, pattern = sys.argv[1], sys.argv[2]
+out, pattern, smoke = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
 # Figures whose baseline benchmark has another name: bash's baseline_of, passed as NAME=BASELINE.
-explicit = dict(pair.split("=", 1) for pair in sys.argv[3:])
+explicit = dict(pair.split("=", 1) for pair in sys.argv[4:])
 to_ns = {"ns": 1, "us": 1e3, "μs": 1e3, "ms": 1e6, "s": 1e9}
 p50 = {}  # benchmark name -> p50 in ns
 p99 = {}
@@ -196,9 +191,15 @@ differences = {"widget.timeline.first", "widget.host.rss.20", "host.extensions.1
 # Figures whose target is a rate (their values are the time per call over all callers): a line
 # "rate: NAME ours=…/s baseline=…/s ratio=…" follows, the ratio ours over the baseline's rate.
 rates = {"ipc.concurrent.8"}
+failed = []  # figures that cannot be computed, with why
 def figure(name, ours, base, unit=show):
     if base is None:
         print(f"figure: {name} ours={unit(ours)} baseline=missing ratio=n/a")
+    elif base <= 0 or ours <= 0:
+        # A value of 0 is one rounded to zero in the benchmark's time units: a ratio of it means
+        # nothing (and divides by zero).
+        zero = "its baseline" if base <= 0 else "ours"
+        failed.append(f"{name}: {zero} is 0 in the benchmark's units, rounded from less than one; measure it in finer timeUnits")
     else:
         print(f"figure: {name} ours={unit(ours)} baseline={unit(base)} ratio={ours / base:.2f}")
         if name in differences:
@@ -224,5 +225,21 @@ for name in sorted(p50):
         shown = " ".join(f"{metric[4:].lower()}={show(parts[name][metric])}"
                          for metric in part_order if metric in parts[name])
         print(f"parts: {name} {shown}")
+for why in failed:
+    print(f"bench.sh: cannot compute the figure {why}", file=sys.stderr)
+sys.exit(1 if failed else 0)
 PY
+if [[ $smoke == 1 ]]; then
+  # One file per benchmark and metric: <baseline>.<target>.<benchmark name>.<metric>.histogram…
+  ran="$(find "$out" -name '*.histogram.percentiles.tsv' -printf '%f\n' | sed -E 's/^[^.]+\.[^.]+\.//; s/\.[^.]+\.histogram\.percentiles\.tsv$//' | sort -u)"
+  count="$(printf '%s\n' "$ran" | grep -c .)"
+  printf 'bench.sh: smoke: ran %s\n' $ran
+  echo "bench.sh: smoke: $count benchmarks ran once each, and $(grep -c '^figure:' "$out/figures.txt") figures were computed from them (they mean nothing), in $((SECONDS - script_started)) s"
+else
+  cat "$out/figures.txt"
+fi
+if [[ $figures != 0 ]]; then
+  echo "bench.sh: some figures could not be computed (above)" >&2
+  exit 1
+fi
 echo "bench.sh: done in $((SECONDS - script_started)) s" >&2

@@ -68,7 +68,7 @@ final class InstalledWorld: Sendable {
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock],
-        timeUnits: .milliseconds,
+        timeUnits: .microseconds,
         warmupIterations: 1,
         maxDuration: .seconds(10),
         maxIterations: 30
@@ -96,7 +96,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // At scale: the same, over 10,000.
-    let scale = Benchmark.Configuration(metrics: [.wallClock], timeUnits: .milliseconds, warmupIterations: 1,
+    let scale = Benchmark.Configuration(metrics: [.wallClock], timeUnits: .microseconds, warmupIterations: 1,
                                         maxDuration: .seconds(20), maxIterations: 10)
     Benchmark("discovery.snapshot.10000.cold", configuration: scale) { benchmark in
         let installed = InstalledWorld.tenThousand

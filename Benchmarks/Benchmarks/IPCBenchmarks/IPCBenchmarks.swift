@@ -296,7 +296,7 @@ let benchmarks: @Sendable () -> Void = {
         precondition(cpingpong_roundtrip(BenchWorld.shared.cSocket, 64, 1 << 20) == 0)
     }
 
-    let bulk = Benchmark.Configuration(timeUnits: .milliseconds, warmupIterations: 2, maxDuration: .seconds(10), maxIterations: 40)
+    let bulk = Benchmark.Configuration(timeUnits: .microseconds, warmupIterations: 2, maxDuration: .seconds(10), maxIterations: 40)
 
     // Each reply is delivered and then read (a byte of every page) as its receiver would.
     Benchmark("ipc.reply.64MiB", configuration: bulk) { _ in
@@ -317,7 +317,7 @@ let benchmarks: @Sendable () -> Void = {
         precondition(cpingpong_roundtrip(BenchWorld.shared.cSocket, 64, 64 << 20) == 0)
     }
 
-    Benchmark("launch.first-reply", configuration: .init(timeUnits: .milliseconds, warmupIterations: 2, maxIterations: 60)) { benchmark in
+    Benchmark("launch.first-reply", configuration: .init(timeUnits: .microseconds, warmupIterations: 2, maxIterations: 60)) { benchmark in
         let world = BenchWorld.shared
         for _ in benchmark.scaledIterations {
             benchmark.startMeasurement()
@@ -328,7 +328,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("launch.first-reply.sandboxed", configuration: .init(timeUnits: .milliseconds, warmupIterations: 2, maxIterations: 60)) { benchmark in
+    Benchmark("launch.first-reply.sandboxed", configuration: .init(timeUnits: .microseconds, warmupIterations: 2, maxIterations: 60)) { benchmark in
         let world = BenchWorld.shared
         for _ in benchmark.scaledIterations {
             benchmark.startMeasurement()
@@ -339,7 +339,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("launch.first-reply.enhanced", configuration: .init(timeUnits: .milliseconds, warmupIterations: 2, maxIterations: 60)) { benchmark in
+    Benchmark("launch.first-reply.enhanced", configuration: .init(timeUnits: .microseconds, warmupIterations: 2, maxIterations: 60)) { benchmark in
         let world = BenchWorld.shared
         for _ in benchmark.scaledIterations {
             benchmark.startMeasurement()
@@ -351,7 +351,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     for (name, sandboxed) in [("launch.first-reply.sandboxed.lone", true), ("launch.first-reply.lone", false)] {
-        Benchmark(name, configuration: .init(timeUnits: .milliseconds, warmupIterations: 2, maxIterations: 30)) { benchmark in
+        Benchmark(name, configuration: .init(timeUnits: .microseconds, warmupIterations: 2, maxIterations: 30)) { benchmark in
             let world = BenchWorld.shared
             for _ in benchmark.scaledIterations {
                 benchmark.startMeasurement()
@@ -364,7 +364,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("launch.first-reply.baseline", configuration: .init(timeUnits: .milliseconds, warmupIterations: 2, maxIterations: 60)) { benchmark in
+    Benchmark("launch.first-reply.baseline", configuration: .init(timeUnits: .microseconds, warmupIterations: 2, maxIterations: 60)) { benchmark in
         let path = BareChild.path(of: "FirstByte")
         for _ in benchmark.scaledIterations {
             var nanoseconds: UInt64 = 0

@@ -169,7 +169,7 @@ func scaleBenchmarks() {
     let rss = BenchmarkMetric.custom("rss", polarity: .prefersSmaller, useScalingFactor: false)
     let launches = Benchmark.Configuration(
         metrics: [.wallClock],
-        timeUnits: .milliseconds,
+        timeUnits: .microseconds,
         warmupIterations: 1,
         maxDuration: .seconds(30),
         maxIterations: 5

@@ -230,7 +230,7 @@ let benchmarks: @Sendable () -> Void = {
         return ContinuousClock.now - start
     }
 
-    let sync = Benchmark.Configuration(metrics: [latency, pairedBaseline], timeUnits: .milliseconds, warmupIterations: 2,
+    let sync = Benchmark.Configuration(metrics: [latency, pairedBaseline], timeUnits: .microseconds, warmupIterations: 2,
                                        maxDuration: .seconds(60), maxIterations: 40)
 
     Benchmark("contacts.sync.1000", configuration: sync) { benchmark in

@@ -289,7 +289,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    let unlocks = Benchmark.Configuration(metrics: [latency, pairedBaseline], timeUnits: .milliseconds, warmupIterations: 1,
+    let unlocks = Benchmark.Configuration(metrics: [latency, pairedBaseline], timeUnits: .microseconds, warmupIterations: 1,
                                           maxDuration: .seconds(20), maxIterations: 20)
     Benchmark("securestore.unlock", configuration: unlocks) { benchmark in
         let world = SecureWorld.shared
@@ -332,7 +332,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    let drains = Benchmark.Configuration(metrics: [latency, pairedBaseline], timeUnits: .milliseconds, warmupIterations: 1,
+    let drains = Benchmark.Configuration(metrics: [latency, pairedBaseline], timeUnits: .microseconds, warmupIterations: 1,
                                          maxDuration: .seconds(30), maxIterations: 10)
     Benchmark("aux.serve.100", configuration: drains) { benchmark in
         let world = AuxWorld.shared

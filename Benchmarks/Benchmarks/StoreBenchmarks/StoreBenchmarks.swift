@@ -330,7 +330,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // Writes and notifications: each sample times `operationsPerSample` operations, one by one.
-    let operations = Benchmark.Configuration(metrics: [.wallClock, latency], timeUnits: .milliseconds, warmupIterations: 1,
+    let operations = Benchmark.Configuration(metrics: [.wallClock, latency], timeUnits: .microseconds, warmupIterations: 1,
                                              maxDuration: .seconds(15), maxIterations: 20)
     let operationsPerSample = 50
 

@@ -227,7 +227,7 @@ let benchmarks: @Sendable () -> Void = {
 
     // MARK: - At scale
 
-    Benchmark("widget.host.100", configuration: .init(timeUnits: .milliseconds, warmupIterations: 1,
+    Benchmark("widget.host.100", configuration: .init(timeUnits: .microseconds, warmupIterations: 1,
                                                       maxDuration: .seconds(60), maxIterations: 5)) { benchmark in
         let world = WidgetWorld.shared
         let environment = AppexEnvironment(home: world.world.root.appending("Home100-\(UUID().uuidString)"),
