@@ -57,14 +57,7 @@ struct Call: AsyncParsableCommand {
             let reply = try await process.call(bytes, timeout: .milliseconds(Int(timeout * 1000)))
             print(String(decoding: reply, as: UTF8.self))
         } catch {
-            let failure = fail(error)
-            process.invalidate()
-            printOutput(
-                await process.printedLines(waitingAtMost: .seconds(1)),
-                of: bundleIdentifier,
-                environment: environment
-            )
-            throw failure
+            throw await failed(error, process: process, environment: environment)
         }
         if hold, let pid = process.processIdentifier {
             // Written straight to the descriptor: seen at once by whoever reads a pipe.
@@ -107,18 +100,4 @@ struct Call: AsyncParsableCommand {
             throw fail(AppexError(.invalidValue, "two messages: give the argument or --message-file, not both"))
         }
     }
-}
-
-/// Prints, on standard error, what an extension printed during a call that failed: its lines
-/// in its log (``ExtensionLog``), or that it printed nothing.
-func printOutput(_ lines: [String], of bundleIdentifier: String, environment: AppexEnvironment) {
-    let path = (try? ExtensionLog(bundleIdentifier: bundleIdentifier, environment: environment))?.path ?? "its log"
-    var text: String
-    if lines.isEmpty {
-        text = "\(bundleIdentifier) printed nothing in this call (its log: \(path))\n"
-    } else {
-        text = "\(bundleIdentifier) printed (\(path); all of it: appex log \(bundleIdentifier)):\n"
-        for line in lines { text += "  \(line)\n" }
-    }
-    FileHandle.standardError.write(Data(text.utf8))
 }

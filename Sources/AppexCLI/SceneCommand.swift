@@ -79,14 +79,7 @@ struct Scene: AsyncParsableCommand {
             }
             await scene.close()
         } catch {
-            let failure = fail(error)
-            process.invalidate()
-            printOutput(
-                await process.printedLines(waitingAtMost: .seconds(1)),
-                of: bundleIdentifier,
-                environment: environment
-            )
-            throw failure
+            throw await failed(error, process: process, environment: environment)
         }
     }
 
