@@ -80,33 +80,28 @@ package final class ApprovalRegistry: Sendable {
     /// Forgets the decision about `bundle` for `host`: the extension is then as if the owner
     /// never decided (enabled inside its host and of its team, else unapproved).
     func forget(host: String, bundle: String) throws(AppexError) {
-        do {
-            try database.write { db in
-                try db.execute(sql: "DELETE FROM decision WHERE host = ? AND bundle = ?", arguments: [host, bundle])
-            }
-            touchFile(commitSignal)
-        } catch {
-            throw AppexError(
-                .registry,
-                "cannot write the approval registry \(path)",
-                context: AppexError.Context(path: path),
-                underlyingError: error
-            )
+        try write { db in
+            try db.execute(sql: "DELETE FROM decision WHERE host = ? AND bundle = ?", arguments: [host, bundle])
         }
     }
 
     /// Records a decision; replaces any earlier one for the same host and extension.
     func record(_ decision: Decision, host: String, bundle: String) throws(AppexError) {
+        try write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO decision (host, bundle, enabled, team, updatedAt) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT(host, bundle) DO UPDATE SET enabled = excluded.enabled, team = excluded.team, updatedAt = excluded.updatedAt
+                    """,
+                arguments: [host, bundle, decision.isEnabled, decision.team?.rawValue, Date()]
+            )
+        }
+    }
+
+    /// Commits `change`, then touches the commit signal (monitors wake when it can be read).
+    private func write(_ change: (Database) throws -> Void) throws(AppexError) {
         do {
-            try database.write { db in
-                try db.execute(
-                    sql: """
-                        INSERT INTO decision (host, bundle, enabled, team, updatedAt) VALUES (?, ?, ?, ?, ?)
-                        ON CONFLICT(host, bundle) DO UPDATE SET enabled = excluded.enabled, team = excluded.team, updatedAt = excluded.updatedAt
-                        """,
-                    arguments: [host, bundle, decision.isEnabled, decision.team?.rawValue, Date()]
-                )
-            }
+            try database.write(change)
             touchFile(commitSignal)
         } catch {
             throw AppexError(
