@@ -39,6 +39,12 @@ import Testing
         "'\(appexExecutable)' list --host '\(fixture.hostPath)' | grep -Eq '^enabled +com\\.example\\.d ' && exit 1; \(then)"
     }
 
+    /// A command tail that makes `flag` and waits while it is there: the test removes it, so no
+    /// shell outlives the test, even one whose bisect was killed (its child is not).
+    static func holdWhile(_ flag: String) -> String {
+        "touch '\(flag)'; while [ -e '\(flag)' ]; do sleep 0.05; done"
+    }
+
     @Test("`appex bisect` names the one extension whose presence makes the command fail, and puts back every decision")
     func findsTheOne() async throws {
         try await install()
@@ -76,10 +82,13 @@ import Testing
         let flag = fixture.world.root.appending("running")
         let first = try LineChild(
             appexExecutable,
-            ["bisect", "--host", fixture.hostPath, "--test", failsWithD(then: "touch '\(flag)'; sleep 60")],
+            ["bisect", "--host", fixture.hostPath, "--test", failsWithD(then: Self.holdWhile(flag))],
             environment: fixture.world.processVariables
         )
-        defer { kill(first.pid, SIGKILL) }
+        defer {
+            kill(first.pid, SIGKILL)
+            try? FileManager.default.removeItem(atPath: flag)
+        }
         let deadline = ContinuousClock.now + .seconds(60)
         while !FileManager.default.fileExists(atPath: flag), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
@@ -102,7 +111,8 @@ import Testing
         let before = try await listing()
         let flag = fixture.world.root.appending("running")
         // With com.example.d disabled (the first half), the command waits: the bisect is stopped there.
-        let command = failsWithD(then: "touch '\(flag)'; sleep 60")
+        let command = failsWithD(then: Self.holdWhile(flag))
+        defer { try? FileManager.default.removeItem(atPath: flag) }
         for signal in [SIGTERM, SIGKILL] {
             try? FileManager.default.removeItem(atPath: flag)
             let child = try LineChild(
