@@ -10,19 +10,7 @@ import Testing
     let fixture: HostFixture
     init() throws { fixture = try HostFixture(points: ["HostAppFeature", "SceneFeature"]) }
 
-    func install() throws {
-        try fixture.declarePoint(
-            [ExtensionPointDeclaration.Key.presentsUserInterface: .boolean(true)],
-            name: "SceneFeature"
-        )
-        try FixtureBundles.bundle(
-            executable: sceneExecutable,
-            in: fixture.hostExtensions,
-            name: "SceneTranslator",
-            bundleIdentifier: "com.example.scenetranslator",
-            signedBy: fixture.world.team
-        )
-    }
+    func install() throws { try SceneTests.installTranslator(in: fixture) }
 
     @Test("`appex scene` opens a scene with its parameters, sends each --event in order and draws the scene after each")
     func drivesTheScene() async throws {

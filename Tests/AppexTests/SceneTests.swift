@@ -21,6 +21,13 @@ import Testing
 
     /// Declares SceneFeature, presenting user interface or not, and installs the translator.
     func install(presentsUserInterface: Bool = true) throws -> AppExtensionProcess {
+        try Self.installTranslator(in: fixture, presentsUserInterface: presentsUserInterface)
+        return try fixture.process(for: "com.example.scenetranslator")
+    }
+
+    /// Declares `fixture`'s SceneFeature, presenting user interface or not, and installs the
+    /// fixture translator (`com.example.scenetranslator`) in its host.
+    static func installTranslator(in fixture: HostFixture, presentsUserInterface: Bool = true) throws {
         try fixture.declarePoint(
             [ExtensionPointDeclaration.Key.presentsUserInterface: .boolean(presentsUserInterface)],
             name: "SceneFeature"
@@ -32,7 +39,6 @@ import Testing
             bundleIdentifier: "com.example.scenetranslator",
             signedBy: fixture.world.team
         )
-        return try fixture.process(for: "com.example.scenetranslator")
     }
 
     @Test(
