@@ -11,7 +11,9 @@ import Synchronization
 /// widget bundle inside the package's folder whose executable is one the build changed: same
 /// identifier, point, names, version and entitlements, signed with `key`. The widget host sees another build in an app's
 /// `Extensions/` at once and draws the new build's timeline without counting it against the
-/// budget; the desktop shows it by itself.
+/// budget; the desktop shows it by itself. Figure `widget.edit-to-screen`
+/// (`Scripts/first-widget.sh`): 1,483 ms from a saved one-line change to the tile showing it,
+/// against 1,351 ms for the incremental `swift build` of the same kind of change.
 struct WidgetWatch: Sendable {
     /// The package's folder.
     let package: String
