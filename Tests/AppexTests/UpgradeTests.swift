@@ -98,9 +98,10 @@ import Testing
         _ = try await process.echo()
         let old = try #require(process.processIdentifier)
         let (load, sending) = steadyLoad(process, tasks: 4)
-        // A call in flight across the replacement.
+        // A call in flight across the replacement, long enough to outlast the new launch on a
+        // loaded machine (1.5 s did not, once, in the gate beside other suites).
         let slow = Task {
-            try await process.send(EchoRequest(command: "sleep", text: "1500"), expecting: EchoReply.self)
+            try await process.send(EchoRequest(command: "sleep", text: "5000"), expecting: EchoReply.self)
         }
         try await Task.sleep(for: .milliseconds(200))
         try replaceEcho()
