@@ -310,16 +310,6 @@ public import SystemPackage
         }
     }
 
-    /// Whether ``receive()`` has something to start on: bytes buffered or waiting in the socket,
-    /// or the stream's end (or an error) to report. Never waits.
-    func hasInputOrEnd() -> Bool {
-        reading.withLock { state -> Bool in
-            if state.finished != nil || state.buffer.count > state.start { return true }
-            guard let available = try? Socket.bytesAvailable(owned.rawValue), available == 0 else { return true }
-            return endsOrFailsNow()
-        }
-    }
-
     /// With nothing waiting in the socket: whether it is readable all the same, which is its end
     /// (or an error, which ``receive()`` reports too).
     private func endsOrFailsNow() -> Bool {
@@ -336,6 +326,36 @@ public import SystemPackage
             if let finished = state.finished { return .failure(finished) }
             do throws(AppexError) {
                 return .success(try receiveFrame(&state))
+            } catch {
+                state.finished = error
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// What ``receiveIfReady()`` found.
+    package enum Arrival {
+        /// A whole frame.
+        case frame(Frame)
+        /// The end of the stream, between frames.
+        case end
+        /// Nothing: no byte waits (another reader took what there was).
+        case nothing
+    }
+
+    /// Receives the next frame if its first bytes wait in the socket (or are buffered), then
+    /// blocks, as ``receive()``, until the frame is whole; never waits for a first byte. One
+    /// `recvmsg` when the frame is there, where asking first (`FIONREAD`) cost a system call more.
+    package func receiveIfReady() throws(AppexError) -> Arrival {
+        let result = reading.withLock { state -> Result<Arrival, AppexError> in
+            if let finished = state.finished { return .failure(finished) }
+            do throws(AppexError) {
+                if state.buffer.count == state.start {
+                    guard let received = try readOnce(&state, waiting: false) else { return .success(.nothing) }
+                    if received == 0 { return .success(.end) }
+                }
+                return .success(try receiveFrame(&state).map(Arrival.frame) ?? .end)
             } catch {
                 state.finished = error
                 return .failure(error)
@@ -517,31 +537,41 @@ public import SystemPackage
                 state.buffer.removeSubrange(0..<state.start)
                 state.start = 0
             }
-            var descriptors = state.descriptors
-            let outcome = state.scratch.withUnsafeMutableBytes { raw -> Result<Int, SystemError> in
-                do throws(SystemError) {
-                    return .success(try Socket.receive(owned.rawValue, into: raw, descriptors: &descriptors))
-                } catch {
-                    return .failure(error)
-                }
-            }
-            state.descriptors = descriptors
-            let received: Int
-            switch outcome {
-            case .success(let count):
-                received = count
-            case .failure(let error):
-                if error.errno == .connectionReset {
-                    throw AppexError(.closed, "the peer reset the connection", underlyingError: error)
-                }
-                throw AppexError(.system, "cannot read from the peer", underlyingError: error)
-            }
-            state.buffer.append(contentsOf: state.scratch[0..<received])
+            // Waiting: never nil.
+            let received = try readOnce(&state, waiting: true) ?? 0
             if received == 0 {
                 if state.buffer.count == state.start { return false }
                 throw AppexError(.closed, "the peer closed the connection inside a frame")
             }
         }
         return true
+    }
+
+    /// One read from the socket, appended to the buffer. - Returns: the bytes read (0 at the
+    /// end of the stream); `nil` when `waiting` is false and nothing waits.
+    private func readOnce(_ state: inout ReadState, waiting: Bool) throws(AppexError) -> Int? {
+        var descriptors = state.descriptors
+        let outcome = state.scratch.withUnsafeMutableBytes { raw -> Result<Int?, SystemError> in
+            do throws(SystemError) {
+                return .success(
+                    waiting
+                        ? try Socket.receive(owned.rawValue, into: raw, descriptors: &descriptors)
+                        : try Socket.receiveIfAvailable(owned.rawValue, into: raw, descriptors: &descriptors)
+                )
+            } catch {
+                return .failure(error)
+            }
+        }
+        state.descriptors = descriptors
+        switch outcome {
+        case .success(let received):
+            if let received { state.buffer.append(contentsOf: state.scratch[0..<received]) }
+            return received
+        case .failure(let error):
+            if error.errno == .connectionReset {
+                throw AppexError(.closed, "the peer reset the connection", underlyingError: error)
+            }
+            throw AppexError(.system, "cannot read from the peer", underlyingError: error)
+        }
     }
 }

@@ -1,3 +1,4 @@
+import AppexSystem
 import Synchronization
 import Tracing
 
@@ -49,10 +50,13 @@ import Foundation
         var direct: [UInt64: Outcome?] = [:]
     }
 
-    /// A request this side serves, and the task serving it.
+    /// A request this side serves, and the task serving it (`nil` while the task's first part
+    /// runs on the executor's thread, which reads no cancel meanwhile).
     private struct ServedRequest {
         let id: UInt64
-        let task: Task<Void, Never>
+        var task: Task<Void, Never>?
+        /// The peer cancelled it before its task was recorded.
+        var cancelled = false
     }
 
     private enum Reader {
@@ -202,12 +206,14 @@ import Foundation
             return state.nextRequestID
         }
         var sent = false
-        // Off the executor's thread (a task with no executor preference), the caller reads the
-        // channel for its own reply for as long as the executor would spin: its thread need
-        // not be woken when the reply comes (issue 28, ipc.roundtrip.64B.pool).
-        if !executor.isCurrent, executor.spinLimit > .zero, !Task.isCancelled {
+        // The caller reads the channel for its own reply for as long as the executor would
+        // spin. Off the executor's thread (a task with no executor preference), its thread need
+        // not be woken when the reply comes (issue 28, ipc.roundtrip.64B.pool); on it, the
+        // reply needs no continuation, no trip through the executor's loop and no job to
+        // resume the caller: what a C program pays for a round trip (issue 48).
+        if executor.spinLimit > .zero, !Task.isCancelled {
             let spin = timeout.map { min($0, executor.spinLimit) } ?? executor.spinLimit
-            switch readOwnReply(requestFrame(kind, id, request), spin: spin) {
+            switch readOwnReply(requestFrame(kind, id, request), spin: spin, onExecutor: executor.isCurrent) {
             case .outcome(.reply(let bytes)): return bytes
             case .outcome(.failure(let error)): throw error
             case .notSent: break
@@ -266,10 +272,13 @@ import Foundation
 
     /// Sends `frame` and reads the channel on this thread until its reply comes or `spin` is
     /// over, handling every frame read as the executor would. Only when no other thread reads:
-    /// while this one does, the executor leaves the channel alone. Never waits on the peer: a
-    /// frame is read only once it is whole (a peer that sends half a frame cannot hold a
-    /// thread of Swift's pool). - Returns: the outcome, or why there is none.
-    private func readOwnReply(_ frame: Frame, spin: Duration) -> OwnReply {
+    /// while this one does, the executor leaves the channel alone. Off the executor
+    /// (`onExecutor` false), never waits on the peer: a frame is read only once it is whole (a
+    /// peer that sends half a frame cannot hold a thread of Swift's pool). On the executor's
+    /// thread, a frame is read as the executor reads it (once its first bytes are there), and
+    /// the caller stops looking as soon as a job waits for the thread.
+    /// - Returns: the outcome, or why there is none.
+    private func readOwnReply(_ frame: Frame, spin: Duration, onExecutor: Bool) -> OwnReply {
         let id = frame.requestID
         let claimed = state.withLock { state -> Bool in
             guard state.closed == nil, state.started, state.reader == .nobody else { return false }
@@ -285,12 +294,23 @@ import Foundation
             arrived = .failure(error)
         }
         let deadline = ContinuousClock.now + spin
+        var nextYield = ContinuousClock.now + IPCExecutor.yieldInterval
         var ended = false
         while arrived == nil {
             if let read = state.withLock({ $0.direct[id] ?? nil }) {
                 arrived = read
+            } else if onExecutor {
+                let now = ContinuousClock.now
+                if ended || now >= deadline || executor.hasQueuedJobs { break }
+                // One non-blocking read a look: ours or another's; at the end, close() records
+                // our failure, which the next look finds.
+                ended = receiveOne(waiting: false) == .ended
+                if now >= nextYield {
+                    yieldCore()  // as the executor's spin does
+                    nextYield = now + IPCExecutor.yieldInterval
+                }
             } else if !ended && channel.canReceiveWithoutWaiting() {
-                ended = !receiveOne()  // ours or another's; at the end, close() records our failure
+                ended = receiveOne() == .ended  // ours or another's; at the end, close() records our failure
             } else if ContinuousClock.now >= deadline {
                 break
             }
@@ -342,38 +362,42 @@ import Foundation
         if ownsExecutor { executor.shutdown() }
     }
 
-    func handleInput() -> Bool {
+    func handleInput() -> IPCInput {
         // A caller reading for its own reply has the channel: it reads what woke this thread.
         let claimed = state.withLock { state -> Bool in
             guard state.reader == .nobody else { return false }
             state.reader = .executor
             return true
         }
-        guard claimed else { return true }
+        guard claimed else { return .nothing }
         // What woke this thread may have been read since by a caller reading for its own reply:
-        // a receive on the emptied socket would block the executor (and every task on it).
-        guard channel.hasInputOrEnd() else {
-            state.withLock { $0.reader = .nobody }
-            return true
-        }
-        let alive = receiveOne()
+        // a receive that waited on the emptied socket would block the executor (and every task
+        // on it), so this one takes only a frame that has begun to arrive.
+        let input = receiveOne(waiting: false, startingHandlersHere: true)
         state.withLock { $0.reader = .nobody }
-        if !alive && ownsExecutor { executor.shutdown() }
-        return alive
+        if input == .ended && ownsExecutor { executor.shutdown() }
+        return input
     }
 
-    /// Reads and handles one frame. - Returns: `false` once the channel ended.
-    private func receiveOne() -> Bool {
-        let frame: Frame?
+    /// Reads and handles one frame; not `waiting`, only one whose first bytes are there. A
+    /// request's handler starts on this thread (until it first suspends) when
+    /// `startingHandlersHere`: only the executor's loop, which runs no task, asks for it.
+    private func receiveOne(waiting: Bool = true, startingHandlersHere: Bool = false) -> IPCInput {
+        let arrival: FrameChannel.Arrival
         do throws(AppexError) {
-            frame = try channel.receive()
+            arrival =
+                waiting ? (try channel.receive().map(FrameChannel.Arrival.frame) ?? .end) : try channel.receiveIfReady()
         } catch {
             close(error)
-            return false
+            return .ended
         }
-        guard let frame else {
+        let frame: Frame
+        switch arrival {
+        case .frame(let received): frame = received
+        case .nothing: return .nothing
+        case .end:
             close(AppexError(.closed, "the peer closed the connection"))
-            return false
+            return .ended
         }
         switch frame.kind {
         case .reply:
@@ -382,23 +406,28 @@ import Foundation
             let message = String(decoding: frame.payload, as: UTF8.self)
             finish(frame.requestID, with: .failure(AppexError(.remoteFailure, message)))
         case .request:
-            serve(frame, with: handler)
+            serve(frame, with: handler, startingHere: startingHandlersHere)
         case .invocation:
-            serve(frame, with: invocationHandler)
+            serve(frame, with: invocationHandler, startingHere: startingHandlersHere)
         case .cancel:
-            state.withLock { state in state.serving.first { $0.id == frame.requestID }?.task }?.cancel()
+            let task = state.withLock { state -> Task<Void, Never>? in
+                guard let index = state.serving.firstIndex(where: { $0.id == frame.requestID }) else { return nil }
+                state.serving[index].cancelled = true
+                return state.serving[index].task
+            }
+            task?.cancel()
         case .goodbye:
             close(AppexError(.closed, "the peer said goodbye"))
             channel.shutdown()
-            return false
+            return .ended
         default:
             // hello frames belong to the handshake layer above; others are unknown here.
             break
         }
-        return true
+        return .handled
     }
 
-    private func serve(_ frame: Frame, with handler: PayloadHandler?) {
+    private func serve(_ frame: Frame, with handler: PayloadHandler?, startingHere: Bool) {
         guard let handler else {
             try? channel.send(
                 Frame(kind: .failure, requestID: frame.requestID, payload: Array("this side serves no requests".utf8))
@@ -406,37 +435,52 @@ import Foundation
             return
         }
         let id = frame.requestID
-        // Registered under the lock, so the task's own removal (which takes the lock) comes after.
-        state.withLock { current in
-            guard current.closed == nil else { return }
-            let task = Task(executorPreference: executor) { [self] in
-                let reply: Frame
-                do {
-                    let contents: Payload
-                    if let parent = frame.traceParent {
-                        // The caller's span continues here: the handler runs in a child of it.
-                        contents = try await ServiceContext.withValue(TraceContext.context(from: parent)) {
-                            try await withSpan("appex.serve \(frame.kind)", ofKind: .server) { _ in
-                                try await handler(frame.contents)
-                            }
-                        }
-                    } else {
-                        contents = try await handler(frame.contents)
-                    }
-                    reply = Frame(kind: .reply, requestID: id, contents: contents)
-                } catch {
-                    reply = Frame(kind: .failure, requestID: id, payload: Array("\(error)".utf8))
-                }
-                state.withLock { state in
-                    guard let index = state.serving.firstIndex(where: { $0.id == id }) else { return }
-                    state.serving.swapAt(index, state.serving.count - 1)
-                    state.serving.removeLast()
-                }
-                // A cancelled call's caller has stopped waiting: say nothing more about it.
-                if !Task.isCancelled { try? channel.send(reply) }
-            }
-            current.serving.append(ServedRequest(id: id, task: task))
+        // Registered before the task starts, so that the task's own removal comes after.
+        let registered = state.withLock { current -> Bool in
+            guard current.closed == nil else { return false }
+            current.serving.append(ServedRequest(id: id, task: nil))
+            return true
         }
+        guard registered else { return }
+        let operation: @Sendable () async -> Void = { [self] in
+            let reply: Frame
+            do {
+                let contents: Payload
+                if let parent = frame.traceParent {
+                    // The caller's span continues here: the handler runs in a child of it.
+                    contents = try await ServiceContext.withValue(TraceContext.context(from: parent)) {
+                        try await withSpan("appex.serve \(frame.kind)", ofKind: .server) { _ in
+                            try await handler(frame.contents)
+                        }
+                    }
+                } else {
+                    contents = try await handler(frame.contents)
+                }
+                reply = Frame(kind: .reply, requestID: id, contents: contents)
+            } catch {
+                reply = Frame(kind: .failure, requestID: id, payload: Array("\(error)".utf8))
+            }
+            state.withLock { state in
+                guard let index = state.serving.firstIndex(where: { $0.id == id }) else { return }
+                state.serving.swapAt(index, state.serving.count - 1)
+                state.serving.removeLast()
+            }
+            // A cancelled call's caller has stopped waiting: say nothing more about it.
+            if !Task.isCancelled { try? channel.send(reply) }
+        }
+        // From the executor's loop the handler starts at once, on this thread, until it first
+        // suspends: no job to queue and pick up again (issue 48). A caller that read the
+        // request while it looked for its own reply leaves it to the executor's thread.
+        let task =
+            startingHere
+            ? Task.immediate(executorPreference: executor, operation: operation)
+            : Task(executorPreference: executor, operation: operation)
+        let cancelled = state.withLock { current -> Bool in
+            guard let index = current.serving.firstIndex(where: { $0.id == id }) else { return false }
+            current.serving[index].task = task
+            return current.serving[index].cancelled
+        }
+        if cancelled { task.cancel() }
     }
 
     private func close(_ reason: AppexError) {
@@ -445,7 +489,7 @@ import Foundation
             let first = state.closed == nil
             if first { state.closed = reason }
             let pending = Array(state.pending.values)
-            let serving = state.serving.map(\.task) + Array(state.timers.values)
+            let serving = state.serving.compactMap(\.task) + Array(state.timers.values)
             state.pending = [:]
             state.serving = []
             state.timers = [:]

@@ -54,13 +54,37 @@ package enum Socket {
         }
     }
 
-    /// Reads what is available (at most `buffer.count` bytes), collecting passed descriptors.
+    /// Reads what is available (at most `buffer.count` bytes), collecting passed descriptors;
+    /// waits until something is.
     /// - Returns: the bytes read; 0 at end of stream.
     package static func receive(
         _ socket: Int32,
         into buffer: UnsafeMutableRawBufferPointer,
         descriptors: inout [OwnedDescriptor]
     ) throws(SystemError) -> Int {
+        try receive(socket, into: buffer, descriptors: &descriptors, waiting: true) ?? 0
+    }
+
+    /// Reads what is available, as ``receive(_:into:descriptors:)``, without waiting.
+    /// - Returns: the bytes read; 0 at end of stream; `nil` when nothing waits.
+    package static func receiveIfAvailable(
+        _ socket: Int32,
+        into buffer: UnsafeMutableRawBufferPointer,
+        descriptors: inout [OwnedDescriptor]
+    ) throws(SystemError) -> Int? {
+        do throws(SystemError) {
+            return try receive(socket, into: buffer, descriptors: &descriptors, waiting: false)
+        } catch  where error.errno == .resourceTemporarilyUnavailable || error.errno == .wouldBlock {
+            return nil
+        }
+    }
+
+    private static func receive(
+        _ socket: Int32,
+        into buffer: UnsafeMutableRawBufferPointer,
+        descriptors: inout [OwnedDescriptor],
+        waiting: Bool
+    ) throws(SystemError) -> Int? {
         try withUnsafeTemporaryAllocation(of: Int32.self, capacity: 16) { fds throws(SystemError) -> Int in
             var count: Int32 = 0
             var truncated: Int32 = 0
@@ -72,7 +96,8 @@ package enum Socket {
                     fds.baseAddress,
                     16,
                     &count,
-                    &truncated
+                    &truncated,
+                    waiting ? 0 : 1
                 )
             }
             for index in 0..<Int(count) { descriptors.append(OwnedDescriptor(taking: fds[index])) }

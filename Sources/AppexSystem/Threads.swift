@@ -69,3 +69,10 @@ package struct ThreadIdentity: Equatable, @unchecked Sendable {  // a pthread_t 
         pthread_equal(lhs.thread, rhs.thread) != 0
     }
 }
+
+/// Lets another thread that is ready to run on this core run first (`sched_yield`): what a
+/// spinning loop does between its looks, so that a peer placed on the same core — the one it
+/// waits for — is not held off until the spin ends.
+package func yieldCore() {
+    sched_yield()
+}

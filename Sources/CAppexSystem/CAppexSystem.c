@@ -86,7 +86,7 @@ static ssize_t send_with_fds(int socket, const void *bytes, size_t length, const
 #endif
 }
 
-ssize_t cappex_receive_with_fds(int socket, void *buffer, size_t capacity, int *fds, int fd_capacity, int *fd_count, int *truncated) {
+ssize_t cappex_receive_with_fds(int socket, void *buffer, size_t capacity, int *fds, int fd_capacity, int *fd_count, int *truncated, int dont_wait) {
     struct iovec iov = { .iov_base = buffer, .iov_len = capacity };
     union { struct cmsghdr header; char space[CMSG_SPACE(sizeof(int) * CAPPEX_MAX_FDS)]; } control;
     struct msghdr message;
@@ -97,11 +97,11 @@ ssize_t cappex_receive_with_fds(int socket, void *buffer, size_t capacity, int *
     message.msg_controllen = sizeof(control.space);
     *fd_count = 0;
     *truncated = 0;
+    int flags = dont_wait ? MSG_DONTWAIT : 0;
 #ifdef MSG_CMSG_CLOEXEC
-    ssize_t received = recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
-#else
-    ssize_t received = recvmsg(socket, &message, 0);
+    flags |= MSG_CMSG_CLOEXEC;
 #endif
+    ssize_t received = recvmsg(socket, &message, flags);
     if (received < 0) return received;
     if (message.msg_flags & MSG_CTRUNC) *truncated = 1;
     for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header != NULL; header = CMSG_NXTHDR(&message, header)) {

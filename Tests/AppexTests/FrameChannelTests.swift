@@ -34,6 +34,31 @@ import Testing
         #expect(try b.receive() == nil)
     }
 
+    @Test("a receive that does not wait for a first byte finds nothing on an empty socket, then the frame, then the end")
+    func receiveIfReady() throws {
+        let (a, b) = try FrameChannel.pair()
+        guard case .nothing = try b.receiveIfReady() else {
+            Issue.record("an empty socket gave something")
+            return
+        }
+        try a.send(Frame(kind: .request, requestID: 7, payload: [1, 2, 3]))
+        guard case .frame(let frame) = try b.receiveIfReady() else {
+            Issue.record("the frame sent was not received")
+            return
+        }
+        #expect(frame.requestID == 7)
+        #expect(frame.payload == [1, 2, 3])
+        guard case .nothing = try b.receiveIfReady() else {
+            Issue.record("a socket emptied of its one frame gave something")
+            return
+        }
+        a.shutdown()
+        guard case .end = try b.receiveIfReady() else {
+            Issue.record("the end of the stream was not reported")
+            return
+        }
+    }
+
     @Test("the kernel names the peer: a socket pair's peer is this process")
     func peerCredentials() throws {
         let (a, _) = try FrameChannel.pair()

@@ -125,8 +125,63 @@ import Testing
 
     @Test("a request from the peer that arrives while a caller reads for its own reply is served")
     func servesWhatItReads() async throws {
-        let (a, b) = try FrameChannel.pair()
+        let pair = try CallingBackPair()
+        defer { pair.close() }
+        #expect(try await pair.client.call([1]) == [1, 43])
+    }
+}
+
+/// Callers on the executor's thread, and an executor that looks for input without sleeping
+/// (issue 48).
+@Suite(.timed) struct IPCExecutorSpinTests {
+    @Test("a request that arrives while a caller on the executor's thread reads for its own reply is served, without waiting for the look to end")
+    func servesWhatItReadsOnTheExecutor() async throws {
+        let pair = try CallingBackPair()
+        defer { pair.close() }
+        // The handler the caller's look reads a request for is a job for the caller's own
+        // thread: the look ends for it, well before its 5 s.
+        let started = ContinuousClock.now
+        let reply = try await withTaskExecutorPreference(pair.executor) { try await pair.client.call([1]) }
+        #expect(reply == [1, 43])
+        #expect(ContinuousClock.now - started < .seconds(2))
+    }
+
+    @Test("a connection attached while its executor looks for the next request without sleeping is read at once")
+    func attachedWhileLooking() async throws {
         let executor = IPCExecutor(spin: .seconds(5))
+        let (a1, b1) = try FrameChannel.pair()
+        let first = IPCConnection(channel: a1, handler: { $0 }, executor: executor)
+        let firstPeer = IPCConnection(channel: b1)
+        let (a2, b2) = try FrameChannel.pair()
+        let second = IPCConnection(channel: a2, handler: { request in request.map { $0 + 1 } }, executor: executor)
+        let asker = IPCConnection(channel: b2)
+        defer {
+            for connection in [first, firstPeer, second, asker] { connection.invalidate() }
+            executor.shutdown()
+        }
+        first.start()
+        firstPeer.start()
+        asker.start()
+        // Two requests in a row: the executor now looks for a third, without sleeping, for 5 s.
+        #expect(try await firstPeer.call([1]) == [1])
+        #expect(try await firstPeer.call([2]) == [2])
+        second.start()
+        #expect(try await asker.call([1], timeout: .seconds(1)) == [2])
+    }
+}
+
+/// A client, on an executor that spins 5 s, whose handler adds one to each byte, connected to
+/// a server whose handler, for each request, first calls the client back with [42] and answers
+/// the request followed by the client's answer: [1] is answered [1, 43]. Both started.
+private struct CallingBackPair {
+    let executor: IPCExecutor
+    let client: IPCConnection
+    let server: IPCConnection
+
+    init() throws {
+        let executor = IPCExecutor(spin: .seconds(5))
+        self.executor = executor
+        let (a, b) = try FrameChannel.pair()
         let serverBox = Mutex<IPCConnection?>(nil)
         let server = IPCConnection(
             channel: b,
@@ -137,14 +192,16 @@ import Testing
         )
         serverBox.withLock { $0 = server }
         let client = IPCConnection(channel: a, handler: { request in request.map { $0 + 1 } }, executor: executor)
+        self.server = server
+        self.client = client
         client.start()
         server.start()
-        defer {
-            client.invalidate()
-            server.invalidate()
-            executor.shutdown()
-        }
-        #expect(try await client.call([1]) == [1, 43])
+    }
+
+    func close() {
+        client.invalidate()
+        server.invalidate()
+        executor.shutdown()
     }
 }
 

@@ -31,8 +31,9 @@ ssize_t cappex_try_send_with_fds(int socket, const void *bytes, size_t length, c
 
 /// recvmsg into `buffer`, receiving up to `fd_capacity` descriptors (close-on-exec) into `fds`;
 /// `*fd_count` is set to how many arrived, `*truncated` to 1 when descriptors were cut off.
-/// Returns the bytes read (0 at end of stream) or -1 with errno.
-ssize_t cappex_receive_with_fds(int socket, void *buffer, size_t capacity, int *fds, int fd_capacity, int *fd_count, int *truncated);
+/// Returns the bytes read (0 at end of stream) or -1 with errno; with `dont_wait`, -1 with EAGAIN
+/// when nothing waits (MSG_DONTWAIT).
+ssize_t cappex_receive_with_fds(int socket, void *buffer, size_t capacity, int *fds, int fd_capacity, int *fd_count, int *truncated, int dont_wait);
 
 /// The bytes waiting to be read on `socket` (ioctl FIONREAD), or -1 with errno.
 int cappex_bytes_available(int socket);
