@@ -10,12 +10,21 @@
 //   AppExtensionProcess.call to a live extension process, from a loop that prefers the
 //   process's IPCExecutor (docs/decisions/0015-reader-thread-task-executor.md: the recommended way to make calls in a row).
 //   Baseline: the same exchange between this process and a forked C child on a socketpair, from
-//   the same thread, the parent waiting for each reply as the executor does: polling the socket
-//   without blocking for up to 50 µs, then blocking in read (issue 28: a baseline that blocked at
-//   once was slower to wake, and made Appex look faster than C).
+//   the same thread, each side waiting as an executor does: the parent for each reply, the child
+//   for the next request, polling the socket without blocking for up to 50 µs (yielding the core
+//   every 5 µs), then blocking in read (issue 28: a parent that blocked at once was slower to
+//   wake, and made Appex look faster than C; issue 48: so was a child that blocked at once, once
+//   the extension looked for the next request).
 // - ipc.roundtrip.64B.cpu: the CPU time one call costs, host and extension together (both
 //   processes' CPU clocks over a block of calls, divided by its calls): latency bought with a
 //   spinning core shows here. Baseline: the C parent's and child's, over the same exchange.
+// - ipc.roundtrip.64B.c-extension: the same 64 bytes through Appex's host side alone: an
+//   IPCConnection (the layer under AppExtensionProcess.call) to a C child that answers frames
+//   and waits as the C baseline's child does. Baseline: the C ping-pong. What the raw call costs
+//   over this is the extension's side and AppExtensionProcess's.
+// - ipc.roundtrip.64B.unaccounted: the raw call to the same extension with its memory limit held
+//   as an address-space limit, so that no memory cgroup charges its socket buffers. Baseline:
+//   the raw call: the ratio is what the memory cgroup costs a round trip.
 // - ipc.roundtrip.64B.pinned (p50, p99): ipc.roundtrip.64B with this process's threads on CPU 0
 //   and the extension's (and the C child's) on CPU 1 (sched_setaffinity), the placement spinning
 //   is for. ipc.roundtrip.64B itself leaves placement to the scheduler.
@@ -54,7 +63,7 @@
 import BenchChildren
 import AppexCore
 @_spi(Measurement) import AppexHost
-import AppexIPC
+@_spi(Wire) import AppexIPC
 import BenchInterfaces
 import Distributed
 import AppexTesting
@@ -62,7 +71,12 @@ import Benchmark
 import BenchSmoke
 import CPingPong
 import Foundation
+import SystemPackage
 import Tracing
+
+/// An executor's spin (IPCExecutor's default), which the C baseline's waits copy: the parent's
+/// for each reply, the child's for the next request.
+let executorSpinNanoseconds: UInt64 = 50_000
 
 /// A host with the benchmark extension installed, made once per benchmark process.
 final class BenchWorld: Sendable {
@@ -96,14 +110,22 @@ final class BenchWorld: Sendable {
         try AppexBundle.sign(at: enhancedHostPath, with: world.team)
         (enhancedDiscovery, enhancedIdentity) = try Self.install(in: enhancedHostPath, world: world, binDirectory: binDirectory)
         running = try AppExtensionProcess(configuration: .init(identity: identity, hostBundlePath: hostPath, environment: world.environment), discovery: discovery)
+        var unaccounted = AppExtensionProcess.Configuration(identity: identity, hostBundlePath: hostPath, environment: world.environment)
+        unaccounted.limitsMemoryByAddressSpace = true
+        self.unaccounted = try AppExtensionProcess(configuration: unaccounted, discovery: discovery)
         var socketOnly = AppExtensionProcess.Configuration(identity: identity, hostBundlePath: hostPath, environment: world.environment)
         socketOnly.channel.maximumFrameSize = 128 << 20
         socketOnly.channel.sharedMemoryThreshold = .max
         self.socketOnly = try AppExtensionProcess(configuration: socketOnly, discovery: discovery)
         var pid: Int32 = 0
-        cSocket = cpingpong_start(64, &pid)
+        cSocket = cpingpong_start(64, executorSpinNanoseconds, &pid)
         precondition(cSocket >= 0, "cannot start the C ping-pong child")
         cPid = pid
+        let frameSocket = cpingpong_start_frame_echo(64, executorSpinNanoseconds, &pid)
+        precondition(frameSocket >= 0, "cannot start the C frame echo")
+        let frameConnection = IPCConnection(channel: FrameChannel(socket: FileDescriptor(rawValue: frameSocket)))
+        frameConnection.start()
+        cFrameEcho = (frameConnection, pid)
         echo = try running.makeConnection().remoteObject(as: $BenchEcho.self)
     }
 
@@ -111,6 +133,11 @@ final class BenchWorld: Sendable {
     let running: AppExtensionProcess
     /// The same extension, in a process whose connection keeps every payload in the socket.
     let socketOnly: AppExtensionProcess
+    /// The same extension, its memory limit held as an address-space limit: no memory cgroup
+    /// charges its socket buffers (ipc.roundtrip.64B.unaccounted).
+    let unaccounted: AppExtensionProcess
+    /// A C child that answers frames, and the connection to it (ipc.roundtrip.64B.c-extension).
+    let cFrameEcho: (connection: IPCConnection, pid: Int32)
     /// The extension's exported actor, resolved once.
     let echo: $BenchEcho
     /// The C baseline's child, kept running likewise.
@@ -185,16 +212,20 @@ let benchmarks: @Sendable () -> Void = {
     }
     /// Records in `metric` the CPU time, this process's and `peer`'s, that each of a block of
     /// calls of `call` costs.
+    /// The peer's clock is read while it sleeps: another process's CPU clock counts a thread's
+    /// time up to its last tick or switch, so a peer that spins from call to call (as an
+    /// extension's executor and the C child do) would show none. Each reading comes after a
+    /// pause longer than the spin; the spin after the block's last call is counted.
     @Sendable func cpuEach(_ benchmark: Benchmark, in metric: BenchmarkMetric, peer: Int32, _ call: () async throws -> Void) async rethrows {
+        usleep(useconds_t(executorSpinNanoseconds / 1_000 * 4))
         let before = cpingpong_cpu_ns(0) + cpingpong_cpu_ns(peer)
         for _ in 0..<block { try await call() }
+        usleep(useconds_t(executorSpinNanoseconds / 1_000 * 4))
         let used = cpingpong_cpu_ns(0) + cpingpong_cpu_ns(peer) - before
         benchmark.measurement(metric, Int(used) / block)
     }
-    /// The executor's spin (IPCExecutor's default), which the C baseline's wait copies.
-    let spin: UInt64 = 50_000
     @Sendable func cCall() {
-        precondition(cpingpong_roundtrip_spinning(BenchWorld.shared.cSocket, 64, 64, spin) == 0, "the C child stopped")
+        precondition(cpingpong_roundtrip_spinning(BenchWorld.shared.cSocket, 64, 64, executorSpinNanoseconds) == 0, "the C child stopped")
     }
     /// The extension's process identifier.
     @Sendable func extensionPID() throws -> Int32 {
@@ -247,6 +278,30 @@ let benchmarks: @Sendable () -> Void = {
                 } baseline: { metric in
                     await timeEach(benchmark, in: metric) { cCall() }
                 }
+            }
+        }
+    }
+
+    Benchmark("ipc.roundtrip.64B.unaccounted", configuration: batch) { benchmark in
+        let world = BenchWorld.shared
+        try await withTaskExecutorPreference(world.unaccounted.executor) {
+            try await alternating(benchmark) { metric in
+                try await timeEach(benchmark, in: metric) { blackHole(try await world.unaccounted.call(request)) }
+            } baseline: { metric in
+                try await withTaskExecutorPreference(world.running.executor) {
+                    try await timeEach(benchmark, in: metric) { blackHole(try await world.running.call(request)) }
+                }
+            }
+        }
+    }
+
+    Benchmark("ipc.roundtrip.64B.c-extension", configuration: batch) { benchmark in
+        let peer = BenchWorld.shared.cFrameEcho
+        try await withTaskExecutorPreference(peer.connection.executor) {
+            try await alternating(benchmark) { metric in
+                try await timeEach(benchmark, in: metric) { blackHole(try await peer.connection.call(request)) }
+            } baseline: { metric in
+                await timeEach(benchmark, in: metric) { cCall() }
             }
         }
     }

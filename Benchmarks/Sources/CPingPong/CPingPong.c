@@ -65,7 +65,25 @@ static int full_write(int fd, const char *buffer, size_t size) {
     return 0;
 }
 
-int cpingpong_start(size_t echo_size, int *pid) {
+/// Waits as Appex's IPCExecutor does when it expects input: checks `socket` without blocking
+/// (poll, timeout 0) for up to `spin_ns`, letting the core's other threads run every 5 µs
+/// (sched_yield); the caller's read then blocks if nothing came.
+static void spin_for_input(int socket, uint64_t spin_ns) {
+    if (spin_ns == 0) return;
+    uint64_t start = now_ns(), deadline = start + spin_ns, next_yield = start + 5000;
+    struct pollfd ready = { .fd = socket, .events = POLLIN };
+    for (;;) {
+        if (poll(&ready, 1, 0) > 0) return;
+        uint64_t now = now_ns();
+        if (now >= deadline) return;
+        if (now >= next_yield) {
+            sched_yield();
+            next_yield = now + 5000;
+        }
+    }
+}
+
+int cpingpong_start(size_t echo_size, uint64_t spin_ns, int *pid) {
     int fds[2];
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0) return -1;
     pid_t child = fork();
@@ -75,6 +93,7 @@ int cpingpong_start(size_t echo_size, int *pid) {
         size_t capacity = echo_size > 8 ? echo_size : 8;
         char *buffer = malloc(capacity);
         for (;;) {
+            spin_for_input(fds[1], spin_ns);
             if (full_read(fds[1], buffer, echo_size > 8 ? echo_size : 8) != 0) _exit(0);
             uint64_t reply = 0;
             memcpy(&reply, buffer, 8);
@@ -91,6 +110,28 @@ int cpingpong_start(size_t echo_size, int *pid) {
     return fds[0];
 }
 
+int cpingpong_start_frame_echo(size_t payload_size, uint64_t spin_ns, int *pid) {
+    enum { header_size = 16 };
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return -1;
+    pid_t child = fork();
+    if (child < 0) { close(fds[0]); close(fds[1]); return -1; }
+    if (child == 0) {
+        close(fds[0]);
+        size_t size = header_size + payload_size;
+        char *frame = malloc(size);
+        for (;;) {
+            spin_for_input(fds[1], spin_ns);
+            if (full_read(fds[1], frame, size) != 0) _exit(0);
+            frame[4] = 3;  // the kind byte: a reply to the same request identifier
+            if (full_write(fds[1], frame, size) != 0) _exit(0);
+        }
+    }
+    close(fds[1]);
+    *pid = child;
+    return fds[0];
+}
+
 int cpingpong_roundtrip_spinning(int socket, size_t request_size, size_t reply_size, uint64_t spin_ns) {
     static __thread char *buffer = NULL;
     static __thread size_t capacity = 0;
@@ -100,13 +141,7 @@ int cpingpong_roundtrip_spinning(int socket, size_t request_size, size_t reply_s
     uint64_t reply = request_size == reply_size ? 0 : reply_size;
     memcpy(buffer, &reply, 8);
     if (full_write(socket, buffer, request_size < 8 ? 8 : request_size) != 0) return -1;
-    // As the executor: poll without blocking until the reply is readable or the time is over.
-    uint64_t deadline = now_ns() + spin_ns;
-    struct pollfd ready = { .fd = socket, .events = POLLIN };
-    while (spin_ns > 0) {
-        if (poll(&ready, 1, 0) > 0) break;
-        if (now_ns() >= deadline) break;
-    }
+    spin_for_input(socket, spin_ns);
     return full_read(socket, buffer, reply_size);
 }
 
@@ -222,7 +257,7 @@ long long cpingpong_concurrent(int pairs, size_t size, uint64_t spin_ns, uint64_
     pthread_barrier_t start;
     pthread_barrier_init(&start, NULL, (unsigned)pairs + 1);
     for (int i = 0; i < pairs; i++) {
-        runs[i] = (struct pair_run){ .socket = cpingpong_start(size, &pids[i]), .size = size, .spin_ns = spin_ns,
+        runs[i] = (struct pair_run){ .socket = cpingpong_start(size, spin_ns, &pids[i]), .size = size, .spin_ns = spin_ns,
                                      .start = &start };
     }
     for (int i = 0; i < pairs; i++) pthread_create(&threads[i], NULL, pair_loop, &runs[i]);

@@ -3,18 +3,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// The baseline peer for IPC: a forked child on a socketpair with blocking read/write. It
-/// answers each 8-byte request (a little-endian reply size; 0 means "echo `echo_size` bytes")
-/// with that many bytes. Returns the parent's socket, or -1; `*pid` is the child.
-int cpingpong_start(size_t echo_size, int *pid);
+/// The baseline peer for IPC: a forked child on a socketpair with read/write. It answers each
+/// 8-byte request (a little-endian reply size; 0 means "echo `echo_size` bytes") with that many
+/// bytes, and waits for the next request as an extension's IPCExecutor does after one: for up to
+/// `spin_ns` without sleeping (as cpingpong_roundtrip_spinning), then blocking in read; 0 blocks
+/// at once. Returns the parent's socket, or -1; `*pid` is the child.
+int cpingpong_start(size_t echo_size, uint64_t spin_ns, int *pid);
+
+/// A C peer that speaks Appex's frames (docs/protocol.md): a forked child on a socketpair that
+/// answers each request of `payload_size` bytes (a 16-byte header, then the payload) with a
+/// reply of the same bytes, waiting for the next as cpingpong_start's child does. Returns the
+/// parent's socket (close-on-exec), or -1; `*pid` is the child.
+int cpingpong_start_frame_echo(size_t payload_size, uint64_t spin_ns, int *pid);
 
 /// One round trip: sends `request_size` bytes (the first 8 the reply size, 0 for an echo of
 /// the same size) and reads `reply_size` bytes back. Returns 0 or -1.
 int cpingpong_roundtrip(int socket, size_t request_size, size_t reply_size);
 
 /// The same round trip, waiting for the reply as Appex's IPCExecutor does: checking the socket
-/// without blocking (poll, timeout 0) for up to `spin_ns` nanoseconds, then blocking in read.
-/// Returns 0 or -1.
+/// without blocking (poll, timeout 0) for up to `spin_ns` nanoseconds, yielding the core every
+/// 5 µs, then blocking in read. Returns 0 or -1.
 int cpingpong_roundtrip_spinning(int socket, size_t request_size, size_t reply_size, uint64_t spin_ns);
 
 /// The CPU time (user and system, every thread) that process `pid` has used, in nanoseconds;
@@ -41,8 +49,9 @@ int cpingpong_spawn_holding(const char *path, int *pid);
 int cpingpong_echo_byte(int socket);
 
 /// ipc.concurrent.8's baseline: `pairs` ping-pong pairs at once, each a thread of this process
-/// and a forked child (cpingpong_start), making round trips of `size` bytes that wait as
-/// cpingpong_roundtrip_spinning does, for `duration_ns`. Returns the calls made by all, or -1.
+/// and a forked child (cpingpong_start), making round trips of `size` bytes for `duration_ns`,
+/// both sides waiting as cpingpong_roundtrip_spinning does for `spin_ns`. Returns the calls made
+/// by all, or -1.
 long long cpingpong_concurrent(int pairs, size_t size, uint64_t spin_ns, uint64_t duration_ns);
 
 #endif
