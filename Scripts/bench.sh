@@ -5,7 +5,8 @@
 #     figure: NAME ours=… baseline=… ratio=…
 # and, for a figure measured in parts (aux.request.roundtrip), one line
 #     parts: NAME seal=… write=… wake=… claim=… answer=… readback=…
-# and, for a rate (ipc.concurrent.8), "rate: NAME ours=…/s baseline=…/s ratio=…".
+# and, for a rate (ipc.concurrent.8), "rate: NAME ours=…/s baseline=…/s ratio=…"; all after a
+# line "run: DATE, COMMIT, MACHINE, FILTER" that says where and when they were measured.
 # FILTER (optional) is a regular expression over figure names.
 #
 # Every figure NAME is the p50 of benchmark NAME beside the p50 of NAME.baseline, measured in
@@ -236,6 +237,12 @@ if [[ $smoke == 1 ]]; then
   printf 'bench.sh: smoke: ran %s\n' $ran
   echo "bench.sh: smoke: $count benchmarks ran once each, and $(grep -c '^figure:' "$out/figures.txt") figures were computed from them (they mean nothing), in $((SECONDS - script_started)) s"
 else
+  # Where and when: a table of figures names its run (docs/benchmarks.md keeps the output).
+  cpu="$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
+  memory="$(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
+  commit="$(git rev-parse --short HEAD 2>/dev/null || echo "no commit")"
+  git diff --quiet HEAD 2>/dev/null || commit="$commit with uncommitted changes"
+  echo "run: $(date -u '+%Y-%m-%d %H:%M') UTC, $commit, $(nproc) cores ($cpu), $memory, $(uname -sr), filter '$filter'"
   cat "$out/figures.txt"
 fi
 if [[ $figures != 0 ]]; then
