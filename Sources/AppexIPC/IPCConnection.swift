@@ -210,10 +210,13 @@ import Foundation
         // spin. Off the executor's thread (a task with no executor preference), its thread need
         // not be woken when the reply comes (issue 28, ipc.roundtrip.64B.pool); on it, the
         // reply needs no continuation, no trip through the executor's loop and no job to
-        // resume the caller: what a C program pays for a round trip (issue 48).
-        if executor.spinLimit > .zero, !Task.isCancelled {
+        // resume the caller: what a C program pays for a round trip (issue 48). On it only
+        // while this is the one connection the executor reads: a caller looping there would
+        // otherwise keep the thread from the others for as long as its replies come quickly.
+        let onExecutor = executor.isCurrent
+        if executor.spinLimit > .zero, !Task.isCancelled, !onExecutor || executor.readsOneSource {
             let spin = timeout.map { min($0, executor.spinLimit) } ?? executor.spinLimit
-            switch readOwnReply(requestFrame(kind, id, request), spin: spin, onExecutor: executor.isCurrent) {
+            switch readOwnReply(requestFrame(kind, id, request), spin: spin, onExecutor: onExecutor) {
             case .outcome(.reply(let bytes)): return bytes
             case .outcome(.failure(let error)): throw error
             case .notSent: break

@@ -80,6 +80,10 @@ public final class IPCExecutor: TaskExecutor, Sendable {
     /// Whether jobs wait for the thread: a caller that looks for its reply on the thread stops.
     var hasQueuedJobs: Bool { state.withLock { $0.head < $0.jobs.count } }
 
+    /// Whether one connection alone is attached: a caller on the thread may look for its reply
+    /// there without keeping the thread from others.
+    var readsOneSource: Bool { state.withLock { $0.sources.count == 1 } }
+
     /// Whether the calling code runs on this executor's thread.
     public var isCurrent: Bool {
         guard let thread = state.withLock({ $0.thread }) else { return false }

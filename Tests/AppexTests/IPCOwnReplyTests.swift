@@ -170,6 +170,46 @@ import Testing
     }
 }
 
+/// A caller on an executor that several connections share (timed: runs alone).
+@Suite(.timed, .tags(.alone)) struct IPCExecutorSharingTests {
+    @Test("a caller that loops on an executor two connections share does not keep the thread from the other")
+    func loopingCallerSharesTheThread() async throws {
+        let executor = IPCExecutor()
+        let (a1, b1) = try FrameChannel.pair()
+        let looped = IPCConnection(channel: a1, executor: executor)
+        let echo = IPCConnection(channel: b1, handler: { $0 })
+        let (a2, b2) = try FrameChannel.pair()
+        let other = IPCConnection(channel: a2, handler: { request in request.map { $0 + 1 } }, executor: executor)
+        let asker = IPCConnection(channel: b2)
+        defer {
+            for connection in [looped, echo, other, asker] { connection.invalidate() }
+            executor.shutdown()
+        }
+        for connection in [looped, echo, other, asker] { connection.start() }
+        let loop = Task(executorPreference: executor) {
+            let end = ContinuousClock.now + .seconds(2)
+            var calls = 0
+            while ContinuousClock.now < end {
+                _ = try await looped.call([7])
+                calls += 1
+            }
+            return calls
+        }
+        try await Task.sleep(for: .milliseconds(100))  // the loop runs
+        // Calls to the other connection, one after another, for a second of the loop: about
+        // 10,000 are answered when the loop's calls leave the thread to the executor's loop,
+        // about 1,300 when each read its reply on the thread itself.
+        let end = ContinuousClock.now + .seconds(1)
+        var answered = 0
+        while ContinuousClock.now < end {
+            #expect(try await asker.call([1], timeout: .seconds(2)) == [2])
+            answered += 1
+        }
+        #expect(answered >= 4_000)
+        #expect(try await loop.value > 0)
+    }
+}
+
 /// A client, on an executor that spins 5 s, whose handler adds one to each byte, connected to
 /// a server whose handler, for each request, first calls the client back with [42] and answers
 /// the request followed by the client's answer: [1] is answered [1, 43]. Both started.

@@ -112,6 +112,8 @@ final class BenchWorld: Sendable {
         running = try AppExtensionProcess(configuration: .init(identity: identity, hostBundlePath: hostPath, environment: world.environment), discovery: discovery)
         var unaccounted = AppExtensionProcess.Configuration(identity: identity, hostBundlePath: hostPath, environment: world.environment)
         unaccounted.limitsMemoryByAddressSpace = true
+        // An executor of its own: sharing running's, neither would read its reply in place.
+        unaccounted.executor = IPCExecutor(name: "appex.ipc.unaccounted")
         self.unaccounted = try AppExtensionProcess(configuration: unaccounted, discovery: discovery)
         var socketOnly = AppExtensionProcess.Configuration(identity: identity, hostBundlePath: hostPath, environment: world.environment)
         socketOnly.channel.maximumFrameSize = 128 << 20
