@@ -478,8 +478,10 @@ import Foundation
             startingHere
             ? Task.immediate(executorPreference: executor, operation: operation)
             : Task(executorPreference: executor, operation: operation)
+        // Cancelled meanwhile: by the peer, or by the connection's end, which found no task to
+        // cancel while the handler's first part ran here.
         let cancelled = state.withLock { current -> Bool in
-            guard let index = current.serving.firstIndex(where: { $0.id == id }) else { return false }
+            guard let index = current.serving.firstIndex(where: { $0.id == id }) else { return current.closed != nil }
             current.serving[index].task = task
             return current.serving[index].cancelled
         }

@@ -146,6 +146,34 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(2))
     }
 
+    @Test("a handler still in the part it runs at once when its connection ends is cancelled")
+    func endedWhileStarting() async throws {
+        let (a, b) = try FrameChannel.pair()
+        let cancelled = Mutex<Bool?>(nil)
+        let serverBox = Mutex<IPCConnection?>(nil)
+        let server = IPCConnection(channel: b, handler: { request in
+            serverBox.withLock { $0 }?.invalidate()  // the connection ends before the handler first waits
+            do {
+                try await Task.sleep(for: .seconds(5))
+                cancelled.withLock { $0 = false }
+            } catch {
+                cancelled.withLock { $0 = true }
+            }
+            return request
+        })
+        serverBox.withLock { $0 = server }
+        let client = IPCConnection(channel: a)
+        defer { client.invalidate() }
+        server.start()
+        client.start()
+        await #expect(throws: AppexError.self) { try await client.call([1], timeout: .seconds(2)) }
+        let deadline = ContinuousClock.now + .seconds(2)
+        while cancelled.withLock({ $0 }) == nil && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(cancelled.withLock { $0 } == true)
+    }
+
     @Test("a connection attached while its executor looks for the next request without sleeping is read at once")
     func attachedWhileLooking() async throws {
         let executor = IPCExecutor(spin: .seconds(5))
