@@ -34,7 +34,9 @@ import Testing
         #expect(try b.receive() == nil)
     }
 
-    @Test("a receive that does not wait for a first byte finds nothing on an empty socket, then the frame, then the end")
+    @Test(
+        "a receive that does not wait for a first byte finds nothing on an empty socket, then the frame, then the end"
+    )
     func receiveIfReady() throws {
         let (a, b) = try FrameChannel.pair()
         guard case .nothing = try b.receiveIfReady() else {

@@ -134,7 +134,9 @@ import Testing
 /// Callers on the executor's thread, and an executor that looks for input without sleeping
 /// (issue 48).
 @Suite(.timed) struct IPCExecutorSpinTests {
-    @Test("a request that arrives while a caller on the executor's thread reads for its own reply is served, without waiting for the look to end")
+    @Test(
+        "a request that arrives while a caller on the executor's thread reads for its own reply is served, without waiting for the look to end"
+    )
     func servesWhatItReadsOnTheExecutor() async throws {
         let pair = try CallingBackPair()
         defer { pair.close() }
@@ -151,16 +153,19 @@ import Testing
         let (a, b) = try FrameChannel.pair()
         let cancelled = Mutex<Bool?>(nil)
         let serverBox = Mutex<IPCConnection?>(nil)
-        let server = IPCConnection(channel: b, handler: { request in
-            serverBox.withLock { $0 }?.invalidate()  // the connection ends before the handler first waits
-            do {
-                try await Task.sleep(for: .seconds(5))
-                cancelled.withLock { $0 = false }
-            } catch {
-                cancelled.withLock { $0 = true }
+        let server = IPCConnection(
+            channel: b,
+            handler: { request in
+                serverBox.withLock { $0 }?.invalidate()  // the connection ends before the handler first waits
+                do {
+                    try await Task.sleep(for: .seconds(5))
+                    cancelled.withLock { $0 = false }
+                } catch {
+                    cancelled.withLock { $0 = true }
+                }
+                return request
             }
-            return request
-        })
+        )
         serverBox.withLock { $0 = server }
         let client = IPCConnection(channel: a)
         defer { client.invalidate() }
