@@ -237,7 +237,7 @@ if [[ $smoke == 1 ]]; then
   printf 'bench.sh: smoke: ran %s\n' $ran
   echo "bench.sh: smoke: $count benchmarks ran once each, and $(grep -c '^figure:' "$out/figures.txt") figures were computed from them (they mean nothing), in $((SECONDS - script_started)) s"
 else
-  # Where and when: a table of figures names its run (docs/benchmarks.md keeps the output).
+  # Where and when: a table of figures names its run (docs/benchmark-runs/ keeps the output).
   cpu="$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
   memory="$(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
   commit="$(git rev-parse --short HEAD 2>/dev/null || echo "no commit")"
