@@ -3,6 +3,10 @@
 dependencies: no import that works only because another dependency happens to bring the module
 along (SwiftPM's --explicit-target-dependency-import-check accepts those).
 
+And the modules every extension links (EXTENSION_RUNTIME) import Foundation only as the fallback
+of `#if canImport(FoundationEssentials)`: Foundation in a statically linked extension brings
+CoreFoundation along (a 28 MB extension became 77 MB and kept 3 MB more resident, decision 0168).
+
 Usage: swift package describe --type json | Scripts/check-imports.py
 Prints each undeclared import (file:line, the target, the module) and exits 1 when there is one."""
 import json, os, re, sys
@@ -12,6 +16,7 @@ targets = {target["c99name"]: target for target in description["targets"]}
 names = {target["c99name"]: target["name"] for target in description["targets"]}
 IMPORT = re.compile(r'^\s*(?:@[A-Za-z_]+(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|private|fileprivate)\s+)?'
                     r'import\s+(?:(?:struct|class|enum|protocol|typealias|func|var|let)\s+)?([A-Za-z_][A-Za-z0-9_]*)')
+EXTENSION_RUNTIME = {"AppexSystem", "AppexIPC", "AppexExtension", "AppexVocabulary", "AppexCoding"}
 problems = []
 for module, target in sorted(targets.items()):
     declared = {dependency.replace("-", "_") for dependency in target.get("target_dependencies", [])}
@@ -22,13 +27,25 @@ for module, target in sorted(targets.items()):
         path = os.path.join(folder, source)
         with open(path, encoding="utf-8") as file:
             quoted = False  # inside a multi-line string literal (a template's code is not an import)
+            essentials = None  # in `#if canImport(FoundationEssentials)`: "if", then "else"
             for number, line in enumerate(file, 1):
+                directive = line.strip()
+                if directive.startswith("#if") and "canImport(FoundationEssentials)" in directive:
+                    essentials = "if"
+                elif directive.startswith("#else") and essentials == "if":
+                    essentials = "else"
+                elif directive.startswith("#endif"):
+                    essentials = None
                 match = None if quoted else IMPORT.match(line)
                 if line.count('"""') % 2 == 1:
                     quoted = not quoted
                 if not match:
                     continue
                 imported = match.group(1)
+                if imported == "Foundation" and names[module] in EXTENSION_RUNTIME and essentials != "else":
+                    problems.append(f"{os.path.relpath(path, description['path'])}:{number}: {names[module]}, "
+                                    "which every extension links, imports Foundation: import FoundationEssentials "
+                                    "(#if canImport(FoundationEssentials)), or do without")
                 if imported in targets and imported != module and imported not in declared:
                     problems.append(f"{os.path.relpath(path, description['path'])}:{number}: {names[module]} imports "
                                     f"{names[imported]}, which its dependencies in Package.swift do not list")
