@@ -62,7 +62,7 @@ package enum Socket {
         into buffer: UnsafeMutableRawBufferPointer,
         descriptors: inout [OwnedDescriptor]
     ) throws(SystemError) -> Int {
-        try receive(socket, into: buffer, descriptors: &descriptors, waiting: true) ?? 0
+        try receive(socket, into: buffer, descriptors: &descriptors, waiting: true)
     }
 
     /// Reads what is available, as ``receive(_:into:descriptors:)``, without waiting.
@@ -84,7 +84,7 @@ package enum Socket {
         into buffer: UnsafeMutableRawBufferPointer,
         descriptors: inout [OwnedDescriptor],
         waiting: Bool
-    ) throws(SystemError) -> Int? {
+    ) throws(SystemError) -> Int {
         try withUnsafeTemporaryAllocation(of: Int32.self, capacity: 16) { fds throws(SystemError) -> Int in
             var count: Int32 = 0
             var truncated: Int32 = 0
