@@ -1,4 +1,3 @@
-import AppexSystem
 import Synchronization
 import Tracing
 
@@ -296,25 +295,19 @@ import Foundation
         } catch {
             arrived = .failure(error)
         }
-        let deadline = ContinuousClock.now + spin
-        var nextYield = ContinuousClock.now + IPCExecutor.yieldInterval
+        var look = SpinningLook(until: .now + spin)
         var ended = false
         while arrived == nil {
             if let read = state.withLock({ $0.direct[id] ?? nil }) {
                 arrived = read
             } else if onExecutor {
-                let now = ContinuousClock.now
-                if ended || now >= deadline || executor.hasQueuedJobs { break }
+                if ended || executor.hasQueuedJobs || !look.goesOn() { break }
                 // One non-blocking read a look: ours or another's; at the end, close() records
                 // our failure, which the next look finds.
                 ended = receiveOne(waiting: false) == .ended
-                if now >= nextYield {
-                    yieldCore()  // as the executor's spin does
-                    nextYield = now + IPCExecutor.yieldInterval
-                }
             } else if !ended && channel.canReceiveWithoutWaiting() {
                 ended = receiveOne() == .ended  // ours or another's; at the end, close() records our failure
-            } else if ContinuousClock.now >= deadline {
+            } else if !look.goesOn() {
                 break
             }
         }

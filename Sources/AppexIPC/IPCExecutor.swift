@@ -240,7 +240,7 @@ public final class IPCExecutor: TaskExecutor, Sendable {
     /// waits for its reply; a spin after the last input while inputs come in a burst (each
     /// within a spin of the one before); otherwise `nil`: sleep at once.
     private func spinDeadline(_ sources: [any IPCExecutorSource], pace: InputPace) -> ContinuousClock.Instant? {
-        guard spin > .zero else { return nil }
+        guard spin > .zero, !sources.isEmpty else { return nil }
         if sources.contains(where: { $0.expectsInput }) { return .now + spin }
         guard let last = pace.last, let previous = pace.previous, last - previous <= spin else { return nil }
         let deadline = last + spin
@@ -268,8 +268,8 @@ public final class IPCExecutor: TaskExecutor, Sendable {
     ) -> Spin {
         descriptors.removeAll(keepingCapacity: true)
         for source in sources { descriptors.append(source.descriptor) }
-        var nextYield = ContinuousClock.now + Self.yieldInterval
-        while true {
+        var look = SpinningLook(until: deadline)
+        repeat {
             if sources.count == 1 {
                 if serve(sources[0]) != .nothing { return .served }
             } else if (try? Socket.waitReadable(descriptors, ready: &ready, timeoutMilliseconds: 0)) != nil,
@@ -283,20 +283,9 @@ public final class IPCExecutor: TaskExecutor, Sendable {
                 return state.head < state.jobs.count || state.stopped || state.poked
             }
             if interrupted { return .interrupted }
-            let now = ContinuousClock.now
-            if now >= deadline { return .timedOut }
-            // The peer may wait for this core: two processes that spin on one core would each
-            // hold the other off until its spin ended (a round trip of 50 µs, not 5). A yield
-            // at every look would cost a round trip about 1 µs more.
-            if now >= nextYield {
-                yieldCore()
-                nextYield = now + Self.yieldInterval
-            }
-        }
+        } while look.goesOn()
+        return .timedOut
     }
-
-    /// How often a spinning thread lets the other threads of its core run (``yieldCore()``).
-    static let yieldInterval = Duration.microseconds(5)
 
     /// Reads `source` once. - Returns: what it found.
     @discardableResult
