@@ -151,7 +151,8 @@ import Testing
     @Test("a handler still in the part it runs at once when its connection ends is cancelled")
     func endedWhileStarting() async throws {
         let (a, b) = try FrameChannel.pair()
-        let cancelled = Mutex<Bool?>(nil)
+        // Whether the handler's wait ended cancelled (at once) or not (after 5 s).
+        let (cancelled, outcome) = AsyncStream<Bool>.makeStream()
         let serverBox = Mutex<IPCConnection?>(nil)
         let server = IPCConnection(
             channel: b,
@@ -159,9 +160,9 @@ import Testing
                 serverBox.withLock { $0 }?.invalidate()  // the connection ends before the handler first waits
                 do {
                     try await Task.sleep(for: .seconds(5))
-                    cancelled.withLock { $0 = false }
+                    outcome.yield(false)
                 } catch {
-                    cancelled.withLock { $0 = true }
+                    outcome.yield(true)
                 }
                 return request
             }
@@ -172,11 +173,8 @@ import Testing
         server.start()
         client.start()
         await #expect(throws: AppexError.self) { try await client.call([1], timeout: .seconds(2)) }
-        let deadline = ContinuousClock.now + .seconds(2)
-        while cancelled.withLock({ $0 }) == nil && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        #expect(cancelled.withLock { $0 } == true)
+        var outcomes = cancelled.makeAsyncIterator()
+        #expect(await outcomes.next() == true)
     }
 
     @Test("a connection attached while its executor looks for the next request without sleeping is read at once")
@@ -219,16 +217,18 @@ import Testing
             executor.shutdown()
         }
         for connection in [looped, echo, other, asker] { connection.start() }
+        let (started, start) = AsyncStream<Void>.makeStream()
         let loop = Task(executorPreference: executor) {
             let end = ContinuousClock.now + .seconds(2)
             var calls = 0
             while ContinuousClock.now < end {
                 _ = try await looped.call([7])
+                if calls == 0 { start.finish() }
                 calls += 1
             }
             return calls
         }
-        try await Task.sleep(for: .milliseconds(100))  // the loop runs
+        for await _ in started {}  // the loop runs
         // Calls to the other connection, one after another, for a second of the loop: about
         // 10,000 are answered when the loop's calls leave the thread to the executor's loop,
         // about 1,300 when each read its reply on the thread itself.
