@@ -27,15 +27,18 @@ for module, target in sorted(targets.items()):
         path = os.path.join(folder, source)
         with open(path, encoding="utf-8") as file:
             quoted = False  # inside a multi-line string literal (a template's code is not an import)
-            essentials = None  # in `#if canImport(FoundationEssentials)`: "if", then "else"
+            # The open #if blocks, each [whether it tests canImport(FoundationEssentials), whether
+            # its #else branch has begun]: a Foundation import is its fallback inside such an #else.
+            blocks = []
             for number, line in enumerate(file, 1):
                 directive = line.strip()
-                if directive.startswith("#if") and "canImport(FoundationEssentials)" in directive:
-                    essentials = "if"
-                elif directive.startswith("#else") and essentials == "if":
-                    essentials = "else"
-                elif directive.startswith("#endif"):
-                    essentials = None
+                if directive.startswith("#if"):
+                    blocks.append(["canImport(FoundationEssentials)" in directive, False])
+                elif directive.startswith(("#else", "#elseif")) and blocks:
+                    blocks[-1][1] = True
+                elif directive.startswith("#endif") and blocks:
+                    blocks.pop()
+                essentials = "else" if any(tests and branch for tests, branch in blocks) else None
                 match = None if quoted else IMPORT.match(line)
                 if line.count('"""') % 2 == 1:
                     quoted = not quoted
