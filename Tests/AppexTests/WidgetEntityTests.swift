@@ -130,14 +130,14 @@ import Testing
         let order = Mutex<[Int]>([])
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             queue.asyncAfter(
-                deadline: DispatchTime(uptimeNanoseconds: DispatchTime.now().uptimeNanoseconds + 2 * NSEC_PER_MSEC)
+                deadline: DispatchTime(uptimeNanoseconds: DispatchTime.now().uptimeNanoseconds + 200 * NSEC_PER_MSEC)
             ) {
                 order.withLock { $0.append(1) }
                 queue.async { done.resume() }
             }
             DispatchSerialQueue(label: "other").sync { order.withLock { $0.append(0) } }
         }
-        #expect(order.withLock { $0 } == [0, 1], "the other queue ran at once, the delayed block 2 ms later")
+        #expect(order.withLock { $0 } == [0, 1], "the other queue ran at once, the delayed block 200 ms later")
         #expect(NSEC_PER_MSEC == 1_000_000)
         #expect(Loader.classForCoder() == Loader.self)
     }
