@@ -556,9 +556,14 @@ func benchmarkTargets() -> [Target] {
         .linkedLibrary("CoreFoundation"), .linkedLibrary("_FoundationICU"), .linkedLibrary("_FoundationCShims"),
         .linkedLibrary("_FoundationCollections"), .linkedLibrary("stdc++"),
     ]
-    // As docs/decisions/0168 advises for extensions: the Swift runtime and Foundation linked in, so a
-    // launch does not spend milliseconds in the dynamic loader (the benchmark extensions link so).
-    let staticallyLinked: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"] + startLayout)] + foundationArchives
+    // As docs/decisions/0168 advises for extensions, and as the appex-bundle plugin links a product:
+    // the Swift runtime, Foundation and the C++ runtime linked in (Linker/static-cxx), nothing
+    // exported to the dynamic loader, so a launch does not spend milliseconds in it.
+    let staticRuntimes = [
+        "-static-stdlib", "-L", "\(Context.packageDirectory)/Linker/static-cxx", "-Xclang-linker", "-static-libgcc",
+        "-Xlinker", "--no-export-dynamic",
+    ]
+    let staticallyLinked: [LinkerSetting] = [.unsafeFlags(staticRuntimes + startLayout)] + foundationArchives
     // Linked fully statically (docs/decisions/0168): no dynamic loader at all, and an extension main
     // that never unwinds (MainThreadLoop), so nothing sorts the unwind tables at start. Only for an
     // extension that links no FoundationNetworking (libcurl has no static archive here).

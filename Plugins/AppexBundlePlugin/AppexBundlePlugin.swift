@@ -38,15 +38,18 @@ struct AppexBundlePlugin: CommandPlugin {
         }
 
         // Release, with the Swift runtime linked in: the bundle runs on a machine without a toolchain.
+        // The C++ runtime too, and nothing exported to the dynamic loader: a launch loads no
+        // libstdc++.so or libgcc_s (0.75 ms of a widget's 3.3-ms start; docs/decisions/0168).
         var parameters = PackageManager.BuildParameters(configuration: .release, logging: .concise)
-        parameters.otherSwiftcFlags = ["-static-stdlib"]
+        parameters.otherSwiftcFlags = ["-static-stdlib", "-L", Self.staticCxx, "-Xclang-linker", "-static-libgcc"]
+        parameters.otherLinkerFlags = ["--no-export-dynamic"]
         if (try? context.tool(named: "ld.lld")) != nil {
             // Linked by ld.lld, an app and an extension alike (the same compiler flags: building
             // one after the other recompiles nothing); an extension's code and data in the order
             // its start touches them (docs/decisions/0168-extension-start-layout.md).
             parameters.otherSwiftcFlags.append("-use-ld=lld")
             if !options.isApp, FileManager.default.fileExists(atPath: Self.startOrder) {
-                parameters.otherLinkerFlags = [
+                parameters.otherLinkerFlags += [
                     "--symbol-ordering-file=\(Self.startOrder)", "--no-warn-symbol-ordering",
                 ]
                 print("linking \(productName) with ld.lld in the order an extension's start runs")
@@ -149,6 +152,12 @@ struct AppexBundlePlugin: CommandPlugin {
     /// `Scripts/extension-start-order.sh`), in the checkout of Appex this plugin was built from.
     static let startOrder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Linker/extension-start.order").path
+
+    /// The folder whose `libstdc++.so`, a linker script naming the C++ runtime's static archive,
+    /// makes `-lstdc++` (which `-static-stdlib` passes) link the archive when searched first
+    /// (`Linker/static-cxx`), in the checkout of Appex this plugin was built from.
+    static let staticCxx = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Linker/static-cxx").path
 
     /// `NAME.entitlements` beside the product's sources, when there is one.
     static func defaultEntitlements(in sources: String, product: String) -> String? {

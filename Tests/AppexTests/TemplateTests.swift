@@ -151,7 +151,7 @@ import Testing
     }
 
     @Test(
-        "a new widget package's README, run as written: its test passes, a key is made, the plugin bundles the widget (static Swift runtime, valid), the owner enables it and the widget host draws it",
+        "a new widget package's README, run as written: its test passes, a key is made, the plugin bundles the widget (static Swift and C++ runtimes, valid), the owner enables it and the widget host draws it",
         .tags(.template),
         .timeLimit(.minutes(40))
     )
@@ -174,6 +174,10 @@ import Testing
         // Nor libcurl: FoundationNetworking comes with `import AppexWidgetKit`, and the widget
         // never fetches, so the bundle takes it off (UnusedCurl).
         #expect(!libraries.standardOutput.contains("libcurl"), "\(libraries.standardOutput)")
+        // Nor the C++ runtime's: the plugin links libstdc++ and libgcc in (Linker/static-cxx),
+        // which a launch would otherwise load and relocate (decision 0168).
+        #expect(!libraries.standardOutput.contains("libstdc++"), "\(libraries.standardOutput)")
+        #expect(!libraries.standardOutput.contains("libgcc_s"), "\(libraries.standardOutput)")
         // Linked by ld.lld in the order an extension's start runs (decision 0168).
         #expect(output.standardOutput.contains("linking Weather with ld.lld in the order an extension's start runs"))
         let comment = try await run(
