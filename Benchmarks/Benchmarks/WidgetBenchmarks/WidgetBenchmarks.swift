@@ -1,7 +1,8 @@
 // Widget figures (issue 12), each beside its baseline measured in the same run:
 //
 // - widget.timeline.first: a widget shown for the first time: WidgetHost.refresh() launches the
-//   benchmark widget extension (Fixtures/BenchWidget, linked like BenchExtension), which in that
+//   benchmark widget extension (Fixtures/BenchWidget, linked as the appex-bundle plugin links a
+//   widget: static Swift and C++ runtimes, in start order), which in that
 //   one launch describes its widgets (a first launch must: the host knows no descriptors yet)
 //   and answers the placeholder and the timeline (three entries); then the current entry is
 //   drawn by the TerminalRenderer. Each sample is a new APPEX_HOME, so the host must fetch;
@@ -87,6 +88,9 @@ final class WidgetWorld: Sendable {
             try FileManager.default.linkItem(atPath: shipped, toPath: bundle + "/BenchWidget")
             try AppexBundle.sign(at: bundle, with: world.team)
         }
+        // 1.7 GB of bundles were just written (21 copies of an 82 MB executable): on the disk
+        // before any sample, or their writeback runs beside the launches measured.
+        sync()
     }
 
     /// An apps folder at `folder` with `BenchApp.app`, whose `Extensions/` holds `widgets` copies
