@@ -173,6 +173,13 @@ import Testing
         server.start()
         client.start()
         await #expect(throws: AppexError.self) { try await client.call([1], timeout: .seconds(2)) }
+        // A handler that never ran yields nothing: the stream is ended after 10 s (longer than
+        // the handler's 5-s wait), and the expectation fails on nil rather than waiting for ever.
+        let watchdog = Task {
+            try? await Task.sleep(for: .seconds(10))
+            outcome.finish()
+        }
+        defer { watchdog.cancel() }
         var outcomes = cancelled.makeAsyncIterator()
         #expect(await outcomes.next() == true)
     }
@@ -222,6 +229,7 @@ import Testing
         for connection in [looped, echo, other, asker] { connection.start() }
         let (started, start) = AsyncStream<Void>.makeStream()
         let loop = Task(executorPreference: executor) {
+            defer { start.finish() }  // a loop whose first call fails must not leave the test waiting
             let end = ContinuousClock.now + .seconds(2)
             var calls = 0
             while ContinuousClock.now < end {
