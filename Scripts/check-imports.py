@@ -38,14 +38,14 @@ for module, target in sorted(targets.items()):
                     blocks[-1][1] = True
                 elif directive.startswith("#endif") and blocks:
                     blocks.pop()
-                essentials = "else" if any(tests and branch for tests, branch in blocks) else None
+                fallback = any(tests and branch for tests, branch in blocks)
                 match = None if quoted else IMPORT.match(line)
                 if line.count('"""') % 2 == 1:
                     quoted = not quoted
                 if not match:
                     continue
                 imported = match.group(1)
-                if imported == "Foundation" and names[module] in EXTENSION_RUNTIME and essentials != "else":
+                if imported == "Foundation" and names[module] in EXTENSION_RUNTIME and not fallback:
                     problems.append(f"{os.path.relpath(path, description['path'])}:{number}: {names[module]}, "
                                     "which every extension links, imports Foundation: import FoundationEssentials "
                                     "(#if canImport(FoundationEssentials)), or do without")
