@@ -54,8 +54,9 @@ public final class IPCExecutor: TaskExecutor, Sendable {
     ///     call of one of its connections waits for its reply, and after input that came
     ///     within a spin of the input before (default 50 µs; `.zero` never spins). Input that
     ///     comes within it is read without waking a sleeping core: on a VM, more than the rest
-    ///     of a round trip (`ipc.roundtrip.64B` 20 → 7 µs once extensions spun in bursts too). An executor that is neither waiting nor in a burst sleeps at once;
-    ///     one that spins lets the core's other threads run every 5 µs.
+    ///     of a round trip (`ipc.roundtrip.64B` 20 → 7 µs once extensions spun in bursts too).
+    ///     An executor that is neither waiting nor in a burst sleeps at once; one that spins
+    ///     lets the core's other threads run every 5 µs (`SpinningLook`).
     public init(name: String = "appex.ipc", spin: Duration = .microseconds(50)) {
         self.spin = spin
         wakePipe = try? WakePipe()
