@@ -34,6 +34,13 @@ package final class FileLock: Sendable {
         }
     }
 
+    /// Takes the lock, waiting while another holds it: only for a lock held for a moment (a
+    /// ``RotatingLog``'s move: a `stat` and a `rename`).
+    @available(*, noasync, message: "waits for another holder; take it only where it is held for a moment")
+    package func lock() throws(SystemError) {
+        _ = try syscall("flock(\(path))") { flock(descriptor.rawValue, LOCK_EX) }
+    }
+
     /// Releases the lock (closing the file releases it too).
     package func unlock() {
         _ = flock(descriptor.rawValue, LOCK_UN)
