@@ -101,6 +101,13 @@ if grep -rnE '^[[:space:]]*@Suite' Tests/AppexTests Examples/Tests Examples/Trac
   echo "test.sh: the suites above lack the .timed trait (@Suite(.timed)): they would run in every tier, untimed" >&2
   exit 1
 fi
+# Every process a test starts has no signal blocked (runWithSignalsUnblocked, Tests/AppexTestTiers):
+# one started with run() on a test's thread never gets terminate()'s SIGTERM.
+if grep -rnE 'try [A-Za-z]+\.run\(\)' Tests/AppexTests Examples/Tests Examples/Tracing/Tests --include='*.swift' |
+  grep -v '^Tests/AppexTests/ProcessSignalsTests.swift:'; then
+  echo "test.sh: the tests above start a process with run(); use runWithSignalsUnblocked() (Tests/AppexTestTiers)" >&2
+  exit 1
+fi
 export APPEX_TEST_TIMINGS="$PWD/.build/test-timings.tsv"
 rm -f "$APPEX_TEST_TIMINGS"
 # tier NAME WIDTH — the tests of one tier (Tests/AppexTestTiers), at most WIDTH at once (Swift

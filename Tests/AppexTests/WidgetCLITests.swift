@@ -81,7 +81,7 @@ import Testing
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runWithSignalsUnblocked()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         let screen = Screen(output.fileHandleForReading)
         #expect(await eventually(within: 20) { screen.text.contains("Steady fetch 1") })

@@ -141,7 +141,7 @@ import Testing
         taker.arguments = ["-c", Self.portTaker, "\(window.port)", log]
         taker.standardOutput = FileHandle.nullDevice
         taker.standardError = FileHandle.nullDevice
-        try taker.run()
+        try taker.runWithSignalsUnblocked()
         defer { taker.terminate() }
         #expect(await eventually(within: 10) { FileManager.default.fileExists(atPath: log) }, "the port was not taken")
         try await Task.sleep(for: .seconds(5))  // EventSource retries after 3 s when it may
@@ -413,7 +413,7 @@ import Testing
         ]
         let holderOutput = Pipe()
         holder.standardOutput = holderOutput
-        try holder.run()
+        try holder.runWithSignalsUnblocked()
         defer { holder.terminate() }
         let opened = await withTimeout(seconds: 20) {
             await withCheckedContinuation { continuation in

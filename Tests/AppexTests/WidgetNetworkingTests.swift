@@ -41,7 +41,7 @@ import Testing
         process.arguments = ["-c", headlineServer, folder + "/requests.log"]
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runWithSignalsUnblocked()
         let watchdog = DispatchWorkItem { process.terminate() }
         DispatchQueue.global().asyncAfter(deadline: .now() + 10, execute: watchdog)
         let reader = output.fileHandleForReading

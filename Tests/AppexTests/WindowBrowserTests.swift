@@ -133,7 +133,7 @@ import Testing
         other.arguments = ["-c", Self.recorder, portFile, log]
         other.standardOutput = FileHandle.nullDevice
         other.standardError = FileHandle.nullDevice
-        try other.run()
+        try other.runWithSignalsUnblocked()
         defer { other.terminate() }
         #expect(await eventually(within: 10) { FileManager.default.fileExists(atPath: portFile) })
         let port = try String(contentsOfFile: portFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)

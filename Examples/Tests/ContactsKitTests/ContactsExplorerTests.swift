@@ -71,7 +71,7 @@ import Testing
         process.standardError = Pipe()
         let stdin = Pipe()
         process.standardInput = stdin
-        try process.run()
+        try process.runWithSignalsUnblocked()
         stdin.fileHandleForWriting.write(Data((input ?? "").utf8))
         try stdin.fileHandleForWriting.close()
         return process

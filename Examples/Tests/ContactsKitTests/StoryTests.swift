@@ -24,7 +24,7 @@ import Testing
         let output = Pipe()
         demo.standardOutput = output
         demo.standardError = output
-        try demo.run()
+        try demo.runWithSignalsUnblocked()
         let pid = demo.processIdentifier
         let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + 300, execute: watchdog)

@@ -1,3 +1,4 @@
+import AppexTestTiers
 import Foundation
 import Testing
 
@@ -30,7 +31,7 @@ struct TestServer {
         process.arguments = ["start"]
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        try process.runWithSignalsUnblocked()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         let port = try #require(Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), "oauth-server.sh: \(text)")

@@ -232,7 +232,7 @@ import Testing
         visit.arguments = ["-c", script] + arguments
         let output = Pipe()
         visit.standardOutput = output
-        try visit.run()
+        try visit.runWithSignalsUnblocked()
         defer { if visit.isRunning { visit.terminate() } }
         let json = await line(of: output.fileHandleForReading, within: 120) ?? "{}"
         return try JSONDecoder().decode([String: String].self, from: Data(json.utf8))

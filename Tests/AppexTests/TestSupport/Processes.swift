@@ -1,4 +1,5 @@
 import AppexSystem
+import AppexTestTiers
 import AppexTesting
 import Foundation
 import Synchronization
@@ -35,7 +36,7 @@ func run(
     process.standardOutput = out
     process.standardError = err
     if input != nil { process.standardInput = inPipe }
-    try process.run()
+    try process.runWithSignalsUnblocked()
     if let input {
         inPipe.fileHandleForWriting.write(Data(input.utf8))
         try inPipe.fileHandleForWriting.close()
@@ -145,7 +146,7 @@ final class LineChild: @unchecked Sendable {  // each pipe end, and the buffer, 
         process.standardInput = input
         process.standardOutput = output
         if discardingStandardError { process.standardError = FileHandle.nullDevice }
-        try process.run()
+        try process.runWithSignalsUnblocked()
     }
 
     var pid: Int32 { process.processIdentifier }

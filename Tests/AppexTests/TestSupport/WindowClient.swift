@@ -1,3 +1,4 @@
+import AppexTestTiers
 import Foundation
 import Synchronization
 
@@ -96,7 +97,7 @@ final class TestWindow: Sendable {
         let (output, errors) = (Pipe(), Pipe())
         process.standardOutput = output
         process.standardError = errors
-        try process.run()
+        try process.runWithSignalsUnblocked()
         // Read on Dispatch's threads: a blocking read on Swift's cooperative pool (two threads
         // here) would starve the server's own handlers.
         async let reading = Self.readToEnd(output)

@@ -1,3 +1,4 @@
+import AppexTestTiers
 import AppexTesting
 import Foundation
 
@@ -31,7 +32,7 @@ final class OTLPCollector {
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
-        try process.run()
+        try process.runWithSignalsUnblocked()
         var first = Data()
         while !first.contains(UInt8(ascii: "\n")) {
             let chunk = output.fileHandleForReading.availableData
