@@ -30,10 +30,14 @@ esac
 started_all=$(date +%s)
 step_times=()
 step() {
-  local name="$1" started
+  local name="$1" started status=0
   shift
   started=$(date +%s)
-  "$@"
+  "$@" || status=$?
+  if ((status != 0)); then
+    echo "test.sh: $name failed (status $status) after $(($(date +%s) - started)) s" >&2
+    return "$status"
+  fi
   step_times+=("$(printf '%6d s  %s' $(($(date +%s) - started)) "$name")")
   echo "test.sh: $name took $(($(date +%s) - started)) s" >&2
 }
@@ -110,14 +114,28 @@ if grep -rnE 'try [A-Za-z]+\.run\(\)' Tests/AppexTests Examples/Tests Examples/T
 fi
 export APPEX_TEST_TIMINGS="$PWD/.build/test-timings.tsv"
 rm -f "$APPEX_TEST_TIMINGS"
-# tier NAME WIDTH — the tests of one tier (Tests/AppexTestTiers), at most WIDTH at once (Swift
+# tier NAME WIDTH LIMIT — the tests of one tier (Tests/AppexTestTiers), at most WIDTH at once (Swift
 # Testing's own setting). Unbounded, every test starts at once on 2 cores and time-bounded checks
 # (a 100 ms deadline, a 2-s token) waited 20 s for a thread; the pages measure time too (an entry
 # within a second of its date, an event without a reload), so they run two at once.
+#
+# A test that runs past its tier's limit ends its run, saying which it was, what else ran, and
+# each thread's stack (TestWatchdog, Tests/AppexTestTiers); LIMIT seconds (several times the
+# tier's time on a loaded machine) end a run that goes on after its tests, and the processes
+# then left are printed. (On 2026-12-07 CI's 90 minutes ran out in the product tier, with
+# nothing to say what it waited for.)
 tier() {
-  APPEX_TEST_TIER="$1" SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="$2" step "$1 tier" swift test --skip-build
+  local status=0
+  APPEX_TEST_TIER="$1" SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="$2" \
+    step "$1 tier" timeout --foreground --kill-after=30 "$3" swift test --skip-build || status=$?
+  if ((status == 124 || status == 137)); then
+    echo "test.sh: the $1 tier did not end within $3 s; what was left running:" >&2
+    ps -e --forest -o pid,ppid,etimes,args >&2
+    pkill -KILL -f "$PWD/.build/.*PackageTests.xctest" || true
+  fi
+  return "$status"
 }
-tier alone 1
+tier alone 1 600
 if $full; then
   # The fuzz targets' build (Fuzz/: a package of its own, whose .build nothing here locks), beside the main,
   # browser and product tiers at the lowest priority: those tiers leave the cores idle much of the time (waiting
@@ -130,9 +148,9 @@ if $full; then
   fuzz_build=$!
   set +m
 fi
-tier main 6
-tier browser 2
-tier product 6
+tier main 6 1200
+tier browser 2 900
+tier product 6 900
 if $full; then
   # One trace across the process boundary: a host span and its extension's child span, exported
   # through swift-otel (only this step builds it), as Examples/Tracing/README.md prints it.
@@ -159,7 +177,7 @@ if $full; then
   step 'start layout' Scripts/extension-start-order.sh --check
   # The templates' READMEs, run as printed: each compiles Appex in a new package (minutes of both
   # cores), so they run last: a failure elsewhere is known half an hour sooner.
-  tier template 3
+  tier template 3 2700
 fi
 echo "test.sh: the ten slowest tests (each its own time, queue wait excluded; a parameterized test's cases added up):"
 awk -F '\t' '{ total[$2] += $1 } END { for (name in total) printf "%.3f\t%s\n", total[name], name }' "$APPEX_TEST_TIMINGS" |

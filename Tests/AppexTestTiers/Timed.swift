@@ -8,7 +8,8 @@ public import Testing
 ///
 /// Swift Testing's own "passed after" counts from the start of the whole run, queue wait
 /// included, and a test that takes no parameters reports no case of its own; this measures the
-/// test alone. (A parameterized test of another tier is reported as passed: its cases were
+/// test alone. A test case that runs past its tier's limit ends the run, saying what was
+/// running (``TestWatchdog``). (A parameterized test of another tier is reported as passed: its cases were
 /// cancelled, not run, and Swift Testing 6.3 reports such a test so.) Every suite carries it (`@Suite(.timed)`; `Scripts/test.sh` checks).
 public struct TimedTrait: SuiteTrait, TestTrait, TestScoping {
     public var isRecursive: Bool { true }
@@ -29,18 +30,18 @@ public struct TimedTrait: SuiteTrait, TestTrait, TestScoping {
                 try Test.cancel("in the \(tier) tier; APPEX_TEST_TIER is \(selected)")
             }
         }
-        guard testCase != nil, let path = ProcessInfo.processInfo.environment["APPEX_TEST_TIMINGS"] else {
-            return try await function()
-        }
+        guard testCase != nil else { return try await function() }
+        let suite = test.id.nameComponents.dropLast().last.map { "\($0) " } ?? ""
+        let name = suite + (test.displayName ?? test.name)
         let started = ContinuousClock.now
         defer {
-            let elapsed = ContinuousClock.now - started
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            let suite = test.id.nameComponents.dropLast().last.map { "\($0) " } ?? ""
-            let line = String(format: "%.3f\t", seconds) + suite + (test.displayName ?? test.name) + "\n"
-            Self.append(line, to: path)
+            if let path = ProcessInfo.processInfo.environment["APPEX_TEST_TIMINGS"] {
+                let elapsed = ContinuousClock.now - started
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                Self.append(String(format: "%.3f\t", seconds) + name + "\n", to: path)
+            }
         }
-        try await function()
+        try await TestWatchdog.watch(name, in: Tier.of(test.tags), function)
     }
 
     /// Serializes the appends of parallel tests.
