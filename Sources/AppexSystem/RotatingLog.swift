@@ -12,7 +12,7 @@ import Darwin
 ///
 /// Each line is one `O_APPEND` write, so lines of several processes never interleave. Two
 /// writers that find the file full move it once: the move is taken under `PATH.lock`, and only
-/// while the path still names the file they found full.
+/// while the file at the path is full.
 package struct RotatingLog: Sendable {
     /// The file written now; the one before is `path + ".1"`.
     package let path: String
@@ -28,7 +28,7 @@ package struct RotatingLog: Sendable {
     /// Appends `line` and a newline (mode 0600 for a new file), moving the file aside first
     /// when it has reached the limit.
     package func append(_ line: String) throws(SystemError) {
-        if let status = try? Syscalls.stat(path), status.size >= limit { try moveAside(status) }
+        if let status = try? Syscalls.stat(path), status.size >= limit { try moveAsideIfFull() }
         try Syscalls.append(Array((line + "\n").utf8), toFile: path, mode: 0o600)
     }
 
@@ -50,17 +50,22 @@ package struct RotatingLog: Sendable {
         return lines
     }
 
-    /// Moves the file to `PATH.1`, if the path still names `full` (the file a writer found at
-    /// the limit): a writer that found it full after another moved it moves nothing.
-    package func moveAside(_ full: FileStatus) throws(SystemError) {
+    /// Moves the file to `PATH.1` if it has reached the limit, under `PATH.lock`: a writer that
+    /// found it full after another moved it finds the new file under the limit and moves nothing.
+    ///
+    /// Whether it is full is read again under the lock, not whether the path still names the
+    /// file the writer found full: an inode number freed when a move replaced the `.1` before it
+    /// can name the new file, and a writer that had waited that long moved a file of 2,360 bytes
+    /// for a 4,096-byte limit (the main tier on a fresh clone, 2026-12-07).
+    package func moveAsideIfFull() throws(SystemError) {
         let lock = try FileLock(path: path + ".lock")
         // Waits for a writer that is moving it: one that went on instead wrote to the full file
         // again at each line for as long as the mover was descheduled (a .1 of 14 KB for a
         // 4-KB limit, on a loaded machine).
         try lock.lock()
         defer { lock.unlock() }
-        guard let now = try? Syscalls.stat(path), now.inode == full.inode, now.device == full.device else {
-            return  // moved already, by a writer that found the same file full
+        guard let now = try? Syscalls.stat(path), now.size >= limit else {
+            return  // moved already, by a writer that found it full too
         }
         _ = try syscall("rename(\(path))") { rename(path, path + ".1") }
     }

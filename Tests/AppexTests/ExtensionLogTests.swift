@@ -101,10 +101,9 @@ import Testing
         let path = fixture.world.root.appending("late.log")
         let log = RotatingLog(path: path, limit: 100)
         try log.append(String(repeating: "a", count: 120))
-        let full = try Syscalls.stat(path)
-        try log.moveAside(full)  // the first writer that found it full
+        try log.moveAsideIfFull()  // the first writer that found it full
         try log.append("new")
-        try log.moveAside(full)  // a second one, with what it saw before the move
+        try log.moveAsideIfFull()  // a second one, which found it full before the move
         #expect(try log.lines() == [String(repeating: "a", count: 120), "new"])
     }
 
