@@ -4,19 +4,20 @@ import Testing
 
 @Suite(.timed)
 struct ProcessSignalsTests {
-    /// Whether `terminate()` (SIGTERM) ends, within `seconds`, a `sleep` started by `start`.
+    /// Whether `terminate()` (SIGTERM) ends a `sleep` started by `start`: it is killed
+    /// (SIGKILL) after `seconds` otherwise, and the signal it died of says which ended it.
     private func terminateEnds(within seconds: Int, startedWith start: (Process) throws -> Void) throws -> Bool {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/bin/sleep")
         child.arguments = ["60"]
         try start(child)
+        let pid = child.processIdentifier
+        let bound = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds), execute: bound)
         child.terminate()
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while child.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
-        let ended = !child.isRunning
-        if !ended { kill(child.processIdentifier, SIGKILL) }
         child.waitUntilExit()
-        return ended
+        bound.cancel()
+        return child.terminationReason == .uncaughtSignal && child.terminationStatus == SIGTERM
     }
 
     @Test("terminate() ends a process a test starts, where one started with run() on a test's thread lives on")
