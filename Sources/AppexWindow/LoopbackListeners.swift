@@ -23,7 +23,7 @@ enum LoopbackListeners {
         logger: Logger,
         onReady: @escaping @Sendable (Int) -> Void
     ) -> ServiceGroup {
-        let (ports, port) = AsyncStream.makeStream(of: Int?.self)
+        let (ports, port) = AsyncStream.makeStream(of: Result<Int?, any Error>.self)
         let bound = Bound()
         // One responder for both (the routes and the guard are the window's, whichever address).
         let responder = router.buildResponder()
@@ -32,7 +32,7 @@ enum LoopbackListeners {
             configuration: ApplicationConfiguration(address: .hostname("::1", port: requested), serverName: nil),
             onServerRunning: { channel in
                 bound.set()
-                port.yield(channel.localAddress?.port)
+                port.yield(.success(channel.localAddress?.port))
             },
             logger: logger
         )
@@ -66,21 +66,25 @@ enum LoopbackListeners {
     }
 
     /// The `[::1]` listener: when it cannot bind (no IPv6 loopback), it says so with a `nil`
-    /// port and ends, which the group ignores; a port in use there fails the group.
+    /// port and ends, which the group ignores; a port in use there fails the group, and the
+    /// `127.0.0.1` listener with the same error.
     private struct OptionalListener: Service {
         let application: any Service
         let bound: Bound
-        let port: AsyncStream<Int?>.Continuation
+        let port: AsyncStream<Result<Int?, any Error>>.Continuation
 
         func run() async throws {
             do {
                 try await application.run()
             } catch {
                 if bound.isSet || LoopbackListeners.isAddressInUse(error) {
-                    port.finish()  // the 127.0.0.1 listener ends with it
+                    // The 127.0.0.1 listener fails with the same error: whichever of the two the
+                    // group hears from first, the error it reports is this one.
+                    port.yield(.failure(error))
+                    port.finish()
                     throw error
                 }
-                port.yield(nil)
+                port.yield(.success(nil))
             }
         }
     }
@@ -95,14 +99,14 @@ enum LoopbackListeners {
     /// The `127.0.0.1` listener, on the port the first one got (the one asked for, when it got
     /// none).
     private struct SecondListener: Service {
-        let ports: AsyncStream<Int?>
+        let ports: AsyncStream<Result<Int?, any Error>>
         let requested: Int
         let make: @Sendable (Int) -> any Service
 
         func run() async throws {
             var next = ports.makeAsyncIterator()
-            guard let chosen = await next.next() else { return }
-            try await make(chosen ?? requested).run()
+            guard let first = await next.next() else { return }  // cancelled before either bound
+            try await make(first.get() ?? requested).run()
         }
     }
 }

@@ -105,6 +105,24 @@ import Testing
         withExtendedLifetime(held) {}
     }
 
+    @Test("a port held on [::1] names the port every time, whichever listener the group hears from first")
+    func portInUseOnSixEveryTime() async throws {
+        guard let held = HeldPort(on: "::1") else { return }  // no IPv6 loopback here
+        // The [::1] listener's failure ends the 127.0.0.1 one, which used to end quietly: when the
+        // group heard of that first, the error was ServiceGroup's "finished unexpectedly".
+        var unnamed: [String] = []
+        for _ in 0..<200 {
+            let window = try WindowServer(configuration: .init(port: held.port), pages: [CounterPage()])
+            do {
+                try await window.run { _ in }
+                unnamed.append("served")
+            } catch {
+                if !error.message.contains("port \(held.port)") { unnamed.append(error.message) }
+            }
+        }
+        #expect(unnamed.count == 0, "\(unnamed.count) of 200 failures did not name the port: \(unnamed.first ?? "")")
+    }
+
     @Test("`appex widgets serve --port N` serves on N; a port in use stops it with a line that names it")
     func serveCommandPort() async throws {
         let world = try AppexTestEnvironment()
