@@ -26,9 +26,10 @@ internal import Foundation
 ///
 /// Its kind is `activity:` and the attributes type's name; the widget host never asks it for a
 /// timeline, only for the view of a running activity (request 05 with the activity's JSON).
-public struct ActivityConfiguration<Attributes: ActivityAttributes>: WidgetConfiguration, ResolvableConfiguration {
+public struct ActivityConfiguration<Attributes: ActivityAttributes>: WidgetConfiguration {
     let widget: ResolvedWidget
-    var resolvedWidgets: [ResolvedWidget] { [widget] }
+    /// Implementation detail: the one widget this configuration describes.
+    public var _widgets: _WidgetList { _WidgetList([widget]) }
 
     /// The views of activities of `attributes`: `content` on the Lock Screen (the desktop's
     /// tile), `dynamicIsland` in the Dynamic Island (not drawn).

@@ -15,10 +15,11 @@
 /// "Edit widget" form, or `appex widgets configure KIND --set name=value`) and passes it to every
 /// call of the provider; a parameter never set takes its default.
 public struct AppIntentConfiguration<Intent: WidgetConfigurationIntent, Content: View & SendableMetatype>:
-    WidgetConfiguration, ResolvableConfiguration
+    WidgetConfiguration
 {
     let widget: ResolvedWidget
-    var resolvedWidgets: [ResolvedWidget] { [widget] }
+    /// Implementation detail: the one widget this configuration describes.
+    public var _widgets: _WidgetList { _WidgetList([widget]) }
 
     /// A widget of `kind`, configured by `intent`, whose entries `provider` makes and `content` draws.
     public init<Provider: AppIntentTimelineProvider>(

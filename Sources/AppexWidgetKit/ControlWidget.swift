@@ -26,7 +26,16 @@ public protocol ControlWidget {
 }
 
 /// What a ``ControlWidget``'s body is: ``StaticControlConfiguration``, with modifiers.
-public protocol ControlWidgetConfiguration {}
+public protocol ControlWidgetConfiguration {
+    /// Implementation detail: the widget the host shows for this control. Appex's
+    /// configurations provide theirs; any other serves none. Neither call nor implement it.
+    var _widgets: _WidgetList { get }
+}
+
+extension ControlWidgetConfiguration {
+    /// Implementation detail: a configuration Appex does not make serves no widget.
+    public var _widgets: _WidgetList { _WidgetList([]) }
+}
 
 /// Builds a control's configuration: one, as WidgetKit's builder takes.
 @resultBuilder
@@ -46,7 +55,7 @@ public struct ControlWidgetInBundle<Control: ControlWidget>: Widget {
 
     /// The control's configuration, as widgets are served.
     public var body: ModifiedWidgetConfiguration {
-        ModifiedWidgetConfiguration(resolvedWidgets: resolvedWidgets(of: control.body))
+        ModifiedWidgetConfiguration(resolvedWidgets: control.body._widgets.all)
     }
 }
 

@@ -4,11 +4,10 @@ import Synchronization
 /// Intents): a kind, the ``INIntent`` class, a provider and the view of each entry. Its person
 /// configures it by picking one of the provider's `recommendations()`; with none picked the
 /// provider gets a new intent.
-public struct IntentConfiguration<Intent: INIntent, Content: View & SendableMetatype>: WidgetConfiguration,
-    ResolvableConfiguration
-{
+public struct IntentConfiguration<Intent: INIntent, Content: View & SendableMetatype>: WidgetConfiguration {
     let widget: ResolvedWidget
-    var resolvedWidgets: [ResolvedWidget] { [widget] }
+    /// Implementation detail: the one widget this configuration describes.
+    public var _widgets: _WidgetList { _WidgetList([widget]) }
 
     /// A widget of `kind`, configured by `intent`, whose entries `provider` makes and `content` draws.
     public init<Provider: IntentTimelineProvider>(

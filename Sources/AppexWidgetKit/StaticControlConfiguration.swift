@@ -3,10 +3,11 @@ internal import Foundation
 /// A control that no person configures, as WidgetKit's `StaticControlConfiguration`: a kind, an
 /// optional provider of its value, and the template drawn with the value.
 public struct StaticControlConfiguration<Content: ControlWidgetTemplate & SendableMetatype>:
-    ControlWidgetConfiguration, ResolvableConfiguration
+    ControlWidgetConfiguration, WidgetConfiguration
 {
     var widget: ResolvedWidget
-    var resolvedWidgets: [ResolvedWidget] { [widget] }
+    /// Implementation detail: the widget the host shows for this control.
+    public var _widgets: _WidgetList { _WidgetList([widget]) }
 
     /// A control of `kind` drawn as `content` (a button, whose template needs no value).
     public init(kind: String, @ControlWidgetTemplateBuilder content: @escaping @Sendable () -> Content) {

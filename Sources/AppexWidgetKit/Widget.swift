@@ -26,22 +26,31 @@ public protocol Widget {
 }
 
 /// A description of a widget: ``StaticConfiguration`` and what its modifiers return.
-public protocol WidgetConfiguration {}
-
-/// A configuration Appex can serve.
-protocol ResolvableConfiguration: WidgetConfiguration {
-    var resolvedWidgets: [ResolvedWidget] { get }
+public protocol WidgetConfiguration {
+    /// Implementation detail: the widgets this configuration serves. Appex's configurations
+    /// provide theirs; any other serves none. Neither call nor implement it.
+    var _widgets: _WidgetList { get }
 }
 
-/// The widgets `configuration` serves: a widget's or a control's configuration.
-func resolvedWidgets(of configuration: Any) -> [ResolvedWidget] {
-    (configuration as? any ResolvableConfiguration)?.resolvedWidgets ?? []
+extension WidgetConfiguration {
+    /// Implementation detail: a configuration Appex does not make serves no widget.
+    public var _widgets: _WidgetList { _WidgetList([]) }
+}
+
+/// Implementation detail of ``WidgetConfiguration`` and ``ControlWidgetConfiguration``: the
+/// widgets a configuration serves. Read through a protocol requirement rather than a dynamic
+/// cast, which in a new process scans every protocol conformance of the binary once per
+/// configuration type: nine scans before a widget's first reply (decision 0168).
+public struct _WidgetList {
+    let all: [ResolvedWidget]
+    init(_ all: [ResolvedWidget]) { self.all = all }
 }
 
 /// A widget the user does not configure: a kind, a provider and the view of each entry.
-public struct StaticConfiguration<Content: View & SendableMetatype>: WidgetConfiguration, ResolvableConfiguration {
+public struct StaticConfiguration<Content: View & SendableMetatype>: WidgetConfiguration {
     let widget: ResolvedWidget
-    var resolvedWidgets: [ResolvedWidget] { [widget] }
+    /// Implementation detail: the one widget this configuration describes.
+    public var _widgets: _WidgetList { _WidgetList([widget]) }
 
     /// A widget of `kind` whose entries `provider` makes and `content` draws.
     ///
@@ -59,13 +68,15 @@ public struct StaticConfiguration<Content: View & SendableMetatype>: WidgetConfi
 }
 
 /// A configuration with its description changed: what the configuration modifiers return.
-public struct ModifiedWidgetConfiguration: WidgetConfiguration, ResolvableConfiguration {
+public struct ModifiedWidgetConfiguration: WidgetConfiguration {
     let resolvedWidgets: [ResolvedWidget]
+    /// Implementation detail: the widgets, as modified.
+    public var _widgets: _WidgetList { _WidgetList(resolvedWidgets) }
 }
 
 extension WidgetConfiguration {
     private func changing(_ change: (inout WidgetDescriptor) -> Void) -> ModifiedWidgetConfiguration {
-        var widgets = resolvedWidgets(of: self)
+        var widgets = _widgets.all
         for index in widgets.indices { change(&widgets[index].descriptor) }
         return ModifiedWidgetConfiguration(resolvedWidgets: widgets)
     }

@@ -53,7 +53,7 @@ public enum WidgetBundleBuilder {
 public struct AnyWidget: Widget {
     let widgets: [ResolvedWidget]
 
-    init<Content: Widget>(_ widget: Content?) { widgets = widget.map { resolvedWidgets(of: $0.body) } ?? [] }
+    init<Content: Widget>(_ widget: Content?) { widgets = widget?.body._widgets.all ?? [] }
 
     /// No widget.
     public init() { widgets = [] }
@@ -74,7 +74,7 @@ public struct WidgetBundleContent<each Content: Widget>: Widget {
     /// Every widget's configuration.
     public var body: ModifiedWidgetConfiguration {
         var all: [ResolvedWidget] = []
-        for widget in repeat each widgets { all += resolvedWidgets(of: widget.body) }
+        for widget in repeat each widgets { all += widget.body._widgets.all }
         return ModifiedWidgetConfiguration(resolvedWidgets: all)
     }
 }
@@ -86,7 +86,7 @@ extension Widget {
     /// Its work runs as a task while the main thread serves the main queue, without
     /// `dispatch_main`, as an app extension's main does (docs/decisions/0168).
     public static func main() {
-        WidgetExtensionRuntime.run(resolvedWidgets(of: Self().body))
+        WidgetExtensionRuntime.run(Self().body._widgets.all)
     }
 }
 
@@ -97,6 +97,6 @@ extension WidgetBundle {
     /// Its work runs as a task while the main thread serves the main queue, without
     /// `dispatch_main`, as an app extension's main does (docs/decisions/0168).
     public static func main() {
-        WidgetExtensionRuntime.run(resolvedWidgets(of: Self().body.body))
+        WidgetExtensionRuntime.run(Self().body.body._widgets.all)
     }
 }
