@@ -54,6 +54,11 @@ struct AppexBundlePlugin: CommandPlugin {
                 ]
                 print("linking \(productName) with ld.lld in the order an extension's start runs")
             }
+            if Self.loaderUnpacksRelocations {
+                // Relative relocations packed (DT_RELR): a PIE's start reads 15 KB of them, not
+                // 1.9 MB, and keeps its ASLR (0.3-0.5 ms of a widget's start; decision 0168).
+                parameters.otherLinkerFlags += ["-z", "pack-relative-relocs"]
+            }
         }
         let build = try packageManager.build(.product(productName), parameters: parameters)
         guard build.succeeded else {
@@ -158,6 +163,16 @@ struct AppexBundlePlugin: CommandPlugin {
     /// (`Linker/static-cxx`), in the checkout of Appex this plugin was built from.
     static let staticCxx = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Linker/static-cxx").path
+
+    /// Whether this machine's dynamic loader applies packed relative relocations (DT_RELR):
+    /// glibc 2.36 and later. An executable linked with them does not start under an older one.
+    static var loaderUnpacksRelocations: Bool {
+        var name = [CChar](repeating: 0, count: 64)  // "glibc 2.36"
+        guard confstr(Int32(_CS_GNU_LIBC_VERSION), &name, name.count) > 0 else { return false }
+        let text = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let version = text.dropFirst(6).split(separator: ".").compactMap { Int($0) }
+        return version.count >= 2 && (version[0], version[1]) >= (2, 36)
+    }
 
     /// `NAME.entitlements` beside the product's sources, when there is one.
     static func defaultEntitlements(in sources: String, product: String) -> String? {

@@ -186,6 +186,10 @@ import Testing
             environment: [:]
         )
         #expect(comment.standardOutput.contains("LLD"), "\(comment.standardOutput)")
+        // Its relative relocations packed (DT_RELR, this machine's glibc reads them): a start
+        // reads kilobytes of them, not megabytes (decision 0168). It ran above, so it loads.
+        let sections = try await run("/usr/bin/env", ["readelf", "-S", "-W", bundle + "/Weather"], environment: [:])
+        #expect(sections.standardOutput.contains(".relr.dyn"), "\(sections.standardOutput)")
 
         // The plugin's --help: what it does and every option, as `appex bundle --help` gives.
         let help = try await swift(["package", "--package-path", package, "appex-bundle", "--help"], timeout: 600)
