@@ -308,7 +308,10 @@ import Foundation
                 ended = receiveOne(waiting: false) == .ended
             } else if !ended && channel.canReceiveWithoutWaiting() {
                 ended = receiveOne() == .ended  // ours or another's; at the end, close() records our failure
-            } else if !look.goesOn() {
+            } else if look.isOver {
+                // Off the executor, a look never yields the core: yielding every 5 µs, the
+                // pool's call took 32-35 µs against the raw call's 8-10 (ipc.roundtrip.64B.pool
+                // 3.5-4x; 1.05-1.11x without it).
                 break
             }
         }

@@ -17,6 +17,9 @@ struct SpinningLook {
         nextYield = .now + Self.yieldInterval
     }
 
+    /// Whether the deadline has passed; never yields.
+    var isOver: Bool { ContinuousClock.now >= deadline }
+
     /// Whether to look once more: `false` once the deadline passed. Yields the core when due.
     mutating func goesOn() -> Bool {
         let now = ContinuousClock.now
